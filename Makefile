@@ -1,0 +1,182 @@
+# The workbook's front door. `make help` lists the targets; V=1 shows the commands.
+#
+# Lessons come from lessons/registry (number folder kernel family baseline points); adding a
+# lesson means a line there plus its folders, nothing here.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+Q := $(if $(V),,@)
+.DELETE_ON_ERROR:
+
+# ---- the lesson registry ---------------------------------------------------------------
+REGISTRY := lessons/registry
+LESSON_ROWS := $(shell awk '!/^[ \t]*(\#|$$)/ { print $$1 ":" $$2 ":" $$3 ":" $$4 ":" $$5 }' $(REGISTRY))
+LESSONS := $(foreach r,$(LESSON_ROWS),$(firstword $(subst :, ,$(r))))
+field = $(word $(2),$(subst :, ,$(filter $(1):%,$(LESSON_ROWS))))
+folder = $(call field,$(1),2)
+kernel = $(call field,$(1),3)
+family = $(call field,$(1),4)
+baseline = $(call field,$(1),5)
+
+# ---- tools -----------------------------------------------------------------------------
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
+CC ?= cc
+# The GPU's architecture, e.g. 90 on an H200; without a GPU the build only has to compile.
+GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
+CUDA_ARCH ?= $(or $(GPU_CC),75)
+# cmocka from the system, or from a folder given as CMOCKA_DIR (a Debian package unpacked there).
+ifdef CMOCKA_DIR
+CMOCKA_CFLAGS := -I$(CMOCKA_DIR)/include
+CMOCKA_LIBS := -L$(CMOCKA_DIR)/lib/x86_64-linux-gnu -Xlinker -rpath=$(CMOCKA_DIR)/lib/x86_64-linux-gnu -lcmocka
+else
+CMOCKA_LIBS := -lcmocka
+endif
+
+WARN := -Wall -Wextra
+CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include $(CMOCKA_CFLAGS)
+NVCCFLAGS := -O3 -lineinfo -arch=sm_$(CUDA_ARCH) -Ichecker/include -I. -Xcompiler "$(WARN)"
+
+# ---- what is checked, and where it is built --------------------------------------------
+# SRC: whose kernels to grade: work (the student's copies, the default), exercises (the
+# stubs), solutions, or any folder laid out like them (a student's hand-in).
+SRC ?= work
+SRC_ID := $(subst /,_,$(patsubst %/,%,$(SRC)))
+BUILD := build/$(SRC_ID)
+COMMON := build/common
+WORKBOOK := build/workbook
+LIBCHECKER := $(COMMON)/libchecker.a
+LIB_SOURCES := $(filter-out checker/src/check.c checker/src/workbook.c,$(wildcard checker/src/*.c))
+LIB_OBJECTS := $(patsubst checker/src/%.c,$(COMMON)/lib/%.o,$(LIB_SOURCES))
+HEADERS := $(wildcard checker/include/*.h)
+
+# LESSON: which lesson `make check`, `hint` and `reset` act on: a number, or all. Default:
+# the one `make lessonN` selected last.
+LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
+CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
+
+.PHONY: help check status hint reset test unit-tests author-check build-all mutants doctor clean \
+        $(addprefix lesson,$(LESSONS))
+
+help:
+	@echo "The shared-memory workbook. Start with: make lesson1"
+	@echo
+	@echo "  make lessonN            select lesson N (1-$(lastword $(LESSONS))), create your copy of its stub, build it"
+	@echo "  make check              grade the selected lesson (LESSON=N for another, LESSON=all for all)"
+	@echo "  make hint               the next hint for the selected lesson"
+	@echo "  make status             your progress: passed, best time, speed-up"
+	@echo "  make reset              restore the stub (your version is kept in work/NN_topic/backups/)"
+	@echo "  make test               the workbook's own tests (what CI runs); make mutants: wrong kernels only"
+	@echo "  make doctor             check the tools the workbook needs"
+	@echo "  make clean              remove build/ (your work/ stays)"
+	@echo
+	@echo "Options: SRC=solutions|exercises|DIR grade other kernels; SEED=n replay inputs;"
+	@echo "TIMEOUT=s per test (10); REPS=n timed launches (15); ONLY='speed*' some tests;"
+	@echo "CUDA_ARCH=90 build for another GPU (found: $(or $(GPU_CC),none)); V=1 show commands."
+
+doctor:
+	$(Q)NVCC="$(NVCC)" CMOCKA_DIR="$(CMOCKA_DIR)" checker/tools/doctor.sh
+
+# ---- the student's commands ------------------------------------------------------------
+define LESSON_TARGET
+lesson$(1): doctor $(WORKBOOK)
+	$(Q)$(WORKBOOK) select $(1)
+	$(Q)$(MAKE) -s --no-print-directory SRC=work build/work/$(call folder,$(1))/check \
+	  && build/work/$(call folder,$(1))/check --describe
+endef
+$(foreach n,$(LESSONS),$(eval $(call LESSON_TARGET,$(n))))
+
+define NEED_LESSON
+$(if $(CHECK_LESSONS),,$(error No lesson selected yet: start with `make lesson1`, or say LESSON=N))
+endef
+
+check: doctor $(WORKBOOK)
+	$(NEED_LESSON)
+	$(Q)MAKE="$(MAKE)" $(WORKBOOK) check $(SRC) $(or $(EXPECT),score) $(CHECK_LESSONS)
+
+status: $(WORKBOOK)
+	$(Q)$(WORKBOOK) status
+
+hint reset: $(WORKBOOK)
+	$(NEED_LESSON)
+	$(Q)for n in $(CHECK_LESSONS); do $(WORKBOOK) $@ $$n || exit; done
+
+# ---- building a lesson's check program -------------------------------------------------
+# One program per lesson and SRC: the student's kernel, the solution and the baseline, each
+# through checker/gpu/launch.cu in its own namespace, plus the lesson's cases.
+# compile_kernel(role, source, kernel, family)
+define compile_kernel
+	$(Q)mkdir -p $(@D)
+	$(if $(V),@echo $(NVCC) $(NVCCFLAGS) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) -DWB_SOURCE='"$(2)"' -DWB_FAMILY_$(4) -c checker/gpu/launch.cu -o $@)
+	$(Q)if ! $(NVCC) $(NVCCFLAGS) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) '-DWB_SOURCE="$(2)"' -DWB_FAMILY_$(4) \
+	      -c checker/gpu/launch.cu -o $@ > $@.log 2>&1; then \
+	  echo "$(2) does not compile:"; $(WORKBOOK) compile-report $(2) $@.log; rm -f $@; exit 1; \
+	fi; $(WORKBOOK) compile-report $(2) $@.log
+endef
+upper = $(shell echo $(1) | tr a-z A-Z)
+
+define LESSON_BUILD
+$(BUILD)/$(call folder,$(1))/student.o: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) | $(WORKBOOK)
+	$$(call compile_kernel,student,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))))
+$(COMMON)/$(call folder,$(1))/solution.o: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) | $(WORKBOOK)
+	$$(call compile_kernel,solution,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))))
+$(COMMON)/$(call folder,$(1))/baseline.o: $(call baseline,$(1)) checker/gpu/launch.cu $(HEADERS) | $(WORKBOOK)
+	$$(call compile_kernel,baseline,$$<,$(basename $(notdir $(call baseline,$(1)))),$(call upper,$(call family,$(1))))
+$(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(CFLAGS) -c $$< -o $$@
+$(COMMON)/$(call folder,$(1))/main.o: checker/src/check.c $(HEADERS)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(CFLAGS) -DWB_LESSON=$(1) -c $$< -o $$@
+$(BUILD)/$(call folder,$(1))/check: $(BUILD)/$(call folder,$(1))/student.o \
+    $(addprefix $(COMMON)/$(call folder,$(1))/,solution.o baseline.o cases.o main.o) $(COMMON)/gpu_job.o $(LIBCHECKER)
+	$(Q)$(NVCC) -arch=sm_$(CUDA_ARCH) -o $$@ $$^ $(CMOCKA_LIBS)
+endef
+$(foreach n,$(LESSONS),$(eval $(call LESSON_BUILD,$(n))))
+
+$(COMMON)/gpu_job.o: checker/gpu/gpu_job.c $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) -O2 -Ichecker/include -Xcompiler "$(WARN) -std=gnu11" -c $< -o $@
+
+$(COMMON)/lib/%.o: checker/src/%.c $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBCHECKER): $(LIB_OBJECTS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(HEADERS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER)
+
+# ---- the workbook's own tests ----------------------------------------------------------
+UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(wildcard checker/tests/test_*.c))
+
+build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS)
+
+unit-tests: $(UNIT_TESTS)
+	$(Q)for t in $^; do echo "== $$t"; $$t || exit 1; done
+
+author-check: $(WORKBOOK)
+	$(Q)$(WORKBOOK) author-check
+
+# Every lesson's check program for the stubs and for the solutions.
+build-all: $(WORKBOOK)
+	$(Q)$(MAKE) --no-print-directory SRC=exercises $(foreach n,$(LESSONS),build/exercises/$(call folder,$(n))/check)
+	$(Q)$(MAKE) --no-print-directory SRC=solutions $(foreach n,$(LESSONS),build/solutions/$(call folder,$(n))/check)
+
+# Wrong kernels the checker must reject, each with its own diagnosis (checker/mutants/).
+mutants: $(WORKBOOK)
+	$(Q)MAKE="$(MAKE)" checker/tools/run-mutants.sh
+
+# Without a GPU: build everything and test the checker itself. With one: also grade every
+# solution (each must pass) and every stub (each must fail).
+test: doctor author-check build-all unit-tests
+	$(Q)if [ -n "$(GPU_CC)" ]; then \
+	  MAKE="$(MAKE)" $(WORKBOOK) check solutions pass $(LESSONS) && \
+	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS); \
+	else echo "No GPU here: solutions and stubs were built, not graded."; fi
+	$(Q)$(MAKE) --no-print-directory mutants
+
+clean:
+	rm -rf build

@@ -1,0 +1,50 @@
+/* What a lesson's check demands. Each lessons/NN_topic/check.c defines one `lesson` with its
+ * test cases and its speed threshold; checker/src/check.c runs them as cmocka tests.
+ * Which kernel, family and baseline come from lessons/registry. */
+#ifndef WB_CHECK_H
+#define WB_CHECK_H
+#include <stddef.h>
+
+enum case_kind {
+    CASE_CORRECT,       /* every output element against the solution and a CPU reference */
+    CASE_SPEED,         /* correct, then timed against solution and baseline, then correct again */
+    CASE_SHARED_BYTES,  /* the kernel's static shared memory is exactly `bytes` */
+};
+
+struct check_case {
+    const char *name;  /* the cmocka test name */
+    enum case_kind kind;
+    int rows, cols;    /* the input's shape; matmul uses rows = cols = N */
+    size_t bytes;      /* CASE_SHARED_BYTES only */
+    const char *why;   /* CASE_SHARED_BYTES only: the rule, said to the student on failure */
+};
+
+#define CORRECT_N(n) {"correct N=" #n, CASE_CORRECT, n, n, 0, NULL}
+#define SPEED_N(n) {"speed N=" #n, CASE_SPEED, n, n, 0, NULL}
+#define CORRECT_RC(r, c) {"correct " #r "x" #c, CASE_CORRECT, r, c, 0, NULL}
+#define SPEED_RC(r, c) {"speed " #r "x" #c, CASE_SPEED, r, c, 0, NULL}
+#define SHARED_BYTES(b, why) {"shared memory is " #b " bytes", CASE_SHARED_BYTES, 0, 0, b, why}
+
+/* The sizes every lesson of a family is checked at: tiny, one short of and one past the tile,
+ * odd shapes that leave partial tiles at every edge, and one large size. */
+#define MATMUL_CORRECTNESS \
+    CORRECT_N(1), CORRECT_N(31), CORRECT_N(33), CORRECT_N(100), CORRECT_N(257), CORRECT_N(1000)
+#define TRANSPOSE_CORRECTNESS                                                                       \
+    CORRECT_RC(1, 1), CORRECT_RC(31, 33), CORRECT_RC(33, 31), CORRECT_RC(100, 257), CORRECT_RC(257, 100), \
+        CORRECT_RC(4000, 3000)
+
+struct lesson_spec {
+    /* The speed case passes when baseline time / student time >= min_speedup, both measured
+     * in the same run (a ratio holds on any GPU; absolute times do not). */
+    double min_speedup;
+    const char *baseline_is;  /* what the baseline kernel is, for the report */
+    const struct check_case *cases;
+    size_t ncases;
+};
+
+#define CASES(array) array, sizeof(array) / sizeof((array)[0])
+
+/* Defined by each lesson's check.c. */
+extern const struct lesson_spec lesson;
+
+#endif

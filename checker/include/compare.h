@@ -1,0 +1,65 @@
+/* Comparing a kernel's output with a reference, and saying in one line what a wrong
+ * result looks like (never written, only edge tiles, swapped indices, ...). */
+#ifndef WB_COMPARE_H
+#define WB_COMPARE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bit patterns the harness writes into device memory. Both are NaNs, so any arithmetic on
+ * them shows; they differ from every NaN that arithmetic produces, so a copy of one shows too. */
+#define POISON_BITS 0xFFFFFFFFu /* the output before each launch: "never written" */
+#define GUARD_BITS 0x7FDADBADu  /* the bytes around every buffer: "read from outside a buffer" */
+
+enum family { FAMILY_MATMUL, FAMILY_TRANSPOSE };
+
+/* Tolerance |got - want| <= atol + rtol*|want|. Exact (0, 0) for transposes, which only move
+ * values. For a K-term float dot product the rounding error of a different but valid
+ * summation order grows with K, so both terms scale with K. */
+struct tolerance { double atol, rtol; };
+struct tolerance tolerance_exact(void);
+struct tolerance tolerance_dot(int k);
+bool within(float got, double want, struct tolerance tol);
+
+/* One wrong element, at (row, col) of the output. */
+struct mismatch { int row, col; double want; float got; };
+
+#define MAX_SHOWN_MISMATCHES 5
+struct comparison {
+    int rows, cols;        /* the output's shape */
+    size_t wrong;          /* elements outside the tolerance (NaN included) */
+    size_t never_written;  /* elements still holding POISON_BITS */
+    size_t never_written_last_row, never_written_last_col; /* of those, in the last row / column */
+    size_t guard_values;   /* elements holding GUARD_BITS: copied from outside an input */
+    size_t other_nans;     /* NaNs the kernel computed */
+    size_t wrong_inside;   /* wrong elements in tiles that lie wholly inside the matrix */
+    int tile;              /* tile width used to tell edge tiles from inner ones */
+    size_t shown;
+    struct mismatch first[MAX_SHOWN_MISMATCHES];
+};
+
+/* Compares rows x cols floats (row-major) with a reference. */
+void compare_outputs(const float *got, const float *want, int rows, int cols, int tile,
+                     struct tolerance tol, struct comparison *c);
+/* The same against a double-precision reference given only at some elements (CPU
+ * references of large matrices are sampled); idx[i] is the row-major index of want[i]. */
+void compare_sampled(const float *got, const double *want, const size_t *idx, size_t n,
+                     int rows, int cols, int tile, struct tolerance tol, struct comparison *c);
+
+/* What the checker knows about the expected result beyond the reference itself, so a
+ * diagnosis can test the usual mistakes. Any pointer may be NULL when not applicable. */
+struct diagnosis_inputs {
+    enum family family;
+    const float *want;         /* the reference output, rows x cols */
+    const float *got;          /* the kernel's output */
+    const float *input;        /* transpose only: the input, which a plain copy reproduces */
+    const float *swapped_ab;   /* matmul only: B*A, the result when A and B are swapped */
+    struct tolerance tol;
+};
+/* One sentence saying what the pattern of wrong elements suggests; never NULL. */
+const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *in);
+
+/* True when the float holds exactly this bit pattern. */
+bool has_bits(float x, uint32_t bits);
+
+#endif

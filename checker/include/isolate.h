@@ -1,0 +1,31 @@
+/* Running untrusted work (a student's kernel) in a child process with a time limit, so a
+ * crash or a hang becomes a sentence in the report instead of the end of the checker. */
+#ifndef WB_ISOLATE_H
+#define WB_ISOLATE_H
+#include <stddef.h>
+
+enum isolate_outcome {
+    ISOLATE_EXITED,    /* returned; status holds the exit code */
+    ISOLATE_SIGNALED,  /* killed by a signal it raised itself; status holds the signal */
+    ISOLATE_TIMED_OUT, /* still running at the limit, then killed */
+    ISOLATE_NOT_STARTED
+};
+
+struct isolate_result {
+    enum isolate_outcome outcome;
+    int status;
+    double seconds;  /* wall time until it ended or was killed */
+    char output[2048]; /* what the child printed (stdout and stderr), cut to fit */
+    size_t output_len;
+    int output_cut;    /* 1 when the child printed more than output holds */
+};
+
+/* Runs fn(arg) in a forked child whose exit code is fn's return value. The child's stdout and
+ * stderr go to a private temporary file, returned in r->output, so nothing it prints can pass
+ * for the checker's own report. Memory the child must hand back has to be MAP_SHARED. */
+void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate_result *r);
+
+/* A sentence for an outcome that is not a normal exit, e.g. "no answer in 10 s ...". */
+const char *isolate_describe(const struct isolate_result *r, char *buf, size_t len);
+
+#endif

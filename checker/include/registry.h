@@ -1,0 +1,34 @@
+/* The lesson registry (lessons/registry): which lessons exist, in which folders, what kernel
+ * each one asks for, what it is compared against and what it is worth. */
+#ifndef WB_REGISTRY_H
+#define WB_REGISTRY_H
+#include <stddef.h>
+
+#include "compare.h"
+
+#define MAX_LESSONS 32
+
+struct lesson {
+    int number;          /* N of `make lessonN` */
+    char folder[64];     /* e.g. 03_bank_conflicts, the same under lessons/, exercises/, solutions/ */
+    char kernel[64];     /* the student's file is <folder>/<kernel>.cu */
+    enum family family;
+    char baseline[256];  /* a .cu file whose kernel is named like the file */
+    int points;
+};
+
+struct registry {
+    int count;
+    struct lesson lessons[MAX_LESSONS];
+};
+
+/* Parses registry text. Returns 0, or -1 with a sentence naming the line in err. */
+int registry_parse(const char *text, struct registry *reg, char *err, size_t errlen);
+/* Reads and parses the file at path. */
+int registry_load(const char *path, struct registry *reg, char *err, size_t errlen);
+/* The lesson with this number, or NULL. */
+const struct lesson *registry_find(const struct registry *reg, int number);
+int registry_total_points(const struct registry *reg);
+const char *family_name(enum family f);
+
+#endif

@@ -1,0 +1,165 @@
+#include "compare.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+struct tolerance tolerance_exact(void)
+{
+    return (struct tolerance){0.0, 0.0};
+}
+
+struct tolerance tolerance_dot(int k)
+{
+    /* Two valid summation orders of K terms differ by about sqrt(K) roundings in practice
+     * and K in the worst case; 2*K*eps keeps a wide margin over both while one missing or
+     * doubled term (about |a*b| ~ 0.3 for inputs in [-1, 1)) is still far outside it. */
+    double t = 2.0 * (k > 0 ? k : 1) * FLT_EPSILON;
+    return (struct tolerance){t, t};
+}
+
+bool has_bits(float x, uint32_t bits)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u == bits;
+}
+
+bool within(float got, double want, struct tolerance tol)
+{
+    if (isnan(got) || isnan(want))
+        return false;
+    return fabs((double)got - want) <= tol.atol + tol.rtol * fabs(want);
+}
+
+static bool tile_inside(int row, int col, int rows, int cols, int tile)
+{
+    if (tile <= 0)
+        return true;
+    return (row / tile + 1) * tile <= rows && (col / tile + 1) * tile <= cols;
+}
+
+static void start(struct comparison *c, int rows, int cols, int tile)
+{
+    memset(c, 0, sizeof *c);
+    c->rows = rows;
+    c->cols = cols;
+    c->tile = tile;
+}
+
+static void note(struct comparison *c, size_t i, float got, double want)
+{
+    int row = (int)(i / (size_t)c->cols), col = (int)(i % (size_t)c->cols);
+    c->wrong++;
+    if (has_bits(got, POISON_BITS)) {
+        c->never_written++;
+        c->never_written_last_row += row == c->rows - 1;
+        c->never_written_last_col += col == c->cols - 1;
+    }
+    else if (has_bits(got, GUARD_BITS))
+        c->guard_values++;
+    else if (isnan(got))
+        c->other_nans++;
+    if (tile_inside(row, col, c->rows, c->cols, c->tile))
+        c->wrong_inside++;
+    if (c->shown < MAX_SHOWN_MISMATCHES)
+        c->first[c->shown++] = (struct mismatch){row, col, want, got};
+}
+
+void compare_outputs(const float *got, const float *want, int rows, int cols, int tile,
+                     struct tolerance tol, struct comparison *c)
+{
+    start(c, rows, cols, tile);
+    size_t n = (size_t)rows * (size_t)cols;
+    for (size_t i = 0; i < n; i++)
+        if (!within(got[i], want[i], tol))
+            note(c, i, got[i], want[i]);
+}
+
+void compare_sampled(const float *got, const double *want, const size_t *idx, size_t n,
+                     int rows, int cols, int tile, struct tolerance tol, struct comparison *c)
+{
+    start(c, rows, cols, tile);
+    for (size_t i = 0; i < n; i++)
+        if (!within(got[idx[i]], want[i], tol))
+            note(c, idx[i], got[idx[i]], want[i]);
+}
+
+/* got[r][c] == want[c][r] for every element: only meaningful for square outputs. */
+static bool equals_transpose(const float *got, const float *want, int n, struct tolerance tol)
+{
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            if (!within(got[(size_t)r * n + c], want[(size_t)c * n + r], tol))
+                return false;
+    return true;
+}
+
+static bool equals(const float *got, const float *want, size_t n, struct tolerance tol)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!within(got[i], want[i], tol))
+            return false;
+    return true;
+}
+
+const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *in)
+{
+    static char line[320];
+    size_t total = (size_t)c->rows * (size_t)c->cols;
+    bool square = c->rows == c->cols && c->rows > 1;
+
+    if (c->wrong == 0)
+        return "every element matches the reference.";
+    if (c->never_written == total)
+        return "the kernel wrote nothing: every element still holds the NaN poison "
+               "(is a TODO still open, or does every thread return before its store?).";
+    if (in && in->got && in->input && in->family == FAMILY_TRANSPOSE && equals(in->got, in->input, total, in->tol))
+        return "the output equals the input, element for element: the kernel copied instead of "
+               "transposing (row and column swapped in the store, or the tile read the way it was written?).";
+    if (in && in->got && in->want && in->family == FAMILY_MATMUL && square &&
+        equals_transpose(in->got, in->want, c->rows, in->tol))
+        return "the output is the transpose of the right answer: row and col are swapped "
+               "(does threadIdx.y pick the column?).";
+    if (in && in->got && in->swapped_ab && equals(in->got, in->swapped_ab, total, in->tol))
+        return "the output is B*A instead of A*B: A and B are swapped.";
+    if (c->never_written > 0) {
+        if (c->never_written == c->never_written_last_row || c->never_written == c->never_written_last_col)
+            snprintf(line, sizeof line,
+                     "only the last %s was never written (still NaN poison): an off-by-one in a bounds "
+                     "check (`< N - 1` where `< N` was meant?).",
+                     c->never_written == c->never_written_last_row ? "row" : "column");
+        else if (c->wrong_inside == 0)
+            snprintf(line, sizeof line,
+                     "%zu elements in the partial tiles at the edge were never written (still NaN poison): "
+                     "does the kernel handle only sizes that are multiples of %d?",
+                     c->never_written, c->tile);
+        else
+            snprintf(line, sizeof line,
+                     "%zu of %zu elements were never written (still NaN poison), the first at row %d, col %d: "
+                     "a bounds check that is too strict, or threads returning early?",
+                     c->never_written, total, c->first[0].row, c->first[0].col);
+        return line;
+    }
+    if (c->guard_values > 0) {
+        snprintf(line, sizeof line,
+                 "%zu elements hold the guard pattern that surrounds the input: the kernel read past "
+                 "the end of the input (a load without its bounds check?).",
+                 c->guard_values);
+        return line;
+    }
+    if (c->other_nans > 0) {
+        snprintf(line, sizeof line,
+                 "%zu elements are NaN where the reference has a number: the kernel read memory nobody "
+                 "wrote (outside an input, or shared memory a barrier should have waited for).",
+                 c->other_nans);
+        return line;
+    }
+    if (c->wrong_inside == 0)
+        return "only tiles at the edge of the matrix are wrong: check the bounds (loads outside the "
+               "matrix must give 0, stores outside it must be skipped).";
+    snprintf(line, sizeof line, "%zu of %zu elements are wrong, also well inside the matrix.",
+             c->wrong, total);
+    return line;
+}

@@ -1,0 +1,103 @@
+#define _GNU_SOURCE
+#include "isolate.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void read_capture(FILE *f, struct isolate_result *r)
+{
+    rewind(f);
+    r->output_len = fread(r->output, 1, sizeof r->output - 1, f);
+    r->output[r->output_len] = '\0';
+    r->output_cut = fgetc(f) != EOF;
+}
+
+void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->outcome = ISOLATE_NOT_STARTED;
+    FILE *capture = tmpfile();
+    if (!capture)
+        return;
+    fflush(NULL);
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid < 0) {
+        fclose(capture);
+        return;
+    }
+    if (pid == 0) {
+        /* Own process group: a kill reaches anything the child started too. */
+        setpgid(0, 0);
+        dup2(fileno(capture), STDOUT_FILENO);
+        dup2(fileno(capture), STDERR_FILENO);
+        int rc = fn(arg);
+        fflush(NULL);
+        _exit(rc);
+    }
+    setpgid(pid, pid);
+
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            break;
+        if (now() - t0 > timeout_s) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            r->outcome = ISOLATE_TIMED_OUT;
+            break;
+        }
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+    r->seconds = now() - t0;
+    if (r->outcome != ISOLATE_TIMED_OUT) {
+        if (WIFSIGNALED(status)) {
+            r->outcome = ISOLATE_SIGNALED;
+            r->status = WTERMSIG(status);
+        } else {
+            r->outcome = ISOLATE_EXITED;
+            r->status = WEXITSTATUS(status);
+        }
+    }
+    read_capture(capture, r);
+    fclose(capture);
+}
+
+const char *isolate_describe(const struct isolate_result *r, char *buf, size_t len)
+{
+    switch (r->outcome) {
+    case ISOLATE_EXITED:
+        snprintf(buf, len, "the test process ended with exit code %d.", r->status);
+        break;
+    case ISOLATE_SIGNALED:
+        snprintf(buf, len, "the test process was killed by signal %d (%s).", r->status, strsignal(r->status));
+        break;
+    case ISOLATE_TIMED_OUT:
+        snprintf(buf, len,
+                 "no answer in %.0f s: an infinite loop, or a __syncthreads() that not every thread "
+                 "of the block reaches?",
+                 r->seconds);
+        break;
+    case ISOLATE_NOT_STARTED:
+        snprintf(buf, len, "the test process could not be started (fork: %s).", strerror(errno));
+        break;
+    }
+    return buf;
+}

@@ -1,0 +1,145 @@
+#include "registry.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *family_name(enum family f)
+{
+    return f == FAMILY_MATMUL ? "matmul" : "transpose";
+}
+
+static int parse_family(const char *s, enum family *f)
+{
+    if (strcmp(s, "matmul") == 0)
+        *f = FAMILY_MATMUL;
+    else if (strcmp(s, "transpose") == 0)
+        *f = FAMILY_TRANSPOSE;
+    else
+        return -1;
+    return 0;
+}
+
+static int is_identifier(const char *s)
+{
+    if (!isalpha((unsigned char)*s) && *s != '_')
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return 0;
+    return 1;
+}
+
+/* One non-comment line: "number folder kernel family baseline points". */
+static int parse_line(const char *line, int lineno, struct registry *reg, char *err, size_t errlen)
+{
+    char folder[64], kernel[64], family[32], baseline[256], extra[2];
+    int number, points;
+    int n = sscanf(line, "%d %63s %63s %31s %255s %d %1s", &number, folder, kernel, family, baseline,
+                   &points, extra);
+    struct lesson *l = &reg->lessons[reg->count];
+    if (n != 6) {
+        snprintf(err, errlen, "lessons/registry line %d: expected 6 fields (number folder kernel family baseline points)", lineno);
+        return -1;
+    }
+    if (reg->count == MAX_LESSONS) {
+        snprintf(err, errlen, "lessons/registry line %d: more than %d lessons", lineno, MAX_LESSONS);
+        return -1;
+    }
+    if (number != reg->count + 1) {
+        snprintf(err, errlen, "lessons/registry line %d: lesson %d where lesson %d was expected (number them 1, 2, 3, ...)",
+                 lineno, number, reg->count + 1);
+        return -1;
+    }
+    if (atoi(folder) != number || !isdigit((unsigned char)folder[0]) || !isdigit((unsigned char)folder[1]) || folder[2] != '_') {
+        snprintf(err, errlen, "lessons/registry line %d: folder '%s' should start with the lesson's number as two digits and '_' (e.g. %02d_topic)",
+                 lineno, folder, number);
+        return -1;
+    }
+    if (!is_identifier(kernel)) {
+        snprintf(err, errlen, "lessons/registry line %d: kernel '%s' is not a C identifier", lineno, kernel);
+        return -1;
+    }
+    if (parse_family(family, &l->family) != 0) {
+        snprintf(err, errlen, "lessons/registry line %d: unknown family '%s' (matmul or transpose)", lineno, family);
+        return -1;
+    }
+    size_t bl = strlen(baseline);
+    if (bl < 4 || strcmp(baseline + bl - 3, ".cu") != 0) {
+        snprintf(err, errlen, "lessons/registry line %d: baseline '%s' should be a .cu file", lineno, baseline);
+        return -1;
+    }
+    if (points < 1 || points > 1000) {
+        snprintf(err, errlen, "lessons/registry line %d: points %d outside 1..1000", lineno, points);
+        return -1;
+    }
+    l->number = number;
+    l->points = points;
+    strcpy(l->folder, folder);
+    strcpy(l->kernel, kernel);
+    strcpy(l->baseline, baseline);
+    reg->count++;
+    return 0;
+}
+
+int registry_parse(const char *text, struct registry *reg, char *err, size_t errlen)
+{
+    memset(reg, 0, sizeof *reg);
+    int lineno = 0;
+    while (*text) {
+        const char *end = strchr(text, '\n');
+        size_t len = end ? (size_t)(end - text) : strlen(text);
+        char line[512];
+        lineno++;
+        if (len >= sizeof line) {
+            snprintf(err, errlen, "lessons/registry line %d: too long", lineno);
+            return -1;
+        }
+        memcpy(line, text, len);
+        line[len] = '\0';
+        text += len + (end ? 1 : 0);
+        char *p = line;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p == '\0' || *p == '#')
+            continue;
+        if (parse_line(p, lineno, reg, err, errlen) != 0)
+            return -1;
+    }
+    if (reg->count == 0) {
+        snprintf(err, errlen, "lessons/registry lists no lessons");
+        return -1;
+    }
+    return 0;
+}
+
+int registry_load(const char *path, struct registry *reg, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s (run make from the workbook's top folder)", path);
+        return -1;
+    }
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return registry_parse(text, reg, err, errlen);
+}
+
+const struct lesson *registry_find(const struct registry *reg, int number)
+{
+    for (int i = 0; i < reg->count; i++)
+        if (reg->lessons[i].number == number)
+            return &reg->lessons[i];
+    return NULL;
+}
+
+int registry_total_points(const struct registry *reg)
+{
+    int total = 0;
+    for (int i = 0; i < reg->count; i++)
+        total += reg->lessons[i].points;
+    return total;
+}

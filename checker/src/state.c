@@ -1,0 +1,63 @@
+#include "state.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int state_load(const char *path, struct state *s)
+{
+    memset(s, 0, sizeof *s);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        int n, passed, ever, checks, hints;
+        double ms, speedup;
+        if (sscanf(line, "current %d", &n) == 1 && n >= 0 && n <= MAX_LESSONS) {
+            s->current = n;
+        } else if (sscanf(line, "lesson %d passed %d ever_passed %d checks %d best_ms %lf best_speedup %lf hints %d",
+                          &n, &passed, &ever, &checks, &ms, &speedup, &hints) == 7 &&
+                   n >= 1 && n <= MAX_LESSONS) {
+            s->lesson[n] = (struct lesson_state){passed != 0, ever != 0, checks, ms, speedup, hints};
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+int state_save(const char *path, const struct state *s)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# Workbook progress, written by make; safe to delete (you lose only this record).\n");
+    fprintf(f, "current %d\n", s->current);
+    for (int n = 1; n <= MAX_LESSONS; n++) {
+        const struct lesson_state *l = &s->lesson[n];
+        if (l->checks == 0 && l->hints_shown == 0)
+            continue;
+        fprintf(f, "lesson %d passed %d ever_passed %d checks %d best_ms %.6g best_speedup %.6g hints %d\n", n,
+                l->passed, l->ever_passed, l->checks, l->best_ms, l->best_speedup, l->hints_shown);
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void state_record_check(struct state *s, int lesson, bool passed, double ms, double speedup)
+{
+    if (lesson < 1 || lesson > MAX_LESSONS)
+        return;
+    struct lesson_state *l = &s->lesson[lesson];
+    l->checks++;
+    l->passed = passed;
+    l->ever_passed = l->ever_passed || passed;
+    if (ms > 0 && (l->best_ms == 0 || ms < l->best_ms)) {
+        l->best_ms = ms;
+        l->best_speedup = speedup;
+    }
+}

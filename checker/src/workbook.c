@@ -1,0 +1,532 @@
+/* workbook: the student-facing commands behind the Makefile's targets.
+ *
+ *   workbook select N                 make lessonN: remember N, create the student's copy
+ *   workbook check SRC EXPECT N...    make check: build and run each lesson's check, then Score
+ *   workbook status                   make status
+ *   workbook hint N                   make hint: the next hint of lesson N
+ *   workbook reset N                  make reset: keep a copy of the student's file, restore the stub
+ *   workbook compile-report SRC LOG   show a compiler log as the student's file:line messages
+ *   workbook author-check             every lesson complete, no stub already solved (make test)
+ *
+ * Run from the workbook's top folder (the Makefile does). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backup.h"
+#include "hints.h"
+#include "registry.h"
+#include "state.h"
+
+#define REGISTRY "lessons/registry"
+#define WORK "work"
+#define STATE_FILE WORK "/state"
+
+static struct registry reg;
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    if (s) {
+        s[fread(s, 1, (size_t)n, f)] = '\0';
+    }
+    fclose(f);
+    return s;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int same_content(const char *a, const char *b)
+{
+    char *x = read_text(a), *y = read_text(b);
+    int same = x && y && strcmp(x, y) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static const struct lesson *lesson_arg(const char *s)
+{
+    char *end;
+    long n = strtol(s ? s : "", &end, 10);
+    const struct lesson *l = (s && *s && !*end) ? registry_find(&reg, (int)n) : NULL;
+    if (!l)
+        fprintf(stderr, "There is no lesson '%s': the lessons are 1 to %d (make lessonN picks one).\n", s ? s : "",
+                reg.count);
+    return l;
+}
+
+static void path_of(char *buf, size_t len, const char *top, const struct lesson *l)
+{
+    snprintf(buf, len, "%s/%s/%s.cu", top, l->folder, l->kernel);
+}
+
+static const char *title_of(const struct lesson *l, char *buf, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "lessons/%s/README.md", l->folder);
+    char *text = read_text(path);
+    lesson_title(text ? text : "", buf, len);
+    free(text);
+    if (!buf[0])
+        snprintf(buf, len, "Lesson %d", l->number);
+    return buf;
+}
+
+static void load_state(struct state *s)
+{
+    state_load(STATE_FILE, s);
+}
+
+static int save_state(const struct state *s)
+{
+    if (make_dirs(WORK) != 0 || state_save(STATE_FILE, s) != 0) {
+        fprintf(stderr, "Cannot write %s: %s\n", STATE_FILE, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- select ---- */
+
+static int cmd_select(const struct lesson *l)
+{
+    char work[512], stub[512], dir[512], title[256];
+    path_of(work, sizeof work, WORK, l);
+    path_of(stub, sizeof stub, "exercises", l);
+    snprintf(dir, sizeof dir, WORK "/%s", l->folder);
+    if (!file_exists(work)) {
+        if (make_dirs(dir) != 0 || copy_file(stub, work) != 0) {
+            fprintf(stderr, "Cannot copy the stub %s to %s: %s\n", stub, work, strerror(errno));
+            return 1;
+        }
+    }
+    struct state s;
+    load_state(&s);
+    s.current = l->number;
+    if (save_state(&s) != 0)
+        return 1;
+    printf("%s\n", title_of(l, title, sizeof title));
+    printf("  Read:   lessons/%s/README.md\n", l->folder);
+    printf("  Edit:   %s%s\n", work, same_content(work, stub) ? "   (still the stub)" : "");
+    printf("  Then:   make check      (stuck? make hint; start over: make reset; progress: make status)\n");
+    return 0;
+}
+
+/* ---- check ---- */
+
+struct outcome {
+    int built, ran, no_gpu, tests, failed, hung;
+    double speed_ms, speedup;
+};
+
+/* The build folder for a source folder: build/<SRC with '/' as '_'>. The Makefile's SRC_ID
+ * makes the same name. */
+static void build_dir(char *buf, size_t len, const char *src)
+{
+    snprintf(buf, len, "build/");
+    size_t n = strlen(buf);
+    for (const char *p = src; *p && n + 1 < len; p++)
+        if (!(*p == '/' && p[1] == '\0'))
+            buf[n++] = *p == '/' ? '_' : *p;
+    buf[n] = '\0';
+}
+
+/* Runs argv and returns its exit status. With quiet_make, the command's stderr passes through
+ * a filter that drops make's own "make: *** ..." lines: the compile report already said it. */
+static int run_command(char *const argv[], const char *result_file, int quiet_make)
+{
+    fflush(NULL);
+    int fds[2] = {-1, -1};
+    if (quiet_make && pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (result_file)
+            setenv("WB_RESULT_FILE", result_file, 1);
+        if (quiet_make) {
+            dup2(fds[1], STDERR_FILENO);
+            close(fds[0]);
+            close(fds[1]);
+        }
+        execvp(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    if (quiet_make) {
+        close(fds[1]);
+        FILE *err = fdopen(fds[0], "r");
+        char line[4096];
+        while (err && fgets(line, sizeof line, err))
+            if (!(strncmp(line, "make", 4) == 0 && strstr(line, ": *** ")))
+                fputs(line, stderr);
+        if (err)
+            fclose(err);
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static struct outcome check_one(const struct lesson *l, const char *src)
+{
+    struct outcome o = {0};
+    char dir[512], binary[1024], result[1024], srcarg[600];
+    build_dir(dir, sizeof dir, src);
+    snprintf(binary, sizeof binary, "%s/%s/check", dir, l->folder);
+    snprintf(result, sizeof result, "%s/%s/result", dir, l->folder);
+    snprintf(srcarg, sizeof srcarg, "SRC=%s", src);
+    const char *make = getenv("MAKE") ? getenv("MAKE") : "make";
+    char *build[] = {(char *)make, "-s", "--no-print-directory", srcarg, binary, NULL};
+    if (run_command(build, NULL, 1) != 0)
+        return o;
+    o.built = 1;
+    remove(result);
+    char *run[] = {binary, NULL};
+    run_command(run, result, 0);
+    FILE *f = fopen(result, "r");
+    if (!f)
+        return o;
+    int n;
+    o.ran = fscanf(f, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %lf speedup %lf", &n, &o.tests,
+                   &o.failed, &o.no_gpu, &o.hung, &o.speed_ms, &o.speedup) == 7;
+    fclose(f);
+    return o;
+}
+
+static const char *verdict(const struct outcome *o, char *buf, size_t len)
+{
+    if (!o->built)
+        snprintf(buf, len, "does not build (see above)");
+    else if (!o->ran)
+        snprintf(buf, len, "the check did not finish");
+    else if (o->failed == 0)
+        snprintf(buf, len, "passed");
+    else if (o->hung)
+        snprintf(buf, len, "failed: no answer in time");
+    else
+        snprintf(buf, len, "failed %d of %d tests", o->failed, o->tests);
+    return buf;
+}
+
+/* expect: "score" for a student (Score: x/y), "pass" or "fail" for authors' runs over
+ * solutions/ or exercises/, which must all pass or all fail. */
+static int cmd_check(const char *src, const char *expect, int argc, char **argv)
+{
+    struct state s;
+    int own_work = strcmp(src, WORK) == 0;
+    load_state(&s);
+    struct outcome out[MAX_LESSONS];
+    const struct lesson *ls[MAX_LESSONS];
+    int n = 0, score = 0, total = 0, as_expected = 0;
+    for (int i = 0; i < argc && n < MAX_LESSONS; i++) {
+        const struct lesson *l = lesson_arg(argv[i]);
+        if (!l)
+            return 2;
+        if (own_work) {
+            char work[512];
+            path_of(work, sizeof work, WORK, l);
+            if (!file_exists(work)) {
+                fprintf(stderr, "Lesson %d has no %s yet: run make lesson%d first.\n", l->number, work, l->number);
+                return 2;
+            }
+        }
+        if (n > 0)
+            printf("\n");
+        out[n] = check_one(l, src);
+        ls[n] = l;
+        if (out[n].no_gpu)
+            return 3; /* the check said why in one sentence; nothing else can be graded either */
+        if (own_work && out[n].ran) {
+            state_record_check(&s, l->number, out[n].failed == 0, out[n].speed_ms, out[n].speedup);
+            save_state(&s);
+        }
+        n++;
+    }
+    printf("\n%-22s %-30s %s\n", "Lesson", "Result", "Points");
+    for (int i = 0; i < n; i++) {
+        char v[64], name[80];
+        int passed = out[i].ran && out[i].failed == 0;
+        snprintf(name, sizeof name, "%d %s", ls[i]->number, ls[i]->folder);
+        printf("%-22s %-30s %d/%d\n", name, verdict(&out[i], v, sizeof v), passed ? ls[i]->points : 0,
+               ls[i]->points);
+        score += passed ? ls[i]->points : 0;
+        total += ls[i]->points;
+        as_expected += strcmp(expect, "fail") == 0 ? (out[i].built && out[i].ran && !passed) : passed;
+    }
+    if (strcmp(expect, "score") == 0) {
+        printf("Score: %d/%d\n", score, total);
+        return score == total ? 0 : 1;
+    }
+    printf("%s: %d of %d lessons %s as they must.\n", src, as_expected, n, strcmp(expect, "fail") == 0 ? "failed" : "passed");
+    return as_expected == n ? 0 : 1;
+}
+
+/* ---- status ---- */
+
+static int cmd_status(void)
+{
+    struct state s;
+    load_state(&s);
+    printf("  %-22s %-11s %-11s %-9s %s\n", "Lesson", "Status", "Best time", "Speed-up", "Hints seen");
+    for (int i = 0; i < reg.count; i++) {
+        const struct lesson *l = &reg.lessons[i];
+        const struct lesson_state *ls = &s.lesson[l->number];
+        char name[80], best[24] = "-", speed[24] = "-", work[512];
+        path_of(work, sizeof work, WORK, l);
+        const char *status = ls->passed            ? "passed"
+                             : ls->ever_passed     ? "passed once"
+                             : ls->checks > 0      ? "not yet"
+                             : file_exists(work)   ? "started"
+                                                   : "-";
+        if (ls->best_ms > 0) {
+            snprintf(best, sizeof best, "%.3f ms", ls->best_ms);
+            snprintf(speed, sizeof speed, "%.2fx", ls->best_speedup);
+        }
+        snprintf(name, sizeof name, "%d %s", l->number, l->folder);
+        printf("%s %-22s %-11s %-11s %-9s %d\n", l->number == s.current ? ">" : " ", name, status, best, speed,
+               ls->hints_shown);
+    }
+    printf("(> is the selected lesson. Best time: your fastest correct kernel at the speed check's size;\n"
+           " speed-up: over that lesson's baseline, measured in the same run.)\n");
+    return 0;
+}
+
+/* ---- hint ---- */
+
+static int cmd_hint(const struct lesson *l)
+{
+    char path[512];
+    snprintf(path, sizeof path, "lessons/%s/README.md", l->folder);
+    char *text = read_text(path);
+    struct hints h;
+    if (!text || hints_find(text, &h) == 0) {
+        printf("Lesson %d has no hints in %s.\n", l->number, path);
+        free(text);
+        return 1;
+    }
+    struct state s;
+    load_state(&s);
+    int k = s.lesson[l->number].hints_shown; /* the next one, 0-based */
+    if (k >= h.count)
+        k = h.count - 1;
+    printf("%.*s\n\n", (int)h.len[k], h.start[k]);
+    if (k + 1 < h.count)
+        printf("(Hint %d of %d; `make hint` again for a stronger one.)\n", k + 1, h.count);
+    else
+        printf("(That was the last hint; lessons/%s/README.md derives the whole kernel.)\n", l->folder);
+    if (s.lesson[l->number].hints_shown < h.count) {
+        s.lesson[l->number].hints_shown++;
+        save_state(&s);
+    }
+    free(text);
+    return 0;
+}
+
+/* ---- reset ---- */
+
+static int cmd_reset(const struct lesson *l)
+{
+    char work[512], stub[512], dir[512], backups[600], saved[1024];
+    path_of(work, sizeof work, WORK, l);
+    path_of(stub, sizeof stub, "exercises", l);
+    snprintf(dir, sizeof dir, WORK "/%s", l->folder);
+    snprintf(backups, sizeof backups, "%s/backups", dir);
+    if (file_exists(work) && !same_content(work, stub)) {
+        if (backup_file(work, backups, time(NULL), saved, sizeof saved) != 0) {
+            fprintf(stderr, "Could not keep a copy of %s (%s), so it was left as it is.\n", work, strerror(errno));
+            return 1;
+        }
+        printf("Your version is kept as %s\n", saved);
+    }
+    if (make_dirs(dir) != 0 || copy_file(stub, work) != 0) {
+        fprintf(stderr, "Could not restore %s from %s: %s\n", work, stub, strerror(errno));
+        return 1;
+    }
+    printf("%s is the stub again.\n", work);
+    return 0;
+}
+
+/* ---- compile-report ---- */
+
+/* nvcc writes "file(12): error: ..." followed by the source line and a caret. Editors and
+ * people read "file:12: error: ...", so rewrite those lines and keep the rest as they are,
+ * minus the compiler's own boilerplate. Returns the number of diagnostics shown. */
+static int cmd_compile_report(const char *source, const char *log)
+{
+    FILE *f = fopen(log, "r");
+    if (!f)
+        return 0;
+    char line[2048];
+    int shown = 0, blank = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "Remark: The warnings can be suppressed") || strstr(line, "detected in the compilation of"))
+            continue;
+        if (line[strspn(line, " \t\r\n")] == '\0') {
+            blank = 1; /* printed only if more text follows: no trailing or doubled blank lines */
+            continue;
+        }
+        if (blank && shown)
+            putchar('\n');
+        blank = 0;
+        /* nvcc names the file as it found it through -I., i.e. with a leading "./". */
+        char *name = strncmp(line, "./", 2) == 0 && strncmp(source, "./", 2) != 0 ? line + 2 : line;
+        char *paren = strncmp(name, source, strlen(source)) == 0 ? name + strlen(source) : NULL;
+        int lineno;
+        char rest[2048];
+        if (paren && sscanf(paren, "(%d): %2047[^\n]", &lineno, rest) == 2) {
+            printf("%s:%d: %s\n", source, lineno, rest);
+            shown++;
+        } else {
+            fputs(line, stdout);
+        }
+    }
+    fclose(f);
+    return shown;
+}
+
+/* ---- author-check ---- */
+
+/* Blanks out comments, so rules about code are not tripped by the contract's prose. */
+static void strip_comments(char *s)
+{
+    for (char *p = s; *p; p++) {
+        if (p[0] == '/' && p[1] == '/')
+            while (*p && *p != '\n')
+                *p++ = ' ';
+        else if (p[0] == '/' && p[1] == '*') {
+            char *end = strstr(p + 2, "*/");
+            char *stop = end ? end + 2 : p + strlen(p);
+            while (p < stop)
+                *p++ = ' ';
+        }
+        if (!*p)
+            break;
+    }
+}
+
+/* Says what is wrong with one kernel file, or nothing. Returns the number of problems. */
+static int check_kernel_file(const char *path, const char *kernel, int stub)
+{
+    char *text = read_text(path);
+    if (!text) {
+        printf("  %s is missing\n", path);
+        return 1;
+    }
+    char decl[128];
+    snprintf(decl, sizeof decl, "__global__ void %s(", kernel);
+    int has_todo = strstr(text, "TODO") != NULL;
+    strip_comments(text);
+    int bad = 0;
+    const struct {
+        int wrong;
+        const char *what;
+    } rules[] = {
+        {!strstr(text, decl), "does not define the kernel (expected `__global__ void <kernel>(`)"},
+        {strstr(text, "<<<") != NULL, "launches a kernel: the harness does all launches (checker/gpu/launch.cu)"},
+        {strstr(text, "#include") != NULL, "has an #include: lesson files are included into a namespace"},
+        {stub && !has_todo, "is a stub without a TODO: what is the student to change?"},
+        {!stub && has_todo, "is a solution with a TODO left in it"},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rules[i].wrong) {
+            printf("  %s %s\n", path, rules[i].what);
+            bad++;
+        }
+    free(text);
+    return bad;
+}
+
+static int cmd_author_check(void)
+{
+    int bad = 0;
+    for (int i = 0; i < reg.count; i++) {
+        const struct lesson *l = &reg.lessons[i];
+        char stub[512], solution[512], readme[512], cases[512], base[256];
+        path_of(stub, sizeof stub, "exercises", l);
+        path_of(solution, sizeof solution, "solutions", l);
+        snprintf(readme, sizeof readme, "lessons/%s/README.md", l->folder);
+        snprintf(cases, sizeof cases, "lessons/%s/check.c", l->folder);
+        bad += check_kernel_file(stub, l->kernel, 1);
+        bad += check_kernel_file(solution, l->kernel, 0);
+        const char *name = strrchr(l->baseline, '/') ? strrchr(l->baseline, '/') + 1 : l->baseline;
+        snprintf(base, sizeof base, "%.*s", (int)(strlen(name) - 3), name);
+        bad += check_kernel_file(l->baseline, base, 0);
+        if (same_content(stub, solution)) {
+            printf("  %s is already solved: it is the same as %s\n", stub, solution);
+            bad++;
+        }
+        if (!file_exists(cases)) {
+            printf("  %s is missing: the lesson has no check\n", cases);
+            bad++;
+        }
+        char *text = read_text(readme);
+        struct hints h;
+        if (!text || hints_find(text, &h) == 0) {
+            printf("  %s %s\n", readme, text ? "has no '### Hint' under '## Hints'" : "is missing");
+            bad++;
+        }
+        free(text);
+    }
+    if (bad)
+        printf("author check: %d problem%s in the lessons above.\n", bad, bad == 1 ? "" : "s");
+    else
+        printf("author check: %d lessons complete; no stub is already solved.\n", reg.count);
+    return bad ? 1 : 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | status | hint N | reset N | "
+                    "compile-report SOURCE LOG | author-check\n(the Makefile runs these for you: make help)\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    char err[512];
+    if (argc < 2)
+        return usage();
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "compile-report") == 0)
+        return argc == 4 ? (cmd_compile_report(argv[2], argv[3]), 0) : usage();
+    if (registry_load(REGISTRY, &reg, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    const struct lesson *l;
+    if (strcmp(cmd, "status") == 0)
+        return cmd_status();
+    if (strcmp(cmd, "author-check") == 0)
+        return cmd_author_check();
+    if (strcmp(cmd, "check") == 0)
+        return argc >= 5 ? cmd_check(argv[2], argv[3], argc - 4, argv + 4) : usage();
+    if (argc != 3)
+        return usage();
+    if (!(l = lesson_arg(argv[2])))
+        return 2;
+    if (strcmp(cmd, "select") == 0)
+        return cmd_select(l);
+    if (strcmp(cmd, "hint") == 0)
+        return cmd_hint(l);
+    if (strcmp(cmd, "reset") == 0)
+        return cmd_reset(l);
+    return usage();
+}

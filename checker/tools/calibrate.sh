@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Measures the speed checks on this machine's GPU: for each lesson, RUNS times, the speed case
+# of the reference solution and of the baseline kernel dropped in as the student's file. The
+# thresholds in lessons/NN/check.c must let every solution run pass and every baseline run fail.
+# Prints a Markdown table (for docs/measurements.md) and exits non-zero if any run went the
+# wrong way.  Usage: RUNS=10 LESSONS="2 4 5" checker/tools/calibrate.sh   (make variables pass through)
+set -u
+runs=${RUNS:-10}
+make=${MAKE:-make}
+rows=$(awk '!/^[ \t]*(#|$)/ { print $1 ":" $2 ":" $3 ":" $5 }' lessons/registry)
+lessons=${LESSONS:-$(awk -F: '{ print $1 }' <<<"$rows")}
+as_student=build/baseline-as-student
+wrong=0
+
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+echo "| lesson | graded kernel | passed | speed-up over baseline: min / median / max | required | graded kernel ms | solution ms | baseline ms |"
+echo "|---|---|---|---|---|---|---|---|"
+for n in $lessons; do
+  IFS=: read -r _ folder kernel baseline < <(grep "^$n:" <<<"$rows")
+  mkdir -p "$as_student/$folder"
+  # The baseline under the lesson's kernel name, so it can stand in for the student's file.
+  sed "s/\b$(basename "$baseline" .cu)\b/$kernel/g" "$baseline" > "$as_student/$folder/$kernel.cu"
+  for src in solutions "$as_student"; do
+    id=$(tr / _ <<<"$src")
+    bin=build/$id/$folder/check
+    $make -s --no-print-directory SRC="$src" "$bin" >&2 || exit 1
+    required=$("$bin" --describe | sed -n 's/.*at least \([0-9.]*\)x.*/\1/p')
+    passed=0
+    : > "build/$id/$folder/calibration"
+    for ((i = 1; i <= runs; i++)); do
+      ONLY='speed*' WB_RESULT_FILE="build/$id/$folder/result" "$bin" >> "build/$id/$folder/calibration.log" 2>&1
+      read -r failed speedup ms sol base < <(awk '{ print $6, $14, $12, $16, $18 }' "build/$id/$folder/result")
+      [ "$failed" = 0 ] && passed=$((passed + 1))
+      echo "$speedup $ms $sol $base" >> "build/$id/$folder/calibration"
+    done
+    f=build/$id/$folder/calibration
+    sp_min=$(awk '{ print $1 }' "$f" | sort -g | head -1)
+    sp_max=$(awk '{ print $1 }' "$f" | sort -g | tail -1)
+    what=$([ "$src" = solutions ] && echo "solution" || echo "baseline as student")
+    printf '| %s %s | %s | %d/%d | %.2f / %.2f / %.2f | %s | %.3f | %.3f | %.3f |\n' "$n" "$folder" "$what" \
+      "$passed" "$runs" "$sp_min" "$(awk '{ print $1 }' "$f" | median)" "$sp_max" "$required" \
+      "$(awk '{ print $2 }' "$f" | median)" "$(awk '{ print $3 }' "$f" | median)" "$(awk '{ print $4 }' "$f" | median)"
+    if [ "$src" = solutions ] && [ $passed -ne "$runs" ]; then wrong=1; fi
+    if [ "$src" != solutions ] && [ $passed -ne 0 ]; then wrong=1; fi
+  done
+done
+exit $wrong

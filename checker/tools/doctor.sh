@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Checks the tools the workbook needs; installs cmocka when it can (root with apt-get),
+# otherwise says exactly what to install. Silent when everything is there.
+set -u
+missing=0
+
+have_cmocka() {
+  if [ -n "${CMOCKA_DIR:-}" ]; then
+    [ -f "$CMOCKA_DIR/include/cmocka.h" ]
+  else
+    printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <cmocka.h>\nint main(void){return 0;}\n' |
+      ${CC:-cc} -x c - -o /dev/null -lcmocka >/dev/null 2>&1
+  fi
+}
+
+if ! command -v "${CC:-cc}" >/dev/null 2>&1; then
+  echo "No C compiler: install gcc (Debian/Ubuntu: sudo apt-get install -y build-essential)."
+  missing=1
+fi
+
+if ! command -v "${NVCC:-nvcc}" >/dev/null 2>&1 && [ ! -x "${NVCC:-}" ]; then
+  echo "No CUDA compiler (nvcc): install the CUDA Toolkit (https://developer.nvidia.com/cuda-downloads;"
+  echo "CUDA 12.x builds for GPUs from sm_70, CUDA 13 from sm_75), then put its bin/ on PATH or say NVCC=/path/to/nvcc."
+  missing=1
+fi
+
+if ! have_cmocka; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && [ -z "${CMOCKA_DIR:-}" ]; then
+    echo "cmocka is missing; installing it: apt-get install -y libcmocka-dev"
+    if ! { apt-get install -y libcmocka-dev >/dev/null 2>&1 ||
+           { apt-get update >/dev/null 2>&1 && apt-get install -y libcmocka-dev >/dev/null 2>&1; }; }; then
+      echo "Installing cmocka failed: run 'apt-get update && apt-get install -y libcmocka-dev' and read its error."
+      missing=1
+    fi
+  else
+    echo "cmocka is missing: install it (Debian/Ubuntu: sudo apt-get install -y libcmocka-dev;"
+    echo "Fedora: sudo dnf install libcmocka-devel; or unpack it somewhere and say CMOCKA_DIR=that/usr)."
+    missing=1
+  fi
+fi
+
+exit $missing
