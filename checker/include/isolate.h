@@ -18,6 +18,7 @@ struct isolate_result {
     char output[2048]; /* what the child printed (stdout and stderr), cut to fit */
     size_t output_len;
     int output_cut;    /* 1 when the child printed more than output holds */
+    int start_errno;   /* ISOLATE_NOT_STARTED: why */
 };
 
 /* Runs fn(arg) in a forked child whose exit code is fn's return value. The child's stdout and

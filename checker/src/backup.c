@@ -7,6 +7,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* mkdir that accepts an existing directory, and only a directory. */
+static int mkdir_or_dir(const char *path)
+{
+    struct stat st;
+    if (mkdir(path, 0777) == 0)
+        return 0;
+    return errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
 int make_dirs(const char *path)
 {
     char buf[4096];
@@ -16,11 +25,11 @@ int make_dirs(const char *path)
         if (*p != '/')
             continue;
         *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        if (mkdir_or_dir(buf) != 0)
             return -1;
         *p = '/';
     }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    return mkdir_or_dir(buf);
 }
 
 /* Copies all of in to out; returns 0 or -1. */

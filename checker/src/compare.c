@@ -125,11 +125,13 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
     if (in && in->got && in->swapped_ab && equals(in->got, in->swapped_ab, total, in->tol))
         return "the output is B*A instead of A*B: A and B are swapped.";
     if (c->never_written > 0) {
-        if (c->never_written == c->never_written_last_row || c->never_written == c->never_written_last_col)
+        bool last_row = c->rows > 1 && c->never_written == (size_t)c->cols && c->never_written_last_row == (size_t)c->cols;
+        bool last_col = c->cols > 1 && c->never_written == (size_t)c->rows && c->never_written_last_col == (size_t)c->rows;
+        if (last_row || last_col)
             snprintf(line, sizeof line,
                      "only the last %s was never written (still NaN poison): an off-by-one in a bounds "
                      "check (`< N - 1` where `< N` was meant?).",
-                     c->never_written == c->never_written_last_row ? "row" : "column");
+                     last_row ? "row" : "column");
         else if (c->wrong_inside == 0)
             snprintf(line, sizeof line,
                      "%zu elements in the partial tiles at the edge were never written (still NaN poison): "

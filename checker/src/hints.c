@@ -24,8 +24,11 @@ int hints_find(const char *text, struct hints *h)
     if (!*p)
         return 0;
     for (p = next_line(p); *p && !(starts(p, "## ") || starts(p, "# ")); p = next_line(p)) {
-        if (starts(p, "### Hint") && h->count < MAX_HINTS)
+        if (starts(p, "### Hint")) {
+            if (h->count == MAX_HINTS)
+                break; /* the rest are not shown, and not folded into the last one */
             h->start[h->count++] = p;
+        }
         if (h->count > 0)
             h->len[h->count - 1] = (size_t)(next_line(p) - h->start[h->count - 1]);
     }

@@ -30,18 +30,26 @@ void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate
     memset(r, 0, sizeof *r);
     r->outcome = ISOLATE_NOT_STARTED;
     FILE *capture = tmpfile();
-    if (!capture)
+    if (!capture) {
+        r->start_errno = errno;
         return;
+    }
     fflush(NULL);
     double t0 = now();
     pid_t pid = fork();
     if (pid < 0) {
+        r->start_errno = errno;
         fclose(capture);
         return;
     }
     if (pid == 0) {
         /* Own process group: a kill reaches anything the child started too. */
         setpgid(0, 0);
+        /* The parent may be a cmocka runner whose crash handlers would jump back into its copy
+         * of the test loop; a crash in the child must end the child and be seen as a signal. */
+        const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+        for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+            signal(crashes[i], SIG_DFL);
         dup2(fileno(capture), STDOUT_FILENO);
         dup2(fileno(capture), STDERR_FILENO);
         int rc = fn(arg);
@@ -96,7 +104,7 @@ const char *isolate_describe(const struct isolate_result *r, char *buf, size_t l
                  r->seconds);
         break;
     case ISOLATE_NOT_STARTED:
-        snprintf(buf, len, "the test process could not be started (fork: %s).", strerror(errno));
+        snprintf(buf, len, "the test process could not be started (%s).", strerror(r->start_errno));
         break;
     }
     return buf;

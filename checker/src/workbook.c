@@ -7,6 +7,7 @@
  *   workbook reset N                  make reset: keep a copy of the student's file, restore the stub
  *   workbook compile-report SRC LOG   show a compiler log as the student's file:line messages
  *   workbook author-check             every lesson complete, no stub already solved (make test)
+ *   workbook mutate FILE DIR          write the wrong kernel FILE (a .mutant) describes into DIR
  *
  * Run from the workbook's top folder (the Makefile does). */
 #define _GNU_SOURCE
@@ -21,6 +22,7 @@
 
 #include "backup.h"
 #include "hints.h"
+#include "mutant.h"
 #include "registry.h"
 #include "state.h"
 
@@ -492,10 +494,53 @@ static int cmd_author_check(void)
     return bad ? 1 : 0;
 }
 
+/* ---- mutate ---- */
+
+static int cmd_mutate(const char *file, const char *dir)
+{
+    char err[512], solution[512], outdir[1024], out[1200];
+    char *text = read_text(file), *source = NULL, *mutated = NULL;
+    struct mutant m;
+    const struct lesson *l = NULL;
+    int rc = 1;
+    if (!text)
+        snprintf(err, sizeof err, "cannot read it");
+    else if (mutant_parse(text, &m, err, sizeof err) == 0) {
+        if (!(l = registry_find(&reg, m.lesson)))
+            snprintf(err, sizeof err, "lesson %d is not in lessons/registry", m.lesson);
+        else {
+            path_of(solution, sizeof solution, "solutions", l);
+            if (!(source = read_text(solution)))
+                snprintf(err, sizeof err, "cannot read %s", solution);
+            else
+                mutated = mutant_apply(&m, source, err, sizeof err);
+        }
+        if (mutated) {
+            snprintf(outdir, sizeof outdir, "%s/%s", dir, l->folder);
+            path_of(out, sizeof out, dir, l);
+            FILE *f = make_dirs(outdir) == 0 ? fopen(out, "w") : NULL;
+            if (f) {
+                const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+                fprintf(f, "// MUTANT %s: %s\n%s", name, m.what, mutated);
+                rc = fclose(f) == 0 ? 0 : 1;
+            }
+            if (rc)
+                snprintf(err, sizeof err, "cannot write %s", out);
+        }
+        mutant_free(&m);
+    }
+    if (rc)
+        fprintf(stderr, "%s: %s\n", file, err);
+    free(text);
+    free(source);
+    free(mutated);
+    return rc;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | status | hint N | reset N | "
-                    "compile-report SOURCE LOG | author-check\n(the Makefile runs these for you: make help)\n");
+                    "compile-report SOURCE LOG | author-check | mutate FILE DIR\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -516,6 +561,8 @@ int main(int argc, char **argv)
         return cmd_status();
     if (strcmp(cmd, "author-check") == 0)
         return cmd_author_check();
+    if (strcmp(cmd, "mutate") == 0)
+        return argc == 4 ? cmd_mutate(argv[2], argv[3]) : usage();
     if (strcmp(cmd, "check") == 0)
         return argc >= 5 ? cmd_check(argv[2], argv[3], argc - 4, argv + 4) : usage();
     if (argc != 3)

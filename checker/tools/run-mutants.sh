@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Grades every wrong kernel in checker/mutants/ and asserts that the check rejects it with
-# the diagnosis its EXPECT file names: a checker that merely fails is not enough.
-# Without a GPU only the mutants that fail before any kernel runs can be judged; the rest
-# are reported as skipped, never as passed.
+# Grades every wrong kernel described in checker/mutants/*.mutant (an edit of a lesson's
+# solution) and asserts that the check rejects it with the diagnosis the file expects: a
+# checker that merely fails is not enough. Without a GPU only the mutants that fail before any
+# kernel runs can be judged; the rest are reported as skipped, never as passed.
+# Each report is kept in build/mutants/NAME.log.
 set -u
 make=${MAKE:-make}
 pass=0 fail=0 skip=0
-for dir in checker/mutants/*/; do
-  name=$(basename "$dir")
-  lesson=$(sed -n 's/^lesson //p' "$dir/EXPECT")
-  expect=$(sed -n 's/^expect //p' "$dir/EXPECT")
-  out=$($make -s --no-print-directory check SRC="${dir%/}" LESSON="$lesson" 2>&1)
+for file in checker/mutants/*.mutant; do
+  name=$(basename "$file" .mutant)
+  dir=build/mutants/$name
+  lesson=$(sed -n 's/^lesson: //p' "$file")
+  expect=$(sed -n 's/^expect: //p' "$file")
+  if ! out=$(build/workbook mutate "$file" "$dir" 2>&1); then
+    fail=$((fail + 1)); printf '  CANNOT BUILD MUTANT %s: %s\n' "$name" "$out"; continue
+  fi
+  out=$($make -s --no-print-directory check SRC="$dir" LESSON="$lesson" 2>&1)
   rc=$?
-  mkdir -p build/mutants && printf '%s\n' "$out" > "build/mutants/$name.log"   # each report, kept for reading
+  printf '%s\n' "$out" > "$dir.log"
   if [ $rc -ne 0 ] && grep -qF -- "$expect" <<<"$out"; then
     pass=$((pass + 1)); printf '  rejected, as it must: %-24s ("%s")\n' "$name" "$expect"
   elif grep -q 'cannot be graded on a GPU' <<<"$out"; then

@@ -1,0 +1,36 @@
+/* Wrong kernels for testing the checker, kept as edits of a lesson's solution
+ * (checker/mutants/NAME.mutant) so that they follow the solution as it changes, and an edit
+ * that no longer applies is an error rather than a silently different mutant. Format:
+ *
+ *   what: one line saying what is wrong
+ *   lesson: 2
+ *   expect: a phrase the check's report must contain
+ *   --- replace
+ *   exact lines of the solution (must occur exactly once)
+ *   +++ with
+ *   the lines that take their place
+ *   (more --- replace / +++ with pairs may follow)
+ */
+#ifndef WB_MUTANT_H
+#define WB_MUTANT_H
+#include <stddef.h>
+
+#define MAX_EDITS 8
+
+struct mutant {
+    char what[512];
+    int lesson;
+    char expect[512];
+    int nedits;
+    struct {
+        char *old_text, *new_text;
+    } edit[MAX_EDITS];
+};
+
+/* Parses a .mutant text. Returns 0, or -1 with a sentence in err. */
+int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen);
+/* The source with every edit applied (malloc'd), or NULL with a sentence in err. */
+char *mutant_apply(const struct mutant *m, const char *source, char *err, size_t errlen);
+void mutant_free(struct mutant *m);
+
+#endif

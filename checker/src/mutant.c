@@ -1,0 +1,114 @@
+#include "mutant.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int starts(const char *line, const char *prefix)
+{
+    return strncmp(line, prefix, strlen(prefix)) == 0;
+}
+
+/* Appends a line (without its newline) to a growing block of text. */
+static char *append_line(char *block, const char *line, size_t len)
+{
+    size_t have = block ? strlen(block) : 0;
+    char *b = realloc(block, have + len + 2);
+    if (!b)
+        return block;
+    if (have)
+        b[have++] = '\n';
+    memcpy(b + have, line, len);
+    b[have + len] = '\0';
+    return b;
+}
+
+int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    enum { HEADER, OLD, NEW } part = HEADER;
+    int with_seen[MAX_EDITS] = {0};
+    int lineno = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        lineno++;
+        if (starts(line, "--- replace")) {
+            if (m->nedits == MAX_EDITS) {
+                snprintf(err, errlen, "line %d: more than %d edits", lineno, MAX_EDITS);
+                return -1;
+            }
+            m->nedits++;
+            part = OLD;
+        } else if (starts(line, "+++ with")) {
+            if (part != OLD) {
+                snprintf(err, errlen, "line %d: '+++ with' without a '--- replace' before it", lineno);
+                return -1;
+            }
+            part = NEW;
+            with_seen[m->nedits - 1] = 1;
+        } else if (part != HEADER) {
+            char **t = part == OLD ? &m->edit[m->nedits - 1].old_text : &m->edit[m->nedits - 1].new_text;
+            *t = append_line(*t, p, len);
+        } else if (sscanf(line, "lesson: %d", &m->lesson) == 1) {
+        } else if (starts(line, "what: ")) {
+            snprintf(m->what, sizeof m->what, "%s", line + 6);
+        } else if (starts(line, "expect: ")) {
+            snprintf(m->expect, sizeof m->expect, "%s", line + 8);
+        } else if (line[0] != '\0' && line[0] != '#') {
+            snprintf(err, errlen, "line %d: expected 'what:', 'lesson:', 'expect:' or '--- replace'", lineno);
+            return -1;
+        }
+        p += len + (nl ? 1 : 0);
+    }
+    const char *missing = !m->what[0] ? "what:" : m->lesson < 1 ? "lesson:" : !m->expect[0] ? "expect:" : NULL;
+    if (missing || m->nedits == 0) {
+        snprintf(err, errlen, "no %s line", missing ? missing : "'--- replace' edit");
+        return -1;
+    }
+    for (int i = 0; i < m->nedits; i++) {
+        if (with_seen[i] && !m->edit[i].new_text)
+            m->edit[i].new_text = calloc(1, 1); /* an empty "with" part deletes the lines */
+        if (!m->edit[i].old_text || !m->edit[i].new_text) {
+            snprintf(err, errlen, "edit %d needs both a '--- replace' text and a '+++ with' part", i + 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+char *mutant_apply(const struct mutant *m, const char *source, char *err, size_t errlen)
+{
+    char *s = strdup(source);
+    for (int i = 0; s && i < m->nedits; i++) {
+        const char *old = m->edit[i].old_text, *new = m->edit[i].new_text;
+        char *at = strstr(s, old);
+        if (!at || strstr(at + 1, old)) {
+            snprintf(err, errlen, "edit %d: its '--- replace' text occurs %s in the solution", i + 1,
+                     at ? "more than once" : "nowhere (did the solution change?)");
+            free(s);
+            return NULL;
+        }
+        size_t before = (size_t)(at - s), ol = strlen(old), nl = strlen(new), rest = strlen(at + ol);
+        char *t = malloc(before + nl + rest + 1);
+        if (t) {
+            memcpy(t, s, before);
+            memcpy(t + before, new, nl);
+            memcpy(t + before + nl, at + ol, rest + 1);
+        }
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+void mutant_free(struct mutant *m)
+{
+    for (int i = 0; i < m->nedits; i++) {
+        free(m->edit[i].old_text);
+        free(m->edit[i].new_text);
+    }
+    m->nedits = 0;
+}

@@ -1,0 +1,419 @@
+/* Unit tests for checker/src/backup.c: backup_file (nothing to keep, the copy's name and
+ * content, nested folders, never overwriting a copy of the same second), copy_file (replaces
+ * the destination, leaves no temporary) and make_dirs. Files live in a mkdtemp folder. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backup.h"
+
+/* A fixed moment: 2023-11-14 22:13:20 UTC; the name uses local time, as backup_file does. */
+#define WHEN ((time_t)1700000000)
+
+struct fixture {
+    char dir[64];
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    strcpy(f->dir, "/tmp/wb_backup_XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    free(f);
+    return 0;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static void assert_file_is(const char *path, const char *text)
+{
+    char buf[8192];
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        fail_msg("cannot open %s", path);
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    assert_int_equal(n, strlen(text));
+    assert_string_equal(buf, text);
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int entries(const char *dir)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void stamp(time_t when, char *buf, size_t len)
+{
+    struct tm tm;
+    localtime_r(&when, &tm);
+    strftime(buf, len, "%Y%m%d-%H%M%S", &tm);
+}
+
+static void backup_missing_file_returns_one(void **state)
+{
+    struct fixture *f = *state;
+    char file[256], dir[256], saved[512] = "";
+    snprintf(file, sizeof file, "%s/absent.cu", f->dir);
+    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 1);
+    assert_int_equal(entries(f->dir), 0); /* nothing kept, nothing created */
+}
+
+static void backup_keeps_content_and_name(void **state)
+{
+    struct fixture *f = *state;
+    char file[256], dir[256], saved[512] = "", want[512], st[32];
+    snprintf(file, sizeof file, "%s/matmul_naive.cu", f->dir);
+    snprintf(dir, sizeof dir, "%s/work/01_naive/backups", f->dir); /* three levels to create */
+    const char *text = "__global__ void matmul_naive() {}\n// the student's work\n";
+    write_text(file, text);
+
+    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
+    stamp(WHEN, st, sizeof st);
+    snprintf(want, sizeof want, "%s/matmul_naive.%s.cu", dir, st);
+    assert_string_equal(saved, want);
+    assert_true(is_dir(dir));
+    assert_file_is(saved, text);
+    assert_file_is(file, text); /* the original stays */
+    assert_int_equal(entries(dir), 1);
+}
+
+static void backup_stamp_format(void **state)
+{
+    struct fixture *f = *state;
+    char file[256], dir[256], saved[512] = "";
+    snprintf(file, sizeof file, "%s/k.cu", f->dir);
+    snprintf(dir, sizeof dir, "%s/b", f->dir);
+    write_text(file, "x");
+    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
+    /* <dir>/k.YYYYmmdd-HHMMSS.cu */
+    const char *name = saved + strlen(dir) + 1;
+    assert_int_equal(strlen(name), strlen("k.20231114-221320.cu"));
+    assert_memory_equal(name, "k.", 2);
+    for (int i = 2; i < 17; i++)
+        if (i == 10)
+            assert_int_equal(name[i], '-');
+        else
+            assert_true(name[i] >= '0' && name[i] <= '9');
+    assert_string_equal(name + 17, ".cu");
+}
+
+static void backup_same_second_never_overwrites(void **state)
+{
+    struct fixture *f = *state;
+    char file[256], dir[256], s1[512] = "", s2[512] = "", s3[512] = "", want[512], st[32];
+    snprintf(file, sizeof file, "%s/transpose.cu", f->dir);
+    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    stamp(WHEN, st, sizeof st);
+
+    write_text(file, "first version\n");
+    assert_int_equal(backup_file(file, dir, WHEN, s1, sizeof s1), 0);
+    write_text(file, "second version\n");
+    assert_int_equal(backup_file(file, dir, WHEN, s2, sizeof s2), 0);
+    write_text(file, "third\n");
+    assert_int_equal(backup_file(file, dir, WHEN, s3, sizeof s3), 0);
+
+    snprintf(want, sizeof want, "%s/transpose.%s-2.cu", dir, st);
+    assert_string_equal(s2, want);
+    snprintf(want, sizeof want, "%s/transpose.%s-3.cu", dir, st);
+    assert_string_equal(s3, want);
+    assert_file_is(s1, "first version\n");
+    assert_file_is(s2, "second version\n");
+    assert_file_is(s3, "third\n");
+    assert_int_equal(entries(dir), 3);
+}
+
+static void backup_name_uses_local_time(void **state)
+{
+    /* In a zone 5:30 east of UTC, WHEN is 2023-11-15 03:43:20 local time. */
+    struct fixture *f = *state;
+    char *old = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
+    setenv("TZ", "WBT-05:30", 1);
+    tzset();
+    char file[256], dir[256], saved[512] = "", want[512];
+    snprintf(file, sizeof file, "%s/k.cu", f->dir);
+    snprintf(dir, sizeof dir, "%s/b", f->dir);
+    write_text(file, "x");
+    int rc = backup_file(file, dir, WHEN, saved, sizeof saved);
+    if (old) {
+        setenv("TZ", old, 1);
+        free(old);
+    } else {
+        unsetenv("TZ");
+    }
+    tzset();
+    assert_int_equal(rc, 0);
+    snprintf(want, sizeof want, "%s/k.20231115-034320.cu", dir);
+    assert_string_equal(saved, want);
+}
+
+static void backup_different_seconds_no_suffix(void **state)
+{
+    struct fixture *f = *state;
+    char file[256], dir[256], s1[512] = "", s2[512] = "", want[512], st[32];
+    snprintf(file, sizeof file, "%s/k.cu", f->dir);
+    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    write_text(file, "v\n");
+    assert_int_equal(backup_file(file, dir, WHEN, s1, sizeof s1), 0);
+    assert_int_equal(backup_file(file, dir, WHEN + 1, s2, sizeof s2), 0);
+    stamp(WHEN + 1, st, sizeof st);
+    snprintf(want, sizeof want, "%s/k.%s.cu", dir, st);
+    assert_string_equal(s2, want);
+    assert_string_not_equal(s1, s2);
+}
+
+static void backup_file_without_extension(void **state)
+{
+    struct fixture *f = *state;
+    char file[256], dir[256], saved[512] = "", want[512], st[32];
+    snprintf(file, sizeof file, "%s/notes", f->dir);
+    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    write_text(file, "no extension\n");
+    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
+    stamp(WHEN, st, sizeof st);
+    snprintf(want, sizeof want, "%s/notes.%s", dir, st);
+    assert_string_equal(saved, want);
+    assert_file_is(saved, "no extension\n");
+}
+
+static void backup_empty_file(void **state)
+{
+    struct fixture *f = *state;
+    char file[256], dir[256], saved[512] = "";
+    snprintf(file, sizeof file, "%s/empty.cu", f->dir);
+    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    write_text(file, "");
+    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
+    assert_file_is(saved, "");
+}
+
+static void backup_large_file(void **state)
+{
+    /* Larger than copy_fd's 64 KiB buffer: the copy must take several reads. */
+    struct fixture *f = *state;
+    char file[256], dir[256], saved[512] = "";
+    snprintf(file, sizeof file, "%s/big.cu", f->dir);
+    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    size_t n = 200000;
+    char *data = malloc(n), *back = malloc(n + 1);
+    assert_non_null(data);
+    assert_non_null(back);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (char)('a' + i % 23);
+    FILE *fp = fopen(file, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, n, fp), n);
+    fclose(fp);
+    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
+    fp = fopen(saved, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fread(back, 1, n + 1, fp), n);
+    fclose(fp);
+    assert_memory_equal(back, data, n);
+    free(data);
+    free(back);
+}
+
+static void backup_dir_not_creatable_fails(void **state)
+{
+    struct fixture *f = *state;
+    char file[256], blocker[256], dir[256], saved[512] = "";
+    snprintf(file, sizeof file, "%s/k.cu", f->dir);
+    snprintf(blocker, sizeof blocker, "%s/plain_file", f->dir);
+    snprintf(dir, sizeof dir, "%s/plain_file/backups", f->dir);
+    write_text(file, "keep me\n");
+    write_text(blocker, "in the way\n");
+    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), -1);
+    assert_file_is(file, "keep me\n");
+}
+
+static void copy_replaces_destination(void **state)
+{
+    struct fixture *f = *state;
+    char src[256], dst[256];
+    snprintf(src, sizeof src, "%s/stub.cu", f->dir);
+    snprintf(dst, sizeof dst, "%s/work.cu", f->dir);
+    write_text(src, "short\n");
+    write_text(dst, "a much longer text that must not survive in any part\n");
+    assert_int_equal(copy_file(src, dst), 0);
+    assert_file_is(dst, "short\n");
+    assert_file_is(src, "short\n");
+    assert_int_equal(entries(f->dir), 2); /* no temporary left */
+}
+
+static void copy_creates_destination(void **state)
+{
+    struct fixture *f = *state;
+    char src[256], dst[256];
+    snprintf(src, sizeof src, "%s/stub.cu", f->dir);
+    snprintf(dst, sizeof dst, "%s/new.cu", f->dir);
+    write_text(src, "int x;\n");
+    assert_false(exists(dst));
+    assert_int_equal(copy_file(src, dst), 0);
+    assert_file_is(dst, "int x;\n");
+}
+
+static void copy_missing_source_keeps_destination(void **state)
+{
+    struct fixture *f = *state;
+    char src[256], dst[256];
+    snprintf(src, sizeof src, "%s/absent.cu", f->dir);
+    snprintf(dst, sizeof dst, "%s/work.cu", f->dir);
+    write_text(dst, "the student's work\n");
+    assert_int_equal(copy_file(src, dst), -1);
+    assert_file_is(dst, "the student's work\n");
+    assert_int_equal(entries(f->dir), 1);
+}
+
+static void copy_into_missing_folder_fails(void **state)
+{
+    struct fixture *f = *state;
+    char src[256], dst[256];
+    snprintf(src, sizeof src, "%s/stub.cu", f->dir);
+    snprintf(dst, sizeof dst, "%s/no/such/dir/work.cu", f->dir);
+    write_text(src, "x\n");
+    assert_int_equal(copy_file(src, dst), -1);
+    assert_int_equal(entries(f->dir), 1);
+}
+
+static void make_dirs_nested(void **state)
+{
+    struct fixture *f = *state;
+    char path[256], mid[256];
+    snprintf(path, sizeof path, "%s/a/b/c/d", f->dir);
+    snprintf(mid, sizeof mid, "%s/a/b", f->dir);
+    assert_int_equal(make_dirs(path), 0);
+    assert_true(is_dir(mid));
+    assert_true(is_dir(path));
+}
+
+static void make_dirs_existing_is_fine(void **state)
+{
+    struct fixture *f = *state;
+    char path[256], deeper[256];
+    snprintf(path, sizeof path, "%s/x/y", f->dir);
+    snprintf(deeper, sizeof deeper, "%s/x/y/z", f->dir);
+    assert_int_equal(make_dirs(path), 0);
+    assert_int_equal(make_dirs(path), 0);
+    assert_int_equal(make_dirs(f->dir), 0);
+    assert_int_equal(make_dirs(deeper), 0); /* parents exist, the last one is new */
+    assert_true(is_dir(deeper));
+}
+
+static void make_dirs_trailing_slash(void **state)
+{
+    struct fixture *f = *state;
+    char path[256], plain[256];
+    snprintf(path, sizeof path, "%s/t/u/", f->dir);
+    snprintf(plain, sizeof plain, "%s/t/u", f->dir);
+    assert_int_equal(make_dirs(path), 0);
+    assert_true(is_dir(plain));
+}
+
+static void make_dirs_under_a_file_fails(void **state)
+{
+    struct fixture *f = *state;
+    char blocker[256], path[256];
+    snprintf(blocker, sizeof blocker, "%s/plain_file", f->dir);
+    snprintf(path, sizeof path, "%s/plain_file/sub", f->dir);
+    write_text(blocker, "x");
+    assert_int_equal(make_dirs(path), -1);
+}
+
+/* An existing regular file is not a directory that make_dirs may accept. */
+static void make_dirs_on_a_file_fails(void **state)
+{
+    struct fixture *f = *state;
+    char path[256];
+    snprintf(path, sizeof path, "%s/regular", f->dir);
+    write_text(path, "x");
+    assert_int_equal(make_dirs(path), -1);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(backup_missing_file_returns_one),
+        T(backup_keeps_content_and_name),
+        T(backup_stamp_format),
+        T(backup_same_second_never_overwrites),
+        T(backup_name_uses_local_time),
+        T(backup_different_seconds_no_suffix),
+        T(backup_file_without_extension),
+        T(backup_empty_file),
+        T(backup_large_file),
+        T(backup_dir_not_creatable_fails),
+        T(copy_replaces_destination),
+        T(copy_creates_destination),
+        T(copy_missing_source_keeps_destination),
+        T(copy_into_missing_folder_fails),
+        T(make_dirs_nested),
+        T(make_dirs_existing_is_fine),
+        T(make_dirs_trailing_slash),
+        T(make_dirs_under_a_file_fails),
+        T(make_dirs_on_a_file_fails),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,704 @@
+/* Unit tests for checker/src/compare.c: the tolerances, within(), compare_outputs() and
+ * compare_sampled() (counting wrong, never-written (also in the last row / column), guard and
+ * other NaN elements, edge tiles versus inner tiles, the first mismatches) and diagnose() for
+ * every pattern it names. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+
+#define QUIET_NAN_BITS 0x7FC00000u /* the NaN arithmetic produces: neither poison nor guard */
+
+static float from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t to_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float *filled(size_t n, float v)
+{
+    float *x = malloc(n * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = v;
+    return x;
+}
+
+/* Element i of a rows x cols matrix holding distinct values 1, 2, 3, ... */
+static float *counting(size_t n)
+{
+    float *x = malloc(n * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)(i + 1);
+    return x;
+}
+
+static void assert_contains(const char *text, const char *part)
+{
+    assert_non_null(text);
+    if (!strstr(text, part))
+        fail_msg("expected \"%s\" in \"%s\"", part, text);
+}
+
+static void assert_lacks(const char *text, const char *part)
+{
+    assert_non_null(text);
+    if (strstr(text, part))
+        fail_msg("did not expect \"%s\" in \"%s\"", part, text);
+}
+
+/* ---- tolerances and within() ---- */
+
+static void tolerance_exact_is_zero(void **state)
+{
+    (void)state;
+    struct tolerance t = tolerance_exact();
+    assert_true(t.atol == 0.0);
+    assert_true(t.rtol == 0.0);
+}
+
+static void tolerance_dot_is_two_k_epsilon(void **state)
+{
+    (void)state;
+    int ks[] = {1, 2, 31, 1000, 4096};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        struct tolerance t = tolerance_dot(ks[i]);
+        double expect = 2.0 * ks[i] * FLT_EPSILON;
+        assert_true(fabs(t.atol - expect) <= 1e-6 * expect);
+        assert_true(fabs(t.rtol - expect) <= 1e-6 * expect);
+    }
+}
+
+static void tolerance_dot_grows_with_k(void **state)
+{
+    (void)state;
+    double prev = 0.0;
+    for (int k = 1; k <= 4096; k *= 2) {
+        struct tolerance t = tolerance_dot(k);
+        assert_true(t.atol > prev);
+        assert_true(t.rtol > prev);
+        prev = t.atol;
+    }
+    /* Still far tighter than one missing term of a dot product of inputs in [-1, 1). */
+    assert_true(tolerance_dot(4096).atol < 0.01);
+}
+
+static void tolerance_dot_nonpositive_k_counts_as_one_term(void **state)
+{
+    (void)state;
+    struct tolerance one = tolerance_dot(1);
+    assert_true(one.atol > 0.0);
+    assert_true(tolerance_dot(0).atol == one.atol);
+    assert_true(tolerance_dot(-5).rtol == one.rtol);
+}
+
+static void within_exact_only_equal(void **state)
+{
+    (void)state;
+    struct tolerance t = tolerance_exact();
+    assert_true(within(0.75f, 0.75, t));
+    assert_true(within(-3.0f, -3.0, t));
+    assert_true(within(0.0f, -0.0, t));
+    assert_false(within(nextafterf(0.75f, 1.0f), 0.75, t));
+    assert_false(within(0.75f, 0.7500001, t));
+}
+
+static void within_dot_uses_atol_plus_rtol(void **state)
+{
+    (void)state;
+    struct tolerance t = tolerance_dot(1000); /* atol = rtol = 2000 eps ~ 2.38e-4 */
+    /* Near 1: allowed |diff| = atol + rtol*1 ~ 4.77e-4. */
+    assert_true(within(1.0004f, 1.0, t));
+    assert_false(within(1.0006f, 1.0, t));
+    assert_true(within(0.9996f, 1.0, t));
+    assert_false(within(0.9994f, 1.0, t));
+    /* Near 0 only atol counts. */
+    assert_true(within(2.0e-4f, 0.0, t));
+    assert_false(within(3.0e-4f, 0.0, t));
+    /* The relative part scales with |want|: 100 allows ~2.4e-2. */
+    assert_true(within(100.02f, 100.0, t));
+    assert_false(within(100.03f, 100.0, t));
+}
+
+static void within_nan_never(void **state)
+{
+    (void)state;
+    struct tolerance huge = {1e30, 1e30};
+    assert_false(within(NAN, 1.0, huge));
+    assert_false(within(from_bits(POISON_BITS), 0.0, huge));
+    assert_false(within(from_bits(GUARD_BITS), 0.0, huge));
+    assert_false(within(1.0f, NAN, huge));
+    assert_false(within(NAN, NAN, huge));
+    assert_false(within(NAN, NAN, tolerance_exact()));
+}
+
+static void bit_patterns_are_nans_and_has_bits_tells_them_apart(void **state)
+{
+    (void)state;
+    float poison = from_bits(POISON_BITS), guard = from_bits(GUARD_BITS), q = from_bits(QUIET_NAN_BITS);
+    assert_true(isnan(poison));
+    assert_true(isnan(guard));
+    assert_true(has_bits(poison, POISON_BITS));
+    assert_false(has_bits(poison, GUARD_BITS));
+    assert_true(has_bits(guard, GUARD_BITS));
+    assert_false(has_bits(guard, POISON_BITS));
+    assert_false(has_bits(q, POISON_BITS));
+    assert_false(has_bits(q, GUARD_BITS));
+    assert_true(has_bits(1.0f, 0x3F800000u));
+    assert_int_equal(to_bits(poison), POISON_BITS);
+}
+
+/* ---- compare_outputs ---- */
+
+static void compare_all_equal(void **state)
+{
+    (void)state;
+    float *want = counting(12), *got = counting(12);
+    struct comparison c;
+    memset(&c, 0x5A, sizeof c); /* whatever was there before must be cleared */
+    compare_outputs(got, want, 3, 4, 32, tolerance_exact(), &c);
+    assert_int_equal(c.rows, 3);
+    assert_int_equal(c.cols, 4);
+    assert_int_equal(c.tile, 32);
+    assert_int_equal(c.wrong, 0);
+    assert_int_equal(c.never_written, 0);
+    assert_int_equal(c.guard_values, 0);
+    assert_int_equal(c.other_nans, 0);
+    assert_int_equal(c.wrong_inside, 0);
+    assert_int_equal(c.shown, 0);
+    free(want);
+    free(got);
+}
+
+static void compare_counts_each_kind(void **state)
+{
+    (void)state;
+    float *want = counting(16), *got = counting(16);
+    got[1] = 99.0f;                       /* wrong number */
+    got[4] = from_bits(POISON_BITS);      /* never written */
+    got[7] = from_bits(POISON_BITS);
+    got[10] = from_bits(GUARD_BITS);      /* copied from a guard zone */
+    got[13] = from_bits(QUIET_NAN_BITS);  /* a NaN the kernel computed */
+    got[14] = -from_bits(QUIET_NAN_BITS); /* another one, other sign */
+    struct comparison c;
+    compare_outputs(got, want, 4, 4, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, 6);
+    assert_int_equal(c.never_written, 2);
+    assert_int_equal(c.guard_values, 1);
+    assert_int_equal(c.other_nans, 2);
+    free(want);
+    free(got);
+}
+
+static void compare_counts_poison_in_last_row_and_col(void **state)
+{
+    (void)state;
+    enum { R = 4, C = 5 };
+    float *want = counting(R * C), *got = counting(R * C);
+    got[3 * C + 0] = from_bits(POISON_BITS); /* last row */
+    got[3 * C + 2] = from_bits(POISON_BITS); /* last row */
+    got[3 * C + 4] = from_bits(POISON_BITS); /* last row and last col */
+    got[1 * C + 4] = from_bits(POISON_BITS); /* last col */
+    got[0 * C + 1] = from_bits(POISON_BITS); /* neither */
+    got[3 * C + 1] = 0.0f;                   /* wrong, not poison */
+    got[2 * C + 4] = from_bits(GUARD_BITS);  /* last col, but a guard value */
+    struct comparison c;
+    compare_outputs(got, want, R, C, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, 7);
+    assert_int_equal(c.never_written, 5);
+    assert_int_equal(c.never_written_last_row, 3);
+    assert_int_equal(c.never_written_last_col, 2);
+    free(want);
+    free(got);
+}
+
+static void compare_within_tolerance_is_not_wrong(void **state)
+{
+    (void)state;
+    float want[3] = {1.0f, 2.0f, 3.0f}, got[3] = {1.0001f, 2.0f, 3.01f};
+    struct comparison c;
+    compare_outputs(got, want, 1, 3, 32, tolerance_dot(1000), &c);
+    assert_int_equal(c.wrong, 1);
+    assert_int_equal(c.first[0].col, 2);
+    compare_outputs(got, want, 1, 3, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, 2);
+}
+
+static void compare_edge_row_is_edge_tile(void **state)
+{
+    (void)state;
+    float *want = filled(33 * 33, 1.0f), *got = filled(33 * 33, 1.0f);
+    got[32 * 33 + 5] = 2.0f; /* row 32: the partial tile row */
+    struct comparison c;
+    compare_outputs(got, want, 33, 33, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, 1);
+    assert_int_equal(c.wrong_inside, 0);
+    free(want);
+    free(got);
+}
+
+static void compare_edge_col_is_edge_tile(void **state)
+{
+    (void)state;
+    float *want = filled(33 * 33, 1.0f), *got = filled(33 * 33, 1.0f);
+    got[0 * 33 + 32] = 2.0f;  /* col 32 */
+    got[32 * 33 + 32] = 2.0f; /* the corner */
+    struct comparison c;
+    compare_outputs(got, want, 33, 33, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, 2);
+    assert_int_equal(c.wrong_inside, 0);
+    free(want);
+    free(got);
+}
+
+static void compare_inner_tile_counts_inside(void **state)
+{
+    (void)state;
+    float *want = filled(33 * 33, 1.0f), *got = filled(33 * 33, 1.0f);
+    got[0] = 2.0f;            /* (0, 0) */
+    got[31 * 33 + 31] = 2.0f; /* (31, 31): last element of the full tile */
+    got[32 * 33 + 0] = 2.0f;  /* (32, 0): edge */
+    struct comparison c;
+    compare_outputs(got, want, 33, 33, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, 3);
+    assert_int_equal(c.wrong_inside, 2);
+    free(want);
+    free(got);
+}
+
+static void compare_rectangular_edges(void **state)
+{
+    (void)state;
+    /* 64 x 40, tile 32: rows 0..63 are all in full tile rows, cols 32..39 are the edge. */
+    float *want = filled(64 * 40, 0.5f), *got = filled(64 * 40, 0.5f);
+    got[63 * 40 + 31] = 0.0f; /* inside */
+    got[63 * 40 + 32] = 0.0f; /* edge */
+    got[0 * 40 + 39] = 0.0f;  /* edge */
+    struct comparison c;
+    compare_outputs(got, want, 64, 40, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, 3);
+    assert_int_equal(c.wrong_inside, 1);
+    free(want);
+    free(got);
+}
+
+static void compare_records_first_mismatches_in_order_capped(void **state)
+{
+    (void)state;
+    enum { R = 5, C = 7 };
+    float *want = counting(R * C), *got = counting(R * C);
+    size_t bad[] = {2, 3, 9, 15, 16, 20, 28, 33, 34};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        got[bad[i]] = -1.0f - (float)i;
+    struct comparison c;
+    compare_outputs(got, want, R, C, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, sizeof bad / sizeof bad[0]);
+    assert_int_equal(c.shown, MAX_SHOWN_MISMATCHES);
+    for (size_t i = 0; i < MAX_SHOWN_MISMATCHES; i++) {
+        assert_int_equal(c.first[i].row, (int)(bad[i] / C));
+        assert_int_equal(c.first[i].col, (int)(bad[i] % C));
+        assert_true(c.first[i].want == (double)(bad[i] + 1));
+        assert_true(c.first[i].got == -1.0f - (float)i);
+    }
+    free(want);
+    free(got);
+}
+
+static void compare_fewer_mismatches_than_cap(void **state)
+{
+    (void)state;
+    float *want = counting(6), *got = counting(6);
+    got[5] = from_bits(POISON_BITS);
+    got[2] = 0.0f;
+    struct comparison c;
+    compare_outputs(got, want, 2, 3, 32, tolerance_exact(), &c);
+    assert_int_equal(c.shown, 2);
+    assert_int_equal(c.first[0].row, 0);
+    assert_int_equal(c.first[0].col, 2);
+    assert_int_equal(c.first[1].row, 1);
+    assert_int_equal(c.first[1].col, 2);
+    assert_true(has_bits(c.first[1].got, POISON_BITS)); /* the bits survive */
+    free(want);
+    free(got);
+}
+
+/* ---- compare_sampled ---- */
+
+static void compare_sampled_checks_only_the_samples(void **state)
+{
+    (void)state;
+    enum { R = 3, C = 4 };
+    float *got = counting(R * C);
+    got[1] = 100.0f;                  /* not sampled: ignored */
+    got[6] = 100.0f;                  /* sampled, wrong */
+    got[11] = from_bits(POISON_BITS); /* sampled, never written */
+    size_t idx[] = {0, 6, 11, 4};
+    double want[] = {1.0, 7.0, 12.0, 5.0};
+    struct comparison c;
+    compare_sampled(got, want, idx, 4, R, C, 2, tolerance_exact(), &c);
+    assert_int_equal(c.rows, R);
+    assert_int_equal(c.cols, C);
+    assert_int_equal(c.tile, 2);
+    assert_int_equal(c.wrong, 2);
+    assert_int_equal(c.never_written, 1);
+    assert_int_equal(c.shown, 2);
+    assert_int_equal(c.first[0].row, 1);
+    assert_int_equal(c.first[0].col, 2);
+    assert_true(c.first[0].want == 7.0);
+    assert_true(c.first[0].got == 100.0f);
+    assert_int_equal(c.first[1].row, 2);
+    assert_int_equal(c.first[1].col, 3);
+    /* 3 x 4 with tile 2: (1, 2) lies in a full tile; row 2 is the partial tile row. */
+    assert_int_equal(c.wrong_inside, 1);
+    free(got);
+}
+
+static void compare_sampled_uses_double_reference(void **state)
+{
+    (void)state;
+    float got[2] = {1.0f, 0.1f};
+    size_t idx[] = {0, 1};
+    double want[] = {1.0, 0.1}; /* 0.1 is not a float: exact tolerance must see the difference */
+    struct comparison c;
+    compare_sampled(got, want, idx, 2, 1, 2, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, 1);
+    assert_int_equal(c.first[0].col, 1);
+    compare_sampled(got, want, idx, 2, 1, 2, 32, tolerance_dot(1), &c);
+    assert_int_equal(c.wrong, 0);
+}
+
+/* ---- diagnose ---- */
+
+static const char *diagnose_square(const float *got, const float *want, int n, int tile,
+                                   enum family fam, const float *input, const float *swapped,
+                                   struct tolerance tol)
+{
+    static struct comparison c;
+    compare_outputs(got, want, n, n, tile, tol, &c);
+    struct diagnosis_inputs d = {fam, want, got, input, swapped, tol};
+    return diagnose(&c, &d);
+}
+
+static void diagnose_all_correct(void **state)
+{
+    (void)state;
+    float *want = counting(9), *got = counting(9);
+    const char *s = diagnose_square(got, want, 3, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "every element matches");
+    free(want);
+    free(got);
+}
+
+static void diagnose_all_poison(void **state)
+{
+    (void)state;
+    float *want = counting(33 * 33), *got = filled(33 * 33, from_bits(POISON_BITS));
+    const char *s = diagnose_square(got, want, 33, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "wrote nothing");
+    free(want);
+    free(got);
+}
+
+static void diagnose_transpose_copied(void **state)
+{
+    (void)state;
+    /* Input 3 x 2, output 2 x 3. */
+    float input[6] = {1, 2, 3, 4, 5, 6};
+    float want[6] = {1, 3, 5, 2, 4, 6};
+    float got[6];
+    memcpy(got, input, sizeof got);
+    struct comparison c;
+    compare_outputs(got, want, 2, 3, 32, tolerance_exact(), &c);
+    assert_int_equal(c.wrong, 4);
+    struct diagnosis_inputs d = {FAMILY_TRANSPOSE, want, got, input, NULL, tolerance_exact()};
+    assert_contains(diagnose(&c, &d), "copied instead of transposing");
+}
+
+static void diagnose_transpose_not_a_copy(void **state)
+{
+    (void)state;
+    /* Wrong in one place only: not a copy, so no copy diagnosis. */
+    float input[6] = {1, 2, 3, 4, 5, 6};
+    float want[6] = {1, 3, 5, 2, 4, 6};
+    float got[6] = {1, 3, 5, 2, 4, 7};
+    struct comparison c;
+    compare_outputs(got, want, 2, 3, 32, tolerance_exact(), &c);
+    struct diagnosis_inputs d = {FAMILY_TRANSPOSE, want, got, input, NULL, tolerance_exact()};
+    assert_lacks(diagnose(&c, &d), "copied");
+}
+
+static void diagnose_matmul_rowcol_swapped(void **state)
+{
+    (void)state;
+    float want[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    float got[9] = {1, 4, 7, 2, 5, 8, 3, 6, 9};
+    const char *s = diagnose_square(got, want, 3, 32, FAMILY_MATMUL, NULL, NULL, tolerance_dot(3));
+    assert_contains(s, "row and col are swapped");
+}
+
+static void diagnose_matmul_ab_swapped(void **state)
+{
+    (void)state;
+    /* A = [1 2; 3 4], B = [0 1; 1 0]: AB = [2 1; 4 3], BA = [3 4; 1 2] (not AB's transpose). */
+    float want[4] = {2, 1, 4, 3};
+    float swapped[4] = {3, 4, 1, 2};
+    float got[4];
+    memcpy(got, swapped, sizeof got);
+    const char *s = diagnose_square(got, want, 2, 32, FAMILY_MATMUL, NULL, swapped, tolerance_dot(2));
+    assert_contains(s, "A and B are swapped");
+    assert_lacks(s, "row and col");
+}
+
+static void diagnose_poison_only_in_edge_tiles(void **state)
+{
+    (void)state;
+    /* 40 x 40 with tile 32: a kernel that handles only whole tiles leaves rows 32..39 and
+     * cols 32..39 unwritten (more than the last row or column alone). */
+    enum { N = 40 };
+    float *want = counting(N * N), *got = counting(N * N);
+    size_t poisoned = 0;
+    for (int r = 0; r < N; r++)
+        for (int c = 0; c < N; c++)
+            if (r >= 32 || c >= 32) {
+                got[r * N + c] = from_bits(POISON_BITS);
+                poisoned++;
+            }
+    const char *s = diagnose_square(got, want, N, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "partial tiles at the edge");
+    char count[32];
+    snprintf(count, sizeof count, "%zu elements", poisoned);
+    assert_contains(s, count);
+    assert_contains(s, "multiples of 32");
+    free(want);
+    free(got);
+}
+
+static void diagnose_poison_last_row_and_col_is_edge_tiles(void **state)
+{
+    (void)state;
+    /* 33 x 33: the edge tiles are exactly the last row and the last column; both unwritten
+     * is neither "only the last row" nor "only the last column". */
+    float *want = counting(33 * 33), *got = counting(33 * 33);
+    for (int i = 0; i < 33; i++) {
+        got[32 * 33 + i] = from_bits(POISON_BITS);
+        got[i * 33 + 32] = from_bits(POISON_BITS);
+    }
+    const char *s = diagnose_square(got, want, 33, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "65 elements in the partial tiles at the edge");
+    assert_lacks(s, "only the last");
+    free(want);
+    free(got);
+}
+
+static void diagnose_poison_last_row_only(void **state)
+{
+    (void)state;
+    float *want = counting(33 * 33), *got = counting(33 * 33);
+    for (int c = 0; c < 33; c++)
+        got[32 * 33 + c] = from_bits(POISON_BITS);
+    const char *s = diagnose_square(got, want, 33, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "only the last row was never written");
+    free(want);
+    free(got);
+}
+
+static void diagnose_poison_last_col_only(void **state)
+{
+    (void)state;
+    /* 64 x 64: the last column lies in whole tiles, the sentence is the same. */
+    float *want = counting(64 * 64), *got = counting(64 * 64);
+    for (int r = 0; r < 64; r++)
+        got[r * 64 + 63] = from_bits(POISON_BITS);
+    const char *s = diagnose_square(got, want, 64, 32, FAMILY_TRANSPOSE, NULL, NULL, tolerance_exact());
+    assert_contains(s, "only the last column was never written");
+    free(want);
+    free(got);
+}
+
+static void diagnose_poison_inside(void **state)
+{
+    (void)state;
+    float *want = counting(33 * 33), *got = counting(33 * 33);
+    got[3 * 33 + 4] = from_bits(POISON_BITS);
+    got[32 * 33 + 1] = from_bits(POISON_BITS);
+    const char *s = diagnose_square(got, want, 33, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "never written");
+    assert_contains(s, "2 of 1089");
+    assert_contains(s, "the first at row 3, col 4");
+    assert_lacks(s, "partial tiles");
+    free(want);
+    free(got);
+}
+
+static void diagnose_guard_values(void **state)
+{
+    (void)state;
+    float *want = counting(33 * 33), *got = counting(33 * 33);
+    got[32 * 33 + 32] = from_bits(GUARD_BITS);
+    got[5] = from_bits(GUARD_BITS);
+    const char *s = diagnose_square(got, want, 33, 32, FAMILY_TRANSPOSE, NULL, NULL, tolerance_exact());
+    assert_contains(s, "guard pattern");
+    assert_contains(s, "2 elements");
+    free(want);
+    free(got);
+}
+
+static void diagnose_other_nans(void **state)
+{
+    (void)state;
+    float *want = counting(33 * 33), *got = counting(33 * 33);
+    got[40] = from_bits(QUIET_NAN_BITS);
+    const char *s = diagnose_square(got, want, 33, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "NaN where the reference");
+    assert_contains(s, "1 elements");
+    free(want);
+    free(got);
+}
+
+static void diagnose_wrong_only_edge_tiles(void **state)
+{
+    (void)state;
+    float *want = counting(33 * 33), *got = counting(33 * 33);
+    got[32 * 33 + 7] = 0.0f;
+    got[10 * 33 + 32] = 0.0f;
+    const char *s = diagnose_square(got, want, 33, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "only tiles at the edge");
+    free(want);
+    free(got);
+}
+
+static void diagnose_wrong_inside(void **state)
+{
+    (void)state;
+    float *want = counting(33 * 33), *got = counting(33 * 33);
+    got[0] = 0.0f;
+    got[32 * 33 + 7] = 0.0f;
+    const char *s = diagnose_square(got, want, 33, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "also well inside");
+    assert_contains(s, "2 of 1089");
+    free(want);
+    free(got);
+}
+
+static void diagnose_without_inputs(void **state)
+{
+    (void)state;
+    /* The inputs are optional: only the comparison counts then. */
+    float *want = counting(33 * 33), *got = counting(33 * 33);
+    got[100] = -5.0f;
+    struct comparison c;
+    compare_outputs(got, want, 33, 33, 32, tolerance_exact(), &c);
+    assert_contains(diagnose(&c, NULL), "also well inside");
+    free(want);
+    free(got);
+}
+
+/* One missing element of the last row is not "the last row was never written". */
+static void diagnose_part_of_last_row_is_not_the_last_row(void **state)
+{
+    (void)state;
+    int n = 33;
+    float *want = counting((size_t)n * n), *got = counting((size_t)n * n);
+    got[32 * n + 5] = from_bits(POISON_BITS);
+    struct comparison c;
+    compare_outputs(got, want, n, n, 32, tolerance_exact(), &c);
+    const char *d = diagnose(&c, NULL);
+    assert_lacks(d, "only the last row");
+    assert_contains(d, "never written");
+    free(want);
+    free(got);
+}
+
+/* In a one-column output every element is in the last column: that says nothing. */
+static void diagnose_single_column_is_not_the_last_column(void **state)
+{
+    (void)state;
+    int rows = 257;
+    float *want = counting((size_t)rows), *got = counting((size_t)rows);
+    for (int i = 0; i < 100; i++)
+        got[i] = from_bits(POISON_BITS);
+    struct comparison c;
+    compare_outputs(got, want, rows, 1, 32, tolerance_exact(), &c);
+    assert_lacks(diagnose(&c, NULL), "only the last column");
+    free(want);
+    free(got);
+}
+
+static void diagnose_poison_beats_guard_and_nan(void **state)
+{
+    (void)state;
+    /* Poison, guard and computed NaNs together: never-written is named first. */
+    float *want = counting(33 * 33), *got = counting(33 * 33);
+    got[32 * 33 + 32] = from_bits(POISON_BITS);
+    got[1] = from_bits(GUARD_BITS);
+    got[2] = from_bits(QUIET_NAN_BITS);
+    const char *s = diagnose_square(got, want, 33, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+    assert_contains(s, "never written");
+    assert_lacks(s, "guard");
+    free(want);
+    free(got);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tolerance_exact_is_zero),
+        cmocka_unit_test(tolerance_dot_is_two_k_epsilon),
+        cmocka_unit_test(tolerance_dot_grows_with_k),
+        cmocka_unit_test(tolerance_dot_nonpositive_k_counts_as_one_term),
+        cmocka_unit_test(within_exact_only_equal),
+        cmocka_unit_test(within_dot_uses_atol_plus_rtol),
+        cmocka_unit_test(within_nan_never),
+        cmocka_unit_test(bit_patterns_are_nans_and_has_bits_tells_them_apart),
+        cmocka_unit_test(compare_all_equal),
+        cmocka_unit_test(compare_counts_each_kind),
+        cmocka_unit_test(compare_counts_poison_in_last_row_and_col),
+        cmocka_unit_test(compare_within_tolerance_is_not_wrong),
+        cmocka_unit_test(compare_edge_row_is_edge_tile),
+        cmocka_unit_test(compare_edge_col_is_edge_tile),
+        cmocka_unit_test(compare_inner_tile_counts_inside),
+        cmocka_unit_test(compare_rectangular_edges),
+        cmocka_unit_test(compare_records_first_mismatches_in_order_capped),
+        cmocka_unit_test(compare_fewer_mismatches_than_cap),
+        cmocka_unit_test(compare_sampled_checks_only_the_samples),
+        cmocka_unit_test(compare_sampled_uses_double_reference),
+        cmocka_unit_test(diagnose_all_correct),
+        cmocka_unit_test(diagnose_all_poison),
+        cmocka_unit_test(diagnose_transpose_copied),
+        cmocka_unit_test(diagnose_transpose_not_a_copy),
+        cmocka_unit_test(diagnose_matmul_rowcol_swapped),
+        cmocka_unit_test(diagnose_matmul_ab_swapped),
+        cmocka_unit_test(diagnose_poison_only_in_edge_tiles),
+        cmocka_unit_test(diagnose_poison_last_row_and_col_is_edge_tiles),
+        cmocka_unit_test(diagnose_poison_last_row_only),
+        cmocka_unit_test(diagnose_poison_last_col_only),
+        cmocka_unit_test(diagnose_poison_inside),
+        cmocka_unit_test(diagnose_guard_values),
+        cmocka_unit_test(diagnose_other_nans),
+        cmocka_unit_test(diagnose_wrong_only_edge_tiles),
+        cmocka_unit_test(diagnose_wrong_inside),
+        cmocka_unit_test(diagnose_without_inputs),
+        cmocka_unit_test(diagnose_part_of_last_row_is_not_the_last_row),
+        cmocka_unit_test(diagnose_single_column_is_not_the_last_column),
+        cmocka_unit_test(diagnose_poison_beats_guard_and_nan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

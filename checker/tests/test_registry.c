@@ -1,0 +1,301 @@
+/* Unit tests for checker/src/registry.c: the real lessons/registry (read from the repository
+ * root, where make runs the tests), comment and blank line handling, every validation error
+ * (each a sentence naming the line), registry_find and the point total. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "registry.h"
+
+#define GOOD1 "1 01_naive_matmul matmul_naive matmul checker/baselines/matmul_uncoalesced.cu 10\n"
+#define GOOD2 "2 02_tiled matmul_tiled matmul solutions/01_naive_matmul/matmul_naive.cu 25\n"
+
+static void assert_contains(const char *text, const char *part)
+{
+    if (!strstr(text, part))
+        fail_msg("expected \"%s\" in \"%s\"", part, text);
+}
+
+/* Parses text that must fail; checks the error names `line N` and contains `what`. */
+static void expect_error(const char *text, int line, const char *what)
+{
+    struct registry reg;
+    char err[512] = "";
+    assert_int_equal(registry_parse(text, &reg, err, sizeof err), -1);
+    char where[32];
+    snprintf(where, sizeof where, "line %d:", line);
+    assert_contains(err, where);
+    assert_contains(err, what);
+}
+
+static void real_registry_loads(void **state)
+{
+    (void)state;
+    struct registry reg;
+    char err[512] = "";
+    int rc = registry_load("lessons/registry", &reg, err, sizeof err);
+    if (rc != 0)
+        fail_msg("registry_load: %s", err);
+    assert_int_equal(reg.count, 5);
+
+    static const struct {
+        const char *folder, *kernel;
+        enum family family;
+        const char *baseline;
+        int points;
+    } want[] = {
+        {"01_naive_matmul", "matmul_naive", FAMILY_MATMUL, "checker/baselines/matmul_uncoalesced.cu", 10},
+        {"02_tiled_matmul", "matmul_tiled", FAMILY_MATMUL, "solutions/01_naive_matmul/matmul_naive.cu", 25},
+        {"03_bank_conflicts", "transpose_shared", FAMILY_TRANSPOSE, "checker/baselines/transpose_naive.cu", 20},
+        {"04_padding", "transpose_padded", FAMILY_TRANSPOSE, "solutions/03_bank_conflicts/transpose_shared.cu", 20},
+        {"05_swizzle", "transpose_swizzled", FAMILY_TRANSPOSE, "solutions/03_bank_conflicts/transpose_shared.cu", 25},
+    };
+    for (int i = 0; i < 5; i++) {
+        const struct lesson *l = &reg.lessons[i];
+        assert_int_equal(l->number, i + 1);
+        assert_string_equal(l->folder, want[i].folder);
+        assert_string_equal(l->kernel, want[i].kernel);
+        assert_int_equal(l->family, want[i].family);
+        assert_string_equal(l->baseline, want[i].baseline);
+        assert_int_equal(l->points, want[i].points);
+    }
+    assert_int_equal(registry_total_points(&reg), 100);
+}
+
+static void real_registry_files_exist(void **state)
+{
+    (void)state;
+    /* Every folder and baseline the registry names is there. */
+    struct registry reg;
+    char err[512] = "";
+    assert_int_equal(registry_load("lessons/registry", &reg, err, sizeof err), 0);
+    for (int i = 0; i < reg.count; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "lessons/%s/README.md", reg.lessons[i].folder);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            fail_msg("missing %s", path);
+        fclose(f);
+        f = fopen(reg.lessons[i].baseline, "r");
+        if (!f)
+            fail_msg("missing baseline %s", reg.lessons[i].baseline);
+        fclose(f);
+    }
+}
+
+static void missing_file_is_an_error(void **state)
+{
+    (void)state;
+    struct registry reg;
+    char err[512] = "";
+    assert_int_equal(registry_load("lessons/no-such-registry", &reg, err, sizeof err), -1);
+    assert_contains(err, "lessons/no-such-registry");
+}
+
+static void comments_and_blank_lines_skipped(void **state)
+{
+    (void)state;
+    const char *text = "# a comment\n"
+                       "\n"
+                       "   \t\n"
+                       "   # an indented comment 9 x y z w 1\n"
+                       GOOD1
+                       "\n"
+                       "#2 99_bogus bad-kernel nofamily x.c 0\n"
+                       "  " GOOD2; /* indented, and the last line has a newline */
+    struct registry reg;
+    char err[512] = "";
+    int rc = registry_parse(text, &reg, err, sizeof err);
+    if (rc != 0)
+        fail_msg("registry_parse: %s", err);
+    assert_int_equal(reg.count, 2);
+    assert_string_equal(reg.lessons[0].folder, "01_naive_matmul");
+    assert_string_equal(reg.lessons[1].folder, "02_tiled");
+    assert_string_equal(reg.lessons[1].kernel, "matmul_tiled");
+    assert_int_equal(registry_total_points(&reg), 35);
+}
+
+static void last_line_without_newline_and_crlf(void **state)
+{
+    (void)state;
+    const char *text = "# registry\r\n"
+                       "1 01_a k_a transpose a.cu 7\r\n"
+                       "2 02_b k_b matmul dir/b.cu 8";
+    struct registry reg;
+    char err[512] = "";
+    int rc = registry_parse(text, &reg, err, sizeof err);
+    if (rc != 0)
+        fail_msg("registry_parse: %s", err);
+    assert_int_equal(reg.count, 2);
+    assert_int_equal(reg.lessons[0].family, FAMILY_TRANSPOSE);
+    assert_string_equal(reg.lessons[0].baseline, "a.cu");
+    assert_int_equal(reg.lessons[1].points, 8);
+    assert_string_equal(reg.lessons[1].baseline, "dir/b.cu");
+}
+
+static void error_too_few_fields(void **state)
+{
+    (void)state;
+    expect_error("# header\n" GOOD1 "2 02_tiled matmul_tiled matmul 25\n", 3, "expected 6 fields");
+}
+
+static void error_too_many_fields(void **state)
+{
+    (void)state;
+    expect_error(GOOD1 "\n2 02_tiled matmul_tiled matmul b.cu 25 extra\n", 3, "expected 6 fields");
+}
+
+static void error_points_not_a_number(void **state)
+{
+    (void)state;
+    expect_error("1 01_x k matmul b.cu ten\n", 1, "expected 6 fields");
+}
+
+static void error_numbers_not_consecutive(void **state)
+{
+    (void)state;
+    expect_error(GOOD1 "3 03_x k matmul b.cu 5\n", 2, "number them 1, 2, 3");
+    expect_error("2 02_x k matmul b.cu 5\n", 1, "lesson 2 where lesson 1 was expected");
+    expect_error(GOOD1 GOOD1, 2, "number them 1, 2, 3");
+}
+
+static void error_folder_without_number(void **state)
+{
+    (void)state;
+    expect_error("1 naive_matmul k matmul b.cu 5\n", 1, "folder 'naive_matmul'");
+    expect_error("1 1_naive k matmul b.cu 5\n", 1, "two digits");
+    expect_error("1 02_naive k matmul b.cu 5\n", 1, "two digits");
+    expect_error("1 01naive k matmul b.cu 5\n", 1, "two digits");
+    expect_error("# c\n1 001_naive k matmul b.cu 5\n", 2, "two digits");
+}
+
+static void error_kernel_not_identifier(void **state)
+{
+    (void)state;
+    expect_error("1 01_x 9lives matmul b.cu 5\n", 1, "kernel '9lives' is not a C identifier");
+    expect_error("\n\n1 01_x my-kernel matmul b.cu 5\n", 3, "not a C identifier");
+    expect_error("1 01_x k.cu matmul b.cu 5\n", 1, "not a C identifier");
+}
+
+static void kernel_identifier_forms_accepted(void **state)
+{
+    (void)state;
+    struct registry reg;
+    char err[512] = "";
+    assert_int_equal(registry_parse("1 01_x _k9 matmul b.cu 5\n2 02_y K_2x transpose c.cu 6\n", &reg, err, sizeof err), 0);
+    assert_string_equal(reg.lessons[0].kernel, "_k9");
+    assert_string_equal(reg.lessons[1].kernel, "K_2x");
+}
+
+static void error_unknown_family(void **state)
+{
+    (void)state;
+    expect_error(GOOD1 "2 02_x k reduce b.cu 5\n", 2, "unknown family 'reduce'");
+    expect_error("1 01_x k Matmul b.cu 5\n", 1, "unknown family");
+}
+
+static void error_baseline_not_cu(void **state)
+{
+    (void)state;
+    expect_error("1 01_x k matmul b.c 5\n", 1, "baseline 'b.c' should be a .cu file");
+    expect_error("1 01_x k matmul .cu 5\n", 1, "should be a .cu file");
+    expect_error(GOOD1 "2 02_x k matmul b.cuh 5\n", 2, "should be a .cu file");
+}
+
+static void error_points_out_of_range(void **state)
+{
+    (void)state;
+    expect_error("1 01_x k matmul b.cu 0\n", 1, "points 0 outside 1..1000");
+    expect_error(GOOD1 "2 02_x k matmul b.cu 1001\n", 2, "outside 1..1000");
+    expect_error("1 01_x k matmul b.cu -3\n", 1, "outside 1..1000");
+}
+
+static void points_range_limits_accepted(void **state)
+{
+    (void)state;
+    struct registry reg;
+    char err[512] = "";
+    assert_int_equal(registry_parse("1 01_x k matmul b.cu 1\n2 02_x k matmul b.cu 1000\n", &reg, err, sizeof err), 0);
+    assert_int_equal(registry_total_points(&reg), 1001);
+}
+
+static void error_no_lessons(void **state)
+{
+    (void)state;
+    const char *texts[] = {"", "# only comments\n\n   \n# more\n"};
+    for (size_t i = 0; i < 2; i++) {
+        struct registry reg;
+        char err[512] = "";
+        assert_int_equal(registry_parse(texts[i], &reg, err, sizeof err), -1);
+        assert_contains(err, "no lessons");
+    }
+}
+
+static void error_more_than_max_lessons(void **state)
+{
+    (void)state;
+    static char text[8192];
+    size_t n = 0;
+    for (int i = 1; i <= MAX_LESSONS + 1; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d %02d_t k matmul b.cu 1\n", i, i);
+    char where[64];
+    snprintf(where, sizeof where, "more than %d lessons", MAX_LESSONS);
+    expect_error(text, MAX_LESSONS + 1, where);
+}
+
+static void find_present_and_absent(void **state)
+{
+    (void)state;
+    struct registry reg;
+    char err[512] = "";
+    assert_int_equal(registry_load("lessons/registry", &reg, err, sizeof err), 0);
+    for (int n = 1; n <= 5; n++) {
+        const struct lesson *l = registry_find(&reg, n);
+        assert_non_null(l);
+        assert_int_equal(l->number, n);
+        assert_ptr_equal(l, &reg.lessons[n - 1]);
+    }
+    assert_string_equal(registry_find(&reg, 3)->folder, "03_bank_conflicts");
+    assert_null(registry_find(&reg, 0));
+    assert_null(registry_find(&reg, 6));
+    assert_null(registry_find(&reg, -1));
+}
+
+static void family_names(void **state)
+{
+    (void)state;
+    assert_string_equal(family_name(FAMILY_MATMUL), "matmul");
+    assert_string_equal(family_name(FAMILY_TRANSPOSE), "transpose");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(real_registry_loads),
+        cmocka_unit_test(real_registry_files_exist),
+        cmocka_unit_test(missing_file_is_an_error),
+        cmocka_unit_test(comments_and_blank_lines_skipped),
+        cmocka_unit_test(last_line_without_newline_and_crlf),
+        cmocka_unit_test(error_too_few_fields),
+        cmocka_unit_test(error_too_many_fields),
+        cmocka_unit_test(error_points_not_a_number),
+        cmocka_unit_test(error_numbers_not_consecutive),
+        cmocka_unit_test(error_folder_without_number),
+        cmocka_unit_test(error_kernel_not_identifier),
+        cmocka_unit_test(kernel_identifier_forms_accepted),
+        cmocka_unit_test(error_unknown_family),
+        cmocka_unit_test(error_baseline_not_cu),
+        cmocka_unit_test(error_points_out_of_range),
+        cmocka_unit_test(points_range_limits_accepted),
+        cmocka_unit_test(error_no_lessons),
+        cmocka_unit_test(error_more_than_max_lessons),
+        cmocka_unit_test(find_present_and_absent),
+        cmocka_unit_test(family_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

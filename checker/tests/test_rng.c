@@ -1,0 +1,187 @@
+/* Unit tests for checker/src/rng.c: the same seed and stream replay the same numbers,
+ * different streams or seeds give different ones, rng_fill_uniform stays in [-1, 1) with
+ * exactly representable, well spread values, and fresh seeds are short. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+enum { SEQ = 64 };
+
+static void sequence(uint64_t seed, uint64_t stream, uint64_t *out)
+{
+    struct rng r;
+    rng_seed(&r, seed, stream);
+    for (int i = 0; i < SEQ; i++)
+        out[i] = rng_next(&r);
+}
+
+static void same_seed_same_numbers(void **state)
+{
+    (void)state;
+    uint64_t a[SEQ], b[SEQ];
+    sequence(12345, 3, a);
+    sequence(12345, 3, b);
+    assert_memory_equal(a, b, sizeof a);
+    /* ... and the numbers are not a constant. */
+    int distinct = 0;
+    for (int i = 1; i < SEQ; i++)
+        distinct += a[i] != a[0];
+    assert_true(distinct == SEQ - 1);
+}
+
+static void different_streams_differ(void **state)
+{
+    (void)state;
+    uint64_t a[SEQ], b[SEQ], c[SEQ];
+    sequence(12345, 0, a);
+    sequence(12345, 1, b);
+    sequence(12345, 2, c);
+    for (int i = 0; i < SEQ; i++) {
+        assert_true(a[i] != b[i]);
+        assert_true(b[i] != c[i]);
+        assert_true(a[i] != c[i]);
+    }
+}
+
+static void streams_do_not_overlap_shifted(void **state)
+{
+    (void)state;
+    /* Stream 1 is not stream 0 shifted by a few steps. */
+    uint64_t a[SEQ], b[SEQ];
+    sequence(7, 0, a);
+    sequence(7, 1, b);
+    for (int i = 0; i < SEQ; i++)
+        for (int j = 0; j < SEQ; j++)
+            assert_true(a[i] != b[j]);
+}
+
+static void different_seeds_differ(void **state)
+{
+    (void)state;
+    uint64_t a[SEQ], b[SEQ];
+    sequence(1, 5, a);
+    sequence(2, 5, b);
+    for (int i = 0; i < SEQ; i++)
+        assert_true(a[i] != b[i]);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void small_seeds_and_streams_never_collide(void **state)
+{
+    (void)state;
+    /* Seeds are typed back in (< 1e9) and streams are case indices: no (seed, stream) pair
+     * of small numbers may replay another pair's stream. */
+    enum { SEEDS = 64, STREAMS = 64 };
+    uint64_t *first = malloc(SEEDS * STREAMS * sizeof *first);
+    assert_non_null(first);
+    for (uint64_t s = 0; s < SEEDS; s++)
+        for (uint64_t k = 0; k < STREAMS; k++) {
+            struct rng r;
+            rng_seed(&r, s, k);
+            first[s * STREAMS + k] = rng_next(&r);
+        }
+    qsort(first, SEEDS * STREAMS, sizeof *first, cmp_u64);
+    for (size_t i = 1; i < SEEDS * STREAMS; i++)
+        assert_true(first[i] != first[i - 1]);
+    free(first);
+}
+
+static void fill_replays(void **state)
+{
+    (void)state;
+    float x[1000], y[1000];
+    struct rng r;
+    rng_seed(&r, 99, 4);
+    rng_fill_uniform(&r, x, 1000);
+    rng_seed(&r, 99, 4);
+    rng_fill_uniform(&r, y, 1000);
+    assert_memory_equal(x, y, sizeof x);
+    rng_seed(&r, 99, 5);
+    rng_fill_uniform(&r, y, 1000);
+    assert_memory_not_equal(x, y, sizeof x);
+}
+
+static void fill_in_range_and_spread(void **state)
+{
+    (void)state;
+    enum { N = 100000 };
+    float *x = malloc(N * sizeof *x);
+    assert_non_null(x);
+    struct rng r;
+    rng_seed(&r, 2024, 0);
+    rng_fill_uniform(&r, x, N);
+    float lo = x[0], hi = x[0];
+    double sum = 0.0;
+    int below = 0;
+    for (int i = 0; i < N; i++) {
+        if (!(x[i] >= -1.0f && x[i] < 1.0f))
+            fail_msg("x[%d] = %.9g outside [-1, 1)", i, x[i]);
+        /* 24 random bits: every value is a multiple of 2^-23. */
+        float scaled = x[i] * 8388608.0f;
+        assert_true(scaled == truncf(scaled));
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+        sum += x[i];
+        below += x[i] < 0.0f;
+    }
+    assert_true(lo < hi); /* not all equal */
+    assert_true(lo < -0.99f);
+    assert_true(hi > 0.99f);
+    assert_true(fabs(sum / N) < 0.01);          /* mean ~ 0 (its sd is ~0.0018) */
+    assert_true(below > N * 45 / 100 && below < N * 55 / 100);
+    free(x);
+}
+
+static void fill_zero_elements(void **state)
+{
+    (void)state;
+    float x[2] = {5.0f, 6.0f};
+    struct rng r, before;
+    rng_seed(&r, 1, 1);
+    before = r;
+    rng_fill_uniform(&r, x, 0);
+    assert_true(x[0] == 5.0f && x[1] == 6.0f);
+    assert_true(r.s == before.s);
+}
+
+static void fresh_seed_is_short(void **state)
+{
+    (void)state;
+    int differ = 0;
+    uint64_t first = rng_fresh_seed();
+    for (int i = 0; i < 20; i++) {
+        uint64_t s = rng_fresh_seed();
+        assert_true(s < 1000000000ull);
+        differ += s != first;
+    }
+    assert_true(differ > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(same_seed_same_numbers),
+        cmocka_unit_test(different_streams_differ),
+        cmocka_unit_test(streams_do_not_overlap_shifted),
+        cmocka_unit_test(different_seeds_differ),
+        cmocka_unit_test(small_seeds_and_streams_never_collide),
+        cmocka_unit_test(fill_replays),
+        cmocka_unit_test(fill_in_range_and_spread),
+        cmocka_unit_test(fill_zero_elements),
+        cmocka_unit_test(fresh_seed_is_short),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,385 @@
+/* Unit tests for checker/src/state.c: loading a missing or partly garbled work/state, the
+ * save/load round trip, the atomic save (no temporary left, the old file kept when the save
+ * cannot happen) and state_record_check's bookkeeping. Files live in a mkdtemp folder. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "state.h"
+
+struct fixture {
+    char dir[64];
+    char path[128];
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    strcpy(f->dir, "/tmp/wb_state_XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->path, sizeof f->path, "%s/state", f->dir);
+    *state = f;
+    return 0;
+}
+
+/* Removes everything in the fixture's folder (flat, plus one level of folders), then it. */
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    DIR *d = opendir(f->dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char p[512];
+            snprintf(p, sizeof p, "%s/%s", f->dir, e->d_name);
+            if (unlink(p) != 0)
+                rmdir(p);
+        }
+        closedir(d);
+    }
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static size_t read_text(const char *path, char *buf, size_t len)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    size_t n = fread(buf, 1, len - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    return n;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int entries(const char *dir)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void load_missing_is_empty(void **state)
+{
+    struct fixture *f = *state;
+    struct state s;
+    memset(&s, 0x7F, sizeof s); /* garbage must be cleared */
+    assert_int_equal(state_load(f->path, &s), 0);
+    assert_int_equal(s.current, 0);
+    for (int n = 0; n <= MAX_LESSONS; n++) {
+        assert_false(s.lesson[n].passed);
+        assert_false(s.lesson[n].ever_passed);
+        assert_int_equal(s.lesson[n].checks, 0);
+        assert_true(s.lesson[n].best_ms == 0.0);
+        assert_true(s.lesson[n].best_speedup == 0.0);
+        assert_int_equal(s.lesson[n].hints_shown, 0);
+    }
+    assert_false(exists(f->path)); /* loading creates nothing */
+}
+
+static void save_load_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    s.current = 4;
+    s.lesson[1] = (struct lesson_state){true, true, 3, 1.25, 3.5, 2};
+    s.lesson[2] = (struct lesson_state){false, true, 7, 0.0078125, 12.75, 4};
+    s.lesson[4] = (struct lesson_state){false, false, 1, 0.0, 0.0, 0};
+    s.lesson[5] = (struct lesson_state){false, false, 0, 0.0, 0.0, 1}; /* only a hint shown */
+    s.lesson[MAX_LESSONS] = (struct lesson_state){true, true, 1, 250.5, 0.5, 0};
+    assert_int_equal(state_save(f->path, &s), 0);
+
+    struct state t;
+    assert_int_equal(state_load(f->path, &t), 0);
+    assert_int_equal(t.current, 4);
+    for (int n = 1; n <= MAX_LESSONS; n++) {
+        const struct lesson_state *a = &s.lesson[n], *b = &t.lesson[n];
+        assert_int_equal(b->passed, a->passed);
+        assert_int_equal(b->ever_passed, a->ever_passed);
+        assert_int_equal(b->checks, a->checks);
+        assert_true(b->best_ms == a->best_ms);
+        assert_true(b->best_speedup == a->best_speedup);
+        assert_int_equal(b->hints_shown, a->hints_shown);
+    }
+}
+
+static void round_trip_keeps_six_significant_digits(void **state)
+{
+    /* Times are saved as %.6g: an arbitrary double comes back to 6 significant digits. */
+    struct fixture *f = *state;
+    struct state s, t;
+    memset(&s, 0, sizeof s);
+    s.lesson[3] = (struct lesson_state){true, true, 2, 0.123456789, 7.654321098, 0};
+    assert_int_equal(state_save(f->path, &s), 0);
+    assert_int_equal(state_load(f->path, &t), 0);
+    assert_true(t.lesson[3].best_ms > 0.0);
+    assert_true(fabs(t.lesson[3].best_ms - 0.123456789) <= 1e-6 * 0.123456789 * 5);
+    assert_true(fabs(t.lesson[3].best_speedup - 7.654321098) <= 1e-6 * 7.654321098 * 5);
+}
+
+static void save_replaces_previous_file(void **state)
+{
+    struct fixture *f = *state;
+    struct state s, t;
+    memset(&s, 0, sizeof s);
+    s.current = 2;
+    s.lesson[2].checks = 5;
+    assert_int_equal(state_save(f->path, &s), 0);
+    memset(&s, 0, sizeof s);
+    s.current = 1;
+    s.lesson[1].checks = 1;
+    assert_int_equal(state_save(f->path, &s), 0);
+    assert_int_equal(state_load(f->path, &t), 0);
+    assert_int_equal(t.current, 1);
+    assert_int_equal(t.lesson[1].checks, 1);
+    assert_int_equal(t.lesson[2].checks, 0);
+}
+
+static void save_leaves_no_temporary(void **state)
+{
+    struct fixture *f = *state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    s.current = 1;
+    s.lesson[1].checks = 2;
+    assert_int_equal(state_save(f->path, &s), 0);
+    assert_int_equal(state_save(f->path, &s), 0);
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s.tmp", f->path);
+    assert_false(exists(tmp));
+    assert_true(exists(f->path));
+    assert_int_equal(entries(f->dir), 1);
+}
+
+static void failed_save_keeps_old_file(void **state)
+{
+    /* When the temporary file cannot be written, the save fails and the old state stays. */
+    struct fixture *f = *state;
+    struct state s, t;
+    memset(&s, 0, sizeof s);
+    s.current = 3;
+    s.lesson[3].checks = 9;
+    assert_int_equal(state_save(f->path, &s), 0);
+    char before[4096], after[4096];
+    read_text(f->path, before, sizeof before);
+
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s.tmp", f->path);
+    assert_int_equal(mkdir(tmp, 0700), 0); /* blocks the temporary file */
+    s.current = 5;
+    assert_int_equal(state_save(f->path, &s), -1);
+    read_text(f->path, after, sizeof after);
+    assert_string_equal(after, before);
+    assert_int_equal(state_load(f->path, &t), 0);
+    assert_int_equal(t.current, 3);
+    rmdir(tmp);
+}
+
+static void save_into_missing_folder_fails(void **state)
+{
+    struct fixture *f = *state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    char path[256];
+    snprintf(path, sizeof path, "%s/no/such/folder/state", f->dir);
+    assert_int_equal(state_save(path, &s), -1);
+}
+
+static void garbage_lines_skipped(void **state)
+{
+    struct fixture *f = *state;
+    write_text(f->path,
+               "# a comment\n"
+               "current 2\n"
+               "this is not a state line\n"
+               "lesson 1 passed 1 ever_passed 1 checks 4 best_ms 2.5 best_speedup 3 hints 1\n"
+               "lesson x passed 1 ever_passed 1 checks 4 best_ms 2.5 best_speedup 3 hints 1\n"
+               "lesson 2 passed 1 ever_passed\n"
+               "lesson 99 passed 1 ever_passed 1 checks 4 best_ms 2.5 best_speedup 3 hints 1\n"
+               "lesson 0 passed 1 ever_passed 1 checks 4 best_ms 2.5 best_speedup 3 hints 1\n"
+               "\n"
+               "lesson 3 passed 0 ever_passed 1 checks 6 best_ms 0.5 best_speedup 8 hints 2\n");
+    struct state s;
+    assert_int_equal(state_load(f->path, &s), 0);
+    assert_int_equal(s.current, 2);
+    assert_true(s.lesson[1].passed);
+    assert_int_equal(s.lesson[1].checks, 4);
+    assert_true(s.lesson[1].best_ms == 2.5);
+    assert_true(s.lesson[1].best_speedup == 3.0);
+    assert_int_equal(s.lesson[1].hints_shown, 1);
+    assert_int_equal(s.lesson[2].checks, 0);
+    assert_false(s.lesson[2].passed);
+    assert_int_equal(s.lesson[0].checks, 0);
+    assert_false(s.lesson[3].passed);
+    assert_true(s.lesson[3].ever_passed);
+    assert_int_equal(s.lesson[3].checks, 6);
+    assert_true(s.lesson[3].best_ms == 0.5);
+    assert_int_equal(s.lesson[3].hints_shown, 2);
+}
+
+static void current_out_of_range_ignored(void **state)
+{
+    struct fixture *f = *state;
+    write_text(f->path, "current 3\ncurrent 999\ncurrent -1\n");
+    struct state s;
+    assert_int_equal(state_load(f->path, &s), 0);
+    assert_int_equal(s.current, 3);
+}
+
+static void record_first_check(void **state)
+{
+    (void)state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    state_record_check(&s, 2, true, 1.5, 4.0);
+    assert_int_equal(s.lesson[2].checks, 1);
+    assert_true(s.lesson[2].passed);
+    assert_true(s.lesson[2].ever_passed);
+    assert_true(s.lesson[2].best_ms == 1.5);
+    assert_true(s.lesson[2].best_speedup == 4.0);
+    assert_int_equal(s.lesson[1].checks, 0); /* other lessons untouched */
+    assert_int_equal(s.lesson[3].checks, 0);
+}
+
+static void record_keeps_best_time(void **state)
+{
+    (void)state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    state_record_check(&s, 1, true, 2.0, 3.0);
+    state_record_check(&s, 1, true, 3.0, 2.0); /* slower: kept out */
+    assert_true(s.lesson[1].best_ms == 2.0);
+    assert_true(s.lesson[1].best_speedup == 3.0);
+    state_record_check(&s, 1, true, 1.0, 6.0); /* faster: replaces time and speed-up */
+    assert_true(s.lesson[1].best_ms == 1.0);
+    assert_true(s.lesson[1].best_speedup == 6.0);
+    state_record_check(&s, 1, true, 1.0, 9.0); /* equal: not better */
+    assert_true(s.lesson[1].best_speedup == 6.0);
+    assert_int_equal(s.lesson[1].checks, 4);
+}
+
+static void record_ignores_zero_time(void **state)
+{
+    (void)state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    state_record_check(&s, 1, false, 0.0, 0.0);
+    assert_true(s.lesson[1].best_ms == 0.0);
+    state_record_check(&s, 1, true, 2.0, 5.0);
+    state_record_check(&s, 1, false, 0.0, 0.0); /* a failed run does not erase the best */
+    assert_true(s.lesson[1].best_ms == 2.0);
+    assert_true(s.lesson[1].best_speedup == 5.0);
+    state_record_check(&s, 1, false, -1.0, 7.0);
+    assert_true(s.lesson[1].best_ms == 2.0);
+    assert_int_equal(s.lesson[1].checks, 4);
+}
+
+static void record_ever_passed_sticks(void **state)
+{
+    (void)state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    state_record_check(&s, 5, false, 0.0, 0.0);
+    assert_false(s.lesson[5].passed);
+    assert_false(s.lesson[5].ever_passed);
+    state_record_check(&s, 5, true, 0.0, 0.0);
+    assert_true(s.lesson[5].passed);
+    assert_true(s.lesson[5].ever_passed);
+    state_record_check(&s, 5, false, 0.0, 0.0);
+    assert_false(s.lesson[5].passed);
+    assert_true(s.lesson[5].ever_passed);
+    assert_int_equal(s.lesson[5].checks, 3);
+}
+
+static void record_out_of_range_ignored(void **state)
+{
+    (void)state;
+    struct state s, before;
+    memset(&s, 0, sizeof s);
+    memcpy(&before, &s, sizeof s);
+    state_record_check(&s, 0, true, 1.0, 1.0);
+    state_record_check(&s, MAX_LESSONS + 1, true, 1.0, 1.0);
+    state_record_check(&s, -3, true, 1.0, 1.0);
+    assert_memory_equal(&s, &before, sizeof s);
+    state_record_check(&s, MAX_LESSONS, true, 1.0, 1.0);
+    assert_int_equal(s.lesson[MAX_LESSONS].checks, 1);
+}
+
+static void record_then_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    struct state s, t;
+    memset(&s, 0, sizeof s);
+    s.current = 1;
+    state_record_check(&s, 1, true, 0.75, 2.5);
+    state_record_check(&s, 1, false, 0.0, 0.0);
+    assert_int_equal(state_save(f->path, &s), 0);
+    assert_int_equal(state_load(f->path, &t), 0);
+    assert_false(t.lesson[1].passed);
+    assert_true(t.lesson[1].ever_passed);
+    assert_int_equal(t.lesson[1].checks, 2);
+    assert_true(t.lesson[1].best_ms == 0.75);
+    assert_true(t.lesson[1].best_speedup == 2.5);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(load_missing_is_empty),
+        T(save_load_round_trip),
+        T(round_trip_keeps_six_significant_digits),
+        T(save_replaces_previous_file),
+        T(save_leaves_no_temporary),
+        T(failed_save_keeps_old_file),
+        T(save_into_missing_folder_fails),
+        T(garbage_lines_skipped),
+        T(current_out_of_range_ignored),
+        cmocka_unit_test(record_first_check),
+        cmocka_unit_test(record_keeps_best_time),
+        cmocka_unit_test(record_ignores_zero_time),
+        cmocka_unit_test(record_ever_passed_sticks),
+        cmocka_unit_test(record_out_of_range_ignored),
+        T(record_then_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
