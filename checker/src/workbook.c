@@ -498,7 +498,7 @@ static int cmd_author_check(void)
 
 static int cmd_mutate(const char *file, const char *dir)
 {
-    char err[512], solution[512], outdir[1024], out[1200];
+    char err[1400], solution[512], outdir[1024], out[1200];
     char *text = read_text(file), *source = NULL, *mutated = NULL;
     struct mutant m;
     const struct lesson *l = NULL;
