@@ -74,7 +74,7 @@ help:
 	@echo "CUDA_ARCH=90 build for another GPU (found: $(or $(GPU_CC),none)); V=1 show commands."
 
 doctor:
-	$(Q)NVCC="$(NVCC)" CMOCKA_DIR="$(CMOCKA_DIR)" checker/tools/doctor.sh
+	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" checker/tools/doctor.sh
 
 # ---- the student's commands ------------------------------------------------------------
 define LESSON_TARGET
@@ -162,8 +162,8 @@ author-check: $(WORKBOOK)
 
 # Every lesson's check program for the stubs and for the solutions.
 build-all: $(WORKBOOK)
-	$(Q)$(MAKE) --no-print-directory SRC=exercises $(foreach n,$(LESSONS),build/exercises/$(call folder,$(n))/check)
-	$(Q)$(MAKE) --no-print-directory SRC=solutions $(foreach n,$(LESSONS),build/solutions/$(call folder,$(n))/check)
+	$(Q)$(MAKE) -s --no-print-directory SRC=exercises $(foreach n,$(LESSONS),build/exercises/$(call folder,$(n))/check)
+	$(Q)$(MAKE) -s --no-print-directory SRC=solutions $(foreach n,$(LESSONS),build/solutions/$(call folder,$(n))/check)
 
 # Wrong kernels the checker must reject, each with its own diagnosis (checker/mutants/).
 mutants: $(WORKBOOK)

@@ -35,6 +35,7 @@ static void fail_kernel(struct gpu_job *job, int role, cudaError_t err, int at_l
     const char *fmt;
     switch (err) {
     case cudaErrorIllegalAddress:
+    case cudaErrorInvalidAddressSpace: /* a wild pointer that landed in the shared-memory window */
         fmt = "%s accessed memory outside its buffers, beyond the guard zones around them (%s). "
               "Look at the index arithmetic and the bounds checks; `compute-sanitizer` on the check "
               "program names the exact access.";

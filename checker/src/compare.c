@@ -104,6 +104,9 @@ static bool equals(const float *got, const float *want, size_t n, struct toleran
     return true;
 }
 
+/* "1 element is" / "2 elements are": the counts in these sentences are often 1. */
+static const char *s_(size_t n) { return n == 1 ? "" : "s"; }
+
 const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *in)
 {
     static char line[320];
@@ -134,28 +137,28 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                      last_row ? "row" : "column");
         else if (c->wrong_inside == 0)
             snprintf(line, sizeof line,
-                     "%zu elements in the partial tiles at the edge were never written (still NaN poison): "
+                     "%zu element%s in the partial tiles at the edge %s never written (still NaN poison): "
                      "does the kernel handle only sizes that are multiples of %d?",
-                     c->never_written, c->tile);
+                     c->never_written, s_(c->never_written), c->never_written == 1 ? "was" : "were", c->tile);
         else
             snprintf(line, sizeof line,
-                     "%zu of %zu elements were never written (still NaN poison), the first at row %d, col %d: "
+                     "%zu of %zu elements %s never written (still NaN poison), the first at row %d, col %d: "
                      "a bounds check that is too strict, or threads returning early?",
-                     c->never_written, total, c->first[0].row, c->first[0].col);
+                     c->never_written, total, c->never_written == 1 ? "was" : "were", c->first[0].row, c->first[0].col);
         return line;
     }
     if (c->guard_values > 0) {
         snprintf(line, sizeof line,
-                 "%zu elements hold the guard pattern that surrounds the input: the kernel read past "
+                 "%zu element%s hold%s the guard pattern that surrounds the input: the kernel read past "
                  "the end of the input (a load without its bounds check?).",
-                 c->guard_values);
+                 c->guard_values, s_(c->guard_values), c->guard_values == 1 ? "s" : "");
         return line;
     }
     if (c->other_nans > 0) {
         snprintf(line, sizeof line,
-                 "%zu elements are NaN where the reference has a number: the kernel read memory nobody "
+                 "%zu element%s %s NaN where the reference has a number: the kernel read memory nobody "
                  "wrote (outside an input, or shared memory a barrier should have waited for).",
-                 c->other_nans);
+                 c->other_nans, s_(c->other_nans), c->other_nans == 1 ? "is" : "are");
         return line;
     }
     if (c->wrong_inside == 0)

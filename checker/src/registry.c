@@ -1,4 +1,5 @@
 #include "registry.h"
+#include "textfile.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -116,16 +117,14 @@ int registry_parse(const char *text, struct registry *reg, char *err, size_t err
 
 int registry_load(const char *path, struct registry *reg, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    char *text = read_text_file(path);
+    if (!text) {
         snprintf(err, errlen, "cannot read %s (run make from the workbook's top folder)", path);
         return -1;
     }
-    static char text[65536];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    return registry_parse(text, reg, err, errlen);
+    int rc = registry_parse(text, reg, err, errlen);
+    free(text);
+    return rc;
 }
 
 const struct lesson *registry_find(const struct registry *reg, int number)

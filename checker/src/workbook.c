@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,28 +26,13 @@
 #include "mutant.h"
 #include "registry.h"
 #include "state.h"
+#include "textfile.h"
 
 #define REGISTRY "lessons/registry"
 #define WORK "work"
 #define STATE_FILE WORK "/state"
 
 static struct registry reg;
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    if (s) {
-        s[fread(s, 1, (size_t)n, f)] = '\0';
-    }
-    fclose(f);
-    return s;
-}
 
 static int file_exists(const char *path)
 {
@@ -56,7 +42,7 @@ static int file_exists(const char *path)
 
 static int same_content(const char *a, const char *b)
 {
-    char *x = read_text(a), *y = read_text(b);
+    char *x = read_text_file(a), *y = read_text_file(b);
     int same = x && y && strcmp(x, y) == 0;
     free(x);
     free(y);
@@ -83,7 +69,7 @@ static const char *title_of(const struct lesson *l, char *buf, size_t len)
 {
     char path[512];
     snprintf(path, sizeof path, "lessons/%s/README.md", l->folder);
-    char *text = read_text(path);
+    char *text = read_text_file(path);
     lesson_title(text ? text : "", buf, len);
     free(text);
     if (!buf[0])
@@ -262,22 +248,25 @@ static int cmd_check(const char *src, const char *expect, int argc, char **argv)
         }
         n++;
     }
-    printf("\n%-22s %-30s %s\n", "Lesson", "Result", "Points");
+    /* With TAP, SUBUNIT or XML on stdout, the summary must not mix into it. */
+    const char *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
+    FILE *sum = fmt && *fmt && strcasecmp(fmt, "stdout") != 0 ? stderr : stdout;
+    fprintf(sum, "\n%-22s %-30s %s\n", "Lesson", "Result", "Points");
     for (int i = 0; i < n; i++) {
         char v[64], name[80];
         int passed = out[i].ran && out[i].failed == 0;
         snprintf(name, sizeof name, "%d %s", ls[i]->number, ls[i]->folder);
-        printf("%-22s %-30s %d/%d\n", name, verdict(&out[i], v, sizeof v), passed ? ls[i]->points : 0,
-               ls[i]->points);
+        fprintf(sum, "%-22s %-30s %d/%d\n", name, verdict(&out[i], v, sizeof v), passed ? ls[i]->points : 0,
+                ls[i]->points);
         score += passed ? ls[i]->points : 0;
         total += ls[i]->points;
         as_expected += strcmp(expect, "fail") == 0 ? (out[i].built && out[i].ran && !passed) : passed;
     }
     if (strcmp(expect, "score") == 0) {
-        printf("Score: %d/%d\n", score, total);
+        fprintf(sum, "Score: %d/%d\n", score, total);
         return score == total ? 0 : 1;
     }
-    printf("%s: %d of %d lessons %s as they must.\n", src, as_expected, n, strcmp(expect, "fail") == 0 ? "failed" : "passed");
+    fprintf(sum, "%s: %d of %d lessons %s as they must.\n", src, as_expected, n, strcmp(expect, "fail") == 0 ? "failed" : "passed");
     return as_expected == n ? 0 : 1;
 }
 
@@ -317,7 +306,7 @@ static int cmd_hint(const struct lesson *l)
 {
     char path[512];
     snprintf(path, sizeof path, "lessons/%s/README.md", l->folder);
-    char *text = read_text(path);
+    char *text = read_text_file(path);
     struct hints h;
     if (!text || hints_find(text, &h) == 0) {
         printf("Lesson %d has no hints in %s.\n", l->number, path);
@@ -427,7 +416,7 @@ static void strip_comments(char *s)
 /* Says what is wrong with one kernel file, or nothing. Returns the number of problems. */
 static int check_kernel_file(const char *path, const char *kernel, int stub)
 {
-    char *text = read_text(path);
+    char *text = read_text_file(path);
     if (!text) {
         printf("  %s is missing\n", path);
         return 1;
@@ -479,7 +468,7 @@ static int cmd_author_check(void)
             printf("  %s is missing: the lesson has no check\n", cases);
             bad++;
         }
-        char *text = read_text(readme);
+        char *text = read_text_file(readme);
         struct hints h;
         if (!text || hints_find(text, &h) == 0) {
             printf("  %s %s\n", readme, text ? "has no '### Hint' under '## Hints'" : "is missing");
@@ -499,7 +488,7 @@ static int cmd_author_check(void)
 static int cmd_mutate(const char *file, const char *dir)
 {
     char err[1400], solution[512], outdir[1024], out[1200];
-    char *text = read_text(file), *source = NULL, *mutated = NULL;
+    char *text = read_text_file(file), *source = NULL, *mutated = NULL;
     struct mutant m;
     const struct lesson *l = NULL;
     int rc = 1;
@@ -510,7 +499,7 @@ static int cmd_mutate(const char *file, const char *dir)
             snprintf(err, sizeof err, "lesson %d is not in lessons/registry", m.lesson);
         else {
             path_of(solution, sizeof solution, "solutions", l);
-            if (!(source = read_text(solution)))
+            if (!(source = read_text_file(solution)))
                 snprintf(err, sizeof err, "cannot read %s", solution);
             else
                 mutated = mutant_apply(&m, source, err, sizeof err);

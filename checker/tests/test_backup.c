@@ -18,51 +18,10 @@
 #include <unistd.h>
 
 #include "backup.h"
+#include "scratch.h"
 
 /* A fixed moment: 2023-11-14 22:13:20 UTC; the name uses local time, as backup_file does. */
 #define WHEN ((time_t)1700000000)
-
-struct fixture {
-    char dir[64];
-};
-
-static int setup(void **state)
-{
-    struct fixture *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    strcpy(f->dir, "/tmp/wb_backup_XXXXXX");
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
-    *state = f;
-    return 0;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    nftw(f->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-    free(f);
-    return 0;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    assert_int_equal(fclose(fp), 0);
-}
 
 static void assert_file_is(const char *path, const char *text)
 {
@@ -83,25 +42,6 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static int entries(const char *dir)
-{
-    int n = 0;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
-
 static void stamp(time_t when, char *buf, size_t len)
 {
     struct tm tm;
@@ -111,7 +51,7 @@ static void stamp(time_t when, char *buf, size_t len)
 
 static void backup_missing_file_returns_one(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char file[256], dir[256], saved[512] = "";
     snprintf(file, sizeof file, "%s/absent.cu", f->dir);
     snprintf(dir, sizeof dir, "%s/backups", f->dir);
@@ -121,7 +61,7 @@ static void backup_missing_file_returns_one(void **state)
 
 static void backup_keeps_content_and_name(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char file[256], dir[256], saved[512] = "", want[512], st[32];
     snprintf(file, sizeof file, "%s/matmul_naive.cu", f->dir);
     snprintf(dir, sizeof dir, "%s/work/01_naive/backups", f->dir); /* three levels to create */
@@ -140,7 +80,7 @@ static void backup_keeps_content_and_name(void **state)
 
 static void backup_stamp_format(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char file[256], dir[256], saved[512] = "";
     snprintf(file, sizeof file, "%s/k.cu", f->dir);
     snprintf(dir, sizeof dir, "%s/b", f->dir);
@@ -160,7 +100,7 @@ static void backup_stamp_format(void **state)
 
 static void backup_same_second_never_overwrites(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char file[256], dir[256], s1[512] = "", s2[512] = "", s3[512] = "", want[512], st[32];
     snprintf(file, sizeof file, "%s/transpose.cu", f->dir);
     snprintf(dir, sizeof dir, "%s/backups", f->dir);
@@ -186,7 +126,7 @@ static void backup_same_second_never_overwrites(void **state)
 static void backup_name_uses_local_time(void **state)
 {
     /* In a zone 5:30 east of UTC, WHEN is 2023-11-15 03:43:20 local time. */
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char *old = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
     setenv("TZ", "WBT-05:30", 1);
     tzset();
@@ -209,7 +149,7 @@ static void backup_name_uses_local_time(void **state)
 
 static void backup_different_seconds_no_suffix(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char file[256], dir[256], s1[512] = "", s2[512] = "", want[512], st[32];
     snprintf(file, sizeof file, "%s/k.cu", f->dir);
     snprintf(dir, sizeof dir, "%s/backups", f->dir);
@@ -224,7 +164,7 @@ static void backup_different_seconds_no_suffix(void **state)
 
 static void backup_file_without_extension(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char file[256], dir[256], saved[512] = "", want[512], st[32];
     snprintf(file, sizeof file, "%s/notes", f->dir);
     snprintf(dir, sizeof dir, "%s/backups", f->dir);
@@ -238,7 +178,7 @@ static void backup_file_without_extension(void **state)
 
 static void backup_empty_file(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char file[256], dir[256], saved[512] = "";
     snprintf(file, sizeof file, "%s/empty.cu", f->dir);
     snprintf(dir, sizeof dir, "%s/backups", f->dir);
@@ -250,7 +190,7 @@ static void backup_empty_file(void **state)
 static void backup_large_file(void **state)
 {
     /* Larger than copy_fd's 64 KiB buffer: the copy must take several reads. */
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char file[256], dir[256], saved[512] = "";
     snprintf(file, sizeof file, "%s/big.cu", f->dir);
     snprintf(dir, sizeof dir, "%s/backups", f->dir);
@@ -276,7 +216,7 @@ static void backup_large_file(void **state)
 
 static void backup_dir_not_creatable_fails(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char file[256], blocker[256], dir[256], saved[512] = "";
     snprintf(file, sizeof file, "%s/k.cu", f->dir);
     snprintf(blocker, sizeof blocker, "%s/plain_file", f->dir);
@@ -289,7 +229,7 @@ static void backup_dir_not_creatable_fails(void **state)
 
 static void copy_replaces_destination(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char src[256], dst[256];
     snprintf(src, sizeof src, "%s/stub.cu", f->dir);
     snprintf(dst, sizeof dst, "%s/work.cu", f->dir);
@@ -303,7 +243,7 @@ static void copy_replaces_destination(void **state)
 
 static void copy_creates_destination(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char src[256], dst[256];
     snprintf(src, sizeof src, "%s/stub.cu", f->dir);
     snprintf(dst, sizeof dst, "%s/new.cu", f->dir);
@@ -315,7 +255,7 @@ static void copy_creates_destination(void **state)
 
 static void copy_missing_source_keeps_destination(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char src[256], dst[256];
     snprintf(src, sizeof src, "%s/absent.cu", f->dir);
     snprintf(dst, sizeof dst, "%s/work.cu", f->dir);
@@ -327,7 +267,7 @@ static void copy_missing_source_keeps_destination(void **state)
 
 static void copy_into_missing_folder_fails(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char src[256], dst[256];
     snprintf(src, sizeof src, "%s/stub.cu", f->dir);
     snprintf(dst, sizeof dst, "%s/no/such/dir/work.cu", f->dir);
@@ -338,7 +278,7 @@ static void copy_into_missing_folder_fails(void **state)
 
 static void make_dirs_nested(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char path[256], mid[256];
     snprintf(path, sizeof path, "%s/a/b/c/d", f->dir);
     snprintf(mid, sizeof mid, "%s/a/b", f->dir);
@@ -349,7 +289,7 @@ static void make_dirs_nested(void **state)
 
 static void make_dirs_existing_is_fine(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char path[256], deeper[256];
     snprintf(path, sizeof path, "%s/x/y", f->dir);
     snprintf(deeper, sizeof deeper, "%s/x/y/z", f->dir);
@@ -362,7 +302,7 @@ static void make_dirs_existing_is_fine(void **state)
 
 static void make_dirs_trailing_slash(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char path[256], plain[256];
     snprintf(path, sizeof path, "%s/t/u/", f->dir);
     snprintf(plain, sizeof plain, "%s/t/u", f->dir);
@@ -372,7 +312,7 @@ static void make_dirs_trailing_slash(void **state)
 
 static void make_dirs_under_a_file_fails(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char blocker[256], path[256];
     snprintf(blocker, sizeof blocker, "%s/plain_file", f->dir);
     snprintf(path, sizeof path, "%s/plain_file/sub", f->dir);
@@ -383,14 +323,14 @@ static void make_dirs_under_a_file_fails(void **state)
 /* An existing regular file is not a directory that make_dirs may accept. */
 static void make_dirs_on_a_file_fails(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     char path[256];
     snprintf(path, sizeof path, "%s/regular", f->dir);
     write_text(path, "x");
     assert_int_equal(make_dirs(path), -1);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, scratch_setup, scratch_teardown)
 
 int main(void)
 {

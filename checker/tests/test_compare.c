@@ -568,7 +568,7 @@ static void diagnose_other_nans(void **state)
     got[40] = from_bits(QUIET_NAN_BITS);
     const char *s = diagnose_square(got, want, 33, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
     assert_contains(s, "NaN where the reference");
-    assert_contains(s, "1 elements");
+    assert_contains(s, "1 element is NaN");
     free(want);
     free(got);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hints.h"
+#include "textfile.h"
 
 static const char SAMPLE[] =
     "# Lesson 9: Testing the hints\n"
@@ -161,23 +162,6 @@ static void title_cut_to_buffer(void **state)
     assert_string_equal(buf, "Lesson ");
 }
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *text = malloc((size_t)n + 1);
-    if (text) {
-        size_t got = fread(text, 1, (size_t)n, f);
-        text[got] = '\0';
-    }
-    fclose(f);
-    return text;
-}
-
 static void real_readmes_have_title_and_hints(void **state)
 {
     (void)state;
@@ -186,7 +170,7 @@ static void real_readmes_have_title_and_hints(void **state)
     assert_true(g.gl_pathc >= 5); /* one per lesson of lessons/registry */
     for (size_t i = 0; i < g.gl_pathc; i++) {
         const char *path = g.gl_pathv[i];
-        char *text = read_all(path);
+        char *text = read_text_file(path);
         if (!text)
             fail_msg("cannot read %s", path);
         char title[256];

@@ -1,6 +1,7 @@
 /* Unit tests for checker/src/state.c: loading a missing or partly garbled work/state, the
  * save/load round trip, the atomic save (no temporary left, the old file kept when the save
  * cannot happen) and state_record_check's bookkeeping. Files live in a mkdtemp folder. */
+#define _GNU_SOURCE /* nftw, in scratch.h */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,57 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "state.h"
-
-struct fixture {
-    char dir[64];
-    char path[128];
-};
-
-static int setup(void **state)
-{
-    struct fixture *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    strcpy(f->dir, "/tmp/wb_state_XXXXXX");
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
-    snprintf(f->path, sizeof f->path, "%s/state", f->dir);
-    *state = f;
-    return 0;
-}
-
-/* Removes everything in the fixture's folder (flat, plus one level of folders), then it. */
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    DIR *d = opendir(f->dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char p[512];
-            snprintf(p, sizeof p, "%s/%s", f->dir, e->d_name);
-            if (unlink(p) != 0)
-                rmdir(p);
-        }
-        closedir(d);
-    }
-    rmdir(f->dir);
-    free(f);
-    return 0;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    assert_int_equal(fclose(fp), 0);
-}
 
 static size_t read_text(const char *path, char *buf, size_t len)
 {
@@ -77,28 +29,9 @@ static size_t read_text(const char *path, char *buf, size_t len)
     return n;
 }
 
-static int exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static int entries(const char *dir)
-{
-    int n = 0;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
-
 static void load_missing_is_empty(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     struct state s;
     memset(&s, 0x7F, sizeof s); /* garbage must be cleared */
     assert_int_equal(state_load(f->path, &s), 0);
@@ -116,7 +49,7 @@ static void load_missing_is_empty(void **state)
 
 static void save_load_round_trip(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     struct state s;
     memset(&s, 0, sizeof s);
     s.current = 4;
@@ -144,7 +77,7 @@ static void save_load_round_trip(void **state)
 static void round_trip_keeps_six_significant_digits(void **state)
 {
     /* Times are saved as %.6g: an arbitrary double comes back to 6 significant digits. */
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     struct state s, t;
     memset(&s, 0, sizeof s);
     s.lesson[3] = (struct lesson_state){true, true, 2, 0.123456789, 7.654321098, 0};
@@ -157,7 +90,7 @@ static void round_trip_keeps_six_significant_digits(void **state)
 
 static void save_replaces_previous_file(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     struct state s, t;
     memset(&s, 0, sizeof s);
     s.current = 2;
@@ -175,7 +108,7 @@ static void save_replaces_previous_file(void **state)
 
 static void save_leaves_no_temporary(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     struct state s;
     memset(&s, 0, sizeof s);
     s.current = 1;
@@ -192,7 +125,7 @@ static void save_leaves_no_temporary(void **state)
 static void failed_save_keeps_old_file(void **state)
 {
     /* When the temporary file cannot be written, the save fails and the old state stays. */
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     struct state s, t;
     memset(&s, 0, sizeof s);
     s.current = 3;
@@ -215,7 +148,7 @@ static void failed_save_keeps_old_file(void **state)
 
 static void save_into_missing_folder_fails(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     struct state s;
     memset(&s, 0, sizeof s);
     char path[256];
@@ -225,7 +158,7 @@ static void save_into_missing_folder_fails(void **state)
 
 static void garbage_lines_skipped(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     write_text(f->path,
                "# a comment\n"
                "current 2\n"
@@ -257,7 +190,7 @@ static void garbage_lines_skipped(void **state)
 
 static void current_out_of_range_ignored(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     write_text(f->path, "current 3\ncurrent 999\ncurrent -1\n");
     struct state s;
     assert_int_equal(state_load(f->path, &s), 0);
@@ -345,7 +278,7 @@ static void record_out_of_range_ignored(void **state)
 
 static void record_then_round_trip(void **state)
 {
-    struct fixture *f = *state;
+    struct scratch *f = *state;
     struct state s, t;
     memset(&s, 0, sizeof s);
     s.current = 1;
@@ -360,7 +293,7 @@ static void record_then_round_trip(void **state)
     assert_true(t.lesson[1].best_speedup == 2.5);
 }
 
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, scratch_setup, scratch_teardown)
 
 int main(void)
 {

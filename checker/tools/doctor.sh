@@ -24,6 +24,15 @@ if ! command -v "${NVCC:-nvcc}" >/dev/null 2>&1 && [ ! -x "${NVCC:-}" ]; then
   missing=1
 fi
 
+# A GPU older than this toolkit supports (CUDA 13 starts at compute capability 7.5).
+arches=$("${NVCC:-nvcc}" --list-gpu-arch 2>/dev/null)
+if [ -n "$arches" ] && [ -n "${CUDA_ARCH:-}" ] && ! grep -qx "compute_${CUDA_ARCH}" <<<"$arches"; then
+  echo "This CUDA Toolkit ($("${NVCC:-nvcc}" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')) cannot build for compute capability"
+  echo "${CUDA_ARCH} (the GPU's, or CUDA_ARCH=). It builds for: $(sed 's/compute_//' <<<"$arches" | tr '\n' ' ')."
+  echo "For a 7.0 GPU (V100) install CUDA 12.x; otherwise say CUDA_ARCH= one of those."
+  missing=1
+fi
+
 if ! have_cmocka; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && [ -z "${CMOCKA_DIR:-}" ]; then
     echo "cmocka is missing; installing it: apt-get install -y libcmocka-dev"

@@ -1,0 +1,18 @@
+#include "textfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+char *read_text_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = NULL;
+    long n;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)n + 1)) != NULL)
+        text[fread(text, 1, (size_t)n, f)] = '\0';
+    fclose(f);
+    return text;
+}
