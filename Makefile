@@ -21,6 +21,7 @@ baseline = $(call field,$(1),5)
 # ---- tools -----------------------------------------------------------------------------
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 CC ?= cc
+CLANGXX ?= clang++
 # The GPU's architecture, e.g. 90 on an H200; without a GPU the build only has to compile.
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
 CUDA_ARCH ?= $(or $(GPU_CC),75)
@@ -32,9 +33,23 @@ else
 CMOCKA_LIBS := -lcmocka
 endif
 
+# EMU=1: grade in the CPU emulator (checker/emu/), the default where no GPU is found.
+EMU ?= $(if $(GPU_CC),,1)
+JUDGE := $(if $(EMU),check-emu,check)
+HAVE_CLANG := $(shell command -v $(CLANGXX) 2>/dev/null)
+# What `make test` builds and grades: the emulator where clang++ is, the GPU judge everywhere.
+TEST_JUDGES := check $(if $(HAVE_CLANG),check-emu)
+
 WARN := -Wall -Wextra
 CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include $(CMOCKA_CFLAGS)
 NVCCFLAGS := -O3 -lineinfo -arch=sm_$(CUDA_ARCH) -Ichecker/include -I. -Xcompiler "$(WARN)"
+# The emulator compiles the same kernel files with clang++: every memory access calls the
+# tracer (ThreadSanitizer's hooks, without its runtime), vectorizing is off so that one access
+# in the source stays one access, and checker/emu/cuda_emu.h stands in for CUDA.
+EMU_CXXFLAGS := -x c++ -std=c++17 -O2 -g $(WARN) -Wno-unused-parameter -fno-exceptions -fno-threadsafe-statics \
+  -fno-vectorize -fno-slp-vectorize -fsanitize=thread -mllvm -tsan-instrument-func-entry-exit=0 \
+  -mllvm -tsan-instrument-read-before-write=1 -include checker/emu/cuda_emu.h -DWB_EMULATOR \
+  -Ichecker/include -Ichecker/emu -I.
 
 # ---- what is checked, and where it is built --------------------------------------------
 # SRC: whose kernels to grade: work (the student's copies, the default), exercises (the
@@ -45,6 +60,7 @@ BUILD := build/$(SRC_ID)
 COMMON := build/common
 WORKBOOK := build/workbook
 LIBCHECKER := $(COMMON)/libchecker.a
+EMU_OBJECTS := $(patsubst checker/emu/%.c,$(COMMON)/emu/%.o,$(wildcard checker/emu/*.c))
 LIB_SOURCES := $(filter-out checker/src/check.c checker/src/workbook.c,$(wildcard checker/src/*.c))
 LIB_OBJECTS := $(patsubst checker/src/%.c,$(COMMON)/lib/%.o,$(LIB_SOURCES))
 HEADERS := $(wildcard checker/include/*.h)
@@ -74,14 +90,15 @@ help:
 	@echo "CUDA_ARCH=90 build for another GPU (found: $(or $(GPU_CC),none)); V=1 show commands."
 
 doctor:
-	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" checker/tools/doctor.sh
+	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" EMU="$(EMU)" CLANGXX="$(CLANGXX)" \
+	  checker/tools/doctor.sh
 
 # ---- the student's commands ------------------------------------------------------------
 define LESSON_TARGET
 lesson$(1): doctor $(WORKBOOK)
 	$(Q)$(WORKBOOK) select $(1)
-	$(Q)$(MAKE) -s --no-print-directory SRC=work build/work/$(call folder,$(1))/check \
-	  && build/work/$(call folder,$(1))/check --describe
+	$(Q)$(MAKE) -s --no-print-directory SRC=work build/work/$(call folder,$(1))/$(JUDGE) \
+	  && build/work/$(call folder,$(1))/$(JUDGE) --describe
 endef
 $(foreach n,$(LESSONS),$(eval $(call LESSON_TARGET,$(n))))
 
@@ -91,7 +108,7 @@ endef
 
 check: doctor $(WORKBOOK)
 	$(NEED_LESSON)
-	$(Q)MAKE="$(MAKE)" $(WORKBOOK) check $(SRC) $(or $(EXPECT),score) $(CHECK_LESSONS)
+	$(Q)MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) $(WORKBOOK) check $(SRC) $(or $(EXPECT),score) $(CHECK_LESSONS)
 
 status: $(WORKBOOK)
 	$(Q)$(WORKBOOK) status
@@ -103,24 +120,30 @@ hint reset: $(WORKBOOK)
 # ---- building a lesson's check program -------------------------------------------------
 # One program per lesson and SRC: the student's kernel, the solution and the baseline, each
 # through checker/gpu/launch.cu in its own namespace, plus the lesson's cases.
-# compile_kernel(role, source, kernel, family)
+# compile_kernel(role, source, kernel, family, compiler and flags): launch.cu with one
+# lesson file in it; a compiler's complaints about the student's file are shown as file:line.
 define compile_kernel
 	$(Q)mkdir -p $(@D)
-	$(if $(V),@echo $(NVCC) $(NVCCFLAGS) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) -DWB_SOURCE='"$(2)"' -DWB_FAMILY_$(4) -c checker/gpu/launch.cu -o $@)
-	$(Q)if ! $(NVCC) $(NVCCFLAGS) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) '-DWB_SOURCE="$(2)"' -DWB_FAMILY_$(4) \
+	$(if $(V),@echo $(5) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) -DWB_SOURCE='"$(2)"' -DWB_FAMILY_$(4) -c checker/gpu/launch.cu -o $@)
+	$(Q)if ! $(5) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) '-DWB_SOURCE="$(2)"' -DWB_FAMILY_$(4) \
 	      -c checker/gpu/launch.cu -o $@ > $@.log 2>&1; then \
 	  echo "$(2) does not compile:"; $(WORKBOOK) compile-report $(2) $@.log; rm -f $@; exit 1; \
 	fi; $(WORKBOOK) compile-report $(2) $@.log
 endef
+GPU_CC_CMD := $(NVCC) $(NVCCFLAGS)
+EMU_CC_CMD := $(CLANGXX) $(EMU_CXXFLAGS)
 upper = $(shell echo $(1) | tr a-z A-Z)
 
 define LESSON_BUILD
-$(BUILD)/$(call folder,$(1))/student.o: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) | $(WORKBOOK)
-	$$(call compile_kernel,student,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))))
-$(COMMON)/$(call folder,$(1))/solution.o: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) | $(WORKBOOK)
-	$$(call compile_kernel,solution,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))))
-$(COMMON)/$(call folder,$(1))/baseline.o: $(call baseline,$(1)) checker/gpu/launch.cu $(HEADERS) | $(WORKBOOK)
-	$$(call compile_kernel,baseline,$$<,$(basename $(notdir $(call baseline,$(1)))),$(call upper,$(call family,$(1))))
+# $(1): the lesson number; $(2): .o for the GPU, .emu.o for the emulator
+$(BUILD)/$(call folder,$(1))/student$(2): $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
+	$$(call compile_kernel,student,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
+$(COMMON)/$(call folder,$(1))/solution$(2): solutions/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
+	$$(call compile_kernel,solution,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
+$(COMMON)/$(call folder,$(1))/baseline$(2): $(call baseline,$(1)) checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
+	$$(call compile_kernel,baseline,$$<,$(basename $(notdir $(call baseline,$(1)))),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
+endef
+define LESSON_PROGRAMS
 $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CC) $(CFLAGS) -c $$< -o $$@
@@ -130,8 +153,15 @@ $(COMMON)/$(call folder,$(1))/main.o: checker/src/check.c $(HEADERS)
 $(BUILD)/$(call folder,$(1))/check: $(BUILD)/$(call folder,$(1))/student.o \
     $(addprefix $(COMMON)/$(call folder,$(1))/,solution.o baseline.o cases.o main.o) $(COMMON)/gpu_job.o $(LIBCHECKER)
 	$(Q)$(NVCC) -arch=sm_$(CUDA_ARCH) -o $$@ $$^ $(CMOCKA_LIBS)
+$(BUILD)/$(call folder,$(1))/check-emu: $(BUILD)/$(call folder,$(1))/student.emu.o \
+    $(addprefix $(COMMON)/$(call folder,$(1))/,solution.emu.o baseline.emu.o cases.o main.o) $(EMU_OBJECTS) $(LIBCHECKER)
+	$(Q)$(CLANGXX) -o $$@ $$^ $(CMOCKA_LIBS) -ldl
 endef
-$(foreach n,$(LESSONS),$(eval $(call LESSON_BUILD,$(n))))
+$(foreach n,$(LESSONS),$(eval $(call LESSON_BUILD,$(n),.o))$(eval $(call LESSON_BUILD,$(n),.emu.o))$(eval $(call LESSON_PROGRAMS,$(n))))
+
+$(COMMON)/emu/%.o: checker/emu/%.c $(HEADERS) checker/emu/emu.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Ichecker/emu -c $< -o $@
 
 $(COMMON)/gpu_job.o: checker/gpu/gpu_job.c $(HEADERS)
 	$(Q)mkdir -p $(@D)
@@ -150,9 +180,10 @@ $(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(HEADERS)
 # ---- the workbook's own tests ----------------------------------------------------------
 UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(wildcard checker/tests/test_*.c))
 
-build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS)
+# The emulator's cost model (emu_trace.o) is linked in too, for its tests.
+build/tests/%: checker/tests/%.c $(LIBCHECKER) $(COMMON)/emu/emu_trace.o $(HEADERS) checker/emu/emu.h
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(CFLAGS) -Ichecker/emu -o $@ $< $(COMMON)/emu/emu_trace.o $(LIBCHECKER) $(CMOCKA_LIBS)
 
 unit-tests: $(UNIT_TESTS)
 	$(Q)for t in $^; do echo "== $$t"; $$t || exit 1; done
@@ -160,23 +191,29 @@ unit-tests: $(UNIT_TESTS)
 author-check: $(WORKBOOK)
 	$(Q)$(WORKBOOK) author-check
 
-# Every lesson's check program for the stubs and for the solutions.
+# Every lesson's check programs, GPU and emulator, for the stubs and for the solutions.
 build-all: $(WORKBOOK)
-	$(Q)$(MAKE) -s --no-print-directory SRC=exercises $(foreach n,$(LESSONS),build/exercises/$(call folder,$(n))/check)
-	$(Q)$(MAKE) -s --no-print-directory SRC=solutions $(foreach n,$(LESSONS),build/solutions/$(call folder,$(n))/check)
+	$(Q)$(MAKE) -s --no-print-directory SRC=exercises $(foreach n,$(LESSONS),$(addprefix build/exercises/$(call folder,$(n))/,$(TEST_JUDGES)))
+	$(Q)$(MAKE) -s --no-print-directory SRC=solutions $(foreach n,$(LESSONS),$(addprefix build/solutions/$(call folder,$(n))/,$(TEST_JUDGES)))
 
-# Wrong kernels the checker must reject, each with its own diagnosis (checker/mutants/).
+# Wrong kernels the checker must reject, each with its own diagnosis (checker/mutants/); by
+# the judge EMU selects.
 mutants: $(WORKBOOK)
-	$(Q)MAKE="$(MAKE)" checker/tools/run-mutants.sh
+	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-mutants.sh
 
-# Without a GPU: build everything and test the checker itself. With one: also grade every
-# solution (each must pass) and every stub (each must fail).
+# Both judges where they can run: every solution must pass, every stub and every mutant must
+# fail. The emulator runs anywhere; the GPU judge where there is a GPU.
 test: doctor author-check build-all unit-tests
+	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
+	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) && \
+	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) && \
+	  $(MAKE) --no-print-directory mutants EMU=1; \
+	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi
 	$(Q)if [ -n "$(GPU_CC)" ]; then \
 	  MAKE="$(MAKE)" $(WORKBOOK) check solutions pass $(LESSONS) && \
-	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS); \
-	else echo "No GPU here: solutions and stubs were built, not graded."; fi
-	$(Q)$(MAKE) --no-print-directory mutants
+	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS) && \
+	  $(MAKE) --no-print-directory mutants EMU=; \
+	else echo "No GPU here: the GPU judge's programs were built, not run."; fi
 
 clean:
 	rm -rf build

@@ -7,7 +7,8 @@
 
 enum case_kind {
     CASE_CORRECT,       /* every output element against the solution and a CPU reference */
-    CASE_SPEED,         /* correct, then timed against solution and baseline, then correct again */
+    CASE_SPEED,         /* correct, then timed against solution and baseline, then correct again;
+                           in the emulator: correct, and the memory traffic counted against the rules */
     CASE_SHARED_BYTES,  /* the kernel's static shared memory is exactly `bytes` */
 };
 
@@ -37,6 +38,11 @@ struct lesson_spec {
     /* The speed case passes when baseline time / student time >= min_speedup, both measured
      * in the same run (a ratio holds on any GPU; absolute times do not). */
     double min_speedup;
+    /* The emulator's exact rules, which replace timing there: the student's global memory
+     * sectors at most this fraction of the baseline's (0: no rule), and no shared-memory bank
+     * conflicts at all. */
+    double max_sector_ratio;
+    int no_bank_conflicts;
     const char *baseline_is;  /* what the baseline kernel is, for the report */
     const struct check_case *cases;
     size_t ncases;

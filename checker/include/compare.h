@@ -10,6 +10,10 @@
  * them shows; they differ from every NaN that arithmetic produces, so a copy of one shows too. */
 #define POISON_BITS 0xFFFFFFFFu /* the output before each launch: "never written" */
 #define GUARD_BITS 0x7FDADBADu  /* the bytes around every buffer: "read from outside a buffer" */
+/* The emulator fills shared memory with this before each block. A CPU keeps a NaN's bits
+ * through arithmetic, so an output holding them was computed from shared memory no thread had
+ * written. (A GPU neither fills shared memory nor keeps NaN bits.) */
+#define SHARED_POISON_BITS 0x7FE0FEEDu
 
 enum family { FAMILY_MATMUL, FAMILY_TRANSPOSE };
 
@@ -31,6 +35,7 @@ struct comparison {
     size_t never_written;  /* elements still holding POISON_BITS */
     size_t never_written_last_row, never_written_last_col; /* of those, in the last row / column */
     size_t guard_values;   /* elements holding GUARD_BITS: copied from outside an input */
+    size_t shared_values;  /* elements holding SHARED_POISON_BITS: from unwritten shared memory */
     size_t other_nans;     /* NaNs the kernel computed */
     size_t wrong_inside;   /* wrong elements in tiles that lie wholly inside the matrix */
     int tile;              /* tile width used to tell edge tiles from inner ones */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "compare.h"
+#include "counts.h"
 
 enum role { ROLE_STUDENT, ROLE_SOLUTION, ROLE_BASELINE, ROLE_COUNT };
 
@@ -18,6 +19,7 @@ enum out_slot { OUT_STUDENT, OUT_SOLUTION, OUT_STUDENT_TIMED, OUT_COUNT };
 enum { JOB_OK = 0, JOB_KERNEL_FAILED = 1, JOB_SETUP_FAILED = 2, JOB_NO_GPU = 3 };
 
 struct gpu_report {
+    int emulator; /* 1: the CPU emulator ran the job, 0: a GPU */
     char device[256];
     int cc_major, cc_minor;
     int driver_version, runtime_version;
@@ -36,6 +38,12 @@ struct gpu_report {
     /* Timings, ms[role][rep], of `reps` launches of each role. */
     int reps;
     float ms[ROLE_COUNT][MAX_REPS];
+    /* Memory traffic of each role (emulator, when the job asked for counts), and the student's
+     * busiest source lines. */
+    int counted;
+    struct mem_counts counts[ROLE_COUNT];
+    int nlines;
+    struct line_counts lines[MAX_COUNTED_LINES];
 };
 
 struct gpu_job {
@@ -43,6 +51,7 @@ struct gpu_job {
     int rows, cols;        /* matmul: N = rows = cols; transpose: the input's shape */
     int launch;            /* 0: only read kernel attributes; 1: run student and solution */
     int time_reps;         /* > 0: also time student, solution and baseline this many times */
+    int count;             /* emulator: also count every role's memory traffic */
     size_t in_elems[2];    /* matmul: A, B; transpose: in, (unused) */
     size_t out_elems;
     size_t in_offset[2];   /* byte offsets from the start of this struct */

@@ -4,7 +4,9 @@
  *
  *   what: one line saying what is wrong
  *   lesson: 2
- *   expect: a phrase the check's report must contain
+ *   expect: a phrase the check's report must contain ("a | b": either)
+ *   only: emulator      (optional: a mistake only the emulator's order of threads exposes
+ *                        every time; on a GPU it may pass by luck, so it is not run there)
  *   --- replace
  *   exact lines of the solution (must occur exactly once)
  *   +++ with
@@ -21,6 +23,7 @@ struct mutant {
     char what[512];
     int lesson;
     char expect[512];
+    char only[32];
     int nedits;
     struct {
         char *old_text, *new_text;

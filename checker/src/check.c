@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 
 #include <cmocka.h>
@@ -25,6 +26,7 @@
 #include "registry.h"
 #include "rng.h"
 #include "stats.h"
+#include "traffic.h"
 
 #ifndef WB_LESSON
 #error "build with -DWB_LESSON=<lesson number>"
@@ -32,9 +34,17 @@
 
 enum { EXIT_NO_GPU = 3, EXIT_USAGE = 4 };
 
+#define WB_STR_(a) #a
+#define WB_STR(a) WB_STR_(a)
+
 #define TILE 32
 #define CPU_FULL_MAX (300 * 300) /* outputs up to this size are checked against the CPU in full */
 #define CPU_SAMPLES 2048
+/* The emulator runs a few million threads a second: larger cases are left to the GPU judge,
+ * and memory traffic is counted at a size where every tile pattern shows. */
+#define EMU_MAX_WORK 20000000.0
+#define EMU_COUNT_N 128  /* matmul: 4 x 4 blocks of 8 tiles each, counted in about a second */
+#define EMU_COUNT_RC 256 /* transposes: 8 x 8 tiles */
 
 static struct {
     const struct lesson *lesson;
@@ -137,6 +147,11 @@ static int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
         isolate_describe(&r, why, len);
         return -1;
     }
+    if (r.outcome == ISOLATE_SIGNALED && job->rep.emulator && (r.status == SIGSEGV || r.status == SIGBUS)) {
+        snprintf(why, len, "your kernel crashed the emulator (%s): it accessed memory far outside its buffers, "
+                           "or recursed too deep.", strsignal(r.status));
+        return -1;
+    }
     if (r.outcome != ISOLATE_EXITED) {
         isolate_describe(&r, why, len);
         return -1;
@@ -186,6 +201,8 @@ static void describe_value(char *buf, size_t len, float x)
         snprintf(buf, len, "NaN (never written)");
     else if (has_bits(x, GUARD_BITS))
         snprintf(buf, len, "NaN (guard: read outside the input)");
+    else if (has_bits(x, SHARED_POISON_BITS))
+        snprintf(buf, len, "NaN (shared memory nobody wrote)");
     else
         snprintf(buf, len, "%.7g", x);
 }
@@ -367,6 +384,48 @@ static void case_speed(const struct check_case *c, uint64_t stream)
         fail_msg("too slow: %.2fx the baseline's speed where %.2fx is required", yours, lesson.min_speedup);
 }
 
+/* ---- memory traffic (the emulator's replacement for timing) ---- */
+
+static void case_counts(const struct check_case *c, uint64_t stream)
+{
+    char why[700], sz[32], when[96];
+    struct check_case sized = *c;
+    sized.rows = sized.cols = g.lesson->family == FAMILY_MATMUL ? EMU_COUNT_N : EMU_COUNT_RC;
+    size_text(&sized, sz, sizeof sz);
+    struct job_mem m = job_create(sized.rows, sized.cols, 1, 0);
+    if (!m.job)
+        fail_msg("cannot allocate memory for %s", sz);
+    m.job->count = 1;
+    fill_inputs(m.job, stream);
+    if (run_job(m.job, 3 * g.timeout_s, why, sizeof why) != 0) {
+        say("  At %s: %s\n", sz, why);
+        job_free(&m);
+        fail_msg("the kernel did not complete at %s", sz);
+    }
+    snprintf(when, sizeof when, "at %s, so its memory traffic was not judged", sz);
+    if (judge_guards(m.job) != 0 || judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {
+        job_free(&m);
+        fail_msg("wrong output at %s: memory traffic not judged", sz);
+    }
+    const struct gpu_report *rep = &m.job->rep;
+    const char *labels[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
+    say("  Memory traffic at %s, counted by the emulator (as Nsight Compute counts it):\n", sz);
+    traffic_table(say, labels, rep->counts, ROLE_COUNT);
+    say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
+    traffic_lines(say, rep->lines, rep->nlines);
+    int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], lesson.max_sector_ratio,
+                              lesson.no_bank_conflicts, why, sizeof why);
+    struct mem_counts solution = rep->counts[ROLE_SOLUTION];
+    job_free(&m);
+    if (lesson.max_sector_ratio > 0)
+        say("  Required: global memory sectors at most %.2f of the baseline's.\n", lesson.max_sector_ratio);
+    if (lesson.no_bank_conflicts)
+        say("  Required: no shared-memory bank conflicts (the solution has %llu).\n",
+            (unsigned long long)all_conflicts(&solution));
+    if (bad)
+        fail_msg("%s", why);
+}
+
 /* ---- shared memory rule ---- */
 
 static void case_shared_bytes(const struct check_case *c)
@@ -387,12 +446,20 @@ static void run_case(void **state)
         skip();
     }
     uint64_t stream = (uint64_t)(c - lesson.cases);
+    double work = (double)c->rows * c->cols * (g.lesson->family == FAMILY_MATMUL ? c->rows : 1);
+    if (g.device.emulator && c->kind == CASE_CORRECT && work > EMU_MAX_WORK) {
+        say("  Skipped: too large to emulate quickly; the GPU judge checks this size.\n");
+        skip();
+    }
     switch (c->kind) {
     case CASE_CORRECT:
         case_correct(c, stream);
         break;
     case CASE_SPEED:
-        case_speed(c, stream);
+        if (g.device.emulator)
+            case_counts(c, stream);
+        else
+            case_speed(c, stream);
         break;
     case CASE_SHARED_BYTES:
         case_shared_bytes(c);
@@ -463,9 +530,14 @@ static void describe(void)
     printf("\n");
     for (size_t i = 0; i < lesson.ncases; i++) {
         const struct check_case *c = &lesson.cases[i];
-        if (c->kind == CASE_SPEED)
-            printf("    speed at %s: at least %.2fx the speed of %s, timed in the same run\n",
+        if (c->kind == CASE_SPEED) {
+            printf("    on a GPU, speed at %s: at least %.2fx the speed of %s, timed in the same run\n",
                    size_text(c, sz, sizeof sz), lesson.min_speedup, lesson.baseline_is);
+            if (lesson.max_sector_ratio > 0)
+                printf("    in the emulator: global memory sectors at most %.2f of that kernel's\n", lesson.max_sector_ratio);
+            if (lesson.no_bank_conflicts)
+                printf("    in the emulator: no shared-memory bank conflicts\n");
+        }
         else if (c->kind == CASE_SHARED_BYTES)
             printf("    exactly %zu bytes of static shared memory: %s\n", c->bytes, c->why);
     }
@@ -497,16 +569,26 @@ int main(int argc, char **argv)
         write_result(1, 1, probe == EXIT_NO_GPU);
         return probe == EXIT_NO_GPU ? EXIT_NO_GPU : 1;
     }
-    say("GPU: %s (compute capability %d.%d, CUDA driver %d.%d)\n", g.device.device, g.device.cc_major,
-        g.device.cc_minor, g.device.driver_version / 1000, g.device.driver_version % 1000 / 10);
+    if (g.device.emulator)
+        say("Judge: the CPU emulator (no GPU here, or EMU=1): correctness, and memory traffic counted exactly "
+            "instead of timed\n");
+    else
+        say("Judge: the GPU, %s (compute capability %d.%d, CUDA driver %d.%d)\n", g.device.device,
+            g.device.cc_major, g.device.cc_minor, g.device.driver_version / 1000, g.device.driver_version % 1000 / 10);
     say("Inputs from seed %llu (same inputs again: make check SEED=%llu)\n", (unsigned long long)g.seed,
         (unsigned long long)g.seed);
 
     struct CMUnitTest *tests = calloc(lesson.ncases, sizeof *tests);
     if (!tests)
         return 1;
-    for (size_t i = 0; i < lesson.ncases; i++)
-        tests[i] = (struct CMUnitTest){lesson.cases[i].name, run_case, NULL, NULL, (void *)&lesson.cases[i]};
+    static char counts_name[64];
+    snprintf(counts_name, sizeof counts_name, "memory traffic %s",
+             g.lesson->family == FAMILY_MATMUL ? "N=" WB_STR(EMU_COUNT_N) : WB_STR(EMU_COUNT_RC) "x" WB_STR(EMU_COUNT_RC));
+    for (size_t i = 0; i < lesson.ncases; i++) {
+        const struct check_case *c = &lesson.cases[i];
+        const char *name = g.device.emulator && c->kind == CASE_SPEED ? counts_name : c->name;
+        tests[i] = (struct CMUnitTest){name, run_case, NULL, NULL, (void *)c};
+    }
     const char *only = getenv("ONLY");
     if (only && *only)
         cmocka_set_test_filter(only);

@@ -59,6 +59,8 @@ static void note(struct comparison *c, size_t i, float got, double want)
     }
     else if (has_bits(got, GUARD_BITS))
         c->guard_values++;
+    else if (has_bits(got, SHARED_POISON_BITS))
+        c->shared_values++;
     else if (isnan(got))
         c->other_nans++;
     if (tile_inside(row, col, c->rows, c->cols, c->tile))
@@ -145,6 +147,13 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                      "%zu of %zu elements %s never written (still NaN poison), the first at row %d, col %d: "
                      "a bounds check that is too strict, or threads returning early?",
                      c->never_written, total, c->never_written == 1 ? "was" : "were", c->first[0].row, c->first[0].col);
+        return line;
+    }
+    if (c->shared_values > 0) {
+        snprintf(line, sizeof line,
+                 "%zu element%s came from shared memory that no thread had written yet: the kernel read a "
+                 "tile before it was complete (a missing __syncthreads() after the loads?).",
+                 c->shared_values, s_(c->shared_values));
         return line;
     }
     if (c->guard_values > 0) {

@@ -57,8 +57,10 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
             snprintf(m->what, sizeof m->what, "%s", line + 6);
         } else if (starts(line, "expect: ")) {
             snprintf(m->expect, sizeof m->expect, "%s", line + 8);
+        } else if (starts(line, "only: ")) {
+            snprintf(m->only, sizeof m->only, "%.31s", line + 6);
         } else if (line[0] != '\0' && line[0] != '#') {
-            snprintf(err, errlen, "line %d: expected 'what:', 'lesson:', 'expect:' or '--- replace'", lineno);
+            snprintf(err, errlen, "line %d: expected 'what:', 'lesson:', 'expect:', 'only:' or '--- replace'", lineno);
             return -1;
         }
         p += len + (nl ? 1 : 0);

@@ -137,7 +137,7 @@ static void build_dir(char *buf, size_t len, const char *src)
 }
 
 /* Runs argv and returns its exit status. With quiet_make, the command's stderr passes through
- * a filter that drops make's own "make: *** ..." lines: the compile report already said it. */
+ * a filter that drops make's "make: *** [target] Error 1" lines: the compile report said it. */
 static int run_command(char *const argv[], const char *result_file, int quiet_make)
 {
     fflush(NULL);
@@ -162,7 +162,7 @@ static int run_command(char *const argv[], const char *result_file, int quiet_ma
         FILE *err = fdopen(fds[0], "r");
         char line[4096];
         while (err && fgets(line, sizeof line, err))
-            if (!(strncmp(line, "make", 4) == 0 && strstr(line, ": *** ")))
+            if (!(strncmp(line, "make", 4) == 0 && strstr(line, ": *** [")))
                 fputs(line, stderr);
         if (err)
             fclose(err);
@@ -178,7 +178,9 @@ static struct outcome check_one(const struct lesson *l, const char *src)
     struct outcome o = {0};
     char dir[512], binary[1024], result[1024], srcarg[600];
     build_dir(dir, sizeof dir, src);
-    snprintf(binary, sizeof binary, "%s/%s/check", dir, l->folder);
+    /* check (the GPU judge) or check-emu (the emulator): the Makefile says which. */
+    const char *judge = getenv("WB_JUDGE") && *getenv("WB_JUDGE") ? getenv("WB_JUDGE") : "check";
+    snprintf(binary, sizeof binary, "%s/%s/%s", dir, l->folder, judge);
     snprintf(result, sizeof result, "%s/%s/result", dir, l->folder);
     snprintf(srcarg, sizeof srcarg, "SRC=%s", src);
     const char *make = getenv("MAKE") ? getenv("MAKE") : "make";

@@ -33,18 +33,35 @@ if [ -n "$arches" ] && [ -n "${CUDA_ARCH:-}" ] && ! grep -qx "compute_${CUDA_ARC
   missing=1
 fi
 
-if ! have_cmocka; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && [ -z "${CMOCKA_DIR:-}" ]; then
-    echo "cmocka is missing; installing it: apt-get install -y libcmocka-dev"
-    if ! { apt-get install -y libcmocka-dev >/dev/null 2>&1 ||
-           { apt-get update >/dev/null 2>&1 && apt-get install -y libcmocka-dev >/dev/null 2>&1; }; }; then
-      echo "Installing cmocka failed: run 'apt-get update && apt-get install -y libcmocka-dev' and read its error."
+# install_or_say PACKAGES WHY: installs Debian packages as root with apt, or says the command.
+install_or_say() {
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "$2 is missing; installing it: apt-get install -y $1"
+    if ! { apt-get install -y $1 >/dev/null 2>&1 ||
+           { apt-get update >/dev/null 2>&1 && apt-get install -y $1 >/dev/null 2>&1; }; }; then
+      echo "Installing it failed: run 'apt-get update && apt-get install -y $1' and read its error."
       missing=1
     fi
   else
-    echo "cmocka is missing: install it (Debian/Ubuntu: sudo apt-get install -y libcmocka-dev;"
-    echo "Fedora: sudo dnf install libcmocka-devel; or unpack it somewhere and say CMOCKA_DIR=that/usr)."
+    echo "$2 is missing: install it (Debian/Ubuntu: sudo apt-get install -y $1; $3)."
     missing=1
+  fi
+}
+
+if ! have_cmocka; then
+  if [ -n "${CMOCKA_DIR:-}" ]; then
+    echo "cmocka is not in CMOCKA_DIR=$CMOCKA_DIR (expected include/cmocka.h there)."
+    missing=1
+  else
+    install_or_say libcmocka-dev cmocka "Fedora: sudo dnf install libcmocka-devel; or unpack it somewhere and say CMOCKA_DIR=that/usr"
+  fi
+fi
+
+# The CPU emulator (used without a GPU, or with EMU=1) needs clang++ and llvm-symbolizer.
+if [ -n "${EMU:-}" ]; then
+  symbolizer() { command -v llvm-symbolizer >/dev/null 2>&1 || ls /usr/lib/llvm-*/bin/llvm-symbolizer >/dev/null 2>&1; }
+  if ! command -v "${CLANGXX:-clang++}" >/dev/null 2>&1 || ! symbolizer; then
+    install_or_say "clang llvm" "The emulator's compiler (clang++ and llvm-symbolizer)" "Fedora: sudo dnf install clang llvm"
   fi
 fi
 

@@ -11,6 +11,7 @@ static const struct check_case cases[] = {
  * The threshold sits near their geometric middle. */
 const struct lesson_spec lesson = {
     .min_speedup = 3.0,
+    .max_sector_ratio = 0.5,
     .baseline_is = "the uncoalesced naive kernel (checker/baselines/matmul_uncoalesced.cu)",
     CASES(cases),
 };

@@ -11,6 +11,7 @@ static const struct check_case cases[] = {
  * The threshold sits near their geometric middle. */
 const struct lesson_spec lesson = {
     .min_speedup = 1.2,
+    .max_sector_ratio = 0.25,
     .baseline_is = "lesson 1's naive kernel",
     CASES(cases),
 };

@@ -1,0 +1,292 @@
+/* The emulator's scheduler: every CUDA thread of a block is a fiber with its own stack; each
+ * runs until it reaches __syncthreads() or returns; when none can go on, the barrier is
+ * checked (every thread must wait at the same one) and all are released. Blocks run one after
+ * another, so each block's __shared__ arrays are the same static memory, poisoned before it
+ * starts. Threads run in order up to each barrier, so a missing barrier gives wrong results
+ * every time rather than by luck. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "emu.h"
+
+/* Mirrors of cuda_emu.h's types. */
+struct uint3 {
+    unsigned x, y, z;
+};
+struct dim3 {
+    unsigned x, y, z;
+};
+struct uint3 threadIdx, blockIdx;
+struct dim3 blockDim, gridDim;
+
+#define STACK_BYTES (64 * 1024)
+#define MAX_THREADS 1024
+
+enum fiber_state { READY, AT_BARRIER, EXITED };
+
+struct fiber {
+    void *sp;
+    enum fiber_state state;
+    uintptr_t barrier_pc; /* where it waits */
+    struct uint3 idx;
+};
+
+static struct {
+    struct fiber fibers[MAX_THREADS];
+    char *stacks;
+    void *scheduler_sp;
+    int current;
+    void (*body)(void *);
+    void *ctx;
+    char error[600];
+} rt;
+
+/* ---- context switch (x86-64 System V) ----
+ * emu_switch(save, to): pushes the callee-saved registers and the SSE/x87 control words,
+ * stores the stack pointer in *save, loads `to` and pops the same from there. */
+void emu_switch(void **save, void *to);
+void emu_fiber_start(void);
+__asm__(".text\n"
+        ".globl emu_switch\n.type emu_switch,@function\n"
+        "emu_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size emu_switch, .-emu_switch\n"
+        /* A new fiber 'returns' here with a 16-byte aligned stack. */
+        ".globl emu_fiber_start\n.type emu_fiber_start,@function\n"
+        "emu_fiber_start:\n  call emu_fiber_main\n  ud2\n"
+        ".size emu_fiber_start, .-emu_fiber_start\n");
+
+static void set_coordinates(int t)
+{
+    threadIdx.x = rt.fibers[t].idx.x;
+    threadIdx.y = rt.fibers[t].idx.y;
+    threadIdx.z = rt.fibers[t].idx.z;
+}
+
+void emu_fiber_main(void);
+void emu_fiber_main(void)
+{
+    rt.body(rt.ctx);
+    rt.fibers[rt.current].state = EXITED;
+    emu_switch(&rt.fibers[rt.current].sp, rt.scheduler_sp);
+    abort(); /* an exited fiber is never resumed */
+}
+
+void emu_syncthreads(void)
+{
+    struct fiber *f = &rt.fibers[rt.current];
+    f->state = AT_BARRIER;
+    f->barrier_pc = (uintptr_t)__builtin_return_address(0);
+    emu_switch(&f->sp, rt.scheduler_sp);
+}
+
+static void prepare_fiber(int t)
+{
+    uint64_t *top = (uint64_t *)(rt.stacks + (size_t)(t + 1) * STACK_BYTES);
+    uint64_t *sp = top - 10; /* 16-byte aligned: see emu_switch's pops and the ret */
+    uint32_t mxcsr;
+    uint16_t fpucw;
+    __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+    __asm__ volatile("fnstcw %0" : "=m"(fpucw));
+    memset(sp, 0, 10 * sizeof *sp);
+    memcpy(sp, &mxcsr, sizeof mxcsr);
+    memcpy((char *)sp + 4, &fpucw, sizeof fpucw);
+    sp[7] = (uint64_t)(uintptr_t)emu_fiber_start; /* after 1 control word slot and 6 registers */
+    rt.fibers[t].sp = sp;
+    rt.fibers[t].state = READY;
+}
+
+const char *emu_error(void)
+{
+    return rt.error;
+}
+
+/* Says what the threads of a block disagree on at a barrier, or returns 0 if they agree. */
+static int check_barrier(int threads)
+{
+    int waiting = 0, exited = 0, other = 0;
+    uintptr_t pc = 0, other_pc = 0;
+    for (int t = 0; t < threads; t++) {
+        struct fiber *f = &rt.fibers[t];
+        if (f->state == EXITED)
+            exited++;
+        else if (!pc || f->barrier_pc == pc) {
+            pc = f->barrier_pc;
+            waiting++;
+        } else {
+            other_pc = f->barrier_pc;
+            other++;
+        }
+    }
+    if (waiting == 0 || (exited == 0 && other == 0))
+        return 0;
+    char a[160], b[160];
+    emu_where(pc, a, sizeof a);
+    if (other)
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): %d threads wait at __syncthreads() in %s while %d wait at the one in %s: "
+                 "every thread of a block must reach the same barriers",
+                 blockIdx.x, blockIdx.y, waiting, a, other, emu_where(other_pc, b, sizeof b));
+    else
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): %d threads wait at __syncthreads() in %s while %d have returned: "
+                 "an early `return` before a barrier? Threads outside the matrix must still reach it",
+                 blockIdx.x, blockIdx.y, waiting, a, exited);
+    return EMU_BARRIER_DIVERGENCE;
+}
+
+static int run_block(int threads, char *shared_begin, char *shared_end)
+{
+    /* Every float a NaN of its own bits: reading shared memory nobody wrote shows in the output. */
+    uint32_t poison = SHARED_POISON_BITS;
+    for (char *p = shared_begin; p && p + sizeof poison <= shared_end; p += sizeof poison)
+        memcpy(p, &poison, sizeof poison);
+    for (int t = 0; t < threads; t++)
+        prepare_fiber(t);
+    for (;;) {
+        int running = 0;
+        for (int t = 0; t < threads; t++) {
+            if (rt.fibers[t].state != READY)
+                continue;
+            running++;
+            rt.current = t;
+            set_coordinates(t);
+            emu_trace_switch_to(t);
+            emu_switch(&rt.scheduler_sp, rt.fibers[t].sp);
+        }
+        emu_trace_interval_end(threads, 32);
+        if (running == 0)
+            return 0;
+        int rc = check_barrier(threads);
+        if (rc)
+            return rc;
+        int all_exited = 1;
+        for (int t = 0; t < threads; t++)
+            if (rt.fibers[t].state == AT_BARRIER) {
+                rt.fibers[t].state = READY;
+                all_exited = 0;
+            }
+        if (all_exited)
+            return 0;
+    }
+}
+
+int emu_launch(struct dim3 grid, struct dim3 block, char *shared_begin, char *shared_end, void (*body)(void *),
+               void *ctx)
+{
+    rt.error[0] = '\0';
+    unsigned threads = block.x * block.y * block.z;
+    if (threads == 0 || threads > MAX_THREADS || grid.x == 0 || grid.y == 0 || grid.z == 0) {
+        snprintf(rt.error, sizeof rt.error, "invalid launch configuration");
+        return EMU_BAD_LAUNCH;
+    }
+    if (!rt.stacks) {
+        rt.stacks = mmap(NULL, (size_t)MAX_THREADS * STACK_BYTES, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (rt.stacks == MAP_FAILED) {
+            rt.stacks = NULL;
+            snprintf(rt.error, sizeof rt.error, "no memory for the threads' stacks");
+            return EMU_OUT_OF_MEMORY;
+        }
+    }
+    int t = 0;
+    for (unsigned z = 0; z < block.z; z++)
+        for (unsigned y = 0; y < block.y; y++)
+            for (unsigned x = 0; x < block.x; x++)
+                rt.fibers[t++].idx = (struct uint3){x, y, z};
+    rt.body = body;
+    rt.ctx = ctx;
+    blockDim = block;
+    gridDim = grid;
+    emu_trace_set_shared(shared_begin, shared_end);
+    for (unsigned z = 0; z < grid.z; z++)
+        for (unsigned y = 0; y < grid.y; y++)
+            for (unsigned x = 0; x < grid.x; x++) {
+                blockIdx = (struct uint3){x, y, z};
+                int rc = run_block((int)threads, shared_begin, shared_end);
+                if (rc)
+                    return rc;
+            }
+    return 0;
+}
+
+/* Keeps the path as the student wrote it: relative to the top folder, without "./". */
+static void tidy_path(char *out, size_t len, char *loc)
+{
+    loc[strcspn(loc, "\n")] = '\0';
+    char *colon = strrchr(loc, ':'); /* drop the column */
+    if (colon && colon > strchr(loc, ':'))
+        *colon = '\0';
+    const char *file = loc;
+    char cwd[1024];
+    size_t n = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+    if (n && strncmp(file, cwd, n) == 0 && file[n] == '/')
+        file += n + 1;
+    while (strncmp(file, "./", 2) == 0)
+        file += 2;
+    size_t k = strlen(file) < len ? strlen(file) : len - 1;
+    memmove(out, file, k);
+    out[k] = '\0';
+}
+
+void emu_where_many(const uintptr_t *pcs, int n, char (*where)[96])
+{
+    for (int i = 0; i < n; i++)
+        snprintf(where[i], sizeof where[i], "?");
+    Dl_info info;
+    char exe[1024], list[64], cmd[1400];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n == 0 || len <= 0 || !dladdr((void *)pcs[0], &info))
+        return;
+    exe[len] = '\0';
+    /* A position-independent program is looked up by offset, a fixed one by address; pc - 1:
+     * the call or access instruction, not the one after it. */
+    uintptr_t base = ((const Elf64_Ehdr *)info.dli_fbase)->e_type == ET_DYN ? (uintptr_t)info.dli_fbase : 0;
+    snprintf(list, sizeof list, "/tmp/wb-pcs-%d", (int)getpid());
+    FILE *f = fopen(list, "w");
+    if (!f)
+        return;
+    for (int i = 0; i < n; i++)
+        fprintf(f, "0x%lx\n", (unsigned long)(pcs[i] - 1 - base));
+    fclose(f);
+    /* llvm-symbolizer, because binutils' addr2line misnames the file of code inlined from an
+     * #include (the kernel's file). For each address it prints function and file:line:column
+     * of each inlined frame, innermost first, then an empty line. */
+    snprintf(cmd, sizeof cmd,
+             "for s in llvm-symbolizer /usr/lib/llvm-*/bin/llvm-symbolizer; do "
+             "command -v $s >/dev/null && exec $s --obj='%s' < '%s'; done 2>/dev/null",
+             exe, list);
+    FILE *p = popen(cmd, "r");
+    char line[1024];
+    int i = 0, row = 0;
+    while (p && i < n && fgets(line, sizeof line, p)) {
+        if (line[0] == '\n') {
+            i++;
+            row = 0;
+        } else if (row++ == 1 && line[0] != '?')
+            tidy_path(where[i], sizeof where[i], line);
+    }
+    if (p)
+        pclose(p);
+    remove(list);
+}
+
+const char *emu_where(uintptr_t pc, char *buf, size_t len)
+{
+    char where[1][96];
+    emu_where_many(&pc, 1, where);
+    snprintf(buf, len, "%s", where[0]);
+    return buf;
+}

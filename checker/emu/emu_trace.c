@@ -1,0 +1,261 @@
+/* The emulator's memory tracer and cost model. Kernel files are compiled with
+ * -fsanitize=thread but linked without its runtime: the __tsan_* calls the compiler puts
+ * before every memory access land here. Accesses to the kernel's shared memory and to the
+ * device buffers are logged per thread; when every thread of a block has stopped (at a
+ * barrier or its end), the accesses of each warp are grouped into warp instructions, by code
+ * address and by how many times that thread had executed it, and priced as the hardware
+ * would: shared memory in wavefronts (per bank, the distinct 4-byte words asked of it; the same
+ * word twice is a broadcast), global memory in distinct 32-byte sectors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu.h"
+
+struct access {
+    uintptr_t pc;
+    uintptr_t addr;
+    uint32_t size;
+    uint32_t op; /* enum mem_op */
+};
+
+struct log {
+    struct access *a;
+    size_t n, cap;
+};
+
+#define MAX_THREADS 1024
+
+static struct {
+    int on;
+    const char *shared_begin, *shared_end;
+    struct emu_buffer buffers[8];
+    int nbuffers;
+    int current;
+    struct log logs[MAX_THREADS];
+    struct mem_counts total;
+    struct emu_line_counts lines[EMU_MAX_LINES];
+    int nlines;
+} tr;
+
+void emu_set_buffers(const struct emu_buffer *buffers, int n)
+{
+    tr.nbuffers = n < 8 ? n : 8;
+    memcpy(tr.buffers, buffers, (size_t)tr.nbuffers * sizeof *buffers);
+}
+
+void emu_trace_set_shared(const char *begin, const char *end)
+{
+    tr.shared_begin = begin;
+    tr.shared_end = end;
+}
+
+void emu_trace_switch_to(int thread)
+{
+    tr.current = thread;
+}
+
+void emu_trace_start(void)
+{
+    memset(&tr.total, 0, sizeof tr.total);
+    tr.nlines = 0;
+    tr.on = 1;
+}
+
+void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines)
+{
+    tr.on = 0;
+    *total = tr.total;
+    memcpy(lines, tr.lines, (size_t)tr.nlines * sizeof *lines);
+    *nlines = tr.nlines;
+}
+
+static void record(const void *p, uint32_t size, int write, uintptr_t pc)
+{
+    if (!tr.on || size == 0)
+        return;
+    const char *c = p;
+    int shared = c >= tr.shared_begin && c < tr.shared_end;
+    int global = 0;
+    for (int i = 0; !shared && !global && i < tr.nbuffers; i++)
+        global = c >= tr.buffers[i].begin && c < tr.buffers[i].end;
+    if (!shared && !global)
+        return;
+    struct log *l = &tr.logs[tr.current];
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        struct access *a = realloc(l->a, cap * sizeof *a);
+        if (!a)
+            return;
+        l->a = a;
+        l->cap = cap;
+    }
+    uint32_t op = shared ? (write ? SHARED_ST : SHARED_LD) : (write ? GLOBAL_ST : GLOBAL_LD);
+    l->a[l->n++] = (struct access){pc, (uintptr_t)c, size, op};
+}
+
+/* ---- the compiler's instrumentation entry points ---- */
+#define HOOKS(n)                                                                                                 \
+    void __tsan_read##n(void *p) { record(p, n, 0, (uintptr_t)__builtin_return_address(0)); }                   \
+    void __tsan_write##n(void *p) { record(p, n, 1, (uintptr_t)__builtin_return_address(0)); }                  \
+    void __tsan_unaligned_read##n(void *p) { record(p, n, 0, (uintptr_t)__builtin_return_address(0)); }         \
+    void __tsan_unaligned_write##n(void *p) { record(p, n, 1, (uintptr_t)__builtin_return_address(0)); }
+HOOKS(1)
+HOOKS(2)
+HOOKS(4)
+HOOKS(8)
+HOOKS(16)
+void __tsan_read_range(void *p, unsigned long n) { record(p, (uint32_t)n, 0, (uintptr_t)__builtin_return_address(0)); }
+void __tsan_write_range(void *p, unsigned long n) { record(p, (uint32_t)n, 1, (uintptr_t)__builtin_return_address(0)); }
+void __tsan_init(void) {}
+void __tsan_func_entry(void *pc) { (void)pc; }
+void __tsan_func_exit(void) {}
+void __tsan_vptr_update(void **p, void *v) { (void)p; (void)v; }
+void __tsan_vptr_read(void **p) { (void)p; }
+
+/* ---- pricing one warp's accesses ---- */
+
+struct item {
+    uintptr_t pc;
+    uint32_t occurrence; /* how many times this thread had executed pc before */
+    uint32_t op;
+    uintptr_t addr;
+    uint32_t size, lane;
+};
+
+static int by_instruction(const void *x, const void *y)
+{
+    const struct item *a = x, *b = y;
+    if (a->pc != b->pc)
+        return a->pc < b->pc ? -1 : 1;
+    if (a->occurrence != b->occurrence)
+        return a->occurrence < b->occurrence ? -1 : 1;
+    return (int)a->op - (int)b->op;
+}
+
+static int by_value(const void *x, const void *y)
+{
+    uintptr_t a = *(const uintptr_t *)x, b = *(const uintptr_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Sorts and removes duplicates; returns the new count. */
+static size_t unique(uintptr_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || v[k - 1] != v[i])
+            v[k++] = v[i];
+    return k;
+}
+
+void emu_price(const struct emu_lane_access *lanes, int n, enum mem_op op, struct op_counts *c)
+{
+    uintptr_t units[32 * 16];
+    size_t nu = 0, bytes = 0;
+    int shared = op == SHARED_LD || op == SHARED_ST;
+    uintptr_t unit = shared ? 4 : 32; /* a bank word, or a sector */
+    for (int i = 0; i < n; i++) {
+        if (lanes[i].size == 0)
+            continue; /* an empty range touches nothing */
+        for (uintptr_t u = lanes[i].addr / unit; u <= (lanes[i].addr + lanes[i].size - 1) / unit && nu < 32 * 16; u++)
+            units[nu++] = u;
+        bytes += lanes[i].size;
+    }
+    nu = unique(units, nu);
+    c->requests++;
+    if (!shared) {
+        c->wavefronts += nu;
+        return;
+    }
+    int per_bank[32] = {0}, most = 0;
+    for (size_t i = 0; i < nu; i++)
+        if (++per_bank[units[i] % 32] > most)
+            most = per_bank[units[i] % 32];
+    c->wavefronts += (uint64_t)most;
+    /* Without conflicts a warp needs one pass per 128 bytes it asks for. */
+    uint64_t ideal = (bytes + 127) / 128;
+    c->ideal += ideal < (uint64_t)most ? ideal : (uint64_t)most;
+}
+
+/* Prices the items of one group (one warp instruction) into c. */
+static void price(const struct item *g, size_t n, struct op_counts *c, uint32_t op)
+{
+    struct emu_lane_access lanes[32 * 4];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < sizeof lanes / sizeof lanes[0]; i++)
+        lanes[k++] = (struct emu_lane_access){g[i].addr, g[i].size};
+    emu_price(lanes, (int)k, (enum mem_op)op, c);
+}
+
+static struct emu_line_counts *line_of(uintptr_t pc)
+{
+    static int slot_of[2 * EMU_MAX_LINES]; /* index + 1 into tr.lines; 0 = empty */
+    if (tr.nlines == 0)
+        memset(slot_of, 0, sizeof slot_of);
+    for (size_t h = (pc * 0x9E3779B97F4A7C15ull) >> 53;; h = (h + 1) % (2 * EMU_MAX_LINES)) {
+        int i = slot_of[h] - 1;
+        if (i >= 0 && tr.lines[i].pc == pc)
+            return &tr.lines[i];
+        if (i < 0) {
+            if (tr.nlines == EMU_MAX_LINES)
+                return NULL;
+            struct emu_line_counts *l = &tr.lines[tr.nlines];
+            memset(l, 0, sizeof *l);
+            l->pc = pc;
+            slot_of[h] = ++tr.nlines;
+            return l;
+        }
+    }
+}
+
+/* Numbers each access by how often its thread had executed the same code address before. */
+static size_t gather_warp(int first, int lanes, struct item *items)
+{
+    size_t n = 0;
+    for (int lane = 0; lane < lanes; lane++) {
+        const struct log *l = &tr.logs[first + lane];
+        size_t start = n;
+        for (size_t i = 0; i < l->n; i++)
+            items[n++] = (struct item){l->a[i].pc, 0, l->a[i].op, l->a[i].addr, l->a[i].size, (uint32_t)lane};
+        /* Occurrence numbers within this lane: sort by pc (stable by position), count runs. */
+        for (size_t i = start; i < n; i++)
+            items[i].occurrence = (uint32_t)(i - start); /* position, as a tie-breaker */
+        qsort(items + start, n - start, sizeof *items, by_instruction);
+        for (size_t i = start; i < n; i++)
+            items[i].occurrence = (i > start && items[i - 1].pc == items[i].pc) ? items[i - 1].occurrence + 1 : 0;
+    }
+    return n;
+}
+
+void emu_trace_interval_end(int threads, int warp_size)
+{
+    if (!tr.on)
+        return;
+    size_t total = 0;
+    for (int t = 0; t < threads; t++)
+        total += tr.logs[t].n;
+    if (total == 0)
+        return;
+    struct item *items = malloc(total * sizeof *items);
+    for (int first = 0; items && first < threads; first += warp_size) {
+        int lanes = threads - first < warp_size ? threads - first : warp_size;
+        size_t n = gather_warp(first, lanes, items);
+        qsort(items, n, sizeof *items, by_instruction);
+        for (size_t i = 0; i < n;) {
+            size_t j = i + 1;
+            while (j < n && items[j].pc == items[i].pc && items[j].occurrence == items[i].occurrence &&
+                   items[j].op == items[i].op)
+                j++;
+            uint32_t op = items[i].op;
+            price(items + i, j - i, &tr.total.op[op], op);
+            struct emu_line_counts *l = line_of(items[i].pc);
+            if (l)
+                price(items + i, j - i, &l->op[op], op);
+            i = j;
+        }
+    }
+    free(items);
+    for (int t = 0; t < threads; t++)
+        tr.logs[t].n = 0;
+}

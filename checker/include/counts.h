@@ -1,0 +1,27 @@
+/* Memory-traffic counts of a kernel, as Nsight Compute reports them: what the CPU emulator
+ * counts exactly and what the GPU's profiler measures. */
+#ifndef WB_COUNTS_H
+#define WB_COUNTS_H
+#include <stdint.h>
+
+enum mem_op { SHARED_LD, SHARED_ST, GLOBAL_LD, GLOBAL_ST, MEM_OPS };
+
+/* One kind of warp-wide memory instruction. */
+struct op_counts {
+    uint64_t requests;   /* warp instructions */
+    uint64_t wavefronts; /* shared: passes through the 32 banks; global: 32-byte sectors */
+    uint64_t ideal;      /* shared: the passes needed without bank conflicts */
+};
+
+struct mem_counts {
+    struct op_counts op[MEM_OPS];
+};
+
+/* Counts of one source line of the kernel. */
+#define MAX_COUNTED_LINES 16
+struct line_counts {
+    char where[96]; /* file:line */
+    struct op_counts op[MEM_OPS];
+};
+
+#endif

@@ -1,0 +1,78 @@
+#include "traffic.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static const char *const op_names[MEM_OPS] = {"shared loads", "shared stores", "global loads", "global stores"};
+
+uint64_t conflicts(const struct op_counts *c)
+{
+    return c->wavefronts > c->ideal ? c->wavefronts - c->ideal : 0;
+}
+
+uint64_t sectors(const struct mem_counts *c)
+{
+    return c->op[GLOBAL_LD].wavefronts + c->op[GLOBAL_ST].wavefronts;
+}
+
+uint64_t all_conflicts(const struct mem_counts *c)
+{
+    return conflicts(&c->op[SHARED_LD]) + conflicts(&c->op[SHARED_ST]);
+}
+
+void traffic_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n)
+{
+    say("    %-19s %-21s %-21s %-31s %s\n", "", "global loads", "global stores", "shared loads", "shared stores");
+    say("    %-19s %9s %11s %9s %11s %9s %10s %10s %9s %10s %10s\n", "", "requests", "sectors", "requests", "sectors",
+        "requests", "wavefronts", "conflicts", "requests", "wavefronts", "conflicts");
+    for (int i = 0; i < n; i++) {
+        const struct op_counts *o = counts[i].op;
+        say("    %-19s %9" PRIu64 " %11" PRIu64 " %9" PRIu64 " %11" PRIu64 " %9" PRIu64 " %10" PRIu64 " %10" PRIu64
+            " %9" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+            labels[i], o[GLOBAL_LD].requests, o[GLOBAL_LD].wavefronts, o[GLOBAL_ST].requests, o[GLOBAL_ST].wavefronts,
+            o[SHARED_LD].requests, o[SHARED_LD].wavefronts, conflicts(&o[SHARED_LD]), o[SHARED_ST].requests,
+            o[SHARED_ST].wavefronts, conflicts(&o[SHARED_ST]));
+    }
+}
+
+void traffic_lines(say_fn say, const struct line_counts *lines, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int o = 0; o < MEM_OPS; o++) {
+            const struct op_counts *c = &lines[i].op[o];
+            if (c->requests == 0)
+                continue;
+            if (o == SHARED_LD || o == SHARED_ST) {
+                uint64_t extra = conflicts(c);
+                double ways = (double)c->wavefronts / (double)c->requests;
+                if (extra)
+                    say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: %.0f-way bank conflicts\n",
+                        lines[i].where, op_names[o], c->requests, c->wavefronts, ways);
+                else
+                    say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: no bank conflicts\n",
+                        lines[i].where, op_names[o], c->requests, c->wavefronts);
+            } else {
+                say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " sectors (%.1f per request)\n", lines[i].where,
+                    op_names[o], c->requests, c->wavefronts, (double)c->wavefronts / (double)c->requests);
+            }
+        }
+}
+
+int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, double max_sector_ratio,
+                    int no_conflicts, char *why, size_t len)
+{
+    if (no_conflicts && all_conflicts(student) > 0) {
+        snprintf(why, len, "%" PRIu64 " shared-memory bank conflicts where none are allowed", all_conflicts(student));
+        return -1;
+    }
+    if (max_sector_ratio > 0) {
+        double ratio = sectors(baseline) ? (double)sectors(student) / (double)sectors(baseline) : 0.0;
+        if (ratio > max_sector_ratio) {
+            snprintf(why, len,
+                     "%" PRIu64 " global memory sectors, %.2f of the baseline's %" PRIu64 ", where at most %.2f is allowed",
+                     sectors(student), ratio, sectors(baseline), max_sector_ratio);
+            return -1;
+        }
+    }
+    return 0;
+}
