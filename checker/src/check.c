@@ -4,7 +4,8 @@
  *
  * Built per lesson with -DWB_LESSON=<number>. Environment: SEED (replay inputs), TIMEOUT
  * (seconds per case, default 10), REPS (timed launches per kernel, default 15), ONLY (a
- * cmocka name pattern), WB_RESULT_FILE (where to write a one-line summary for make). */
+ * cmocka name pattern), WB_RESULT_FILE (where to write a one-line summary for make), SPEED_SIZE
+ * (run the speed case at N x N instead: for profiling at the emulator's counting size). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -51,6 +52,7 @@ static struct {
     uint64_t seed;
     double timeout_s;
     int reps;
+    int speed_size;        /* SPEED_SIZE, or 0 */
     int narrate_to_stderr; /* TAP/XML on stdout must stay clean */
     int hung;              /* a case ran out of time: later cases are skipped */
     /* From a speed case whose output was right before and after timing; 0 otherwise. */
@@ -334,6 +336,10 @@ static void case_correct(const struct check_case *c, uint64_t stream)
 static void case_speed(const struct check_case *c, uint64_t stream)
 {
     char why[700], sz[32], when[96];
+    struct check_case sized = *c;
+    if (g.speed_size)
+        sized.rows = sized.cols = g.speed_size;
+    c = &sized;
     struct job_mem m = job_create(c->rows, c->cols, 1, g.reps);
     if (!m.job)
         fail_msg("cannot allocate memory for %s", size_text(c, sz, sizeof sz));
@@ -562,6 +568,7 @@ int main(int argc, char **argv)
     g.seed = seed && *seed ? strtoull(seed, NULL, 10) : rng_fresh_seed();
     g.timeout_s = env_double("TIMEOUT", 10.0, 1.0, 600.0);
     g.reps = (int)env_double("REPS", 15, 10, MAX_REPS);
+    g.speed_size = (int)env_double("SPEED_SIZE", 0, 0, 16384);
 
     say("Lesson %d (%s): checking %s\n", g.lesson->number, g.lesson->folder, student_kernel.source);
     int probe = probe_device();
