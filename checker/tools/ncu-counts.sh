@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # On a GPU machine with Nsight Compute: the memory-traffic counters of every lesson's solution
 # and baseline kernel, at the sizes the emulator counts at (matmul N=128, transposes 256x256),
-# as CSV rows "lesson,kernel,metric,value" on stdout. docs/emulator.md compares them with the
-# emulator's counts.  Usage: checker/tools/ncu-counts.sh > ncu.csv   (after make test)
+# as Nsight Compute's CSV, one file per lesson in DIR (default build/ncu). docs/emulator.md
+# compares them with the emulator's counts.  Usage: checker/tools/ncu-counts.sh [DIR]   (after make test)
 set -u
 metrics=smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
 metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+out=${1:-build/ncu}
+mkdir -p "$out"
 awk '!/^[ \t]*(#|$)/ { print $1, $2, $4 }' lessons/registry | while read -r n folder family; do
   size=$([ "$family" = matmul ] && echo 128 || echo 256)
   # The speed case launches the solution twice, then the baseline: the first three matches.
   ONLY='speed*' SPEED_SIZE=$size REPS=10 TIMEOUT=300 \
     ncu --clock-control none --csv --page raw --metrics "$metrics" -k 'regex:solution::|baseline::' -c 3 \
-    "build/solutions/$folder/check" 2>/dev/null |
-    awk -v n="$n" -F'","' 'NR == 1 { for (i = 1; i <= NF; i++) col[i] = $i; next }
-      /solution::|baseline::/ { k = ($0 ~ /solution::/) ? "solution" : "baseline"; if (seen[k]++) next
-        for (i = 1; i <= NF; i++) if (col[i] ~ /__/) { v = $i; gsub(/[",]/, "", v); print n "," k "," col[i] "," v } }'
+    --log-file "$out/$folder.csv" "build/solutions/$folder/check" > "$out/$folder.log" 2>&1
+  echo "lesson $n: $(grep -c 'solution::\|baseline::' "$out/$folder.csv") kernels profiled into $out/$folder.csv"
 done
