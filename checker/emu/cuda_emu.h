@@ -1,6 +1,6 @@
 /* CUDA for the CPU emulator: what a lesson's kernel file needs so that clang++ compiles it
  * unchanged. Force-included (-include) before checker/gpu/launch.cu when building a role for
- * the emulator; WB_ROLE names the role. See checker/emu/README.md for the execution model.
+ * the emulator; WB_ROLE names the role. docs/emulator.md describes the execution model.
  *
  * Every CUDA thread runs as a fiber; __syncthreads() hands control to the scheduler; the blocks
  * of a launch run one after another, so one static array per __shared__ variable is each

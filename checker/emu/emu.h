@@ -1,5 +1,5 @@
 /* The CPU emulator's runtime, as the rest of the checker sees it (plain C). The kernel side
- * is cuda_emu.h; the execution model and its limits are in checker/emu/README.md. */
+ * is cuda_emu.h; the execution model and its limits are in docs/emulator.md. */
 #ifndef WB_EMU_H
 #define WB_EMU_H
 #include <stddef.h>
