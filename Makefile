@@ -87,7 +87,8 @@ help:
 	@echo
 	@echo "Options: SRC=solutions|exercises|DIR grade other kernels; SEED=n replay inputs;"
 	@echo "TIMEOUT=s per test (10); REPS=n timed launches (15); ONLY='speed*' some tests;"
-	@echo "CUDA_ARCH=90 build for another GPU (found: $(or $(GPU_CC),none)); V=1 show commands."
+	@echo "CUDA_ARCH=90 build for another GPU (found: $(or $(GPU_CC),none)); EMU=1 grade in the CPU"
+	@echo "emulator (the default without a GPU: docs/emulator.md); V=1 show commands."
 
 doctor:
 	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" EMU="$(EMU)" CLANGXX="$(CLANGXX)" \
@@ -108,7 +109,8 @@ endef
 
 check: doctor $(WORKBOOK)
 	$(NEED_LESSON)
-	$(Q)MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) $(WORKBOOK) check $(SRC) $(or $(EXPECT),score) $(CHECK_LESSONS)
+	$(Q)MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) WB_EXPLAIN=$(if $(EMU),,$(if $(HAVE_CLANG),check-emu)) \
+	  $(WORKBOOK) check $(SRC) $(or $(EXPECT),score) $(CHECK_LESSONS)
 
 status: $(WORKBOOK)
 	$(Q)$(WORKBOOK) status
@@ -178,12 +180,24 @@ $(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(HEADERS)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER)
 
 # ---- the workbook's own tests ----------------------------------------------------------
-UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(wildcard checker/tests/test_*.c))
+# test_emu_run runs small kernels in the emulator, so it needs clang++.
+UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(filter-out %/test_emu_run.c,$(wildcard checker/tests/test_*.c))) \
+  $(if $(HAVE_CLANG),build/tests/test_emu_run)
 
 # The emulator's cost model (emu_trace.o) is linked in too, for its tests.
 build/tests/%: checker/tests/%.c $(LIBCHECKER) $(COMMON)/emu/emu_trace.o $(HEADERS) checker/emu/emu.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Ichecker/emu -o $@ $< $(COMMON)/emu/emu_trace.o $(LIBCHECKER) $(CMOCKA_LIBS)
+
+build/tests/emu_kernels.o: checker/tests/emu/kernels.cu $(HEADERS) checker/emu/cuda_emu.h checker/emu/emu.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(EMU_CC_CMD) -DWB_ROLE=emutest -c $< -o $@
+
+build/tests/test_emu_run: checker/tests/test_emu_run.c build/tests/emu_kernels.o \
+    $(COMMON)/emu/emu_runtime.o $(COMMON)/emu/emu_trace.o $(LIBCHECKER) $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Ichecker/emu -c $< -o $@.o
+	$(Q)$(CLANGXX) -o $@ $@.o $(filter %.o %.a,$(wordlist 2,99,$^)) $(CMOCKA_LIBS) -ldl
 
 unit-tests: $(UNIT_TESTS)
 	$(Q)for t in $^; do echo "== $$t"; $$t || exit 1; done

@@ -8,7 +8,17 @@
 #include "counts.h"
 
 /* Launch results besides 0. */
-enum { EMU_BARRIER_DIVERGENCE = 1, EMU_BAD_LAUNCH = 2, EMU_OUT_OF_MEMORY = 3 };
+enum { EMU_BARRIER_DIVERGENCE = 1, EMU_BAD_LAUNCH = 2, EMU_OUT_OF_MEMORY = 3, EMU_RACE = 4 };
+
+/* A shared word that one thread wrote and another read (or wrote) with no barrier between. */
+struct emu_race {
+    int thread, writer; /* linear thread ids in the block */
+    int is_write;       /* the second access was a write too */
+    uintptr_t pc, writer_pc;
+};
+/* The first race since emu_trace_reset_races(), if any. */
+int emu_trace_race(struct emu_race *race);
+void emu_trace_reset_races(void);
 
 /* A region of "device" memory whose accesses the tracer counts as global. */
 struct emu_buffer {

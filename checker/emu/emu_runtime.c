@@ -147,6 +147,25 @@ static int check_barrier(int threads)
     return EMU_BARRIER_DIVERGENCE;
 }
 
+/* Says what the race check found, if anything. */
+static int report_race(void)
+{
+    struct emu_race r;
+    if (!emu_trace_race(&r))
+        return 0;
+    uintptr_t pcs[2] = {r.pc, r.writer_pc};
+    char where[2][96];
+    emu_where_many(pcs, 2, where);
+    unsigned bx = blockDim.x ? blockDim.x : 1;
+    snprintf(rt.error, sizeof rt.error,
+             "block (%u,%u): thread (%u,%u) %s shared memory (%s) that thread (%u,%u) writes (%s) between the "
+             "same two barriers: a race, whose outcome on a GPU depends on timing; a __syncthreads() between "
+             "the two is missing",
+             blockIdx.x, blockIdx.y, (unsigned)r.thread % bx, (unsigned)r.thread / bx, r.is_write ? "writes" : "reads",
+             where[0], (unsigned)r.writer % bx, (unsigned)r.writer / bx, where[1]);
+    return 1;
+}
+
 static int run_block(int threads, char *shared_begin, char *shared_end)
 {
     /* Every float a NaN of its own bits: reading shared memory nobody wrote shows in the output. */
@@ -167,6 +186,8 @@ static int run_block(int threads, char *shared_begin, char *shared_end)
             emu_switch(&rt.scheduler_sp, rt.fibers[t].sp);
         }
         emu_trace_interval_end(threads, 32);
+        if (report_race())
+            return EMU_RACE;
         if (running == 0)
             return 0;
         int rc = check_barrier(threads);
@@ -211,6 +232,7 @@ int emu_launch(struct dim3 grid, struct dim3 block, char *shared_begin, char *sh
     blockDim = block;
     gridDim = grid;
     emu_trace_set_shared(shared_begin, shared_end);
+    emu_trace_reset_races();
     for (unsigned z = 0; z < grid.z; z++)
         for (unsigned y = 0; y < grid.y; y++)
             for (unsigned x = 0; x < grid.x; x++) {

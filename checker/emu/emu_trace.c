@@ -5,7 +5,10 @@
  * barrier or its end), the accesses of each warp are grouped into warp instructions, by code
  * address and by how many times that thread had executed it, and priced as the hardware
  * would: shared memory in wavefronts (per bank, the distinct 4-byte words asked of it; the same
- * word twice is a broadcast), global memory in distinct 32-byte sectors. */
+ * word twice is a broadcast), global memory in distinct 32-byte sectors.
+ *
+ * Shared accesses are logged in every run, counted or not, for the race check: between two
+ * barriers, no thread may read or write a shared word another thread wrote. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,12 +74,12 @@ void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int
 
 static void record(const void *p, uint32_t size, int write, uintptr_t pc)
 {
-    if (!tr.on || size == 0)
+    if (size == 0)
         return;
     const char *c = p;
     int shared = c >= tr.shared_begin && c < tr.shared_end;
     int global = 0;
-    for (int i = 0; !shared && !global && i < tr.nbuffers; i++)
+    for (int i = 0; tr.on && !shared && !global && i < tr.nbuffers; i++)
         global = c >= tr.buffers[i].begin && c < tr.buffers[i].end;
     if (!shared && !global)
         return;
@@ -228,10 +231,62 @@ static size_t gather_warp(int first, int lanes, struct item *items)
     return n;
 }
 
+/* ---- the race check ---- */
+
+#define MAX_SHARED_WORDS (228 * 1024 / 4) /* the most shared memory a block can have */
+
+static struct {
+    int writer[MAX_SHARED_WORDS]; /* thread + 1 that wrote the word in this interval, 0 none */
+    uintptr_t writer_pc[MAX_SHARED_WORDS];
+    int found;
+    struct emu_race race;
+} rc;
+
+/* Looks for a word one thread wrote and another read or wrote between the same two barriers. */
+static void check_races(int threads)
+{
+    size_t words = (size_t)(tr.shared_end - tr.shared_begin) / 4;
+    if (rc.found || words == 0 || words > MAX_SHARED_WORDS)
+        return;
+    memset(rc.writer, 0, words * sizeof rc.writer[0]);
+    for (int pass = 0; pass < 2 && !rc.found; pass++)
+        for (int t = 0; t < threads && !rc.found; t++)
+            for (size_t i = 0; i < tr.logs[t].n && !rc.found; i++) {
+                const struct access *a = &tr.logs[t].a[i];
+                if (a->op != SHARED_LD && a->op != SHARED_ST)
+                    continue;
+                size_t w = (size_t)(a->addr - (uintptr_t)tr.shared_begin) / 4;
+                int other = rc.writer[w] - 1;
+                if (pass == 0 && a->op == SHARED_ST && other < 0) {
+                    rc.writer[w] = t + 1; /* first pass: who writes what */
+                    rc.writer_pc[w] = a->pc;
+                } else if (pass == 1 && other >= 0 && other != t) {
+                    rc.found = 1;
+                    rc.race = (struct emu_race){t, other, a->op == SHARED_ST, a->pc, rc.writer_pc[w]};
+                }
+            }
+}
+
+int emu_trace_race(struct emu_race *race)
+{
+    if (rc.found)
+        *race = rc.race;
+    return rc.found;
+}
+
+void emu_trace_reset_races(void)
+{
+    rc.found = 0;
+}
+
 void emu_trace_interval_end(int threads, int warp_size)
 {
-    if (!tr.on)
+    check_races(threads);
+    if (!tr.on) {
+        for (int t = 0; t < threads; t++)
+            tr.logs[t].n = 0;
         return;
+    }
     size_t total = 0;
     for (int t = 0; t < threads; t++)
         total += tr.logs[t].n;

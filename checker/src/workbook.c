@@ -173,6 +173,37 @@ static int run_command(char *const argv[], const char *result_file, int quiet_ma
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* On a GPU, the emulator's count of the same kernels' memory traffic explains the timings:
+ * shown, not graded. WB_EXPLAIN names the emulator's program (the Makefile sets it where
+ * clang++ is). Prints the memory-traffic part of its report. */
+static void explain(const struct lesson *l, const char *dir, const char *srcarg)
+{
+    const char *emu = getenv("WB_EXPLAIN"), *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
+    char binary[1024], cmd[2400];
+    if (!emu || !*emu || (fmt && *fmt && strcasecmp(fmt, "stdout") != 0)) /* TAP/XML stay clean */
+        return;
+    snprintf(binary, sizeof binary, "%s/%s/%s", dir, l->folder, emu);
+    const char *make = getenv("MAKE") ? getenv("MAKE") : "make";
+    char *build[] = {(char *)make, "-s", "--no-print-directory", (char *)srcarg, binary, NULL};
+    if (run_command(build, NULL, 1) != 0)
+        return;
+    snprintf(cmd, sizeof cmd, "ONLY='memory*' WB_RESULT_FILE= '%s' 2>&1", binary);
+    FILE *p = popen(cmd, "r");
+    char line[1024];
+    int show = 0;
+    printf("\nWhy: the same kernels' memory traffic, counted by the CPU emulator (shown, not graded):\n");
+    while (p && fgets(line, sizeof line, p)) {
+        if (strstr(line, "  Memory traffic at"))
+            show = 1;
+        if (show && strncmp(line, "  ", 2) == 0 && !strstr(line, "Required:"))
+            fputs(line, stdout);
+        if (show && line[0] == '[')
+            show = 0;
+    }
+    if (p)
+        pclose(p);
+}
+
 static struct outcome check_one(const struct lesson *l, const char *src)
 {
     struct outcome o = {0};
@@ -198,6 +229,8 @@ static struct outcome check_one(const struct lesson *l, const char *src)
     o.ran = fscanf(f, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %lf speedup %lf", &n, &o.tests,
                    &o.failed, &o.no_gpu, &o.hung, &o.speed_ms, &o.speedup) == 7;
     fclose(f);
+    if (o.ran && !o.no_gpu && o.speed_ms > 0)
+        explain(l, dir, srcarg);
     return o;
 }
 

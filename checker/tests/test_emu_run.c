@@ -1,0 +1,111 @@
+/* Tests of the emulator's scheduler and race check on small kernels with known behaviour
+ * (checker/tests/emu/kernels.cu): bank conflicts counted for a known column read, a missing
+ * first or second barrier found as a race with its lines, an early return before a barrier
+ * reported as such, and correct kernels left alone. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "emu.h"
+
+int run_column_read(float *out, int stride);
+int run_neighbour(float *out, int with_barrier);
+int run_two_rounds(float *out, int with_second_barrier);
+int run_early_return(float *out, int first_out);
+
+static float out[64];
+
+static struct mem_counts count_column_read(int stride)
+{
+    struct mem_counts c;
+    static struct emu_line_counts lines[EMU_MAX_LINES];
+    int n;
+    emu_trace_start();
+    assert_int_equal(run_column_read(out, stride), 0);
+    emu_trace_stop(&c, lines, &n);
+    return c;
+}
+
+static void column_read_counts(void **state)
+{
+    (void)state;
+    const struct {
+        int stride;
+        uint64_t wavefronts;
+    } cases[] = {{1, 1}, {2, 2}, {32, 32}, {33, 1}, {16, 16}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct mem_counts c = count_column_read(cases[i].stride);
+        assert_int_equal(c.op[SHARED_LD].requests, 1);
+        assert_int_equal(c.op[SHARED_LD].wavefronts, cases[i].wavefronts);
+        assert_int_equal(c.op[SHARED_LD].ideal, 1);
+        /* The row store tile[threadIdx.x] is conflict-free whatever the read does. */
+        assert_int_equal(c.op[SHARED_ST].requests, 1);
+        assert_int_equal(c.op[SHARED_ST].wavefronts, 1);
+    }
+}
+
+static void barrier_present_no_error(void **state)
+{
+    (void)state;
+    assert_int_equal(run_neighbour(out, 1), 0);
+    for (int t = 0; t < 64; t++)
+        assert_true(out[t] == (float)((t + 1) % 64));
+}
+
+/* The first barrier missing: a thread reads a word its neighbour writes in the same interval. */
+static void missing_first_barrier_is_a_race(void **state)
+{
+    (void)state;
+    assert_int_equal(run_neighbour(out, 0), EMU_RACE);
+    assert_non_null(strstr(emu_error(), "a race"));
+    assert_non_null(strstr(emu_error(), "kernels.cu:"));
+}
+
+static void both_barriers_no_error(void **state)
+{
+    (void)state;
+    assert_int_equal(run_two_rounds(out, 1), 0);
+    for (int t = 0; t < 64; t++)
+        assert_true(out[t] == (float)(2 * ((t + 1) % 64) + 100));
+}
+
+/* The second barrier missing: the next round's store overwrites a word another thread reads. */
+static void missing_second_barrier_is_a_race(void **state)
+{
+    (void)state;
+    assert_int_equal(run_two_rounds(out, 0), EMU_RACE);
+    assert_non_null(strstr(emu_error(), "a race"));
+}
+
+static void early_return_before_barrier_is_reported(void **state)
+{
+    (void)state;
+    assert_int_equal(run_early_return(out, 40), EMU_BARRIER_DIVERGENCE);
+    assert_non_null(strstr(emu_error(), "40 threads wait at __syncthreads() in checker/tests/emu/kernels.cu:"));
+    assert_non_null(strstr(emu_error(), "while 24 have returned"));
+}
+
+static void no_early_return_no_error(void **state)
+{
+    (void)state;
+    assert_int_equal(run_early_return(out, 64), 0);
+    assert_true(out[63] == 1.0f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(column_read_counts),
+        cmocka_unit_test(barrier_present_no_error),
+        cmocka_unit_test(missing_first_barrier_is_a_race),
+        cmocka_unit_test(both_barriers_no_error),
+        cmocka_unit_test(missing_second_barrier_is_a_race),
+        cmocka_unit_test(early_return_before_barrier_is_reported),
+        cmocka_unit_test(no_early_return_no_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
