@@ -109,7 +109,7 @@ endef
 
 check: doctor $(WORKBOOK)
 	$(NEED_LESSON)
-	$(Q)MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) WB_EXPLAIN=$(if $(EMU),,$(if $(HAVE_CLANG),check-emu)) \
+	$(Q)MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) WB_EXPLAIN=$(if $(EMU),,$(if $(HAVE_CLANG),check-emu,unavailable)) \
 	  $(WORKBOOK) check $(SRC) $(or $(EXPECT),score) $(CHECK_LESSONS)
 
 status: $(WORKBOOK)

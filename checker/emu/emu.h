@@ -8,7 +8,14 @@
 #include "counts.h"
 
 /* Launch results besides 0. */
-enum { EMU_BARRIER_DIVERGENCE = 1, EMU_BAD_LAUNCH = 2, EMU_OUT_OF_MEMORY = 3, EMU_RACE = 4 };
+enum {
+    EMU_BARRIER_DIVERGENCE = 1,
+    EMU_BAD_LAUNCH = 2,
+    EMU_OUT_OF_MEMORY = 3,
+    EMU_RACE = 4,
+    EMU_UNSET_SHARED_READ = 5, /* a read of shared memory no thread of the block had written */
+    EMU_OUT_OF_BOUNDS = 6,     /* a write into the guard zone around a buffer */
+};
 
 /* A shared word that one thread wrote and another read (or wrote) with no barrier between. */
 struct emu_race {
@@ -20,9 +27,22 @@ struct emu_race {
 int emu_trace_race(struct emu_race *race);
 void emu_trace_reset_races(void);
 
+/* The first single access that was wrong in itself since emu_trace_reset_races(): a read of
+ * unwritten shared memory, or a write into a guard zone. */
+struct emu_bad_access {
+    int kind; /* EMU_UNSET_SHARED_READ or EMU_OUT_OF_BOUNDS */
+    int thread;
+    uintptr_t pc;
+    const char *buffer; /* EMU_OUT_OF_BOUNDS: its name */
+    long offset;        /* EMU_OUT_OF_BOUNDS: in elements of 4 bytes from its start (< 0: before) */
+};
+int emu_trace_bad_access(struct emu_bad_access *bad);
+
 /* A region of "device" memory whose accesses the tracer counts as global. */
 struct emu_buffer {
     const char *begin, *end;
+    size_t guard;     /* bytes of guard zone on each side: a write there is out of bounds */
+    const char *name; /* for the report: "A", "out", ... */
 };
 void emu_set_buffers(const struct emu_buffer *buffers, int n);
 

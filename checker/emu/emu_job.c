@@ -62,7 +62,10 @@ static int run_role(struct gpu_job *job, int role, struct host_buffer in[2], str
     int rc = entries[role]->launch(in[0].data, in[1].data, out->data, job->rows, job->cols);
     if (rc) {
         job->rep.failed_role = role;
-        snprintf(job->rep.failure, sizeof job->rep.failure, "%s: %s.", role_names[role], emu_error());
+        const char *e = emu_error();
+        size_t n = strlen(e);
+        snprintf(job->rep.failure, sizeof job->rep.failure, "%s: %s%s", role_names[role], e,
+                 n && (e[n - 1] == '?' || e[n - 1] == '.') ? "" : ".");
         return -1;
     }
     return 0;
@@ -152,11 +155,15 @@ int gpu_job_run(void *arg)
         return JOB_SETUP_FAILED;
     }
     struct emu_buffer buffers[2 + ROLE_COUNT];
+    const char *in_names[2][2] = {{"A", "B"}, {"in", ""}};
+    const char *out_name = job->family == FAMILY_MATMUL ? "C" : "out";
+    size_t guard = GUARD_ELEMS * sizeof(float);
     int nb = 0;
     for (int i = 0; i < n_in; i++)
-        buffers[nb++] = (struct emu_buffer){(char *)in[i].data, (char *)(in[i].data + in[i].elems)};
+        buffers[nb++] = (struct emu_buffer){(char *)in[i].data, (char *)(in[i].data + in[i].elems), guard,
+                                            in_names[job->family == FAMILY_MATMUL ? 0 : 1][i]};
     for (int r = 0; r < ROLE_COUNT; r++)
-        buffers[nb++] = (struct emu_buffer){(char *)out[r].data, (char *)(out[r].data + out[r].elems)};
+        buffers[nb++] = (struct emu_buffer){(char *)out[r].data, (char *)(out[r].data + out[r].elems), guard, out_name};
     emu_set_buffers(buffers, nb);
 
     if (run_role(job, ROLE_SOLUTION, in, &out[ROLE_SOLUTION]) != 0)

@@ -147,6 +147,31 @@ static int check_barrier(int threads)
     return EMU_BARRIER_DIVERGENCE;
 }
 
+/* Says what the tracer found wrong in a single access, if anything; returns its kind. */
+static int report_bad_access(void)
+{
+    struct emu_bad_access b;
+    if (!emu_trace_bad_access(&b))
+        return 0;
+    char where[96];
+    emu_where(b.pc, where, sizeof where);
+    unsigned bx = blockDim.x ? blockDim.x : 1, x = (unsigned)b.thread % bx, y = (unsigned)b.thread / bx;
+    if (b.kind == EMU_UNSET_SHARED_READ)
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) reads shared memory that no thread of the block has written "
+                 "(%s): a tile element nobody loaded, or an index outside the loaded part",
+                 blockIdx.x, blockIdx.y, x, y, where);
+    else if (b.offset < 0)
+        snprintf(rt.error, sizeof rt.error, "block (%u,%u): thread (%u,%u) writes %ld elements before the start of %s (%s)",
+                 blockIdx.x, blockIdx.y, x, y, -b.offset, b.buffer, where);
+    else
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) writes element %ld of %s, past its end (%s): a store without its "
+                 "bounds check?",
+                 blockIdx.x, blockIdx.y, x, y, b.offset, b.buffer, where);
+    return b.kind;
+}
+
 /* Says what the race check found, if anything. */
 static int report_race(void)
 {
@@ -186,8 +211,12 @@ static int run_block(int threads, char *shared_begin, char *shared_end)
             emu_switch(&rt.scheduler_sp, rt.fibers[t].sp);
         }
         emu_trace_interval_end(threads, 32);
+        /* A race first: a read of unwritten shared memory is often its consequence. */
         if (report_race())
             return EMU_RACE;
+        int bad = report_bad_access();
+        if (bad)
+            return bad;
         if (running == 0)
             return 0;
         int rc = check_barrier(threads);

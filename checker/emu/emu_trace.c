@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "emu.h"
 
 struct access {
@@ -43,7 +44,8 @@ static struct {
 void emu_set_buffers(const struct emu_buffer *buffers, int n)
 {
     tr.nbuffers = n < 8 ? n : 8;
-    memcpy(tr.buffers, buffers, (size_t)tr.nbuffers * sizeof *buffers);
+    if (tr.nbuffers > 0)
+        memcpy(tr.buffers, buffers, (size_t)tr.nbuffers * sizeof *buffers);
 }
 
 void emu_trace_set_shared(const char *begin, const char *end)
@@ -72,6 +74,38 @@ void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int
     *nlines = tr.nlines;
 }
 
+static struct {
+    int found;
+    struct emu_bad_access bad;
+} ba;
+
+int emu_trace_bad_access(struct emu_bad_access *bad)
+{
+    if (ba.found)
+        *bad = ba.bad;
+    return ba.found;
+}
+
+static void bad_access(int kind, uintptr_t pc, const char *buffer, long offset)
+{
+    if (ba.found)
+        return;
+    ba.found = 1;
+    ba.bad = (struct emu_bad_access){kind, tr.current, pc, buffer, offset};
+}
+
+/* A write into the guard zone around a buffer: caught as it happens, with its line. */
+static void check_guard_write(const char *c, uintptr_t pc)
+{
+    for (int i = 0; i < tr.nbuffers; i++) {
+        const struct emu_buffer *b = &tr.buffers[i];
+        if (c >= b->begin - b->guard && c < b->begin)
+            bad_access(EMU_OUT_OF_BOUNDS, pc, b->name, -(long)((b->begin - c + 3) / 4));
+        else if (c >= b->end && c < b->end + b->guard)
+            bad_access(EMU_OUT_OF_BOUNDS, pc, b->name, (long)((c - b->begin) / 4));
+    }
+}
+
 static void record(const void *p, uint32_t size, int write, uintptr_t pc)
 {
     if (size == 0)
@@ -79,9 +113,17 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc)
     const char *c = p;
     int shared = c >= tr.shared_begin && c < tr.shared_end;
     int global = 0;
-    for (int i = 0; tr.on && !shared && !global && i < tr.nbuffers; i++)
+    for (int i = 0; !shared && !global && i < tr.nbuffers; i++)
         global = c >= tr.buffers[i].begin && c < tr.buffers[i].end;
-    if (!shared && !global)
+    if (!shared && !global && write)
+        check_guard_write(c, pc);
+    if (shared && !write && size >= 4) {
+        uint32_t v;
+        memcpy(&v, c, sizeof v);
+        if (v == SHARED_POISON_BITS)
+            bad_access(EMU_UNSET_SHARED_READ, pc, NULL, 0);
+    }
+    if (!shared && !(global && tr.on))
         return;
     struct log *l = &tr.logs[tr.current];
     if (l->n == l->cap) {
@@ -277,6 +319,7 @@ int emu_trace_race(struct emu_race *race)
 void emu_trace_reset_races(void)
 {
     rc.found = 0;
+    ba.found = 0;
 }
 
 void emu_trace_interval_end(int threads, int warp_size)

@@ -182,6 +182,11 @@ static void explain(const struct lesson *l, const char *dir, const char *srcarg)
     char binary[1024], cmd[2400];
     if (!emu || !*emu || (fmt && *fmt && strcasecmp(fmt, "stdout") != 0)) /* TAP/XML stay clean */
         return;
+    if (strcmp(emu, "unavailable") == 0) {
+        printf("\n(The CPU emulator would explain these times with exact memory-traffic counts, but it is "
+               "unavailable here: it needs clang++ and llvm-symbolizer.)\n");
+        return;
+    }
     snprintf(binary, sizeof binary, "%s/%s/%s", dir, l->folder, emu);
     const char *make = getenv("MAKE") ? getenv("MAKE") : "make";
     char *build[] = {(char *)make, "-s", "--no-print-directory", (char *)srcarg, binary, NULL};

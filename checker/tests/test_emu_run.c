@@ -1,7 +1,8 @@
 /* Tests of the emulator's scheduler and race check on small kernels with known behaviour
  * (checker/tests/emu/kernels.cu): bank conflicts counted for a known column read, a missing
  * first or second barrier found as a race with its lines, an early return before a barrier
- * reported as such, and correct kernels left alone. */
+ * reported as such, a read of unwritten shared memory, a write past the end of a buffer, and
+ * correct kernels left alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,8 +17,12 @@ int run_column_read(float *out, int stride);
 int run_neighbour(float *out, int with_barrier);
 int run_two_rounds(float *out, int with_second_barrier);
 int run_early_return(float *out, int first_out);
+int run_unset_read(float *out);
+int run_store_past_end(float *out);
 
-static float out[64];
+/* 64 floats with room for a guard zone of 64 on each side. */
+static float arena[64 * 3];
+static float *out = arena + 64;
 
 static struct mem_counts count_column_read(int stride)
 {
@@ -42,9 +47,9 @@ static void column_read_counts(void **state)
         assert_int_equal(c.op[SHARED_LD].requests, 1);
         assert_int_equal(c.op[SHARED_LD].wavefronts, cases[i].wavefronts);
         assert_int_equal(c.op[SHARED_LD].ideal, 1);
-        /* The row store tile[threadIdx.x] is conflict-free whatever the read does. */
-        assert_int_equal(c.op[SHARED_ST].requests, 1);
-        assert_int_equal(c.op[SHARED_ST].wavefronts, 1);
+        /* The 33 row stores that fill the tile are conflict-free whatever the read does. */
+        assert_int_equal(c.op[SHARED_ST].requests, 33);
+        assert_int_equal(c.op[SHARED_ST].wavefronts, 33);
     }
 }
 
@@ -89,6 +94,24 @@ static void early_return_before_barrier_is_reported(void **state)
     assert_non_null(strstr(emu_error(), "while 24 have returned"));
 }
 
+static void unset_shared_read_is_reported(void **state)
+{
+    (void)state;
+    assert_int_equal(run_unset_read(out), EMU_UNSET_SHARED_READ);
+    assert_non_null(strstr(emu_error(), "no thread of the block has written"));
+    assert_non_null(strstr(emu_error(), "kernels.cu:"));
+}
+
+static void store_past_end_is_reported(void **state)
+{
+    (void)state;
+    const struct emu_buffer b = {(char *)out, (char *)(out + 64), 64 * sizeof(float), "out"};
+    emu_set_buffers(&b, 1);
+    assert_int_equal(run_store_past_end(out), EMU_OUT_OF_BOUNDS);
+    assert_non_null(strstr(emu_error(), "thread (63,0) writes element 64 of out, past its end"));
+    emu_set_buffers(NULL, 0);
+}
+
 static void no_early_return_no_error(void **state)
 {
     (void)state;
@@ -106,6 +129,8 @@ int main(void)
         cmocka_unit_test(missing_second_barrier_is_a_race),
         cmocka_unit_test(early_return_before_barrier_is_reported),
         cmocka_unit_test(no_early_return_no_error),
+        cmocka_unit_test(unset_shared_read_is_reported),
+        cmocka_unit_test(store_past_end_is_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

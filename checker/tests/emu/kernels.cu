@@ -18,7 +18,8 @@ template <typename F> static int launch(dim3 grid, dim3 block, F body)
 __global__ void column_read(float *out, int stride)
 {
     __shared__ float tile[32 * 33];
-    tile[threadIdx.x] = 1.0f;
+    for (int i = threadIdx.x; i < 32 * 33; i += 32) /* 33 row stores, each conflict-free */
+        tile[i] = 1.0f;
     __syncthreads();
     out[threadIdx.x] = tile[(threadIdx.x * stride) % (32 * 33)];
 }
@@ -48,6 +49,23 @@ __global__ void two_rounds(float *out, int with_second_barrier)
     out[threadIdx.x] = acc;
 }
 
+/* Reads a word of shared memory that no thread wrote. */
+__global__ void unset_read(float *out)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x + 32]; /* only the first 32 words were written */
+}
+
+/* The last thread also writes one element past the end of out (64 elements). */
+__global__ void store_past_end(float *out)
+{
+    out[threadIdx.x] = 1.0f;
+    if (threadIdx.x == 63)
+        out[64] = 2.0f;
+}
+
 /* Threads from `first_out` on return before the barrier. */
 __global__ void early_return(float *out, int first_out)
 {
@@ -70,6 +88,14 @@ extern "C" int run_neighbour(float *out, int with_barrier)
 extern "C" int run_two_rounds(float *out, int with_second_barrier)
 {
     return launch(dim3(2), dim3(64), [=] { two_rounds(out, with_second_barrier); });
+}
+extern "C" int run_unset_read(float *out)
+{
+    return launch(dim3(1), dim3(32), [=] { unset_read(out); });
+}
+extern "C" int run_store_past_end(float *out)
+{
+    return launch(dim3(1), dim3(64), [=] { store_past_end(out); });
 }
 extern "C" int run_early_return(float *out, int first_out)
 {
