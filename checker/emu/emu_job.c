@@ -38,22 +38,11 @@ static int alloc_guarded(struct host_buffer *b, size_t elems)
     return 0;
 }
 
-static long distance(long offset, size_t elems)
-{
-    return offset < 0 ? -offset : offset - (long)elems;
-}
-
 static void check_guards(struct gpu_job *job, const struct host_buffer *b)
 {
-    const float *zones[2] = {b->base, b->data + b->elems};
-    for (int z = 0; z < 2; z++)
-        for (long i = 0; i < GUARD_ELEMS; i++) {
-            if (has_bits(zones[z][i], GUARD_BITS))
-                continue;
-            long offset = z == 0 ? i - GUARD_ELEMS : (long)b->elems + i;
-            if (job->rep.guard_writes++ == 0 || distance(offset, b->elems) < distance(job->rep.first_guard_write, b->elems))
-                job->rep.first_guard_write = offset;
-        }
+    guard_scan(b->base, GUARD_ELEMS, -(long)GUARD_ELEMS, b->elems, &job->rep.guard_writes, &job->rep.first_guard_write);
+    guard_scan(b->data + b->elems, GUARD_ELEMS, (long)b->elems, b->elems, &job->rep.guard_writes,
+               &job->rep.first_guard_write);
 }
 
 static int run_role(struct gpu_job *job, int role, struct host_buffer in[2], struct host_buffer *out)

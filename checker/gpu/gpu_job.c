@@ -84,27 +84,16 @@ static cudaError_t alloc_guarded(struct dev_buffer *b, size_t elems, const float
     return fill_guards(b, pattern);
 }
 
-static long distance(long offset, size_t elems)
-{
-    return offset < 0 ? -offset : offset - (long)elems;
-}
-
 /* Counts guard elements that no longer hold the pattern, i.e. writes just outside the output. */
 static cudaError_t check_guards(struct gpu_job *job, const struct dev_buffer *b, float *scratch)
 {
     const float *zones[2] = {b->base, b->data + b->elems};
+    const long first[2] = {-(long)GUARD_ELEMS, (long)b->elems};
     for (int z = 0; z < 2; z++) {
         cudaError_t e = cudaMemcpy(scratch, zones[z], GUARD_ELEMS * sizeof(float), cudaMemcpyDeviceToHost);
         if (e != cudaSuccess)
             return e;
-        for (long i = 0; i < GUARD_ELEMS; i++) {
-            if (has_bits(scratch[i], GUARD_BITS))
-                continue;
-            /* Keep the write nearest to the output: the likeliest off-by-one. */
-            long offset = z == 0 ? i - GUARD_ELEMS : (long)b->elems + i;
-            if (job->rep.guard_writes++ == 0 || distance(offset, b->elems) < distance(job->rep.first_guard_write, b->elems))
-                job->rep.first_guard_write = offset;
-        }
+        guard_scan(scratch, GUARD_ELEMS, first[z], b->elems, &job->rep.guard_writes, &job->rep.first_guard_write);
     }
     return cudaSuccess;
 }

@@ -64,6 +64,12 @@ struct diagnosis_inputs {
 /* One sentence saying what the pattern of wrong elements suggests; never NULL. */
 const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *in);
 
+/* Scans one guard zone of `n` floats that should all hold GUARD_BITS; `first` is the element
+ * offset of zone[0] from the start of the guarded buffer (negative for the zone before it).
+ * Adds the overwritten ones to *writes and keeps in *nearest the offset of the one closest to
+ * the buffer (the likeliest off-by-one). */
+void guard_scan(const float *zone, size_t n, long first, size_t buffer_elems, size_t *writes, long *nearest);
+
 /* True when the float holds exactly this bit pattern. */
 bool has_bits(float x, uint32_t bits);
 

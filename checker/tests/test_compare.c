@@ -642,6 +642,27 @@ static void diagnose_single_column_is_not_the_last_column(void **state)
     free(got);
 }
 
+/* Overwritten guard elements are counted and the one nearest the buffer is kept. */
+static void guard_scan_finds_nearest_write(void **state)
+{
+    (void)state;
+    float before[8], after[8];
+    for (int i = 0; i < 8; i++)
+        before[i] = after[i] = from_bits(GUARD_BITS);
+    before[5] = 1.0f; /* offset -3 */
+    after[5] = 1.0f;  /* offset elems + 5 */
+    size_t writes = 0;
+    long nearest = 0;
+    guard_scan(before, 8, -8, 100, &writes, &nearest);
+    guard_scan(after, 8, 100, 100, &writes, &nearest);
+    assert_int_equal(writes, 2);
+    assert_int_equal(nearest, -3);
+    after[0] = 2.0f; /* offset 100: just past the end, the nearest */
+    guard_scan(after, 8, 100, 100, &writes, &nearest);
+    assert_int_equal(writes, 4);
+    assert_int_equal(nearest, 100);
+}
+
 static void diagnose_poison_beats_guard_and_nan(void **state)
 {
     (void)state;
@@ -696,6 +717,7 @@ int main(void)
         cmocka_unit_test(diagnose_wrong_only_edge_tiles),
         cmocka_unit_test(diagnose_wrong_inside),
         cmocka_unit_test(diagnose_without_inputs),
+        cmocka_unit_test(guard_scan_finds_nearest_write),
         cmocka_unit_test(diagnose_part_of_last_row_is_not_the_last_row),
         cmocka_unit_test(diagnose_single_column_is_not_the_last_column),
         cmocka_unit_test(diagnose_poison_beats_guard_and_nan),
