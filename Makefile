@@ -41,7 +41,7 @@ HAVE_CLANG := $(shell command -v $(CLANGXX) 2>/dev/null)
 TEST_JUDGES := check $(if $(HAVE_CLANG),check-emu)
 
 WARN := -Wall -Wextra
-CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include $(CMOCKA_CFLAGS)
+CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include -Ichecker/emu $(CMOCKA_CFLAGS)
 NVCCFLAGS := -O3 -lineinfo -arch=sm_$(CUDA_ARCH) -Ichecker/include -I. -Xcompiler "$(WARN)"
 # The emulator compiles the same kernel files with clang++: every memory access calls the
 # tracer (ThreadSanitizer's hooks, without its runtime), vectorizing is off so that one access
@@ -70,7 +70,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help check status hint reset test unit-tests author-check build-all mutants doctor clean \
+.PHONY: help check status hint reset quiz test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -79,6 +79,7 @@ help:
 	@echo "  make lessonN            select lesson N (1-$(lastword $(LESSONS))), create your copy of its stub, build it"
 	@echo "  make check              grade the selected lesson (LESSON=N for another, LESSON=all for all)"
 	@echo "  make hint               the next hint for the selected lesson"
+	@echo "  make quiz               self-check questions (ANSWERS=file answers them from a file)"
 	@echo "  make status             your progress: passed, best time, speed-up"
 	@echo "  make reset              restore the stub (your version is kept in work/NN_topic/backups/)"
 	@echo "  make test               the workbook's own tests (what CI runs); make mutants: wrong kernels only"
@@ -118,6 +119,11 @@ status: $(WORKBOOK)
 hint reset: $(WORKBOOK)
 	$(NEED_LESSON)
 	$(Q)for n in $(CHECK_LESSONS); do $(WORKBOOK) $@ $$n || exit; done
+
+# Answers come from the terminal, or from a file: make quiz ANSWERS=file (one per line).
+quiz: $(WORKBOOK)
+	$(NEED_LESSON)
+	$(Q)for n in $(CHECK_LESSONS); do $(WORKBOOK) quiz $$n $(if $(ANSWERS),< $(ANSWERS)) || exit; done
 
 # ---- building a lesson's check program -------------------------------------------------
 # One program per lesson and SRC: the student's kernel, the solution and the baseline, each
@@ -176,8 +182,9 @@ $(COMMON)/lib/%.o: checker/src/%.c $(HEADERS)
 $(LIBCHECKER): $(LIB_OBJECTS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(HEADERS)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER)
+# The quiz's bank questions are answered by the emulator's bank model (emu_trace.o).
+$(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(COMMON)/emu/emu_trace.o $(HEADERS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(COMMON)/emu/emu_trace.o
 
 # ---- the workbook's own tests ----------------------------------------------------------
 # test_emu_run runs small kernels in the emulator, so it needs clang++.

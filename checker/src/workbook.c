@@ -8,6 +8,9 @@
  *   workbook compile-report SRC LOG   show a compiler log as the student's file:line messages
  *   workbook author-check             every lesson complete, no stub already solved (make test)
  *   workbook mutate FILE DIR          write the wrong kernel FILE (a .mutant) describes into DIR
+ *   workbook quiz N                   make quiz: lesson N's questions and fresh bank questions;
+ *                                     answers from standard input, one per line
+ *   workbook quiz-md N                the questions as Markdown for the lesson's web page
  *
  * Run from the workbook's top folder (the Makefile does). */
 #define _GNU_SOURCE
@@ -24,6 +27,8 @@
 #include "backup.h"
 #include "hints.h"
 #include "mutant.h"
+#include "quiz.h"
+#include "rng.h"
 #include "registry.h"
 #include "state.h"
 #include "textfile.h"
@@ -566,10 +571,56 @@ static int cmd_mutate(const char *file, const char *dir)
     return rc;
 }
 
+/* ---- quiz ---- */
+
+#define GENERATED_QUESTIONS 3
+
+static int load_quiz(const struct lesson *l, struct quiz *quiz)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof path, "lessons/%s/quiz.txt", l->folder);
+    char *text = read_text_file(path);
+    int rc = text ? quiz_parse(text, quiz, err, sizeof err) : -1;
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", path, text ? err : "cannot read it");
+    free(text);
+    return rc;
+}
+
+static int cmd_quiz(const struct lesson *l)
+{
+    static struct quiz quiz, fresh;
+    if (load_quiz(l, &quiz) != 0)
+        return 2;
+    const char *s = getenv("SEED");
+    uint64_t seed = s && *s ? strtoull(s, NULL, 10) : rng_fresh_seed();
+    fresh.count = GENERATED_QUESTIONS;
+    for (int k = 0; k < GENERATED_QUESTIONS; k++)
+        quiz_generate(seed, (int)(seed % 4) + k, &fresh.q[k]);
+    char title[256];
+    printf("%s: self-check. Type a number, or the letter of a choice, and Enter.\n", title_of(l, title, sizeof title));
+    int right = quiz_ask(&quiz, stdin, stdout);
+    printf("\nAnd %d bank questions made up just now (again: make quiz SEED=%llu):\n", GENERATED_QUESTIONS,
+           (unsigned long long)seed);
+    right += quiz_ask(&fresh, stdin, stdout);
+    int total = quiz.count + fresh.count;
+    printf("\nScore: %d/%d%s\n", right, total, right == total ? "" : " (reread the sections the misses came from)");
+    return right == total ? 0 : 1;
+}
+
+static int cmd_quiz_md(const struct lesson *l)
+{
+    static struct quiz quiz;
+    if (load_quiz(l, &quiz) != 0)
+        return 2;
+    quiz_markdown(&quiz, stdout);
+    return 0;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | status | hint N | reset N | "
-                    "compile-report SOURCE LOG | author-check | mutate FILE DIR\n(the Makefile runs these for you: make help)\n");
+                    "compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -604,5 +655,9 @@ int main(int argc, char **argv)
         return cmd_hint(l);
     if (strcmp(cmd, "reset") == 0)
         return cmd_reset(l);
+    if (strcmp(cmd, "quiz") == 0)
+        return cmd_quiz(l);
+    if (strcmp(cmd, "quiz-md") == 0)
+        return cmd_quiz_md(l);
     return usage();
 }

@@ -1,0 +1,42 @@
+/* Self-check questions: each lesson's lessons/NN_topic/quiz.txt, asked in the terminal by
+ * `make quiz` and shown on the lesson's web page, plus bank questions made up on the spot and
+ * answered by the emulator's bank model. */
+#ifndef WB_QUIZ_H
+#define WB_QUIZ_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MAX_QUESTIONS 32
+#define MAX_CHOICES 5
+
+struct question {
+    char text[1024];
+    int nchoices;            /* 0: a numeric answer */
+    char choice[MAX_CHOICES][200];
+    double answer;           /* the number, or the 1-based right choice */
+    char why[1024];
+};
+
+struct quiz {
+    int count;
+    struct question q[MAX_QUESTIONS];
+};
+
+/* Parses quiz.txt text (format: any lessons/NN_topic/quiz.txt). Returns 0, or -1 with a sentence
+ * naming the line in err. */
+int quiz_parse(const char *text, struct quiz *quiz, char *err, size_t errlen);
+
+/* Whether a typed answer is right: a number within 1 % (choices: the number or the letter). */
+int quiz_answer_is_right(const struct question *q, const char *typed);
+
+/* A bank question made up from a seed, answered by the bank model (emu_price). */
+void quiz_generate(uint64_t seed, int k, struct question *q);
+
+/* Asks the questions on out, reading one answer per line from in; returns how many were right. */
+int quiz_ask(const struct quiz *quiz, FILE *in, FILE *out);
+
+/* The questions as Markdown with each answer in a closed <details> block (the web page). */
+void quiz_markdown(const struct quiz *quiz, FILE *out);
+
+#endif

@@ -1,0 +1,158 @@
+/* Tests of quiz.c: parsing quiz.txt, judging typed answers, the made-up bank questions (whose
+ * answers must agree with the bank arithmetic done by hand), asking from a stream, and the
+ * Markdown with closed answer blocks. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "quiz.h"
+
+static const char *two = "# a comment\n"
+                         "question: How many bytes?\n"
+                         "answer: 8\n"
+                         "why: Two floats.\n"
+                         "\n"
+                         "question: Which is a broadcast?\n"
+                         "choices: A[row * N + k] | B[k * N + col] | neither\n"
+                         "answer: 1\n"
+                         "why: All threads of a warp share row.\n";
+
+static void parses_numeric_and_choice(void **state)
+{
+    (void)state;
+    static struct quiz q;
+    char err[256];
+    assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
+    assert_int_equal(q.count, 2);
+    assert_string_equal(q.q[0].text, "How many bytes?");
+    assert_int_equal(q.q[0].nchoices, 0);
+    assert_true(q.q[0].answer == 8.0);
+    assert_int_equal(q.q[1].nchoices, 3);
+    assert_string_equal(q.q[1].choice[1], "B[k * N + col]");
+    assert_string_equal(q.q[1].why, "All threads of a warp share row.");
+}
+
+static void refuses_bad_files(void **state)
+{
+    (void)state;
+    static struct quiz q;
+    char err[256];
+    const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"question: q\nanswer: 1\n", "needs question:, answer: and why:"},
+        {"question: q\nanswer: x\nwhy: w\n", "plain number"},
+        {"question: q\nchoices: a | b\nanswer: 3\nwhy: w\n", "one of its 2 choices"},
+        {"question: q\nchoices: only one\nanswer: 1\nwhy: w\n", "2 to 5 choices"},
+        {"question: q\nanswer: 1\nwhy: w\nbogus: 1\n", "line 4"},
+        {"# nothing\n", "no questions"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(quiz_parse(bad[i].text, &q, err, sizeof err), -1);
+        assert_non_null(strstr(err, bad[i].says));
+    }
+}
+
+static void judges_answers(void **state)
+{
+    (void)state;
+    static struct quiz q;
+    char err[256];
+    assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
+    assert_true(quiz_answer_is_right(&q.q[0], "8\n"));
+    assert_true(quiz_answer_is_right(&q.q[0], " 8.05"));  /* within 1 % */
+    assert_false(quiz_answer_is_right(&q.q[0], "8.2"));
+    assert_false(quiz_answer_is_right(&q.q[0], "eight"));
+    assert_false(quiz_answer_is_right(&q.q[0], ""));
+    assert_true(quiz_answer_is_right(&q.q[1], "a"));
+    assert_true(quiz_answer_is_right(&q.q[1], "A"));
+    assert_true(quiz_answer_is_right(&q.q[1], "1"));
+    assert_false(quiz_answer_is_right(&q.q[1], "b"));
+    assert_false(quiz_answer_is_right(&q.q[1], "2"));
+}
+
+/* The made-up questions' answers, recomputed by hand from what each question says. */
+static void generated_answers_agree_with_hand_arithmetic(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 200; seed++)
+        for (int k = 0; k < 4; k++) {
+            struct question q;
+            quiz_generate(seed, k, &q);
+            assert_true(q.text[0] && q.why[0]);
+            int w, row, col, stride, m;
+            char type[16];
+            if (sscanf(q.text, "In `__shared__ %15s s[32][%d];` (starting at bank 0), which bank holds the first 4 "
+                               "bytes of `s[%d][%d]`?", type, &w, &row, &col) == 4) {
+                int words = strcmp(type, "double") == 0 ? 2 : 1;
+                assert_true(q.answer == (double)(((row * w + col) * words) % 32));
+            } else if (sscanf(q.text, "A warp reads a column of `__shared__ float tile[32][%d];`: thread i reads "
+                                      "`tile[i][%d]`.", &w, &col) == 2) {
+                /* 32 rows over the banks: the rows share a bank every 32/gcd(w,32) steps. */
+                int g = w, b = 32;
+                while (b) { int t = g % b; g = b; b = t; }
+                assert_true(q.answer == (double)g);
+            } else if (sscanf(q.text, "Thread i of a warp reads `s[i * %d]` of `__shared__ %15s", &stride, type) == 2) {
+                /* floats: bank (i*stride) mod 32 repeats every 32/gcd(stride,32) lanes, so gcd words per bank;
+                 * doubles cover words 2is and 2is+1: 2*gcd(stride,16) words per bank */
+                int dbl = strncmp(type, "double", 6) == 0, mod = dbl ? 16 : 32, g = stride, b = mod;
+                while (b) { int t = g % b; g = b; b = t; }
+                assert_true(q.answer == (double)(dbl ? 2 * g : g));
+            } else if (sscanf(q.text, "A warp reads `tile[i][%d ^ (i & %d)]`", &col, &m) == 2) {
+                assert_true(q.answer == 32.0 / (m + 1));
+            } else {
+                fail_msg("unrecognised generated question: %s", q.text);
+            }
+        }
+}
+
+static void asks_and_counts(void **state)
+{
+    (void)state;
+    static struct quiz q;
+    char err[256], out[4096];
+    assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
+    FILE *in = fmemopen((void *)"8\nb\n", 4, "r");
+    FILE *o = fmemopen(out, sizeof out, "w");
+    assert_int_equal(quiz_ask(&q, in, o), 1);
+    fclose(in);
+    fclose(o);
+    assert_non_null(strstr(out, "Right. Two floats."));
+    assert_non_null(strstr(out, "Not quite: it is a) A[row * N + k]."));
+}
+
+static void markdown_hides_answers(void **state)
+{
+    (void)state;
+    static struct quiz q;
+    char err[256], out[4096];
+    assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
+    FILE *o = fmemopen(out, sizeof out, "w");
+    quiz_markdown(&q, o);
+    fclose(o);
+    assert_non_null(strstr(out, "1. How many bytes?"));
+    assert_non_null(strstr(out, "<details><summary>Answer</summary>"));
+    assert_null(strstr(out, "<details open"));
+    assert_non_null(strstr(out, "**a) A[row * N + k].**"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parses_numeric_and_choice),
+        cmocka_unit_test(refuses_bad_files),
+        cmocka_unit_test(judges_answers),
+        cmocka_unit_test(generated_answers_agree_with_hand_arithmetic),
+        cmocka_unit_test(asks_and_counts),
+        cmocka_unit_test(markdown_hides_answers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
