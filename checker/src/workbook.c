@@ -11,6 +11,7 @@
  *   workbook quiz N                   make quiz: lesson N's questions and fresh bank questions;
  *                                     answers from standard input, one per line
  *   workbook quiz-md N                the questions as Markdown for the lesson's web page
+ *   workbook bankmap LAYOUT           an SVG of the banks a column read hits (32x32, 32x33, xor)
  *
  * Run from the workbook's top folder (the Makefile does). */
 #define _GNU_SOURCE
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "backup.h"
+#include "bankmap.h"
 #include "hints.h"
 #include "mutant.h"
 #include "quiz.h"
@@ -620,7 +622,7 @@ static int cmd_quiz_md(const struct lesson *l)
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | status | hint N | reset N | "
-                    "compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N\n(the Makefile runs these for you: make help)\n");
+                    "compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | bankmap 32x32|32x33|xor\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -630,6 +632,13 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage();
     const char *cmd = argv[1];
+    if (strcmp(cmd, "bankmap") == 0) {
+        int layout = argc == 3 ? bank_layout_named(argv[2]) : -1;
+        if (layout < 0)
+            return usage();
+        bankmap_svg(stdout, (enum bank_layout)layout, 0);
+        return 0;
+    }
     if (strcmp(cmd, "compile-report") == 0)
         return argc == 4 ? (cmd_compile_report(argv[2], argv[3]), 0) : usage();
     if (registry_load(REGISTRY, &reg, err, sizeof err) != 0) {

@@ -1,0 +1,18 @@
+/* SVG pictures of a warp's column read of a 32x32 tile: which bank each thread's word is in,
+ * for tile[32][32], tile[32][33] and the XOR-swizzled tile[32][32], drawn from the same bank
+ * model the emulator grades with. */
+#ifndef WB_BANKMAP_H
+#define WB_BANKMAP_H
+#include <stdio.h>
+
+enum bank_layout { LAYOUT_PLAIN, LAYOUT_PADDED, LAYOUT_SWIZZLED };
+
+/* The layout named "32x32", "32x33" or "xor"; -1 if none. */
+int bank_layout_named(const char *name);
+/* Word index of tile element [row][col] in the layout. */
+int bank_layout_word(enum bank_layout layout, int row, int col);
+/* Writes the picture: rows are the 32 threads of a warp reading column `col`, columns are the
+ * 32 banks; the caption gives the wavefronts the bank model counts. */
+void bankmap_svg(FILE *out, enum bank_layout layout, int col);
+
+#endif

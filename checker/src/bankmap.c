@@ -1,0 +1,82 @@
+#include "bankmap.h"
+
+#include <string.h>
+
+#include "emu.h"
+
+static const char *const names[] = {"32x32", "32x33", "xor"};
+static const char *const declarations[] = {"float tile[32][32]", "float tile[32][33]",
+                                           "float tile[32][32], column swizzled: col ^ (row &amp; 31)"}; /* XML-escaped */
+
+int bank_layout_named(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int bank_layout_word(enum bank_layout layout, int row, int col)
+{
+    switch (layout) {
+    case LAYOUT_PADDED:
+        return row * 33 + col;
+    case LAYOUT_SWIZZLED:
+        return row * 32 + (col ^ (row & 31));
+    default:
+        return row * 32 + col;
+    }
+}
+
+#define CELL 14
+#define LEFT 70
+#define TOP 64
+
+void bankmap_svg(FILE *out, enum bank_layout layout, int col)
+{
+    struct emu_lane_access lanes[32];
+    int bank_words[32] = {0};
+    for (int t = 0; t < 32; t++) {
+        int word = bank_layout_word(layout, t, col);
+        lanes[t] = (struct emu_lane_access){(uintptr_t)word * 4, 4};
+        bank_words[word % 32]++; /* the words are distinct: one per row */
+    }
+    struct op_counts c = {0};
+    emu_price(lanes, 32, SHARED_LD, &c);
+
+    int width = LEFT + 32 * CELL + 20, height = TOP + 32 * CELL + 70;
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                 "font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n", width, height, width, height);
+    fprintf(out, "<title>Banks hit when a warp reads column %d of %s: %llu wavefront%s</title>\n", col,
+            declarations[layout], (unsigned long long)c.wavefronts, c.wavefronts == 1 ? "" : "s");
+    fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(out, "<text x=\"%d\" y=\"18\" font-size=\"13\" font-weight=\"bold\">%s</text>\n", LEFT,
+            declarations[layout]);
+    fprintf(out, "<text x=\"%d\" y=\"36\">a warp reads column %d: thread i reads tile[i][%d]</text>\n", LEFT, col, col);
+    fprintf(out, "<text x=\"%d\" y=\"%d\">bank 0</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">bank 31</text>\n",
+            LEFT, TOP - 8, LEFT + 32 * CELL, TOP - 8);
+    for (int t = 0; t < 32; t++) {
+        int y = TOP + t * CELL;
+        if (t % 4 == 0)
+            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">thread %d</text>\n", LEFT - 6, y + CELL - 3, t);
+        for (int b = 0; b < 32; b++)
+            fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f4f4f4\" stroke=\"#ddd\"/>\n",
+                    LEFT + b * CELL, y, CELL, CELL);
+        int bank = bank_layout_word(layout, t, col) % 32;
+        fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", LEFT + bank * CELL + 1,
+                y + 1, CELL - 2, CELL - 2, bank_words[bank] > 1 ? "#d62728" : "#2ca02c");
+    }
+    int y = TOP + 32 * CELL + 18;
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">words</text>\n", LEFT - 6, y);
+    for (int b = 0; b < 32; b++)
+        if (bank_words[b])
+            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", LEFT + b * CELL + CELL / 2, y,
+                    bank_words[b]);
+    if (c.wavefronts == 1)
+        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">1 wavefront: every thread in its own bank, "
+                     "no conflict</text>\n", LEFT, y + 26);
+    else
+        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">%llu wavefronts: a %llu-way bank conflict</text>\n",
+                LEFT, y + 26, (unsigned long long)c.wavefronts, (unsigned long long)c.wavefronts);
+    fprintf(out, "</svg>\n");
+}
