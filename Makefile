@@ -70,7 +70,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help check status hint reset quiz test unit-tests author-check build-all mutants doctor clean \
+.PHONY: help check status hint reset quiz docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -82,6 +82,7 @@ help:
 	@echo "  make quiz               self-check questions (ANSWERS=file answers them from a file)"
 	@echo "  make status             your progress: passed, best time, speed-up"
 	@echo "  make reset              restore the stub (your version is kept in work/NN_topic/backups/)"
+	@echo "  make docs               the lessons as a web site in docs/html/ (needs pandoc)"
 	@echo "  make test               the workbook's own tests (what CI runs); make mutants: wrong kernels only"
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
@@ -224,7 +225,23 @@ mutants: $(WORKBOOK)
 
 # Both judges where they can run: every solution must pass, every stub and every mutant must
 # fail. The emulator runs anywhere; the GPU judge where there is a GPU.
-test: doctor author-check build-all unit-tests
+# Every lesson's quiz answered right from its key must score full marks, and answered wrong
+# must not (make quiz without a terminal).
+quiz-test: $(WORKBOOK)
+	$(Q)for n in $(LESSONS); do \
+	  SEED=$$n $(WORKBOOK) quiz-key $$n | SEED=$$n $(WORKBOOK) quiz $$n > build/quiz-$$n.log || \
+	    { echo "lesson $$n: its own answer key does not score full marks:"; cat build/quiz-$$n.log; exit 1; }; \
+	  ! yes 999 | SEED=$$n $(WORKBOOK) quiz $$n > /dev/null || { echo "lesson $$n: wrong answers scored full marks"; exit 1; }; \
+	done; echo "quiz: $(words $(LESSONS)) passed, 0 failed"
+
+# The site where pandoc is, rendered in Chromium where Chromium is; what is missing is said.
+site-test:
+	$(Q)if command -v $(PANDOC) > /dev/null; then $(MAKE) -s --no-print-directory docs; \
+	  else echo "docs: skipped (no pandoc here)"; fi
+	$(Q)if command -v $(PANDOC) > /dev/null && command -v chromium > /dev/null; then checker/tools/docs-test.sh $(SITE); \
+	  else echo "docs in Chromium: skipped (needs pandoc and chromium)"; fi
+
+test: doctor author-check build-all unit-tests quiz-test site-test
 	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
 	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) && \
 	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) && \
@@ -236,5 +253,57 @@ test: doctor author-check build-all unit-tests
 	  $(MAKE) --no-print-directory mutants EMU=; \
 	else echo "No GPU here: the GPU judge's programs were built, not run."; fi
 
+# ---- the site (pandoc) ------------------------------------------------------------------
+PANDOC ?= pandoc
+SITE := docs/html
+SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg tiling.svg)
+SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html \
+  $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)
+# Offline (images embedded, styles inline), code highlighted as C++ (pandoc knows no CUDA).
+PANDOC_HTML = $(PANDOC) --from markdown --standalone --self-contained --resource-path=$(SITE) \
+  --template docs/template.html --shift-heading-level-by=-1 --highlight-style=tango
+
+$(SITE)/img/banks-%.svg: $(WORKBOOK)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(WORKBOOK) bankmap $* > $@
+
+$(SITE)/img/%.svg: docs/img/%.svg
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
+# A lesson's page: its README with the questions of its quiz.txt appended, answers folded.
+define LESSON_PAGE
+$(SITE)/$(call folder,$(1)).html: lessons/$(call folder,$(1))/README.md lessons/$(call folder,$(1))/quiz.txt \
+    docs/template.html $(SITE_IMAGES) $(WORKBOOK)
+	$(Q)mkdir -p build/docs
+	$(Q){ sed 's/^```cuda$$$$/```cpp/' $$<; echo; $(WORKBOOK) quiz-md $(1); } > build/docs/$(call folder,$(1)).md
+	$(Q)$(PANDOC_HTML) $(if $(call folder,$(shell expr $(1) - 1)),-V prev=$(call folder,$(shell expr $(1) - 1)).html) \
+	  $(if $(call folder,$(shell expr $(1) + 1)),-V next=$(call folder,$(shell expr $(1) + 1)).html) \
+	  build/docs/$(call folder,$(1)).md -o $$@
+endef
+$(foreach n,$(LESSONS),$(eval $(call LESSON_PAGE,$(n))))
+
+$(SITE)/index.html: docs/index.md docs/template.html lessons/registry $(WORKBOOK)
+	$(Q)mkdir -p build/docs $(@D)
+	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute.\n'; } > build/docs/index.md
+	$(Q)$(PANDOC_HTML) build/docs/index.md -o $@
+
+# Links between the docs' Markdown files become links between their pages.
+$(SITE)/%.html: docs/%.md docs/template.html
+	$(Q)mkdir -p $(@D) build/docs
+	$(Q)sed -E 's/\]\(([a-z_]+)\.md\)/](\1.html)/g' $< > build/docs/$*.md
+	$(Q)$(PANDOC_HTML) -V prev=index.html build/docs/$*.md -o $@
+
+docs-tools:
+	$(Q)DOCS=1 PANDOC="$(PANDOC)" checker/tools/doctor.sh
+
+docs: docs-tools
+	$(Q)$(MAKE) -s --no-print-directory $(SITE_PAGES)
+	$(Q)checker/tools/check-links.sh $(SITE)
+
+# The site as a reader sees it, in headless Chromium (Debian's chromium package).
+docs-test: docs
+	$(Q)checker/tools/docs-test.sh $(SITE)
+
 clean:
-	rm -rf build
+	rm -rf build $(SITE)

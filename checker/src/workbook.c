@@ -11,7 +11,9 @@
  *   workbook quiz N                   make quiz: lesson N's questions and fresh bank questions;
  *                                     answers from standard input, one per line
  *   workbook quiz-md N                the questions as Markdown for the lesson's web page
+ *   workbook quiz-key N               the right answers of make quiz (same SEED), for tests
  *   workbook bankmap LAYOUT           an SVG of the banks a column read hits (32x32, 32x33, xor)
+ *   workbook lesson-list              the lessons as a Markdown list of links (the site's index)
  *
  * Run from the workbook's top folder (the Makefile does). */
 #define _GNU_SOURCE
@@ -442,6 +444,8 @@ static int cmd_compile_report(const char *source, const char *log)
 
 /* ---- author-check ---- */
 
+static int load_quiz(const struct lesson *l, struct quiz *quiz);
+
 /* Blanks out comments, so rules about code are not tripped by the contract's prose. */
 static void strip_comments(char *s)
 {
@@ -522,6 +526,11 @@ static int cmd_author_check(void)
             bad++;
         }
         free(text);
+        static struct quiz quiz;
+        if (load_quiz(l, &quiz) != 0 || quiz.count < 5) {
+            printf("  lessons/%s/quiz.txt needs at least 5 questions that parse\n", l->folder);
+            bad++;
+        }
     }
     if (bad)
         printf("author check: %d problem%s in the lessons above.\n", bad, bad == 1 ? "" : "s");
@@ -589,16 +598,40 @@ static int load_quiz(const struct lesson *l, struct quiz *quiz)
     return rc;
 }
 
+/* The lesson's questions and, from SEED (or a fresh seed), the made-up ones. */
+static int build_quiz(const struct lesson *l, struct quiz *quiz, struct quiz *fresh, uint64_t *seed)
+{
+    if (load_quiz(l, quiz) != 0)
+        return -1;
+    const char *s = getenv("SEED");
+    *seed = s && *s ? strtoull(s, NULL, 10) : rng_fresh_seed();
+    fresh->count = GENERATED_QUESTIONS;
+    for (int k = 0; k < GENERATED_QUESTIONS; k++)
+        quiz_generate(*seed, (int)(*seed % 4) + k, &fresh->q[k]);
+    return 0;
+}
+
+/* The right answers, one per line, in the order make quiz asks (SEED as for make quiz): lets
+ * make test answer the quiz non-interactively. */
+static int cmd_quiz_key(const struct lesson *l)
+{
+    static struct quiz quiz, fresh;
+    uint64_t seed;
+    if (build_quiz(l, &quiz, &fresh, &seed) != 0)
+        return 2;
+    const struct quiz *both[2] = {&quiz, &fresh};
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < both[b]->count; i++)
+            printf("%g\n", both[b]->q[i].answer);
+    return 0;
+}
+
 static int cmd_quiz(const struct lesson *l)
 {
     static struct quiz quiz, fresh;
-    if (load_quiz(l, &quiz) != 0)
+    uint64_t seed;
+    if (build_quiz(l, &quiz, &fresh, &seed) != 0)
         return 2;
-    const char *s = getenv("SEED");
-    uint64_t seed = s && *s ? strtoull(s, NULL, 10) : rng_fresh_seed();
-    fresh.count = GENERATED_QUESTIONS;
-    for (int k = 0; k < GENERATED_QUESTIONS; k++)
-        quiz_generate(seed, (int)(seed % 4) + k, &fresh.q[k]);
     char title[256];
     printf("%s: self-check. Type a number, or the letter of a choice, and Enter.\n", title_of(l, title, sizeof title));
     int right = quiz_ask(&quiz, stdin, stdout);
@@ -622,7 +655,7 @@ static int cmd_quiz_md(const struct lesson *l)
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | status | hint N | reset N | "
-                    "compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | bankmap 32x32|32x33|xor\n(the Makefile runs these for you: make help)\n");
+                    "compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | bankmap 32x32|32x33|xor | lesson-list\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -650,6 +683,14 @@ int main(int argc, char **argv)
         return cmd_status();
     if (strcmp(cmd, "author-check") == 0)
         return cmd_author_check();
+    if (strcmp(cmd, "lesson-list") == 0) {
+        for (int i = 0; i < reg.count; i++) {
+            char title[256];
+            printf("%d. [%s](%s.html)\n", reg.lessons[i].number, title_of(&reg.lessons[i], title, sizeof title),
+                   reg.lessons[i].folder);
+        }
+        return 0;
+    }
     if (strcmp(cmd, "mutate") == 0)
         return argc == 4 ? cmd_mutate(argv[2], argv[3]) : usage();
     if (strcmp(cmd, "check") == 0)
@@ -668,5 +709,7 @@ int main(int argc, char **argv)
         return cmd_quiz(l);
     if (strcmp(cmd, "quiz-md") == 0)
         return cmd_quiz_md(l);
+    if (strcmp(cmd, "quiz-key") == 0)
+        return cmd_quiz_key(l);
     return usage();
 }

@@ -65,4 +65,9 @@ if [ -n "${EMU:-}" ]; then
   fi
 fi
 
+# make docs needs pandoc.
+if [ -n "${DOCS:-}" ] && ! command -v "${PANDOC:-pandoc}" >/dev/null 2>&1; then
+  install_or_say pandoc "pandoc (for make docs)" "Fedora: sudo dnf install pandoc; or https://pandoc.org/installing.html"
+fi
+
 exit $missing
