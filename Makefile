@@ -259,9 +259,14 @@ SITE := docs/html
 SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg tiling.svg)
 SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html \
   $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)
-# Offline (images embedded, styles inline), code highlighted as C++ (pandoc knows no CUDA).
+# Offline (images embedded, styles inline), code highlighted as C++ (pandoc knows no CUDA), the
+# page's title from its first line; pandoc wraps a <summary>'s text in <p>, which is undone.
 PANDOC_HTML = $(PANDOC) --from markdown --standalone --self-contained --resource-path=$(SITE) \
-  --template docs/template.html --shift-heading-level-by=-1 --highlight-style=tango
+  --template docs/template.html --highlight-style=tango
+page_title = --metadata pagetitle="$$(sed -n '1s/^\# //p' $(1))"
+lesson_title = $(shell sed -n '1s/^\# //p' lessons/$(call folder,$(1))/README.md)
+unwrap_summary = sed -z 's|<summary>\n<p>\([^<]*\)</p>\n</summary>|<summary>\1</summary>|g'
+
 
 $(SITE)/img/banks-%.svg: $(WORKBOOK)
 	$(Q)mkdir -p $(@D)
@@ -279,20 +284,20 @@ $(SITE)/$(call folder,$(1)).html: lessons/$(call folder,$(1))/README.md lessons/
 	$(Q){ sed 's/^```cuda$$$$/```cpp/' $$<; echo; $(WORKBOOK) quiz-md $(1); } > build/docs/$(call folder,$(1)).md
 	$(Q)$(PANDOC_HTML) $(if $(call folder,$(shell expr $(1) - 1)),-V prev=$(call folder,$(shell expr $(1) - 1)).html) \
 	  $(if $(call folder,$(shell expr $(1) + 1)),-V next=$(call folder,$(shell expr $(1) + 1)).html) \
-	  build/docs/$(call folder,$(1)).md -o $$@
+	  --metadata pagetitle="$(call lesson_title,$(1))" build/docs/$(call folder,$(1)).md | $(unwrap_summary) > $$@
 endef
 $(foreach n,$(LESSONS),$(eval $(call LESSON_PAGE,$(n))))
 
 $(SITE)/index.html: docs/index.md docs/template.html lessons/registry $(WORKBOOK)
 	$(Q)mkdir -p build/docs $(@D)
 	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute.\n'; } > build/docs/index.md
-	$(Q)$(PANDOC_HTML) build/docs/index.md -o $@
+	$(Q)$(PANDOC_HTML) $(call page_title,$<) build/docs/index.md -o $@
 
 # Links between the docs' Markdown files become links between their pages.
 $(SITE)/%.html: docs/%.md docs/template.html
 	$(Q)mkdir -p $(@D) build/docs
 	$(Q)sed -E 's/\]\(([a-z_]+)\.md\)/](\1.html)/g' $< > build/docs/$*.md
-	$(Q)$(PANDOC_HTML) -V prev=index.html build/docs/$*.md -o $@
+	$(Q)$(PANDOC_HTML) -V prev=index.html $(call page_title,$<) build/docs/$*.md -o $@
 
 docs-tools:
 	$(Q)DOCS=1 PANDOC="$(PANDOC)" checker/tools/doctor.sh

@@ -228,7 +228,7 @@ void quiz_markdown(const struct quiz *quiz, FILE *out)
         fprintf(out, "%d. %s\n", i + 1, q->text);
         for (int c = 0; c < q->nchoices; c++)
             fprintf(out, "    %c) %s\n", 'a' + c, q->choice[c]);
-        fprintf(out, "\n    <details><summary>Answer</summary>\n\n    ");
+        fprintf(out, "\n    <details>\n    <summary>Answer</summary>\n\n    ");
         if (q->nchoices)
             fprintf(out, "**%c) %s.** %s\n", 'a' + (int)q->answer - 1, q->choice[(int)q->answer - 1], q->why);
         else

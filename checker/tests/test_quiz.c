@@ -139,7 +139,7 @@ static void markdown_hides_answers(void **state)
     quiz_markdown(&q, o);
     fclose(o);
     assert_non_null(strstr(out, "1. How many bytes?"));
-    assert_non_null(strstr(out, "<details><summary>Answer</summary>"));
+    assert_non_null(strstr(out, "<details>\n    <summary>Answer</summary>"));
     assert_null(strstr(out, "<details open"));
     assert_non_null(strstr(out, "**a) A[row * N + k].**"));
 }

@@ -8,7 +8,7 @@ browser=$(command -v chromium || command -v chromium-browser || command -v googl
 pass=0 fail=0
 render() {
   "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
-    --disable-sync --no-first-run --user-data-dir="$(mktemp -d)" --dump-dom "file://$site/$1" 2>/dev/null
+    --disable-sync --no-first-run --user-data-dir="$(mktemp -d)" --dump-dom "file://$site/$1" 2>/dev/null | tr -d '\n'
 }
 expect() { # expect NAME PAGE-DOM PATTERN [absent]
   if { [ -z "${4:-}" ] && grep -qE -- "$3" <<<"$2"; } || { [ -n "${4:-}" ] && ! grep -qE -- "$3" <<<"$2"; }; then
