@@ -182,12 +182,19 @@ static int report_race(void)
     char where[2][96];
     emu_where_many(pcs, 2, where);
     unsigned bx = blockDim.x ? blockDim.x : 1;
-    snprintf(rt.error, sizeof rt.error,
-             "block (%u,%u): thread (%u,%u) %s shared memory (%s) that thread (%u,%u) writes (%s) between the "
-             "same two barriers: a race, whose outcome on a GPU depends on timing; a __syncthreads() between "
-             "the two is missing",
-             blockIdx.x, blockIdx.y, (unsigned)r.thread % bx, (unsigned)r.thread / bx, r.is_write ? "writes" : "reads",
-             where[0], (unsigned)r.writer % bx, (unsigned)r.writer / bx, where[1]);
+    unsigned x = (unsigned)r.thread % bx, y = (unsigned)r.thread / bx, wx = (unsigned)r.writer % bx,
+             wy = (unsigned)r.writer / bx;
+    if (r.is_write)
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): threads (%u,%u) and (%u,%u) write the same shared word (%s and %s) between the same "
+                 "two barriers: their indices collide, so one overwrites the other (is the mapping one-to-one?)",
+                 blockIdx.x, blockIdx.y, x, y, wx, wy, where[0], where[1]);
+    else
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) reads shared memory (%s) that thread (%u,%u) writes (%s) between the "
+                 "same two barriers: a race, whose outcome on a GPU depends on timing; a __syncthreads() between "
+                 "the two is missing",
+                 blockIdx.x, blockIdx.y, x, y, where[0], wx, wy, where[1]);
     return 1;
 }
 
