@@ -12,6 +12,7 @@ Q := $(if $(V),,@)
 REGISTRY := lessons/registry
 LESSON_ROWS := $(shell awk '!/^[ \t]*(\#|$$)/ { print $$1 ":" $$2 ":" $$3 ":" $$4 ":" $$5 }' $(REGISTRY))
 LESSONS := $(foreach r,$(LESSON_ROWS),$(firstword $(subst :, ,$(r))))
+TOTAL_POINTS := $(shell awk '!/^[ \t]*(\#|$$)/ { s += $$6 } END { print s }' $(REGISTRY))
 field = $(word $(2),$(subst :, ,$(filter $(1):%,$(LESSON_ROWS))))
 folder = $(call field,$(1),2)
 kernel = $(call field,$(1),3)
@@ -70,7 +71,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help check status hint reset quiz docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: help check status hint reset quiz grade grade-test docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -83,6 +84,7 @@ help:
 	@echo "  make status             your progress: passed, best time, speed-up"
 	@echo "  make reset              restore the stub (your version is kept in work/NN_topic/backups/)"
 	@echo "  make docs               the lessons as a web site in docs/html/ (needs pandoc)"
+	@echo "  make grade              for courses: all lessons into grade/ (results.json, junit.xml, summary)"
 	@echo "  make test               the workbook's own tests (what CI runs); make mutants: wrong kernels only"
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
@@ -120,6 +122,12 @@ status: $(WORKBOOK)
 hint reset: $(WORKBOOK)
 	$(NEED_LESSON)
 	$(Q)for n in $(CHECK_LESSONS); do $(WORKBOOK) $@ $$n || exit; done
+
+# For a course: every lesson of SRC graded into GRADE_DIR as Gradescope's results.json, a JUnit
+# junit.xml and summary.txt, with each lesson's report beside them.
+GRADE_DIR ?= grade
+grade: doctor $(WORKBOOK)
+	$(Q)MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) $(WORKBOOK) grade $(SRC) $(GRADE_DIR) $(LESSONS)
 
 # Answers come from the terminal, or from a file: make quiz ANSWERS=file (one per line).
 quiz: $(WORKBOOK)
@@ -241,7 +249,15 @@ site-test:
 	$(Q)if command -v $(PANDOC) > /dev/null && command -v chromium > /dev/null; then checker/tools/docs-test.sh $(SITE); \
 	  else echo "docs in Chromium: skipped (needs pandoc and chromium)"; fi
 
-test: doctor author-check build-all unit-tests quiz-test site-test
+# make grade on the solutions (full marks) and on the stubs (none), its files checked by a JSON
+# reader against Gradescope's format and by a JUnit XML parser; with the emulator.
+grade-test: $(WORKBOOK)
+	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=solutions GRADE_DIR=build/grade-solutions > /dev/null
+	$(Q)checker/tools/validate-grade.py build/grade-solutions $(TOTAL_POINTS) $(TOTAL_POINTS)
+	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=exercises GRADE_DIR=build/grade-exercises > /dev/null
+	$(Q)checker/tools/validate-grade.py build/grade-exercises 0 $(TOTAL_POINTS)
+
+test: doctor author-check build-all unit-tests quiz-test site-test $(if $(HAVE_CLANG),grade-test)
 	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
 	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) && \
 	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) && \

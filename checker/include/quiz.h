@@ -19,6 +19,7 @@ struct question {
 };
 
 struct quiz {
+    int generated; /* how many bank questions make quiz adds ("bank-questions: N" in quiz.txt) */
     int count;
     struct question q[MAX_QUESTIONS];
 };

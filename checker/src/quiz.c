@@ -62,6 +62,14 @@ int quiz_parse(const char *text, struct quiz *quiz, char *err, size_t errlen)
         p += len + (nl ? 1 : 0);
         if (blank || line[0] == '#')
             continue;
+        if (!open && starts(line, "bank-questions: ")) {
+            quiz->generated = atoi(line + 16);
+            if (quiz->generated < 0 || quiz->generated > MAX_QUESTIONS) {
+                snprintf(err, errlen, "line %d: bank-questions must be 0 to %d", lineno, MAX_QUESTIONS);
+                return -1;
+            }
+            continue;
+        }
         if (!open) {
             if (quiz->count == MAX_QUESTIONS) {
                 snprintf(err, errlen, "line %d: more than %d questions", lineno, MAX_QUESTIONS);

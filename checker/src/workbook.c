@@ -2,6 +2,7 @@
  *
  *   workbook select N                 make lessonN: remember N, create the student's copy
  *   workbook check SRC EXPECT N...    make check: build and run each lesson's check, then Score
+ *   workbook grade SRC DIR N...       make grade: the same into DIR as results.json, junit.xml, summary
  *   workbook status                   make status
  *   workbook hint N                   make hint: the next hint of lesson N
  *   workbook reset N                  make reset: keep a copy of the student's file, restore the stub
@@ -18,6 +19,7 @@
  * Run from the workbook's top folder (the Makefile does). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +147,10 @@ static void build_dir(char *buf, size_t len, const char *src)
     buf[n] = '\0';
 }
 
+/* Where a graded run's report goes (make grade): its text to `log` (appended), cmocka's
+ * JUnit XML to `xml`. NULL: the terminal. */
+static const char *grade_log, *grade_xml;
+
 /* Runs argv and returns its exit status. With quiet_make, the command's stderr passes through
  * a filter that drops make's "make: *** [target] Error 1" lines: the compile report said it. */
 static int run_command(char *const argv[], const char *result_file, int quiet_make)
@@ -157,6 +163,16 @@ static int run_command(char *const argv[], const char *result_file, int quiet_ma
     if (pid == 0) {
         if (result_file)
             setenv("WB_RESULT_FILE", result_file, 1);
+        if (grade_log) {
+            int fd = open(grade_log, O_WRONLY | O_CREAT | O_APPEND, 0666);
+            if (fd >= 0) {
+                dup2(fd, STDOUT_FILENO);
+                dup2(fd, STDERR_FILENO);
+                close(fd);
+            }
+            setenv("CMOCKA_MESSAGE_OUTPUT", "XML", 1);
+            setenv("CMOCKA_XML_FILE", grade_xml, 1);
+        }
         if (quiet_make) {
             dup2(fds[1], STDERR_FILENO);
             close(fds[0]);
@@ -243,7 +259,7 @@ static struct outcome check_one(const struct lesson *l, const char *src)
     o.ran = fscanf(f, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %lf speedup %lf", &n, &o.tests,
                    &o.failed, &o.no_gpu, &o.hung, &o.speed_ms, &o.speedup) == 7;
     fclose(f);
-    if (o.ran && !o.no_gpu && o.speed_ms > 0)
+    if (o.ran && !o.no_gpu && o.speed_ms > 0 && !grade_log)
         explain(l, dir, srcarg);
     return o;
 }
@@ -317,6 +333,114 @@ static int cmd_check(const char *src, const char *expect, int argc, char **argv)
     }
     fprintf(sum, "%s: %d of %d lessons %s as they must.\n", src, as_expected, n, strcmp(expect, "fail") == 0 ? "failed" : "passed");
     return as_expected == n ? 0 : 1;
+}
+
+/* ---- grade ---- */
+
+/* s as a JSON string literal. */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* The <testsuite> elements of a cmocka XML file, without its header and <testsuites> wrapper. */
+static void copy_testsuites(FILE *out, const char *xml_path)
+{
+    char *xml = read_text_file(xml_path);
+    const char *from = xml ? strstr(xml, "<testsuite ") : NULL;
+    const char *to = from ? strstr(from, "</testsuites>") : NULL;
+    if (from && to)
+        fwrite(from, 1, (size_t)(to - from), out);
+    free(xml);
+}
+
+/* make grade: every lesson graded into OUTDIR as results.json (Gradescope's autograder format),
+ * junit.xml (cmocka's test cases, one testsuite per lesson) and summary.txt; the reports of the
+ * check programs, which hold anything the kernels printed, stay in lesson-N.log. The verdicts come
+ * from the check programs' result files, never from what was printed. */
+static int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
+{
+    char path[1024], log[1024], xml[1024], v[64];
+    struct outcome out[MAX_LESSONS];
+    const struct lesson *ls[MAX_LESSONS];
+    int n = 0, score = 0, total = 0;
+    if (make_dirs(outdir) != 0) {
+        fprintf(stderr, "Cannot create %s: %s\n", outdir, strerror(errno));
+        return 2;
+    }
+    for (int i = 0; i < argc && n < MAX_LESSONS; i++, n++) {
+        if (!(ls[n] = lesson_arg(argv[i])))
+            return 2;
+        snprintf(log, sizeof log, "%s/lesson-%d.log", outdir, ls[n]->number);
+        snprintf(xml, sizeof xml, "%s/lesson-%d.xml", outdir, ls[n]->number);
+        remove(log);
+        remove(xml);
+        grade_log = log;
+        grade_xml = xml;
+        out[n] = check_one(ls[n], src);
+        grade_log = grade_xml = NULL;
+        if (out[n].no_gpu)
+            return 3;
+    }
+    snprintf(path, sizeof path, "%s/results.json", outdir);
+    FILE *json = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/junit.xml", outdir);
+    FILE *junit = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/summary.txt", outdir);
+    FILE *sum = fopen(path, "w");
+    if (!json || !junit || !sum) {
+        fprintf(stderr, "Cannot write the results in %s: %s\n", outdir, strerror(errno));
+        return 2;
+    }
+    fprintf(json, "{\n  \"tests\": [\n");
+    fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    for (int i = 0; i < n; i++) {
+        int passed = out[i].ran && out[i].failed == 0, points = passed ? ls[i]->points : 0;
+        char title[256];
+        score += points;
+        total += ls[i]->points;
+        snprintf(log, sizeof log, "%s/lesson-%d.log", outdir, ls[i]->number);
+        snprintf(xml, sizeof xml, "%s/lesson-%d.xml", outdir, ls[i]->number);
+        char *report = read_text_file(log);
+        if (report && strlen(report) > 20000)
+            strcpy(report + 19980, "\n... (cut)\n");
+        fprintf(json, "    {\"name\": ");
+        json_string(json, title_of(ls[i], title, sizeof title));
+        fprintf(json, ", \"number\": \"%d\", \"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"output\": ",
+                ls[i]->number, points, ls[i]->points, passed ? "passed" : "failed");
+        json_string(json, report ? report : "");
+        fprintf(json, "}%s\n", i + 1 < n ? "," : "");
+        free(report);
+        copy_testsuites(junit, xml);
+        fprintf(sum, "%-22d %-30s %d/%d\n", ls[i]->number, verdict(&out[i], v, sizeof v), points, ls[i]->points);
+    }
+    fprintf(json, "  ],\n  \"score\": %d,\n  \"output\": ", score);
+    char line[128];
+    snprintf(line, sizeof line, "Score: %d/%d, graded from %s", score, total, src);
+    json_string(json, line);
+    fprintf(json, "\n}\n");
+    fprintf(junit, "</testsuites>\n");
+    fprintf(sum, "Score: %d/%d\n", score, total);
+    fclose(json);
+    fclose(junit);
+    fclose(sum);
+    snprintf(path, sizeof path, "%s/summary.txt", outdir);
+    char *s = read_text_file(path);
+    printf("%s(results.json, junit.xml and each lesson's report: %s/)\n", s ? s : "", outdir);
+    free(s);
+    return 0;
 }
 
 /* ---- status ---- */
@@ -584,8 +708,6 @@ static int cmd_mutate(const char *file, const char *dir)
 
 /* ---- quiz ---- */
 
-#define GENERATED_QUESTIONS 3
-
 static int load_quiz(const struct lesson *l, struct quiz *quiz)
 {
     char path[512], err[512];
@@ -605,8 +727,8 @@ static int build_quiz(const struct lesson *l, struct quiz *quiz, struct quiz *fr
         return -1;
     const char *s = getenv("SEED");
     *seed = s && *s ? strtoull(s, NULL, 10) : rng_fresh_seed();
-    fresh->count = GENERATED_QUESTIONS;
-    for (int k = 0; k < GENERATED_QUESTIONS; k++)
+    fresh->count = quiz->generated;
+    for (int k = 0; k < fresh->count; k++)
         quiz_generate(*seed, (int)(*seed % 4) + k, &fresh->q[k]);
     return 0;
 }
@@ -635,9 +757,11 @@ static int cmd_quiz(const struct lesson *l)
     char title[256];
     printf("%s: self-check. Type a number, or the letter of a choice, and Enter.\n", title_of(l, title, sizeof title));
     int right = quiz_ask(&quiz, stdin, stdout);
-    printf("\nAnd %d bank questions made up just now (again: make quiz SEED=%llu):\n", GENERATED_QUESTIONS,
-           (unsigned long long)seed);
-    right += quiz_ask(&fresh, stdin, stdout);
+    if (fresh.count) {
+        printf("\nAnd %d bank questions made up just now (again: make quiz SEED=%llu):\n", fresh.count,
+               (unsigned long long)seed);
+        right += quiz_ask(&fresh, stdin, stdout);
+    }
     int total = quiz.count + fresh.count;
     printf("\nScore: %d/%d%s\n", right, total, right == total ? "" : " (reread the sections the misses came from)");
     return right == total ? 0 : 1;
@@ -654,7 +778,7 @@ static int cmd_quiz_md(const struct lesson *l)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | status | hint N | reset N | "
+    fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
                     "compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | bankmap 32x32|32x33|xor | lesson-list\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
@@ -693,6 +817,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "mutate") == 0)
         return argc == 4 ? cmd_mutate(argv[2], argv[3]) : usage();
+    if (strcmp(cmd, "grade") == 0)
+        return argc >= 5 ? cmd_grade(argv[2], argv[3], argc - 4, argv + 4) : usage();
     if (strcmp(cmd, "check") == 0)
         return argc >= 5 ? cmd_check(argv[2], argv[3], argc - 4, argv + 4) : usage();
     if (argc != 3)

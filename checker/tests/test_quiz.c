@@ -15,6 +15,7 @@
 #include "quiz.h"
 
 static const char *two = "# a comment\n"
+                         "bank-questions: 2\n"
                          "question: How many bytes?\n"
                          "answer: 8\n"
                          "why: Two floats.\n"
@@ -31,6 +32,7 @@ static void parses_numeric_and_choice(void **state)
     char err[256];
     assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
     assert_int_equal(q.count, 2);
+    assert_int_equal(q.generated, 2);
     assert_string_equal(q.q[0].text, "How many bytes?");
     assert_int_equal(q.q[0].nchoices, 0);
     assert_true(q.q[0].answer == 8.0);

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Checks what `make grade` wrote: results.json against the shape Gradescope's autograder reads
+(top-level score and output; tests with name, number, score, max_score, status, output) and
+junit.xml with a JUnit XML parser. Usage: validate-grade.py DIR EXPECTED_SCORE EXPECTED_TOTAL"""
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+TEST_KEYS = {"name": str, "number": str, "score": (int, float), "max_score": (int, float),
+             "status": str, "output": str}
+
+
+def fail(why):
+    print(f"grade results: 0 passed, 1 failed ({why})")
+    sys.exit(1)
+
+
+def main():
+    folder, want_score, want_total = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+    with open(f"{folder}/results.json") as f:
+        results = json.load(f)
+    if not isinstance(results, dict) or not isinstance(results.get("tests"), list):
+        fail("results.json has no tests list")
+    if set(results) - {"score", "output", "tests", "execution_time", "visibility", "stdout_visibility"}:
+        fail(f"unknown top-level keys {set(results)}")
+    for t in results["tests"]:
+        for key, kind in TEST_KEYS.items():
+            if not isinstance(t.get(key), kind):
+                fail(f"test {t.get('name')!r}: {key} missing or not {kind}")
+        if t["status"] not in ("passed", "failed") or not 0 <= t["score"] <= t["max_score"]:
+            fail(f"test {t['name']!r}: bad status or score")
+    score = sum(t["score"] for t in results["tests"])
+    total = sum(t["max_score"] for t in results["tests"])
+    if results.get("score") != score or (score, total) != (want_score, want_total):
+        fail(f"score {results.get('score')} (tests add to {score}/{total}), expected {want_score}/{want_total}")
+    root = ET.parse(f"{folder}/junit.xml").getroot()
+    suites = root.findall("testsuite")
+    cases = root.findall("testsuite/testcase")
+    if root.tag != "testsuites" or len(suites) != len(results["tests"]) or not cases:
+        fail(f"junit.xml: {len(suites)} testsuites, {len(cases)} testcases")
+    failures = len(root.findall("testsuite/testcase/failure"))
+    if (failures == 0) != (score == total):
+        fail(f"junit.xml has {failures} failures for a score of {score}/{total}")
+    print(f"grade results: 1 passed, 0 failed ({len(results['tests'])} lessons, {len(cases)} JUnit test cases, "
+          f"score {score:g}/{total:g})")
+
+
+main()
