@@ -91,12 +91,13 @@ help:
 	@echo
 	@echo "Options: SRC=solutions|exercises|DIR grade other kernels; SEED=n replay inputs;"
 	@echo "TIMEOUT=s per test (10); REPS=n timed launches (15); ONLY='speed*' some tests;"
-	@echo "CUDA_ARCH=90 build for another GPU (found: $(or $(GPU_CC),none)); EMU=1 grade in the CPU"
+	@echo "CUDA_ARCH=90 build for another GPU (found: $(or $(GPU_CC),none; builds for $(CUDA_ARCH))); EMU=1 grade in the CPU"
 	@echo "emulator (the default without a GPU: docs/emulator.md); V=1 show commands."
 
 doctor:
 	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" EMU="$(EMU)" CLANGXX="$(CLANGXX)" \
 	  checker/tools/doctor.sh
+	$(Q)$(if $(filter doctor,$(MAKECMDGOALS)),echo "All the tools are here ($(if $(EMU),the CPU emulator judges: no GPU found or EMU=1,GPU judge for sm_$(CUDA_ARCH))).",:)
 
 # ---- the student's commands ------------------------------------------------------------
 define LESSON_TARGET

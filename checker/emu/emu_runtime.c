@@ -141,9 +141,10 @@ static int check_barrier(int threads)
                  blockIdx.x, blockIdx.y, waiting, a, other, emu_where(other_pc, b, sizeof b));
     else
         snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): %d threads wait at __syncthreads() in %s while %d have returned: "
+                 "block (%u,%u): %d thread%s wait%s at __syncthreads() in %s while %d ha%s returned: "
                  "an early `return` before a barrier? Threads outside the matrix must still reach it",
-                 blockIdx.x, blockIdx.y, waiting, a, exited);
+                 blockIdx.x, blockIdx.y, waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "", a, exited,
+                 exited == 1 ? "s" : "ve");
     return EMU_BARRIER_DIVERGENCE;
 }
 
@@ -159,7 +160,8 @@ static int report_bad_access(void)
     if (b.kind == EMU_UNSET_SHARED_READ)
         snprintf(rt.error, sizeof rt.error,
                  "block (%u,%u): thread (%u,%u) reads shared memory that no thread of the block has written "
-                 "(%s): a tile element nobody loaded, or an index outside the loaded part",
+                 "(%s): a tile element nobody loaded, an index outside the loaded part, or a read that maps "
+                 "indices differently from the write",
                  blockIdx.x, blockIdx.y, x, y, where);
     else if (b.offset < 0)
         snprintf(rt.error, sizeof rt.error, "block (%u,%u): thread (%u,%u) writes %ld elements before the start of %s (%s)",
@@ -189,12 +191,21 @@ static int report_race(void)
                  "block (%u,%u): threads (%u,%u) and (%u,%u) write the same shared word (%s and %s) between the same "
                  "two barriers: their indices collide, so one overwrites the other (is the mapping one-to-one?)",
                  blockIdx.x, blockIdx.y, x, y, wx, wy, where[0], where[1]);
-    else
+    else {
+        /* Which barrier is missing depends on what the read wanted: a value not written yet (the
+         * read came too early) or the old value the write then replaced (the write came too early). */
+        struct emu_bad_access b;
+        int too_early = r.writer < r.thread ||
+                        (emu_trace_bad_access(&b) && b.kind == EMU_UNSET_SHARED_READ && b.pc == r.pc);
         snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) reads shared memory (%s) that thread (%u,%u) writes (%s) between the "
-                 "same two barriers: a race, whose outcome on a GPU depends on timing; a __syncthreads() between "
-                 "the two is missing",
-                 blockIdx.x, blockIdx.y, x, y, where[0], wx, wy, where[1]);
+                 "block (%u,%u): thread (%u,%u) reads shared memory (%s) %s thread (%u,%u) %s (%s), with no "
+                 "barrier between them: a race, whose outcome on a GPU depends on timing. %s",
+                 blockIdx.x, blockIdx.y, x, y, where[0], too_early ? "that" : "before", wx, wy,
+                 too_early ? "writes" : "writes it", where[1],
+                 too_early ? "The read needs the write done first: a __syncthreads() after the write is missing."
+                           : "The write replaces a value still being read: a __syncthreads() after the read, "
+                             "before the next write, is missing.");
+    }
     return 1;
 }
 

@@ -18,8 +18,13 @@ struct question {
     char why[1024];
 };
 
+/* Kinds of made-up bank questions, as bits: which bank holds an element, a column read of a
+ * padded tile, a strided read, a partial XOR swizzle. */
+enum { QUIZ_BANK = 1, QUIZ_COLUMN = 2, QUIZ_STRIDE = 4, QUIZ_XOR = 8, QUIZ_ALL_KINDS = 15 };
+
 struct quiz {
-    int generated; /* how many bank questions make quiz adds ("bank-questions: N" in quiz.txt) */
+    int generated;  /* how many bank questions make quiz adds ("bank-questions: N kinds" in quiz.txt) */
+    unsigned kinds; /* which kinds, QUIZ_* bits; a lesson asks only about what it has taught */
     int count;
     struct question q[MAX_QUESTIONS];
 };
@@ -31,7 +36,11 @@ int quiz_parse(const char *text, struct quiz *quiz, char *err, size_t errlen);
 /* Whether a typed answer is right: a number within 1 % (choices: the number or the letter). */
 int quiz_answer_is_right(const struct question *q, const char *typed);
 
-/* A bank question made up from a seed, answered by the bank model (emu_price). */
+/* The QUIZ_* bits of a list like "bank,stride"; 0 if a name is unknown. */
+unsigned quiz_kinds_named(const char *list);
+
+/* A bank question of kind k (0 bank, 1 column, 2 stride, 3 xor) made up from a seed, answered
+ * by the bank model (emu_price). */
 void quiz_generate(uint64_t seed, int k, struct question *q);
 
 /* Asks the questions on out, reading one answer per line from in; returns how many were right. */

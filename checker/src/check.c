@@ -321,7 +321,7 @@ static void case_correct(const struct check_case *c, uint64_t stream)
     const char *failure = NULL;
     if (run_job(m.job, g.timeout_s, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
-        failure = "the kernel did not complete";
+        failure = "the kernel failed (see above)";
     } else if (judge_guards(m.job) != 0)
         failure = "writes outside the output";
     else if (judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0)
@@ -350,7 +350,7 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     if (run_job(job, 3 * g.timeout_s, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
         job_free(&m);
-        fail_msg("the kernel did not complete at %s", sz);
+        fail_msg("the kernel failed at %s (see above)", sz);
     }
     snprintf(when, sizeof when, "at %s, so its speed was not measured", sz);
     if (judge_guards(job) != 0 || judge_output(job, job_out(job, OUT_STUDENT), when) != 0) {
@@ -406,7 +406,7 @@ static void case_counts(const struct check_case *c, uint64_t stream)
     if (run_job(m.job, 3 * g.timeout_s, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
         job_free(&m);
-        fail_msg("the kernel did not complete at %s", sz);
+        fail_msg("the kernel failed at %s (see above)", sz);
     }
     snprintf(when, sizeof when, "at %s, so its memory traffic was not judged", sz);
     if (judge_guards(m.job) != 0 || judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {

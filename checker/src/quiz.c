@@ -63,9 +63,12 @@ int quiz_parse(const char *text, struct quiz *quiz, char *err, size_t errlen)
         if (blank || line[0] == '#')
             continue;
         if (!open && starts(line, "bank-questions: ")) {
-            quiz->generated = atoi(line + 16);
-            if (quiz->generated < 0 || quiz->generated > MAX_QUESTIONS) {
-                snprintf(err, errlen, "line %d: bank-questions must be 0 to %d", lineno, MAX_QUESTIONS);
+            char kinds[128] = "";
+            int n = sscanf(line + 16, "%d %127s", &quiz->generated, kinds);
+            quiz->kinds = n == 2 ? quiz_kinds_named(kinds) : QUIZ_ALL_KINDS;
+            if (n < 1 || quiz->generated < 0 || quiz->generated > MAX_QUESTIONS || quiz->kinds == 0) {
+                snprintf(err, errlen, "line %d: bank-questions: N [kinds], N from 0 to %d, kinds from %s", lineno,
+                         MAX_QUESTIONS, "bank,column,stride,xor");
                 return -1;
             }
             continue;
@@ -107,6 +110,23 @@ int quiz_parse(const char *text, struct quiz *quiz, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+unsigned quiz_kinds_named(const char *list)
+{
+    static const char *const names[] = {"bank", "column", "stride", "xor"};
+    unsigned kinds = 0;
+    char copy[128];
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+        unsigned k = 0;
+        while (k < 4 && strcmp(tok, names[k]) != 0)
+            k++;
+        if (k == 4)
+            return 0;
+        kinds |= 1u << k;
+    }
+    return kinds;
 }
 
 int quiz_answer_is_right(const struct question *q, const char *typed)
@@ -166,8 +186,8 @@ void quiz_generate(uint64_t seed, int k, struct question *q)
                  "`tile[i][%d]`. How many wavefronts (passes through the banks) does it take?", w, col);
         q->answer = (double)wf;
         snprintf(q->why, sizeof q->why, "Thread i reads word i*%d + %d, bank (i*%d + %d) mod 32; the busiest bank is "
-                 "asked for %llu different words, so %llu wavefronts (1 would be conflict-free).",
-                 w, col, w, col, (unsigned long long)wf, (unsigned long long)wf);
+                 "asked for %llu different word%s, so %llu wavefront%s (1 is conflict-free).",
+                 w, col, w, col, (unsigned long long)wf, wf == 1 ? "" : "s", (unsigned long long)wf, wf == 1 ? "" : "s");
         break;
     }
     case 2: { /* a strided read */
@@ -179,9 +199,14 @@ void quiz_generate(uint64_t seed, int k, struct question *q)
         snprintf(q->text, sizeof q->text, "Thread i of a warp reads `s[i * %d]` of `__shared__ %s s[2048];`. How many "
                  "wavefronts does the warp's load take?", stride, dbl ? "double" : "float");
         q->answer = (double)wf;
-        snprintf(q->why, sizeof q->why, "Each thread asks for %s at word %s; counting the distinct words asked of the "
-                 "busiest bank gives %llu%s.", dbl ? "2 words" : "1 word", dbl ? "2*i*stride" : "i*stride",
-                 (unsigned long long)wf, dbl ? " (a warp of doubles needs at least 2: 256 bytes)" : "");
+        if (dbl)
+            snprintf(q->why, sizeof q->why, "Thread i asks for words 2*i*%d and 2*i*%d + 1; the busiest bank is asked "
+                     "for %llu different words, so %llu wavefronts (a warp of doubles needs at least 2: 256 bytes).",
+                     stride, stride, (unsigned long long)wf, (unsigned long long)wf);
+        else
+            snprintf(q->why, sizeof q->why, "Thread i asks for word i*%d, bank (i*%d) mod 32; the busiest bank is asked "
+                     "for %llu different word%s, so %llu wavefront%s.", stride, stride, (unsigned long long)wf,
+                     wf == 1 ? "" : "s", (unsigned long long)wf, wf == 1 ? "" : "s");
         break;
     }
     default: { /* a partial XOR swizzle */
@@ -193,8 +218,13 @@ void quiz_generate(uint64_t seed, int k, struct question *q)
         snprintf(q->text, sizeof q->text, "A warp reads `tile[i][%d ^ (i & %d)]` of `__shared__ float tile[32][32];` "
                  "(thread i, row i). How many wavefronts?", col, m);
         q->answer = (double)wf;
-        snprintf(q->why, sizeof q->why, "The bank is %d ^ (i & %d): only %d different values, so each bank gets %llu "
-                 "rows; the full swizzle uses i & 31 and reaches 1.", col, m, m + 1, (unsigned long long)wf);
+        if (m == 31)
+            snprintf(q->why, sizeof q->why, "The bank is %d ^ i, a different one for each of the 32 threads: 1 "
+                     "wavefront. That is the full swizzle.", col);
+        else
+            snprintf(q->why, sizeof q->why, "The bank is %d ^ (i & %d), which takes only %d different values, so each "
+                     "of those banks serves %llu rows: %llu wavefronts. The full swizzle, i & 31, needs 1.", col, m,
+                     m + 1, (unsigned long long)wf, (unsigned long long)wf);
         break;
     }
     }

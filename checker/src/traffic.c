@@ -47,8 +47,9 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n)
                 double ways = (double)c->wavefronts / (double)c->requests;
                 if (extra)
                     say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: %.0f-way bank conflicts "
-                        "(%.0f extra wavefronts per request)\n",
-                        lines[i].where, op_names[o], c->requests, c->wavefronts, ways, (double)extra / (double)c->requests);
+                        "(%.0f extra wavefront%s per request)\n",
+                        lines[i].where, op_names[o], c->requests, c->wavefronts, ways, (double)extra / (double)c->requests,
+                        extra == c->requests ? "" : "s");
                 else
                     say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: no bank conflicts\n",
                         lines[i].where, op_names[o], c->requests, c->wavefronts);

@@ -468,8 +468,8 @@ static int cmd_status(void)
         printf("%s %-22s %-11s %-11s %-9s %d\n", l->number == s.current ? ">" : " ", name, status, best, speed,
                ls->hints_shown);
     }
-    printf("(> is the selected lesson. Best time: your fastest correct kernel at the speed check's size;\n"
-           " speed-up: over that lesson's baseline, measured in the same run.)\n");
+    printf("(> is the selected lesson. Best time, on a GPU only: your fastest correct kernel at the speed\n"
+           " check's size; speed-up: over that lesson's baseline, in the same run.)\n");
     return 0;
 }
 
@@ -524,6 +524,10 @@ static int cmd_reset(const struct lesson *l)
         fprintf(stderr, "Could not restore %s from %s: %s\n", work, stub, strerror(errno));
         return 1;
     }
+    struct state s;
+    load_state(&s);
+    s.lesson[l->number].passed = false; /* "passed once" stays in the record */
+    save_state(&s);
     printf("%s is the stub again.\n", work);
     return 0;
 }
@@ -727,9 +731,13 @@ static int build_quiz(const struct lesson *l, struct quiz *quiz, struct quiz *fr
         return -1;
     const char *s = getenv("SEED");
     *seed = s && *s ? strtoull(s, NULL, 10) : rng_fresh_seed();
-    fresh->count = quiz->generated;
-    for (int k = 0; k < fresh->count; k++)
-        quiz_generate(*seed, (int)(*seed % 4) + k, &fresh->q[k]);
+    int kinds[4], n = 0;
+    for (int k = 0; k < 4; k++)
+        if (quiz->kinds & (1u << k))
+            kinds[n++] = k;
+    fresh->count = n ? quiz->generated : 0;
+    for (int i = 0; i < fresh->count; i++)
+        quiz_generate(*seed + (uint64_t)i, kinds[(*seed + (uint64_t)i) % (uint64_t)n], &fresh->q[i]);
     return 0;
 }
 

@@ -33,6 +33,7 @@ static void parses_numeric_and_choice(void **state)
     assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
     assert_int_equal(q.count, 2);
     assert_int_equal(q.generated, 2);
+    assert_int_equal(q.kinds, QUIZ_ALL_KINDS); /* no kinds named: all of them */
     assert_string_equal(q.q[0].text, "How many bytes?");
     assert_int_equal(q.q[0].nchoices, 0);
     assert_true(q.q[0].answer == 8.0);
@@ -55,12 +56,25 @@ static void refuses_bad_files(void **state)
         {"question: q\nchoices: only one\nanswer: 1\nwhy: w\n", "2 to 5 choices"},
         {"question: q\nanswer: 1\nwhy: w\nbogus: 1\n", "line 4"},
         {"# nothing\n", "no questions"},
+        {"bank-questions: 2 bank,spiral\nquestion: q\nanswer: 1\nwhy: w\n", "kinds from"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         assert_int_equal(quiz_parse(bad[i].text, &q, err, sizeof err), -1);
         assert_non_null(strstr(err, bad[i].says));
     }
+}
+
+static void bank_question_kinds(void **state)
+{
+    (void)state;
+    static struct quiz q;
+    char err[256];
+    assert_int_equal(quiz_parse("bank-questions: 3 bank,stride\nquestion: q\nanswer: 1\nwhy: w\n", &q, err, sizeof err), 0);
+    assert_int_equal(q.generated, 3);
+    assert_int_equal(q.kinds, QUIZ_BANK | QUIZ_STRIDE);
+    assert_int_equal(quiz_kinds_named("xor"), QUIZ_XOR);
+    assert_int_equal(quiz_kinds_named("column,xor,bank,stride"), QUIZ_ALL_KINDS);
 }
 
 static void judges_answers(void **state)
@@ -151,6 +165,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parses_numeric_and_choice),
         cmocka_unit_test(refuses_bad_files),
+        cmocka_unit_test(bank_question_kinds),
         cmocka_unit_test(judges_answers),
         cmocka_unit_test(generated_answers_agree_with_hand_arithmetic),
         cmocka_unit_test(asks_and_counts),
