@@ -186,6 +186,8 @@ static int by_value(const void *x, const void *y)
 /* Sorts and removes duplicates; returns the new count. */
 static size_t unique(uintptr_t *v, size_t n)
 {
+    if (n == 0)
+        return 0;
     qsort(v, n, sizeof *v, by_value);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
