@@ -315,7 +315,7 @@ void emu_where_many(const uintptr_t *pcs, int n, char (*where)[96])
     for (int i = 0; i < n; i++)
         snprintf(where[i], sizeof where[i], "?");
     Dl_info info;
-    char exe[1024], list[64], cmd[1400];
+    char exe[1024], list[256], cmd[1600];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n == 0 || len <= 0 || !dladdr((void *)pcs[0], &info))
         return;
@@ -323,8 +323,10 @@ void emu_where_many(const uintptr_t *pcs, int n, char (*where)[96])
     /* A position-independent program is looked up by offset, a fixed one by address; pc - 1:
      * the call or access instruction, not the one after it. */
     uintptr_t base = ((const Elf64_Ehdr *)info.dli_fbase)->e_type == ET_DYN ? (uintptr_t)info.dli_fbase : 0;
-    snprintf(list, sizeof list, "/tmp/wb-pcs-%d", (int)getpid());
-    FILE *f = fopen(list, "w");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(list, sizeof list, "%s/wb-pcs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(list);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f)
         return;
     for (int i = 0; i < n; i++)
