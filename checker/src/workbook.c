@@ -36,6 +36,7 @@
 #include "quiz.h"
 #include "rng.h"
 #include "registry.h"
+#include "results.h"
 #include "state.h"
 #include "textfile.h"
 
@@ -340,32 +341,11 @@ static int cmd_check(const char *src, const char *expect, int argc, char **argv)
 
 /* ---- grade ---- */
 
-/* s as a JSON string literal. */
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-/* The <testsuite> elements of a cmocka XML file, without its header and <testsuites> wrapper. */
+/* Appends the test suites of a cmocka XML file to out. */
 static void copy_testsuites(FILE *out, const char *xml_path)
 {
     char *xml = read_text_file(xml_path);
-    const char *from = xml ? strstr(xml, "<testsuite ") : NULL;
-    const char *to = from ? strstr(from, "</testsuites>") : NULL;
-    if (from && to)
-        fwrite(from, 1, (size_t)(to - from), out);
+    junit_copy_suites(out, xml);
     free(xml);
 }
 
