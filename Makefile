@@ -34,12 +34,24 @@ else
 CMOCKA_LIBS := -lcmocka
 endif
 
+# The GPU's own tools, from the toolkit nvcc belongs to (else the check looks on PATH): the GPU
+# judge runs them with SANITIZE=1 (compute-sanitizer) and PROFILE=1 (Nsight Compute), and always
+# in make grade; where one is missing its case says so and is skipped, never passed.
+CUDA_BIN := $(dir $(NVCC))
+export WB_SANITIZER ?= $(wildcard $(CUDA_BIN)compute-sanitizer)
+export WB_NCU ?= $(wildcard $(CUDA_BIN)ncu)
+
 # EMU=1: grade in the CPU emulator (checker/emu/), the default where no GPU is found.
 EMU ?= $(if $(GPU_CC),,1)
 JUDGE := $(if $(EMU),check-emu,check)
 HAVE_CLANG := $(shell command -v $(CLANGXX) 2>/dev/null)
 # What `make test` builds and grades: the emulator where clang++ is, the GPU judge everywhere.
 TEST_JUDGES := check $(if $(HAVE_CLANG),check-emu)
+# A handout (make handout) has no solutions/ and no wrong kernels: its tests skip what needs them.
+HAVE_SOLUTIONS := $(wildcard solutions)
+HAVE_MUTANTS := $(wildcard checker/mutants/*.mutant)
+# A judge that can run here: the GPU's, or the emulator's where clang++ is.
+CAN_JUDGE := $(or $(GPU_CC),$(HAVE_CLANG))
 
 WARN := -Wall -Wextra
 CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include -Ichecker/emu $(CMOCKA_CFLAGS)
@@ -71,7 +83,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help check status hint reset quiz grade grade-test docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -85,12 +97,14 @@ help:
 	@echo "  make reset              restore the stub (your version is kept in work/NN_topic/backups/)"
 	@echo "  make docs               the lessons as a web site in docs/html/ (needs pandoc)"
 	@echo "  make grade              for courses: all lessons into grade/ (results.json, junit.xml, summary)"
+	@echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')"
 	@echo "  make test               the workbook's own tests (what CI runs); make mutants: wrong kernels only"
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
 	@echo
 	@echo "Options: SRC=solutions|exercises|DIR grade other kernels; SEED=n replay inputs;"
 	@echo "TIMEOUT=s per test (10); REPS=n timed launches (15); ONLY='speed*' some tests;"
+	@echo "SANITIZE=1 compute-sanitizer on your kernel, PROFILE=1 Nsight Compute's counters (GPU judge; both in make grade);"
 	@echo "CUDA_ARCH=90 build for another GPU (found: $(or $(GPU_CC),none; builds for $(CUDA_ARCH))); EMU=1 grade in the CPU"
 	@echo "emulator (the default without a GPU: docs/emulator.md); V=1 show commands."
 
@@ -128,7 +142,8 @@ hint reset: $(WORKBOOK)
 # junit.xml and summary.txt, with each lesson's report beside them.
 GRADE_DIR ?= grade
 grade: doctor $(WORKBOOK)
-	$(Q)MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) $(WORKBOOK) grade $(SRC) $(GRADE_DIR) $(LESSONS)
+	$(Q)SANITIZE=$(or $(SANITIZE),1) PROFILE=$(or $(PROFILE),1) MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) \
+	  $(WORKBOOK) grade $(SRC) $(GRADE_DIR) $(LESSONS)
 
 # Answers come from the terminal, or from a file: make quiz ANSWERS=file (one per line).
 quiz: $(WORKBOOK)
@@ -139,10 +154,14 @@ quiz: $(WORKBOOK)
 # One program per lesson and SRC: the student's kernel, the solution and the baseline, each
 # through checker/gpu/launch.cu in its own namespace, plus the lesson's cases.
 # compile_kernel(role, source, kernel, family, compiler and flags): launch.cu with one
-# lesson file in it; a compiler's complaints about the student's file are shown as file:line.
+# lesson file in it, after the file's rules are checked (kernels only: host code would run
+# inside the checker); a compiler's complaints about the student's file are shown as file:line.
 define compile_kernel
 	$(Q)mkdir -p $(@D)
 	$(if $(V),@echo $(5) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) -DWB_SOURCE='"$(2)"' -DWB_FAMILY_$(4) -c checker/gpu/launch.cu -o $@)
+	$(Q)if ! $(WORKBOOK) lint $(2) $(3) > $@.log; then \
+	  echo "$(2) breaks the rules of lesson files:"; cat $@.log; rm -f $@; exit 1; \
+	fi
 	$(Q)if ! $(5) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) '-DWB_SOURCE="$(2)"' -DWB_FAMILY_$(4) \
 	      -c checker/gpu/launch.cu -o $@ > $@.log 2>&1; then \
 	  echo "$(2) does not compile:"; $(WORKBOOK) compile-report $(2) $@.log; rm -f $@; exit 1; \
@@ -156,11 +175,21 @@ define LESSON_BUILD
 # $(1): the lesson number; $(2): .o for the GPU, .emu.o for the emulator
 $(BUILD)/$(call folder,$(1))/student$(2): $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
 	$$(call compile_kernel,student,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
-$(COMMON)/$(call folder,$(1))/solution$(2): solutions/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
-	$$(call compile_kernel,solution,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
 $(COMMON)/$(call folder,$(1))/baseline$(2): $(call baseline,$(1)) checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
 	$$(call compile_kernel,baseline,$$<,$(basename $(notdir $(call baseline,$(1)))),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
 endef
+# The reference solution's kernel; where solutions/ is absent (a handout) a stand-in that says
+# so, and the checker compares with the baseline and the CPU instead.
+define SOLUTION_BUILD
+$(COMMON)/$(call folder,$(1))/solution$(2): solutions/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
+	$$(call compile_kernel,solution,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
+endef
+define SOLUTION_ABSENT
+$(COMMON)/$(call folder,$(1))/solution$(2): checker/gpu/no_solution.c $(HEADERS)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(CFLAGS) -c $$< -o $$@
+endef
+solution_rule = $(if $(wildcard solutions/$(call folder,$(1))/$(call kernel,$(1)).cu),SOLUTION_BUILD,SOLUTION_ABSENT)
 define LESSON_PROGRAMS
 $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)
 	$(Q)mkdir -p $$(@D)
@@ -175,7 +204,7 @@ $(BUILD)/$(call folder,$(1))/check-emu: $(BUILD)/$(call folder,$(1))/student.emu
     $(addprefix $(COMMON)/$(call folder,$(1))/,solution.emu.o baseline.emu.o cases.o main.o) $(EMU_OBJECTS) $(LIBCHECKER)
 	$(Q)$(CLANGXX) -o $$@ $$^ $(CMOCKA_LIBS) -ldl
 endef
-$(foreach n,$(LESSONS),$(eval $(call LESSON_BUILD,$(n),.o))$(eval $(call LESSON_BUILD,$(n),.emu.o))$(eval $(call LESSON_PROGRAMS,$(n))))
+$(foreach n,$(LESSONS),$(foreach o,.o .emu.o,$(eval $(call LESSON_BUILD,$(n),$(o)))$(eval $(call $(call solution_rule,$(n)),$(n),$(o))))$(eval $(call LESSON_PROGRAMS,$(n))))
 
 $(COMMON)/emu/%.o: checker/emu/%.c $(HEADERS) checker/emu/emu.h
 	$(Q)mkdir -p $(@D)
@@ -199,7 +228,7 @@ $(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(COMMON)/emu/emu_trace.o $(HE
 # ---- the workbook's own tests ----------------------------------------------------------
 # test_emu_run runs small kernels in the emulator, so it needs clang++.
 UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(filter-out %/test_emu_run.c,$(wildcard checker/tests/test_*.c))) \
-  $(if $(HAVE_CLANG),build/tests/test_emu_run)
+  $(if $(HAVE_CLANG),$(patsubst checker/tests/%.c,build/tests/%,$(wildcard checker/tests/test_emu_run.c)))
 
 # The emulator's cost model (emu_trace.o) is linked in too, for its tests.
 build/tests/%: checker/tests/%.c $(LIBCHECKER) $(COMMON)/emu/emu_trace.o $(HEADERS) checker/emu/emu.h
@@ -222,10 +251,16 @@ unit-tests: $(UNIT_TESTS)
 author-check: $(WORKBOOK)
 	$(Q)$(WORKBOOK) author-check
 
+# The check programs of SRC for the judge EMU selects, every lesson (or LESSON=n's): for
+# building in parallel (make -j programs) before grading many hand-ins or mutants.
+PROGRAM_LESSONS = $(if $(filter command line,$(origin LESSON)),$(CHECK_LESSONS),$(LESSONS))
+programs: $(WORKBOOK)
+	$(Q)$(MAKE) -s --no-print-directory $(foreach n,$(PROGRAM_LESSONS),$(BUILD)/$(call folder,$(n))/$(JUDGE))
+
 # Every lesson's check programs, GPU and emulator, for the stubs and for the solutions.
 build-all: $(WORKBOOK)
 	$(Q)$(MAKE) -s --no-print-directory SRC=exercises $(foreach n,$(LESSONS),$(addprefix build/exercises/$(call folder,$(n))/,$(TEST_JUDGES)))
-	$(Q)$(MAKE) -s --no-print-directory SRC=solutions $(foreach n,$(LESSONS),$(addprefix build/solutions/$(call folder,$(n))/,$(TEST_JUDGES)))
+	$(if $(HAVE_SOLUTIONS),$(Q)$(MAKE) -s --no-print-directory SRC=solutions $(foreach n,$(LESSONS),$(addprefix build/solutions/$(call folder,$(n))/,$(TEST_JUDGES))))
 
 # Wrong kernels the checker must reject, each with its own diagnosis (checker/mutants/); by
 # the judge EMU selects.
@@ -258,17 +293,43 @@ grade-test: $(WORKBOOK)
 	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=exercises GRADE_DIR=build/grade-exercises > /dev/null
 	$(Q)checker/tools/validate-grade.py build/grade-exercises 0 $(TOTAL_POINTS)
 
-test: doctor author-check build-all unit-tests quiz-test site-test $(if $(HAVE_CLANG),grade-test)
+# make handout on this tree, unpacked in a fresh folder: nothing secret inside, and there the
+# solutions dropped in as a student's hand-in pass while the stubs fail (the judge that runs here).
+HANDOUT_TEST := build/handout-test
+handout-test: $(WORKBOOK)
+	$(Q)rm -rf $(HANDOUT_TEST) && mkdir -p $(HANDOUT_TEST)
+	$(Q)checker/tools/handout.sh $(HANDOUT_TEST)/workbook.tar.gz > $(HANDOUT_TEST)/handout.log
+	$(Q)if tar -tzf $(HANDOUT_TEST)/workbook.tar.gz | grep -E '/(solutions|checker/mutants|checker/tests)/'; then \
+	  echo "handout: the tarball holds the files above, which must stay out of it"; exit 1; fi
+	$(Q)tar -C $(HANDOUT_TEST) -xzf $(HANDOUT_TEST)/workbook.tar.gz && cp -r solutions $(HANDOUT_TEST)/shared-memory-workbook/hand-in
+	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && $(MAKE) -s --no-print-directory programs SRC=exercises && \
+	  $(MAKE) -s -j$$(nproc) --no-print-directory programs SRC=hand-in > /dev/null
+	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && for run in "author-check" "check SRC=hand-in LESSON=all EXPECT=pass" \
+	    "check SRC=exercises LESSON=all EXPECT=fail"; do \
+	  $(MAKE) -s --no-print-directory $$run > ../run.log 2>&1 || { echo "handout: make $$run:"; cat ../run.log; exit 1; }; \
+	  tail -n 1 ../run.log; done
+	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail"
+
+test: doctor author-check build-all unit-tests quiz-test site-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test) \
+    $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test)
 	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
-	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) && \
-	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) && \
-	  $(MAKE) --no-print-directory mutants EMU=1; \
+	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) &&) \
+	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) \
+	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=1); \
 	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi
 	$(Q)if [ -n "$(GPU_CC)" ]; then \
-	  MAKE="$(MAKE)" $(WORKBOOK) check solutions pass $(LESSONS) && \
-	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS) && \
-	  $(MAKE) --no-print-directory mutants EMU=; \
+	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" $(WORKBOOK) check solutions pass $(LESSONS) &&) \
+	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS) \
+	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=); \
 	else echo "No GPU here: the GPU judge's programs were built, not run."; fi
+
+# ---- the handout ------------------------------------------------------------------------
+# For a course: the workbook without solutions/ and the wrong kernels, as a tarball; HANDOUT_LESSONS
+# picks lessons ("1 2"; default all). Earlier solutions that are later lessons' baselines go with
+# it, and are named (checker/tools/handout.sh).
+HANDOUT ?= build/handout/shared-memory-workbook.tar.gz
+handout:
+	$(Q)checker/tools/handout.sh $(HANDOUT) $(HANDOUT_LESSONS)
 
 # ---- the site (pandoc) ------------------------------------------------------------------
 PANDOC ?= pandoc

@@ -152,12 +152,14 @@ static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct
     /* Warm-up: the first launches pay for loading the module and waking the clocks. */
     for (int w = 0; w < 2; w++)
         for (int r = 0; r < ROLE_COUNT; r++)
-            if (run_role(job, r, in, &out[r]) != 0)
+            if (role_present(r) && run_role(job, r, in, &out[r]) != 0)
                 return -1;
     int reps = job->time_reps < MAX_REPS ? job->time_reps : MAX_REPS;
     for (int i = 0; i < reps; i++) {
         for (int k = 0; k < ROLE_COUNT; k++) {
             int r = (i + k) % ROLE_COUNT;
+            if (!role_present(r))
+                continue;
             cudaMemsetAsync(flush, i & 0xFF, flush_bytes, 0);
             poison(&out[r]);
             cudaEventRecord(start, 0);
@@ -210,6 +212,8 @@ int gpu_job_run(void *arg)
     if (describe_device(job) != 0)
         return JOB_NO_GPU;
     for (int r = 0; r < ROLE_COUNT; r++) {
+        if (!role_present(r))
+            continue;
         cudaError_t e = (cudaError_t)entries[r]->attributes(&job->rep.static_smem[r], &job->rep.regs[r]);
         if (e != cudaSuccess) {
             /* No kernel image for this GPU, usually: built for another architecture. */
@@ -243,8 +247,9 @@ int gpu_job_run(void *arg)
         return JOB_SETUP_FAILED;
     }
 
-    /* The solution first: if the student's kernel then wrecks the GPU context, its output is kept. */
-    if (run_role(job, ROLE_SOLUTION, in, &out[ROLE_SOLUTION]) != 0 || copy_out(job, OUT_SOLUTION, &out[ROLE_SOLUTION]) != 0)
+    /* The reference first: if the student's kernel then wrecks the GPU context, its output is kept. */
+    int ref = reference_role();
+    if (run_role(job, ref, in, &out[ref]) != 0 || copy_out(job, OUT_REFERENCE, &out[ref]) != 0)
         return JOB_KERNEL_FAILED;
     if (run_role(job, ROLE_STUDENT, in, &out[ROLE_STUDENT]) != 0)
         return JOB_KERNEL_FAILED;
@@ -257,6 +262,41 @@ int gpu_job_run(void *arg)
             return JOB_KERNEL_FAILED;
         if (copy_out(job, OUT_STUDENT_TIMED, &out[ROLE_STUDENT]) != 0)
             return JOB_SETUP_FAILED;
+    }
+    return JOB_OK;
+}
+
+int gpu_run_plain(struct gpu_job *job, const int *roles, int nroles)
+{
+    const char *names[2][3] = {{"A", "B", "C"}, {"in", "", "out"}};
+    const char *const *name = names[job->family == FAMILY_MATMUL ? 0 : 1];
+    int n_in = job->family == FAMILY_MATMUL ? 2 : 1;
+    float *in[2] = {NULL, NULL}, *out = NULL;
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < n_in && e == cudaSuccess; i++) {
+        e = cudaMalloc((void **)&in[i], job->in_elems[i] * sizeof(float));
+        if (e == cudaSuccess)
+            e = cudaMemcpy(in[i], job_in(job, i), job->in_elems[i] * sizeof(float), cudaMemcpyHostToDevice);
+    }
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&out, job->out_elems * sizeof(float));
+    if (e != cudaSuccess) {
+        fprintf(stderr, "allocating the GPU buffers failed: %s\n", cudaGetErrorString(e));
+        return JOB_SETUP_FAILED;
+    }
+    for (int i = 0; i < n_in; i++)
+        printf("wb-buffer %s %p %zu\n", name[i], (void *)in[i], job->in_elems[i] * sizeof(float));
+    printf("wb-buffer %s %p %zu\n", name[2], (void *)out, job->out_elems * sizeof(float));
+    fflush(stdout);
+    for (int k = 0; k < nroles; k++) {
+        int r = roles[k];
+        e = (cudaError_t)entries[r]->launch(in[0], in[1], out, job->rows, job->cols);
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) {
+            fprintf(stderr, "%s failed: %s\n", role_names[r], cudaGetErrorString(e));
+            return JOB_KERNEL_FAILED;
+        }
     }
     return JOB_OK;
 }

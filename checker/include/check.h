@@ -10,6 +10,9 @@ enum case_kind {
     CASE_SPEED,         /* correct, then timed against solution and baseline, then correct again;
                            in the emulator: correct, and the memory traffic counted against the rules */
     CASE_SHARED_BYTES,  /* the kernel's static shared memory is exactly `bytes` */
+    /* Added by the checker on a GPU, not declared by lessons (SANITIZE=1, PROFILE=1, make grade): */
+    CASE_SANITIZER,     /* compute-sanitizer's racecheck, synccheck and memcheck find nothing */
+    CASE_PROFILE,       /* Nsight Compute's counters obey the lesson's traffic rules, as ratios */
 };
 
 struct check_case {

@@ -10,8 +10,9 @@
 
 enum role { ROLE_STUDENT, ROLE_SOLUTION, ROLE_BASELINE, ROLE_COUNT };
 
-/* Output slots the child fills. */
-enum out_slot { OUT_STUDENT, OUT_SOLUTION, OUT_STUDENT_TIMED, OUT_COUNT };
+/* Output slots the child fills. OUT_REFERENCE: the reference solution's output, or the
+ * baseline's where the solution is not built in (a handout has no solutions/). */
+enum out_slot { OUT_STUDENT, OUT_REFERENCE, OUT_STUDENT_TIMED, OUT_COUNT };
 
 #define MAX_REPS 100
 
@@ -62,6 +63,12 @@ struct gpu_job {
 /* The child's side: runs the job on device 0 and returns one of the exit codes above. */
 int gpu_job_run(void *job);
 
+/* For the GPU's own tools (compute-sanitizer, Nsight Compute; checker/src/gates.c): launches
+ * each of `roles` once on the job's inputs, on plain allocations without guard zones so that
+ * every stray access is the tool's to see, and prints each buffer as "wb-buffer NAME 0xADDRESS
+ * BYTES". Returns an exit code as above; the emulator has no such run. */
+int gpu_run_plain(struct gpu_job *job, const int *roles, int nroles);
+
 static inline float *job_in(struct gpu_job *j, int i) { return (float *)((char *)j + j->in_offset[i]); }
 static inline float *job_out(struct gpu_job *j, int slot) { return (float *)((char *)j + j->out_offset[slot]); }
 
@@ -76,5 +83,12 @@ struct kernel_entry {
     int (*attributes)(size_t *static_smem, int *regs);
 };
 extern const struct kernel_entry student_kernel, solution_kernel, baseline_kernel;
+
+/* A role is absent when its kernel is not built in: only the solution can be (checker/gpu/
+ * no_solution.c, linked where solutions/ is missing). */
+static inline int solution_present(void) { return solution_kernel.launch != NULL; }
+static inline int role_present(int role) { return role != ROLE_SOLUTION || solution_present(); }
+/* The kernel whose output the student's is compared with, element by element. */
+static inline int reference_role(void) { return solution_present() ? ROLE_SOLUTION : ROLE_BASELINE; }
 
 #endif

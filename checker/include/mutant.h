@@ -7,6 +7,8 @@
  *   expect: a phrase the check's report must contain ("a | b": either)
  *   only: emulator      (optional: a mistake only the emulator's order of threads exposes
  *                        every time; on a GPU it may pass by luck, so it is not run there)
+ *   gpu-needs: SANITIZE (optional, with only: emulator: on a GPU it is run after all when this
+ *                        gate is on, SANITIZE=1 or PROFILE=1, which must then reject it)
  *   --- replace
  *   exact lines of the solution (must occur exactly once)
  *   +++ with
@@ -24,6 +26,7 @@ struct mutant {
     int lesson;
     char expect[512];
     char only[32];
+    char gpu_needs[32];
     int nedits;
     struct {
         char *old_text, *new_text;

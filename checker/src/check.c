@@ -5,7 +5,11 @@
  * Built per lesson with -DWB_LESSON=<number>. Environment: SEED (replay inputs), TIMEOUT
  * (seconds per case, default 10), REPS (timed launches per kernel, default 15), ONLY (a
  * cmocka name pattern), WB_RESULT_FILE (where to write a one-line summary for make), SPEED_SIZE
- * (run the speed case at N x N instead: for profiling at the emulator's counting size). */
+ * (run the speed case at N x N instead: for profiling at the emulator's counting size),
+ * SANITIZE=1 and PROFILE=1 (the GPU's own tools as extra cases; WB_SANITIZER and WB_NCU name
+ * them where they are not on PATH).
+ *
+ * `check --run ROLES ROWS COLS SEED STREAM` only launches kernels, for those tools to watch. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,17 +20,20 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "check.h"
 #include "compare.h"
+#include "gates.h"
 #include "gpu_job.h"
 #include "isolate.h"
 #include "reference.h"
 #include "registry.h"
 #include "rng.h"
 #include "stats.h"
+#include "textfile.h"
 #include "traffic.h"
 
 #ifndef WB_LESSON
@@ -46,6 +53,10 @@ enum { EXIT_NO_GPU = 3, EXIT_USAGE = 4 };
 #define EMU_MAX_WORK 20000000.0
 #define EMU_COUNT_N 128  /* matmul: 4 x 4 blocks of 8 tiles each, counted in about a second */
 #define EMU_COUNT_RC 256 /* transposes: 8 x 8 tiles */
+/* Nsight Compute counts a few bank conflicts on conflict-free kernels (docs/emulator.md), so its
+ * rule is a share: conflicts at most this fraction of the shared-memory wavefronts. A 2-way
+ * conflict makes it 0.5, the unpadded transpose's 32-way one 0.97. */
+#define NCU_CONFLICT_SHARE 0.05
 
 static struct {
     const struct lesson *lesson;
@@ -219,6 +230,13 @@ static void show_mismatches(const struct comparison *c, const char *against)
     }
 }
 
+/* What the student's output is compared with in full: the reference solution, or where this
+ * copy of the workbook has none (a handout), the baseline kernel. */
+static const char *reference_name(void)
+{
+    return solution_present() ? "the reference solution" : "the baseline kernel";
+}
+
 /* The CPU reference at the sampled output elements. */
 static size_t cpu_reference(struct gpu_job *job, size_t *idx, double *want)
 {
@@ -250,16 +268,17 @@ static int judge_output(struct gpu_job *job, const float *got, const char *when)
         goto out;
     size_t n = cpu_reference(job, idx, want);
 
-    /* The solution must agree with the CPU, or nothing can be judged. */
+    /* The reference kernel must agree with the CPU, or nothing can be judged. */
     struct comparison sol;
-    compare_sampled(job_out(job, OUT_SOLUTION), want, idx, n, orows, ocols, TILE, tol, &sol);
+    const float *reference = job_out(job, OUT_REFERENCE);
+    compare_sampled(reference, want, idx, n, orows, ocols, TILE, tol, &sol);
     if (sol.wrong) {
-        show_mismatches(&sol, "the CPU reference (the solution's output)");
-        say("  The reference solution itself is wrong here: this is a bug in the workbook, please report it.\n");
+        show_mismatches(&sol, "the CPU reference (the output of the workbook's own kernel)");
+        say("  %s itself is wrong here: this is a bug in the workbook, please report it.\n", reference_name());
         goto out;
     }
     struct comparison vs_sol, vs_cpu;
-    compare_outputs(got, job_out(job, OUT_SOLUTION), orows, ocols, TILE, tol, &vs_sol);
+    compare_outputs(got, reference, orows, ocols, TILE, tol, &vs_sol);
     compare_sampled(got, want, idx, n, orows, ocols, TILE, tol, &vs_cpu);
     if (vs_sol.wrong == 0 && vs_cpu.wrong == 0) {
         rc = 0;
@@ -270,11 +289,11 @@ static int judge_output(struct gpu_job *job, const float *got, const char *when)
         if (swapped)
             ref_matmul_swapped(job_in(job, 0), job_in(job, 1), job->rows, swapped);
     }
-    struct diagnosis_inputs d = {job->family, job_out(job, OUT_SOLUTION), got,
+    struct diagnosis_inputs d = {job->family, reference, got,
                                  job->family == FAMILY_TRANSPOSE ? job_in(job, 0) : NULL, swapped, tol};
     const struct comparison *c = vs_sol.wrong ? &vs_sol : &vs_cpu;
     say("  Wrong output %s.\n", when);
-    show_mismatches(c, vs_sol.wrong ? "the reference solution" : "the CPU reference");
+    show_mismatches(c, vs_sol.wrong ? reference_name() : "the CPU reference");
     say("  Diagnosis: %s\n", diagnose(c, &d));
 out:
     free(idx);
@@ -309,6 +328,15 @@ static int judge_guards(const struct gpu_job *job)
     return -1;
 }
 
+static void explain_crash(const struct check_case *c, uint64_t stream);
+
+/* cudaErrorIllegalAddress, cudaErrorMisalignedAddress, cudaErrorInvalidAddressSpace, and
+ * cudaErrorLaunchFailure (which some drivers give for the same). */
+static int bad_access(int cuda_error)
+{
+    return cuda_error == 700 || cuda_error == 716 || cuda_error == 717 || cuda_error == 719;
+}
+
 static void case_correct(const struct check_case *c, uint64_t stream)
 {
     char why[700], sz[32], when[96];
@@ -322,6 +350,8 @@ static void case_correct(const struct check_case *c, uint64_t stream)
     if (run_job(m.job, g.timeout_s, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
         failure = "the kernel failed (see above)";
+        if (!g.device.emulator && m.job->rep.failed_role == ROLE_STUDENT && bad_access(m.job->rep.cuda_error))
+            explain_crash(c, stream);
     } else if (judge_guards(m.job) != 0)
         failure = "writes outside the output";
     else if (judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0)
@@ -363,14 +393,17 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     say("  %s, median of %d launches each, L2 cache flushed before every launch:\n", sz, job->rep.reps);
     for (int r = 0; r < ROLE_COUNT; r++) {
         med[r] = stats_median(job->rep.ms[r], (size_t)job->rep.reps);
+        if (!role_present(r))
+            continue;
         say("    %-19s %9.3f ms  (spread +-%.1f%%)%s%s\n", labels[r], med[r],
             100.0 * stats_rel_spread(job->rep.ms[r], (size_t)job->rep.reps), r == ROLE_BASELINE ? "  " : "",
             r == ROLE_BASELINE ? lesson.baseline_is : "");
     }
     double yours = stats_speedup(med[ROLE_BASELINE], med[ROLE_STUDENT]);
-    double solution = stats_speedup(med[ROLE_BASELINE], med[ROLE_SOLUTION]);
-    say("  Speed-up over the baseline: yours %.2fx, the solution's %.2fx; required: at least %.2fx.\n", yours,
-        solution, lesson.min_speedup);
+    say("  Speed-up over the baseline: yours %.2fx", yours);
+    if (solution_present())
+        say(", the solution's %.2fx", stats_speedup(med[ROLE_BASELINE], med[ROLE_SOLUTION]));
+    say("; required: at least %.2fx.\n", lesson.min_speedup);
 
     snprintf(when, sizeof when, "after the timed runs at %s", sz);
     int right_after = judge_output(job, job_out(job, OUT_STUDENT_TIMED), when) == 0;
@@ -380,7 +413,7 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     else {
         g.speed_ms = med[ROLE_STUDENT];
         g.speedup = yours;
-        g.solution_ms = med[ROLE_SOLUTION];
+        g.solution_ms = solution_present() ? med[ROLE_SOLUTION] : 0;
         g.baseline_ms = med[ROLE_BASELINE];
     }
     job_free(&m);
@@ -414,9 +447,17 @@ static void case_counts(const struct check_case *c, uint64_t stream)
         fail_msg("wrong output at %s: memory traffic not judged", sz);
     }
     const struct gpu_report *rep = &m.job->rep;
-    const char *labels[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
+    const char *names[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
+    const char *labels[ROLE_COUNT];
+    struct mem_counts shown[ROLE_COUNT];
+    int nshown = 0;
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (role_present(r)) {
+            labels[nshown] = names[r];
+            shown[nshown++] = rep->counts[r];
+        }
     say("  Memory traffic at %s, counted by the emulator (as Nsight Compute counts it):\n", sz);
-    traffic_table(say, labels, rep->counts, ROLE_COUNT);
+    traffic_table(say, labels, shown, nshown);
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
     int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], lesson.max_sector_ratio,
@@ -425,9 +466,11 @@ static void case_counts(const struct check_case *c, uint64_t stream)
     job_free(&m);
     if (lesson.max_sector_ratio > 0)
         say("  Required: global memory sectors at most %.2f of the baseline's.\n", lesson.max_sector_ratio);
-    if (lesson.no_bank_conflicts)
+    if (lesson.no_bank_conflicts && solution_present())
         say("  Required: no shared-memory bank conflicts (the solution has %llu).\n",
             (unsigned long long)all_conflicts(&solution));
+    else if (lesson.no_bank_conflicts)
+        say("  Required: no shared-memory bank conflicts.\n");
     if (bad)
         fail_msg("%s", why);
 }
@@ -444,6 +487,164 @@ static void case_shared_bytes(const struct check_case *c)
     }
 }
 
+/* ---- the GPU's own tools: compute-sanitizer and Nsight Compute (gates.h) ---- */
+
+static char self_path[1024];
+
+/* Runs this program as `check --run ROLES ...` under a tool (tool_argv, NULL-terminated), the
+ * tool writing its log to a private file; returns the log (malloc'd, or NULL) and in *bufs the
+ * device buffers the run printed. */
+static char *run_watched(char *const tool_argv[], const char *roles, int rows, int cols, uint64_t stream,
+                         double timeout_s, struct isolate_result *r, struct named_buffer *bufs, int *nbufs)
+{
+    char log[] = "/tmp/wb-tool-XXXXXX", srows[16], scols[16], sseed[32], sstream[32];
+    int fd = mkstemp(log);
+    *nbufs = 0;
+    memset(r, 0, sizeof *r);
+    if (fd < 0)
+        return NULL;
+    close(fd);
+    snprintf(srows, sizeof srows, "%d", rows);
+    snprintf(scols, sizeof scols, "%d", cols);
+    snprintf(sseed, sizeof sseed, "%llu", (unsigned long long)g.seed);
+    snprintf(sstream, sizeof sstream, "%llu", (unsigned long long)stream);
+    char *argv[48];
+    int n = 0;
+    for (; tool_argv[n] && n < 36; n++)
+        argv[n] = tool_argv[n];
+    char *tail[] = {"--log-file", log, self_path, "--run", (char *)roles, srows, scols, sseed, sstream, NULL};
+    memcpy(argv + n, tail, sizeof tail);
+    run_tool(argv, timeout_s, r);
+    *nbufs = parse_buffers(r->output, bufs, 4);
+    char *text = read_text_file(log);
+    unlink(log);
+    return text;
+}
+
+/* One compute-sanitizer tool on the student's kernel: 0 clean, 1 errors found (shown), -1 the
+ * tool could not run (said). */
+static int sanitize_with(const char *sanitizer, const char *tool, const char *finds, int rows, int cols,
+                         uint64_t stream, int print_limit)
+{
+    char limit[16];
+    snprintf(limit, sizeof limit, "%d", print_limit);
+    char *const argv[] = {(char *)sanitizer, "--tool", (char *)tool, "--error-exitcode", "86", "--print-limit", limit,
+                          "--show-backtrace", "no", NULL};
+    struct isolate_result r;
+    struct named_buffer bufs[4];
+    int nbufs;
+    char *log = run_watched(argv, "student", rows, cols, stream, 6 * g.timeout_s, &r, bufs, &nbufs);
+    static char digest[4096];
+    int errors = sanitizer_digest(log ? log : "", bufs, nbufs, digest, sizeof digest);
+    free(log);
+    if (r.outcome == ISOLATE_EXITED && r.status == 0 && errors <= 0) {
+        say("    %-10s no %s\n", tool, finds);
+        return 0;
+    }
+    if ((r.outcome == ISOLATE_EXITED && r.status == 86) || errors > 0) {
+        say("    %-10s %d error%s:\n%s", tool, errors, errors == 1 ? "" : "s", digest);
+        return 1;
+    }
+    char why[700];
+    if (r.outcome == ISOLATE_EXITED)
+        snprintf(why, sizeof why, "it stopped with exit code %d: %.300s", r.status, r.output);
+    else
+        isolate_describe(&r, why, sizeof why);
+    say("    %-10s could not run: %s\n", tool, why);
+    return -1;
+}
+
+static void case_sanitizer(const struct check_case *c, uint64_t stream)
+{
+    char sanitizer[1024], sz[32];
+    if (!find_tool("WB_SANITIZER", "compute-sanitizer", sanitizer, sizeof sanitizer)) {
+        say("  Skipped, not passed: compute-sanitizer was not found (it comes with the CUDA Toolkit; "
+            "WB_SANITIZER=path names it).\n");
+        skip();
+    }
+    say("  compute-sanitizer on your kernel alone at %s:\n", size_text(c, sz, sizeof sz));
+    const char *tools[][2] = {{"racecheck", "shared-memory races"},
+                              {"synccheck", "misused barriers"},
+                              {"memcheck", "accesses outside the buffers"}};
+    int found = 0, unusable = 0;
+    for (size_t t = 0; t < sizeof tools / sizeof tools[0]; t++) {
+        int rc = sanitize_with(sanitizer, tools[t][0], tools[t][1], c->rows, c->cols, stream, 10);
+        found += rc > 0;
+        unusable += rc < 0;
+    }
+    if (found)
+        fail_msg("compute-sanitizer found errors in your kernel at %s", sz);
+    if (unusable) {
+        say("  Skipped, not passed: a sanitizer tool could not run here.\n");
+        skip();
+    }
+}
+
+/* After the student's kernel crashed on the GPU: memcheck on it alone, to point at the access. */
+static void explain_crash(const struct check_case *c, uint64_t stream)
+{
+    char sanitizer[1024];
+    if (!find_tool("WB_SANITIZER", "compute-sanitizer", sanitizer, sizeof sanitizer)) {
+        say("  (compute-sanitizer, which would name the access, was not found.)\n");
+        return;
+    }
+    say("  compute-sanitizer's memcheck on your kernel alone, same inputs:\n");
+    sanitize_with(sanitizer, "memcheck", "access outside the buffers this time", c->rows, c->cols, stream, 3);
+}
+
+static void case_profile(uint64_t stream)
+{
+    char ncu[1024], sz[32], why[700];
+    if (!find_tool("WB_NCU", "ncu", ncu, sizeof ncu)) {
+        say("  Skipped, not passed: Nsight Compute (ncu) was not found (it comes with the CUDA Toolkit; "
+            "WB_NCU=path names it).\n");
+        skip();
+    }
+    struct check_case sized = {0};
+    sized.rows = sized.cols = g.lesson->family == FAMILY_MATMUL ? EMU_COUNT_N : EMU_COUNT_RC;
+    size_text(&sized, sz, sizeof sz);
+    char *const argv[] = {ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", (char *)NCU_METRICS,
+                          "--kernel-name-base", "demangled", "-k", "regex:student::|baseline::", NULL};
+    struct isolate_result r;
+    struct named_buffer bufs[4];
+    int nbufs;
+    char *csv = run_watched(argv, "student,baseline", sized.rows, sized.cols, stream, 12 * g.timeout_s, &r, bufs, &nbufs);
+    struct mem_counts counts[2];
+    int bad = ncu_parse(csv ? csv : "", &counts[0], &counts[1], why, sizeof why);
+    if (bad && ((csv && strstr(csv, "ERR_NVGPUCTRPERM")) || strstr(r.output, "ERR_NVGPUCTRPERM")))
+        snprintf(why, sizeof why, "this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)");
+    else if (bad && r.outcome == ISOLATE_EXITED && r.status != 0)
+        snprintf(why + strlen(why), sizeof why - strlen(why), " (ncu stopped with exit code %d)", r.status);
+    free(csv);
+    if (bad) {
+        say("  Skipped, not passed: %s.\n", why);
+        skip();
+    }
+    const char *labels[2] = {"your kernel", "baseline"};
+    say("  Memory traffic at %s, measured by Nsight Compute on the GPU:\n", sz);
+    traffic_table(say, labels, counts, 2);
+    uint64_t shared = counts[0].op[SHARED_LD].wavefronts + counts[0].op[SHARED_ST].wavefronts;
+    double conflict_share = shared ? (double)all_conflicts(&counts[0]) / (double)shared : 0;
+    double sector_ratio = sectors(&counts[1]) ? (double)sectors(&counts[0]) / (double)sectors(&counts[1]) : 0;
+    int failed = 0;
+    if (lesson.max_sector_ratio > 0) {
+        say("  Global memory sectors: %.3f of the baseline's; required: at most %.2f.\n", sector_ratio,
+            lesson.max_sector_ratio);
+        failed |= sector_ratio > lesson.max_sector_ratio;
+    }
+    if (lesson.no_bank_conflicts) {
+        say("  Bank conflicts: %.4f of your shared-memory wavefronts; required: at most %.2f (this counter is not "
+            "exactly zero on conflict-free kernels).\n", conflict_share, NCU_CONFLICT_SHARE);
+        failed |= conflict_share > NCU_CONFLICT_SHARE;
+    }
+    if (failed)
+        fail_msg("Nsight Compute's counters break the lesson's traffic rule at %s", sz);
+}
+
+/* The cases the checker adds on a GPU (add_gate_cases), and the lesson case whose inputs each uses. */
+static struct check_case gate_cases[2];
+static uint64_t gate_stream[2];
+
 static void run_case(void **state)
 {
     const struct check_case *c = *state;
@@ -451,7 +652,8 @@ static void run_case(void **state)
         say("  Skipped: the kernel did not finish in an earlier case.\n");
         skip();
     }
-    uint64_t stream = (uint64_t)(c - lesson.cases);
+    int gate = c >= gate_cases && c < gate_cases + 2;
+    uint64_t stream = gate ? gate_stream[c - gate_cases] : (uint64_t)(c - lesson.cases);
     double work = (double)c->rows * c->cols * (g.lesson->family == FAMILY_MATMUL ? c->rows : 1);
     if (g.device.emulator && c->kind == CASE_CORRECT && work > EMU_MAX_WORK) {
         say("  Skipped: too large to emulate quickly; the GPU judge checks this size.\n");
@@ -469,6 +671,12 @@ static void run_case(void **state)
         break;
     case CASE_SHARED_BYTES:
         case_shared_bytes(c);
+        break;
+    case CASE_SANITIZER:
+        case_sanitizer(c, stream);
+        break;
+    case CASE_PROFILE:
+        case_profile(stream);
         break;
     }
 }
@@ -525,11 +733,66 @@ static void write_result(int failed, int total, int no_gpu)
     fclose(f);
 }
 
+/* check --run ROLES ROWS COLS SEED STREAM: the inputs of that case, each role launched once
+ * (gpu_run_plain), for compute-sanitizer or Nsight Compute to watch. */
+static int run_for_tools(char **argv)
+{
+    int roles[2], nroles = 0;
+    if (strstr(argv[0], "student"))
+        roles[nroles++] = ROLE_STUDENT;
+    if (strstr(argv[0], "baseline"))
+        roles[nroles++] = ROLE_BASELINE;
+    int rows = atoi(argv[1]), cols = atoi(argv[2]);
+    g.seed = strtoull(argv[3], NULL, 10);
+    if (nroles == 0 || rows < 1 || cols < 1) {
+        fprintf(stderr, "usage: check --run student[,baseline] ROWS COLS SEED STREAM\n");
+        return EXIT_USAGE;
+    }
+    struct job_mem m = job_create(rows, cols, 1, 0);
+    if (!m.job)
+        return JOB_SETUP_FAILED;
+    fill_inputs(m.job, strtoull(argv[4], NULL, 10));
+    int rc = gpu_run_plain(m.job, roles, nroles);
+    job_free(&m);
+    return rc;
+}
+
+/* The cases the GPU's tools add (SANITIZE=1, PROFILE=1): compute-sanitizer at the first
+ * correctness size of two tiles or more with partial tiles (quick under the tools), the
+ * counters on the speed case's inputs. Appended to tests[n]; returns how many. */
+static size_t add_gate_cases(struct CMUnitTest *tests, size_t n)
+{
+    static char names[2][96];
+    const char *sanitize = getenv("SANITIZE"), *profile = getenv("PROFILE");
+    char sz[32];
+    for (size_t i = 0; i < lesson.ncases; i++) {
+        const struct check_case *c = &lesson.cases[i];
+        int k = c->kind == CASE_CORRECT && c->rows >= 64 && c->rows % TILE ? 0 : c->kind == CASE_SPEED ? 1 : -1;
+        if (k < 0 || gate_cases[k].name || !(k == 0 ? sanitize : profile) || !atoi(k == 0 ? sanitize : profile))
+            continue;
+        gate_cases[k] = *c;
+        gate_cases[k].kind = k == 0 ? CASE_SANITIZER : CASE_PROFILE;
+        gate_stream[k] = i;
+        if (k == 0)
+            snprintf(names[0], sizeof names[0], "compute-sanitizer %s", size_text(c, sz, sizeof sz));
+        else
+            snprintf(names[1], sizeof names[1], "Nsight Compute counters %s",
+                     g.lesson->family == FAMILY_MATMUL ? "N=" WB_STR(EMU_COUNT_N) : WB_STR(EMU_COUNT_RC) "x" WB_STR(EMU_COUNT_RC));
+        gate_cases[k].name = names[k];
+    }
+    size_t added = 0;
+    for (int k = 0; k < 2; k++)
+        if (gate_cases[k].name)
+            tests[n + added++] = (struct CMUnitTest){gate_cases[k].name, run_case, NULL, NULL, &gate_cases[k]};
+    return added;
+}
+
 /* What the check demands, from the lesson's own cases: printed by `make lessonN`. */
 static void describe(void)
 {
     char sz[32];
-    printf("  The check demands:\n    correct output (every element, against the reference solution and a CPU reference) at");
+    printf("  The check demands:\n    correct output (every element, against %s and a CPU reference) at",
+           reference_name());
     for (size_t i = 0; i < lesson.ncases; i++)
         if (lesson.cases[i].kind == CASE_CORRECT)
             printf(" %s", size_text(&lesson.cases[i], sz, sizeof sz));
@@ -562,6 +825,10 @@ int main(int argc, char **argv)
         describe();
         return 0;
     }
+    if (argc == 7 && strcmp(argv[1], "--run") == 0)
+        return run_for_tools(argv + 2);
+    ssize_t len = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    self_path[len > 0 ? len : 0] = '\0';
     const char *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
     g.narrate_to_stderr = fmt && *fmt && strcasecmp(fmt, "stdout") != 0;
     const char *seed = getenv("SEED");
@@ -585,7 +852,7 @@ int main(int argc, char **argv)
     say("Inputs from seed %llu (same inputs again: make check SEED=%llu)\n", (unsigned long long)g.seed,
         (unsigned long long)g.seed);
 
-    struct CMUnitTest *tests = calloc(lesson.ncases, sizeof *tests);
+    struct CMUnitTest *tests = calloc(lesson.ncases + 2, sizeof *tests);
     if (!tests)
         return 1;
     static char counts_name[64];
@@ -596,13 +863,15 @@ int main(int argc, char **argv)
         const char *name = g.device.emulator && c->kind == CASE_SPEED ? counts_name : c->name;
         tests[i] = (struct CMUnitTest){name, run_case, NULL, NULL, (void *)c};
     }
+    /* The emulator checks races, barriers and stray accesses on every run: the tools are the GPU's. */
+    size_t ntests = lesson.ncases + (g.device.emulator ? 0 : add_gate_cases(tests, lesson.ncases));
     const char *only = getenv("ONLY");
     if (only && *only)
         cmocka_set_test_filter(only);
     char group[96];
     snprintf(group, sizeof group, "lesson %d (%s)", g.lesson->number, g.lesson->folder);
-    int failed = _cmocka_run_group_tests(group, tests, lesson.ncases, NULL, NULL);
-    write_result(failed, (int)lesson.ncases, 0);
+    int failed = _cmocka_run_group_tests(group, tests, ntests, NULL, NULL);
+    write_result(failed, (int)ntests, 0);
     free(tests);
     return failed ? 1 : 0;
 }

@@ -59,8 +59,11 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
             snprintf(m->expect, sizeof m->expect, "%s", line + 8);
         } else if (starts(line, "only: ")) {
             snprintf(m->only, sizeof m->only, "%.31s", line + 6);
+        } else if (starts(line, "gpu-needs: ")) {
+            snprintf(m->gpu_needs, sizeof m->gpu_needs, "%.31s", line + 11);
         } else if (line[0] != '\0' && line[0] != '#') {
-            snprintf(err, errlen, "line %d: expected 'what:', 'lesson:', 'expect:', 'only:' or '--- replace'", lineno);
+            snprintf(err, errlen, "line %d: expected 'what:', 'lesson:', 'expect:', 'only:', 'gpu-needs:' or '--- replace'",
+                     lineno);
             return -1;
         }
         p += len + (nl ? 1 : 0);

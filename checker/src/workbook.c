@@ -6,6 +6,7 @@
  *   workbook status                   make status
  *   workbook hint N                   make hint: the next hint of lesson N
  *   workbook reset N                  make reset: keep a copy of the student's file, restore the stub
+ *   workbook lint SRC KERNEL          the lesson files' rules (kernels only), before compiling
  *   workbook compile-report SRC LOG   show a compiler log as the student's file:line messages
  *   workbook author-check             every lesson complete, no stub already solved (make test)
  *   workbook mutate FILE DIR          write the wrong kernel FILE (a .mutant) describes into DIR
@@ -32,6 +33,7 @@
 #include "backup.h"
 #include "bankmap.h"
 #include "hints.h"
+#include "lint.h"
 #include "mutant.h"
 #include "quiz.h"
 #include "rng.h"
@@ -515,6 +517,24 @@ static int cmd_reset(const struct lesson *l)
     return 0;
 }
 
+/* ---- lint ---- */
+
+/* The rules of lint.h, said as file:line like a compiler's error. */
+static int cmd_lint(const char *source, const char *kernel)
+{
+    char *text = read_text_file(source);
+    if (!text) {
+        printf("%s: cannot be read (%s)\n", source, strerror(errno));
+        return 1;
+    }
+    struct lint_problem p;
+    int bad = lint_kernel_source(text, kernel, &p);
+    free(text);
+    if (bad)
+        printf("%s:%d: error: %s\n", source, p.line, p.message);
+    return bad;
+}
+
 /* ---- compile-report ---- */
 
 /* nvcc writes "file(12): error: ..." followed by the source line and a caret. Editors and
@@ -557,24 +577,6 @@ static int cmd_compile_report(const char *source, const char *log)
 
 static int load_quiz(const struct lesson *l, struct quiz *quiz);
 
-/* Blanks out comments, so rules about code are not tripped by the contract's prose. */
-static void strip_comments(char *s)
-{
-    for (char *p = s; *p; p++) {
-        if (p[0] == '/' && p[1] == '/')
-            while (*p && *p != '\n')
-                *p++ = ' ';
-        else if (p[0] == '/' && p[1] == '*') {
-            char *end = strstr(p + 2, "*/");
-            char *stop = end ? end + 2 : p + strlen(p);
-            while (p < stop)
-                *p++ = ' ';
-        }
-        if (!*p)
-            break;
-    }
-}
-
 /* Says what is wrong with one kernel file, or nothing. Returns the number of problems. */
 static int check_kernel_file(const char *path, const char *kernel, int stub)
 {
@@ -583,18 +585,15 @@ static int check_kernel_file(const char *path, const char *kernel, int stub)
         printf("  %s is missing\n", path);
         return 1;
     }
-    char decl[128];
-    snprintf(decl, sizeof decl, "__global__ void %s(", kernel);
     int has_todo = strstr(text, "TODO") != NULL;
-    strip_comments(text);
-    int bad = 0;
+    struct lint_problem p;
+    int bad = lint_kernel_source(text, kernel, &p);
+    if (bad)
+        printf("  %s:%d: %s\n", path, p.line, p.message);
     const struct {
         int wrong;
         const char *what;
     } rules[] = {
-        {!strstr(text, decl), "does not define the kernel (expected `__global__ void <kernel>(`)"},
-        {strstr(text, "<<<") != NULL, "launches a kernel: the harness does all launches (checker/gpu/launch.cu)"},
-        {strstr(text, "#include") != NULL, "has an #include: lesson files are included into a namespace"},
         {stub && !has_todo, "is a stub without a TODO: what is the student to change?"},
         {!stub && has_todo, "is a solution with a TODO left in it"},
     };
@@ -607,9 +606,10 @@ static int check_kernel_file(const char *path, const char *kernel, int stub)
     return bad;
 }
 
+/* A handout (make handout) has no solutions/: its stubs, baselines and texts are still checked. */
 static int cmd_author_check(void)
 {
-    int bad = 0;
+    int bad = 0, have_solutions = file_exists("solutions");
     for (int i = 0; i < reg.count; i++) {
         const struct lesson *l = &reg.lessons[i];
         char stub[512], solution[512], readme[512], cases[512], base[256];
@@ -618,11 +618,12 @@ static int cmd_author_check(void)
         snprintf(readme, sizeof readme, "lessons/%s/README.md", l->folder);
         snprintf(cases, sizeof cases, "lessons/%s/check.c", l->folder);
         bad += check_kernel_file(stub, l->kernel, 1);
-        bad += check_kernel_file(solution, l->kernel, 0);
+        if (have_solutions)
+            bad += check_kernel_file(solution, l->kernel, 0);
         const char *name = strrchr(l->baseline, '/') ? strrchr(l->baseline, '/') + 1 : l->baseline;
         snprintf(base, sizeof base, "%.*s", (int)(strlen(name) - 3), name);
         bad += check_kernel_file(l->baseline, base, 0);
-        if (same_content(stub, solution)) {
+        if (have_solutions && same_content(stub, solution)) {
             printf("  %s is already solved: it is the same as %s\n", stub, solution);
             bad++;
         }
@@ -646,7 +647,8 @@ static int cmd_author_check(void)
     if (bad)
         printf("author check: %d problem%s in the lessons above.\n", bad, bad == 1 ? "" : "s");
     else
-        printf("author check: %d lessons complete; no stub is already solved.\n", reg.count);
+        printf("author check: %d lessons complete; %s.\n", reg.count,
+               have_solutions ? "no stub is already solved" : "no solutions/ here (a handout), so none compared");
     return bad ? 1 : 0;
 }
 
@@ -770,7 +772,7 @@ static int cmd_quiz_md(const struct lesson *l)
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
-                    "compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | bankmap 32x32|32x33|xor | lesson-list\n(the Makefile runs these for you: make help)\n");
+                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | bankmap 32x32|32x33|xor | lesson-list\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -787,6 +789,8 @@ int main(int argc, char **argv)
         bankmap_svg(stdout, (enum bank_layout)layout, 0);
         return 0;
     }
+    if (strcmp(cmd, "lint") == 0)
+        return argc == 4 ? cmd_lint(argv[2], argv[3]) : usage();
     if (strcmp(cmd, "compile-report") == 0)
         return argc == 4 ? (cmd_compile_report(argv[2], argv[3]), 0) : usage();
     if (registry_load(REGISTRY, &reg, err, sizeof err) != 0) {

@@ -3,22 +3,35 @@
 # solution) and asserts that the check rejects it with the diagnosis the file expects: a
 # checker that merely fails is not enough. Without a GPU only the mutants that fail before any
 # kernel runs can be judged; the rest are reported as skipped, never as passed.
-# Each report is kept in build/mutants/NAME.log.
+# Each report is kept in build/mutants/NAME.log. The check programs are built first, in
+# parallel, then run one at a time (timings must not share the machine).
 set -u
 make=${MAKE:-make}
 pass=0 fail=0 skip=0
+names=()
 for file in checker/mutants/*.mutant; do
   name=$(basename "$file" .mutant)
-  dir=build/mutants/$name
-  lesson=$(sed -n 's/^lesson: //p' "$file")
-  expect=$(sed -n 's/^expect: //p' "$file")
-  only=$(sed -n 's/^only: //p' "$file")
-  if [ "$only" = emulator ] && [ -z "${EMU:-}" ]; then
-    skip=$((skip + 1)); printf '  skipped (emulator only): %s\n' "$name"; continue
+  # On a GPU, a mistake only the emulator's thread order exposes is still run when the gate
+  # that can see it (gpu-needs: SANITIZE or PROFILE) is on.
+  needs=$(sed -n 's/^gpu-needs: //p' "$file")
+  if [ "$(sed -n 's/^only: //p' "$file")" = emulator ] && [ -z "${EMU:-}" ] && { [ -z "$needs" ] || [ "${!needs:-0}" != 1 ]; }; then
+    skip=$((skip + 1)); printf '  skipped (emulator only%s): %s\n' "${needs:+; on a GPU with $needs=1}" "$name"; continue
   fi
-  if ! out=$(build/workbook mutate "$file" "$dir" 2>&1); then
+  if ! out=$(build/workbook mutate "$file" "build/mutants/$name" 2>&1); then
     fail=$((fail + 1)); printf '  CANNOT BUILD MUTANT %s: %s\n' "$name" "$out"; continue
   fi
+  names+=("$name")
+done
+# What every program shares (the solutions' and baselines' objects) first, then the mutants'.
+$make -s --no-print-directory programs SRC=solutions > /dev/null 2>&1
+for name in "${names[@]}"; do
+  echo "programs SRC=build/mutants/$name LESSON=$(sed -n 's/^lesson: //p' "checker/mutants/$name.mutant")"
+done | xargs -P "$(nproc)" -L 1 "$make" -s --no-print-directory > /dev/null 2>&1
+
+for name in "${names[@]}"; do
+  file=checker/mutants/$name.mutant dir=build/mutants/$name
+  lesson=$(sed -n 's/^lesson: //p' "$file")
+  expect=$(sed -n 's/^expect: //p' "$file")
   out=$($make -s --no-print-directory check SRC="$dir" LESSON="$lesson" 2>&1)
   rc=$?
   printf '%s\n' "$out" > "$dir.log"

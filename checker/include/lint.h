@@ -1,0 +1,27 @@
+/* The lesson files' rules, checked on the source before it is compiled: kernels only.
+ *
+ * A lesson file is compiled into the check program itself, so host code in it (a static
+ * constructor, a file-scope variable initialised by a call) would run inside the process that
+ * decides the verdict, and a library call would replace the kernel the lesson asks for. Both
+ * are refused here, with the line and a sentence that says which rule was broken:
+ *   - preprocessor: only #define, #undef, #if/#ifdef/#ifndef/#elif/#else/#endif, #pragma unroll;
+ *     no token pasting (##), no _Pragma;
+ *   - no asm, __host__, __attribute__, extern, main, <<< >>>, and no library names (cuda*
+ *     runtime calls, cuBLAS, Thrust, CUB, CUTLASS, std::, WMMA);
+ *   - at file scope only __global__/__device__/__constant__ declarations, constexpr (or
+ *     call-free const) constants, and type definitions;
+ *   - exactly one __global__ function, and it is the lesson's kernel. */
+#ifndef WB_LINT_H
+#define WB_LINT_H
+#include <stddef.h>
+
+struct lint_problem {
+    int line;          /* 1-based line of the source */
+    char message[400]; /* one sentence, for the student */
+};
+
+/* Checks `text` (a lesson file) against the rules for a file that must define __global__
+ * `kernel`. Returns 0 if it follows them, else 1 with the first broken rule in *p. */
+int lint_kernel_source(const char *text, const char *kernel, struct lint_problem *p);
+
+#endif

@@ -1,0 +1,362 @@
+/* The lesson files' rules (lint.h): a small C tokenizer that skips comments and literals,
+ * follows brace depth, and looks at what stands at file scope. */
+#include "lint.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_MACROS 64
+#define NAME_MAX_LEN 64
+
+enum tok_kind { TOK_END, TOK_IDENT, TOK_NUMBER, TOK_PUNCT, TOK_LITERAL };
+
+struct token {
+    enum tok_kind kind;
+    char text[NAME_MAX_LEN]; /* identifiers and punctuation; literals and numbers are not kept */
+    int line;
+    int line_start; /* the first token on its line: where a directive may begin */
+};
+
+struct lexer {
+    const char *p;
+    int line;
+    int at_line_start;
+};
+
+/* Skips blanks, comments and backslash-newlines; counts lines. */
+static void skip_space(struct lexer *lx)
+{
+    for (;;) {
+        const char *p = lx->p;
+        if (*p == '\n') {
+            lx->line++;
+            lx->at_line_start = 1;
+            lx->p++;
+        } else if (*p == '\\' && p[1] == '\n') {
+            lx->line++;
+            lx->p += 2;
+        } else if (isspace((unsigned char)*p)) {
+            lx->p++;
+        } else if (p[0] == '/' && p[1] == '/') {
+            while (*lx->p && *lx->p != '\n')
+                lx->p++;
+        } else if (p[0] == '/' && p[1] == '*') {
+            lx->p += 2;
+            while (*lx->p && !(lx->p[0] == '*' && lx->p[1] == '/')) {
+                if (*lx->p == '\n')
+                    lx->line++;
+                lx->p++;
+            }
+            if (*lx->p)
+                lx->p += 2;
+        } else {
+            return;
+        }
+    }
+}
+
+static void next_token(struct lexer *lx, struct token *t)
+{
+    skip_space(lx);
+    memset(t, 0, sizeof *t);
+    t->line = lx->line;
+    t->line_start = lx->at_line_start;
+    lx->at_line_start = 0;
+    const char *p = lx->p;
+    if (*p == '\0') {
+        t->kind = TOK_END;
+        return;
+    }
+    if (isalpha((unsigned char)*p) || *p == '_') {
+        size_t n = 0;
+        while (isalnum((unsigned char)p[n]) || p[n] == '_')
+            n++;
+        t->kind = TOK_IDENT;
+        snprintf(t->text, sizeof t->text, "%.*s", (int)(n < NAME_MAX_LEN - 1 ? n : NAME_MAX_LEN - 1), p);
+        lx->p += n;
+        return;
+    }
+    if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
+        while (isalnum((unsigned char)*lx->p) || *lx->p == '.' || *lx->p == '_' ||
+               ((*lx->p == '+' || *lx->p == '-') && strchr("eEpP", lx->p[-1])))
+            lx->p++;
+        t->kind = TOK_NUMBER;
+        return;
+    }
+    if (*p == '"' || *p == '\'') {
+        char quote = *p++;
+        while (*p && *p != quote && *p != '\n')
+            p += (*p == '\\' && p[1]) ? 2 : 1;
+        lx->p = *p == quote ? p + 1 : p;
+        t->kind = TOK_LITERAL;
+        return;
+    }
+    static const char *multi[] = {"<<<", ">>>", "##", "%:", "::", "->", NULL};
+    t->kind = TOK_PUNCT;
+    for (int i = 0; multi[i]; i++)
+        if (strncmp(p, multi[i], strlen(multi[i])) == 0) {
+            strcpy(t->text, multi[i]);
+            lx->p += strlen(multi[i]);
+            return;
+        }
+    t->text[0] = *p;
+    lx->p++;
+}
+
+static int is(const struct token *t, const char *s) { return t->kind != TOK_END && strcmp(t->text, s) == 0; }
+
+static int problem(struct lint_problem *p, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    p->line = line;
+    vsnprintf(p->message, sizeof p->message, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+/* Names no lesson file may use: the reason, or NULL. */
+static const char *banned_name(const char *s)
+{
+    static const struct {
+        const char *name;
+        const char *why;
+    } exact[] = {
+        {"asm", "inline assembly is not allowed"},
+        {"__asm", "inline assembly is not allowed"},
+        {"__asm__", "inline assembly is not allowed"},
+        {"__host__", "host code is not allowed: lesson files hold kernels only"},
+        {"__attribute__", "attributes are not allowed (one can run code when the checker starts)"},
+        {"__declspec", "attributes are not allowed"},
+        {"extern", "extern declarations are not allowed"},
+        {"main", "a main function is not allowed: the checker is the program"},
+        {"_Pragma", "_Pragma is not allowed"},
+        {"std", "library calls are not allowed: the kernel must be your own code"},
+        {"thrust", "library calls are not allowed: the kernel must be your own code"},
+        {"cub", "library calls are not allowed: the kernel must be your own code"},
+        {"cutlass", "library calls are not allowed: the kernel must be your own code"},
+        {"cute", "library calls are not allowed: the kernel must be your own code"},
+        {"nvcuda", "library calls (WMMA) are not allowed: the kernel must be your own code"},
+        {"wmma", "library calls (WMMA) are not allowed: the kernel must be your own code"},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(s, exact[i].name) == 0)
+            return exact[i].why;
+    static const char *library_prefixes[] = {"cublas", "cufft", "cusparse", "cusolver", "curand", "cudnn"};
+    for (size_t i = 0; i < sizeof library_prefixes / sizeof library_prefixes[0]; i++)
+        if (strncmp(s, library_prefixes[i], strlen(library_prefixes[i])) == 0)
+            return "library calls are not allowed: the kernel must be your own code";
+    if (strncmp(s, "cuda", 4) == 0 && isupper((unsigned char)s[4]))
+        return "CUDA runtime calls are not allowed: the harness allocates, copies and launches";
+    return NULL;
+}
+
+struct macros {
+    int count;
+    char name[MAX_MACROS][NAME_MAX_LEN];
+    char first[MAX_MACROS][NAME_MAX_LEN]; /* the first token of its body ("" if none) */
+};
+
+/* Checks one directive; `t` is its '#'. Leaves `t` on the first token after the directive. */
+static int directive(struct lexer *lx, struct token *t, struct macros *m, struct lint_problem *p)
+{
+    int line = t->line;
+    next_token(lx, t);
+    if (t->kind == TOK_END || t->line != line)
+        return 0; /* the null directive */
+    char name[NAME_MAX_LEN];
+    snprintf(name, sizeof name, "%s", t->text);
+    static const char *allowed[] = {"define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "pragma", NULL};
+    int ok = 0;
+    for (int i = 0; allowed[i]; i++)
+        ok |= strcmp(name, allowed[i]) == 0;
+    if (strcmp(name, "include") == 0)
+        return problem(p, line, "#include is not allowed: a lesson file uses no headers and no libraries; "
+                                "the checker provides everything a kernel needs");
+    if (!ok)
+        return problem(p, line, "#%s is not allowed in a lesson file (only #define, #undef, #if and "
+                                "#pragma unroll)", name);
+    next_token(lx, t);
+    if (strcmp(name, "pragma") == 0 && !(t->line == line && is(t, "unroll")))
+        return problem(p, line, "only #pragma unroll is allowed in a lesson file");
+    int define = strcmp(name, "define") == 0 && t->line == line && t->kind == TOK_IDENT && m->count < MAX_MACROS;
+    if (define) {
+        snprintf(m->name[m->count], NAME_MAX_LEN, "%s", t->text);
+        m->first[m->count][0] = '\0';
+    }
+    /* The rest of the directive (continuations were joined by skip_space). */
+    int body = 0;
+    for (next_token(lx, t); t->kind != TOK_END && !t->line_start; next_token(lx, t)) {
+        if (is(t, "##"))
+            return problem(p, t->line, "token pasting (##) is not allowed in a lesson file");
+        const char *why = t->kind == TOK_IDENT ? banned_name(t->text) : NULL;
+        if (why)
+            return problem(p, t->line, "`%s`: %s", t->text, why);
+        if (define && body++ == 0 && t->kind == TOK_IDENT && !is(t, "(")) /* "(" of a macro's parameters */
+            snprintf(m->first[m->count], NAME_MAX_LEN, "%s", t->text);
+    }
+    if (define)
+        m->count++;
+    return 0;
+}
+
+/* A macro's first body token, followed a few times, so `#define DEV __device__` still counts. */
+static const char *resolve(const struct macros *m, const char *s)
+{
+    for (int depth = 0; depth < 4; depth++) {
+        int found = -1;
+        for (int i = m->count - 1; i >= 0 && found < 0; i--)
+            if (strcmp(m->name[i], s) == 0)
+                found = i;
+        if (found < 0 || !m->first[found][0])
+            return s;
+        s = m->first[found];
+    }
+    return s;
+}
+
+/* What one file-scope statement may be. `words` are its leading identifiers up to the first
+ * '(', '=', '{' or ';' (macros resolved); `calls` says whether it calls anything. */
+struct statement {
+    int line;
+    int nwords;
+    char words[8][NAME_MAX_LEN];
+    int calls;
+    char first_call[NAME_MAX_LEN];
+    int header_done; /* reached the first '(', '=', '{' or ';' */
+};
+
+static int has_word(const struct statement *s, const char *w)
+{
+    for (int i = 0; i < s->nwords; i++)
+        if (strcmp(s->words[i], w) == 0)
+            return 1;
+    return 0;
+}
+
+static int judge_statement(const struct statement *s, struct lint_problem *p)
+{
+    if (s->nwords == 0)
+        return 0;
+    if (has_word(s, "__global__") || has_word(s, "__device__") || has_word(s, "__constant__") ||
+        has_word(s, "constexpr"))
+        return 0;
+    const char *first = s->words[0];
+    static const char *types[] = {"struct", "union", "enum", "typedef", "using", NULL};
+    for (int i = 0; types[i]; i++)
+        if (strcmp(first, types[i]) == 0)
+            return 0;
+    if (has_word(s, "const") && !s->calls)
+        return 0; /* a constant with a call-free initialiser */
+    if (s->calls)
+        return problem(p, s->line, "host code at file scope (`%s ... %s(...)`): a lesson file may hold, outside its "
+                                   "functions, only __device__/__constant__ variables, constexpr constants, types and "
+                                   "#defines; host code would run inside the checker",
+                       first, s->first_call);
+    return problem(p, s->line, "`%s ...` at file scope is host code: a lesson file may hold, outside its functions, "
+                               "only __global__/__device__ functions, __device__/__constant__ variables, constexpr "
+                               "constants, types and #defines",
+                   first);
+}
+
+/* The name a __global__ declaration gives: the identifier before its first '(' (after any
+ * __launch_bounds__(...)). */
+static void kernel_name(struct lexer *lx, struct token *t, char *name, size_t len)
+{
+    char last[NAME_MAX_LEN] = "";
+    for (next_token(lx, t); t->kind != TOK_END && !is(t, ";") && !is(t, "{"); next_token(lx, t)) {
+        if (is(t, "__launch_bounds__")) {
+            int depth = 0;
+            do {
+                next_token(lx, t);
+                depth += is(t, "(") - is(t, ")");
+            } while (t->kind != TOK_END && depth > 0);
+            continue;
+        }
+        if (is(t, "(")) {
+            snprintf(name, len, "%s", last);
+            return;
+        }
+        if (t->kind == TOK_IDENT)
+            snprintf(last, sizeof last, "%s", t->text);
+    }
+    snprintf(name, len, "%s", last);
+}
+
+int lint_kernel_source(const char *text, const char *kernel, struct lint_problem *p)
+{
+    static struct macros m;
+    memset(&m, 0, sizeof m);
+    memset(p, 0, sizeof *p);
+    struct lexer lx = {text, 1, 1};
+    struct token t, prev = {0};
+    struct statement s = {0};
+    int depth = 0, kernels = 0;
+    char found[NAME_MAX_LEN] = "";
+    next_token(&lx, &t);
+    while (t.kind != TOK_END) {
+        if (t.line_start && (is(&t, "#") || is(&t, "%:"))) {
+            if (directive(&lx, &t, &m, p))
+                return 1;
+            continue;
+        }
+        if (is(&t, "<<<") || is(&t, ">>>"))
+            return problem(p, t.line, "kernel launches (<<< >>>) are not allowed: the harness launches your kernel");
+        if (is(&t, "##"))
+            return problem(p, t.line, "token pasting (##) is not allowed in a lesson file");
+        const char *why = t.kind == TOK_IDENT ? banned_name(t.text) : NULL;
+        if (why)
+            return problem(p, t.line, "`%s`: %s", t.text, why);
+        if (is(&t, "__global__")) {
+            kernels++;
+            if (depth == 0 && s.nwords == 0)
+                s.line = t.line;
+            if (s.nwords < 8)
+                strcpy(s.words[s.nwords++], "__global__");
+            char name[NAME_MAX_LEN] = "";
+            kernel_name(&lx, &t, name, sizeof name);
+            if (kernels == 1)
+                snprintf(found, sizeof found, "%s", name);
+            s.header_done = 1;
+            continue; /* t is the token after the name's '(' or the declaration's end */
+        }
+        if (depth == 0) {
+            if (s.nwords == 0 && !s.header_done && t.kind == TOK_IDENT)
+                s.line = t.line;
+            if (!s.header_done && t.kind == TOK_IDENT && s.nwords < 8)
+                snprintf(s.words[s.nwords++], NAME_MAX_LEN, "%s", resolve(&m, t.text));
+            if (is(&t, "(") || is(&t, "=") || is(&t, "{") || is(&t, ";"))
+                s.header_done = 1;
+        }
+        /* A call at file scope, or in a file-scope initialiser: name followed by '('. */
+        if (depth == 0 && s.header_done && is(&t, "(") && prev.kind == TOK_IDENT && !is(&prev, "sizeof") &&
+            !is(&prev, "alignof") && !is(&prev, "decltype") && !s.calls) {
+            s.calls = 1;
+            snprintf(s.first_call, sizeof s.first_call, "%s", prev.text);
+        }
+        if (is(&t, "{"))
+            depth++;
+        if (is(&t, "}") && depth > 0)
+            depth--;
+        int ends = (depth == 0 && is(&t, ";")) || (depth == 0 && is(&t, "}"));
+        if (ends) {
+            if (judge_statement(&s, p))
+                return 1;
+            memset(&s, 0, sizeof s);
+        }
+        prev = t;
+        next_token(&lx, &t);
+    }
+    if (judge_statement(&s, p))
+        return 1;
+    if (kernels == 0)
+        return problem(p, 1, "no __global__ kernel: the file must define __global__ void %s(...)", kernel);
+    if (kernels > 1)
+        return problem(p, 1, "%d __global__ functions: a lesson file defines exactly one kernel, %s", kernels, kernel);
+    if (strcmp(found, kernel) != 0)
+        return problem(p, 1, "the kernel is named %s; this lesson's must be named %s (the harness launches %s)",
+                       found[0] ? found : "(nothing)", kernel, kernel);
+    return 0;
+}

@@ -1,0 +1,159 @@
+/* Tests of gates.c: reading compute-sanitizer's logs and Nsight Compute's CSV, on logs laid out
+ * as those tools write them on the H200 (CUDA 13.0), and finding tools. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gates.h"
+
+static const char MEMCHECK_LOG[] =
+    "========= COMPUTE-SANITIZER\n"
+    "========= Invalid __global__ read of size 4 bytes\n"
+    "=========     at student::matmul_naive(const float *, const float *, float *, int)+0x1f0 in "
+    "/w/build/mutants/x/01_naive_matmul/matmul_naive.cu:46\n"
+    "=========     by thread (4,3,0) in block (3,3,0)\n"
+    "=========     Access at 0x7f3a00009c40 is out of bounds\n"
+    "=========     and is 64 bytes after the nearest allocation at 0x7f3a00000000 of size 40000 bytes\n"
+    "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+    "=========         Host Frame: [0x2d1a7f] in libcuda.so.1\n"
+    "========= \n"
+    "========= ERROR SUMMARY: 1 error\n";
+
+static const char RACECHECK_LOG[] =
+    "========= COMPUTE-SANITIZER\n"
+    "========= Error: Race reported between Write access at student::matmul_tiled(const float *, const float *, "
+    "float *, int)+0x180 in /w/02_tiled_matmul/matmul_tiled.cu:52\n"
+    "=========     and Read access at student::matmul_tiled(const float *, const float *, float *, int)+0x2a0 in "
+    "/w/02_tiled_matmul/matmul_tiled.cu:60 [4096 hazards]\n"
+    "========= \n"
+    "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+
+static void digests_memcheck_with_buffer_names(void **state)
+{
+    (void)state;
+    struct named_buffer b[3];
+    const char *run = "wb-buffer A 0x7f3a00000000 40000\nwb-buffer B 0x7f3a00010000 40000\n"
+                      "wb-buffer C 0x7f3a00020000 40000\nother output\n";
+    assert_int_equal(parse_buffers(run, b, 3), 3);
+    assert_string_equal(b[1].name, "B");
+    assert_true(b[2].address == 0x7f3a00020000ULL && b[2].bytes == 40000);
+    char digest[2048];
+    assert_int_equal(sanitizer_digest(MEMCHECK_LOG, b, 3, digest, sizeof digest), 1);
+    assert_non_null(strstr(digest, "Invalid __global__ read of size 4 bytes"));
+    assert_non_null(strstr(digest, "matmul_naive.cu:46"));
+    assert_non_null(strstr(digest, "(that is 64 bytes, 16 floats, past the end of A, 10000 floats long)"));
+    assert_null(strstr(digest, "Host Frame"));
+    assert_null(strstr(digest, "========="));
+}
+
+static void digests_races_and_counts_errors(void **state)
+{
+    (void)state;
+    char digest[2048];
+    /* racecheck gives no ERROR SUMMARY line in every version: its count comes from the exit code
+     * then, and the digest still shows the race. */
+    assert_int_equal(sanitizer_digest(RACECHECK_LOG, NULL, 0, digest, sizeof digest), -1);
+    assert_non_null(strstr(digest, "Race reported between Write access"));
+    assert_non_null(strstr(digest, "matmul_tiled.cu:60 [4096 hazards]"));
+    assert_int_equal(sanitizer_digest("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n", NULL, 0,
+                                      digest, sizeof digest),
+                     0);
+    assert_string_equal(digest, "");
+    /* A log cut short (a full digest buffer) stays a valid string. */
+    char small[40];
+    sanitizer_digest(MEMCHECK_LOG, NULL, 0, small, sizeof small);
+    assert_true(strlen(small) < sizeof small);
+}
+
+static const char NCU_CSV[] =
+    "==PROF== Connected to process 1234 (/w/build/solutions/04_padding/check)\n"
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+    "\"Grid Size\",\"Device\",\"CC\",\"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum\","
+    "\"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum\",\"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum\","
+    "\"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum\",\"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\","
+    "\"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum\",\"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\","
+    "\"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum\",\"smsp__inst_executed_op_shared_ld.sum\","
+    "\"smsp__inst_executed_op_shared_st.sum\"\n"
+    "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"request\",\"request\",\"sector\","
+    "\"sector\",\"inst\",\"inst\"\n"
+    "\"0\",\"1234\",\"check\",\"127.0.0.1\",\"student::transpose_padded(const float *, float *, int, int)\",\"1\","
+    "\"7\",\"(32, 32, 1)\",\"(8, 8, 1)\",\"0\",\"9.0\",\"12\",\"0\",\"2,060\",\"2048\",\"2048\",\"2048\",\"8192\","
+    "\"8,192\",\"2048\",\"2048\"\n"
+    "\"1\",\"1234\",\"check\",\"127.0.0.1\",\"baseline::transpose_shared(const float *, float *, int, int)\",\"1\","
+    "\"7\",\"(32, 32, 1)\",\"(8, 8, 1)\",\"0\",\"9.0\",\"63488\",\"0\",\"65536\",\"2048\",\"2048\",\"2048\",\"8192\","
+    "\"8192\",\"2048\",\"2048\"\n"
+    "==PROF== Disconnected from process 1234\n";
+
+static void parses_ncu_csv(void **state)
+{
+    (void)state;
+    struct mem_counts student, baseline;
+    char why[200];
+    assert_int_equal(ncu_parse(NCU_CSV, &student, &baseline, why, sizeof why), 0);
+    assert_int_equal(student.op[SHARED_LD].requests, 2048);
+    assert_int_equal(student.op[SHARED_LD].wavefronts, 2060);
+    assert_int_equal(student.op[SHARED_LD].wavefronts - student.op[SHARED_LD].ideal, 12);
+    assert_int_equal(student.op[GLOBAL_ST].wavefronts, 8192);
+    assert_int_equal(baseline.op[SHARED_LD].wavefronts - baseline.op[SHARED_LD].ideal, 63488);
+    assert_int_equal(baseline.op[GLOBAL_LD].requests, 2048);
+}
+
+static void refuses_incomplete_ncu_output(void **state)
+{
+    (void)state;
+    struct mem_counts student, baseline;
+    char why[200];
+    assert_int_equal(ncu_parse("==ERROR== ERR_NVGPUCTRPERM - no permission\n", &student, &baseline, why, sizeof why), -1);
+    assert_non_null(strstr(why, "no table"));
+    /* Only the student's row: the baseline is missing, and said so. */
+    char *cut = strdup(NCU_CSV);
+    *strstr(cut, "\"1\",\"1234\"") = '\0';
+    assert_int_equal(ncu_parse(cut, &student, &baseline, why, sizeof why), -1);
+    assert_non_null(strstr(why, "lacks the baseline"));
+    free(cut);
+}
+
+static void finds_tools(void **state)
+{
+    (void)state;
+    char buf[1024];
+    setenv("WB_TEST_TOOL", "/bin/sh", 1);
+    assert_string_equal(find_tool("WB_TEST_TOOL", "nothing-like-it", buf, sizeof buf), "/bin/sh");
+    setenv("WB_TEST_TOOL", "/no/such/tool", 1);
+    assert_null(find_tool("WB_TEST_TOOL", "sh", buf, sizeof buf)); /* a named tool that is not there */
+    unsetenv("WB_TEST_TOOL");
+    assert_non_null(find_tool("WB_TEST_TOOL", "sh", buf, sizeof buf));
+    assert_null(find_tool("WB_TEST_TOOL", "no-such-tool-anywhere", buf, sizeof buf));
+}
+
+static void runs_tools_isolated(void **state)
+{
+    (void)state;
+    struct isolate_result r;
+    char *const ok[] = {"/bin/sh", "-c", "echo wb-buffer out 0x10 8; exit 86", NULL};
+    run_tool(ok, 10, &r);
+    assert_int_equal(r.outcome, ISOLATE_EXITED);
+    assert_int_equal(r.status, 86);
+    struct named_buffer b[1];
+    assert_int_equal(parse_buffers(r.output, b, 1), 1);
+    char *const missing[] = {"/no/such/tool", NULL};
+    run_tool(missing, 10, &r);
+    assert_int_equal(r.status, 127);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(digests_memcheck_with_buffer_names), cmocka_unit_test(digests_races_and_counts_errors),
+        cmocka_unit_test(parses_ncu_csv),                    cmocka_unit_test(refuses_incomplete_ncu_output),
+        cmocka_unit_test(finds_tools),                       cmocka_unit_test(runs_tools_isolated),
+    };
+    return cmocka_run_group_tests_name("gates", tests, NULL, NULL);
+}

@@ -1,0 +1,107 @@
+/* Tests of lint.c: the lesson files' rules. Every rule is shown to refuse a file that breaks
+ * it, at the right line (the workbook's own kernels are held to them by make author-check). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lint.h"
+
+#define KERNEL_OK "__global__ void k(const float *in, float *out, int n)\n{\n    out[0] = in[0];\n}\n"
+
+/* Asserts that `src` is refused at `line` with a message containing `phrase`. */
+static void refused(const char *src, int line, const char *phrase)
+{
+    struct lint_problem p;
+    if (lint_kernel_source(src, "k", &p) != 1)
+        fail_msg("accepted, but must be refused (\"%s\"):\n%s", phrase, src);
+    if (!strstr(p.message, phrase) || p.line != line)
+        fail_msg("refused at line %d with \"%s\"; expected line %d and \"%s\"", p.line, p.message, line, phrase);
+}
+
+static void accepted(const char *src)
+{
+    struct lint_problem p;
+    if (lint_kernel_source(src, "k", &p) != 0)
+        fail_msg("refused at line %d: %s\n%s", p.line, p.message, src);
+}
+
+static void allows_kernels_helpers_constants(void **state)
+{
+    (void)state;
+    accepted(KERNEL_OK);
+    accepted("// #include <stdio.h> in a comment\n/* int x = system(\"\"); */\n#define TILE 32\n#undef TILE\n"
+             "#define TILE 32\n#ifndef SIZE\n#define SIZE (TILE + 1)\n#endif\n"
+             "constexpr int kPad = 1;\nstatic constexpr int kRows = 32;\nconst int kCols = sizeof(float) * 8;\n"
+             "struct pair { int a, b; };\ntypedef float real;\nenum { A = 1 };\n"
+             "__constant__ float kScale[4] = {1, 2, 3, 4};\n__device__ int g_count;\n"
+             "template <int N> __device__ __forceinline__ int twice(int x) { return N * x; }\n"
+             "static __device__ int swz(int r, int c) { return c ^ (r % 32); }\n"
+             "#define DEV __device__\nDEV float half(float x) { return x / 2; }\n"
+             "__global__ void __launch_bounds__(1024) k(const float *in, float *out, int n)\n{\n"
+             "    #pragma unroll\n    for (int i = 0; i < 4; i++) out[i] = in[i] + kScale[i];\n"
+             "    printf(\"#include <x> %d\\n\", n);\n}\n");
+}
+
+static void refuses_preprocessor_tricks(void **state)
+{
+    (void)state;
+    refused("#include <cublas_v2.h>\n" KERNEL_OK, 1, "#include is not allowed");
+    refused("\n  #  include \"other.cu\"\n" KERNEL_OK, 2, "#include is not allowed");
+    refused("%:include <stdio.h>\n" KERNEL_OK, 1, "#include is not allowed");
+    refused("#pragma once\n" KERNEL_OK, 1, "only #pragma unroll");
+    refused("#line 1 \"x\"\n" KERNEL_OK, 1, "#line is not allowed");
+    refused("#define H __ho ## st__\n" KERNEL_OK, 1, "token pasting");
+    refused("#define CTOR __attribute__((constructor))\n" KERNEL_OK, 1, "attributes are not allowed");
+    refused("#define LONG \\\n  __asm__(\"nop\")\n" KERNEL_OK, 2, "inline assembly");
+}
+
+static void refuses_host_code(void **state)
+{
+    (void)state;
+    refused(KERNEL_OK "int forged = system(\"echo pass\");\n", 5, "host code at file scope");
+    refused(KERNEL_OK "static int counter;\n", 5, "at file scope is host code");
+    refused(KERNEL_OK "void helper(void) { }\n", 5, "host code at file scope");
+    refused(KERNEL_OK "const int x = atoi(\"3\");\n", 5, "host code at file scope");
+    refused(KERNEL_OK "auto f = [] { return 1; };\n", 5, "at file scope is host code");
+    refused(KERNEL_OK "__attribute__((constructor)) void early(void) { }\n", 5, "attributes are not allowed");
+    refused("__host__ __device__ int both(int x) { return x; }\n" KERNEL_OK, 1, "host code is not allowed");
+    refused(KERNEL_OK "int main(void) { return 0; }\n", 5, "a main function");
+    refused("extern __shared__ float dyn[];\n" KERNEL_OK, 1, "extern declarations");
+    refused(KERNEL_OK "void run(float *a) { k<<<1, 1>>>(a, a, 1); }\n", 5, "kernel launches");
+}
+
+static void refuses_libraries(void **state)
+{
+    (void)state;
+    refused("__global__ void k(const float *in, float *out, int n)\n{\n    cublasSgemm(0);\n}\n", 3, "library calls");
+    refused("__global__ void k(const float *in, float *out, int n)\n{\n    cudaMemcpyAsync(out, in, n, 0);\n}\n", 3,
+            "CUDA runtime calls");
+    refused("__global__ void k(const float *in, float *out, int n)\n{\n    out[0] = std::max(in[0], 0.f);\n}\n", 3,
+            "library calls");
+    refused("__global__ void k(const float *in, float *out, int n)\n{\n    nvcuda::wmma::fill_fragment();\n}\n", 3,
+            "WMMA");
+    accepted("__device__ int cube(int x) { return x * x * x; }\n" KERNEL_OK); /* "cub" only as a whole name */
+}
+
+static void refuses_wrong_kernels(void **state)
+{
+    (void)state;
+    refused("__device__ int f(int x) { return x; }\n", 1, "no __global__ kernel");
+    refused(KERNEL_OK "__global__ void other(float *o) { o[0] = 1; }\n", 1, "exactly one kernel, k");
+    refused("__global__ void kernel(float *o) { o[0] = 1; }\n", 1, "must be named k");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(allows_kernels_helpers_constants), cmocka_unit_test(refuses_preprocessor_tricks),
+        cmocka_unit_test(refuses_host_code),               cmocka_unit_test(refuses_libraries),
+        cmocka_unit_test(refuses_wrong_kernels),
+    };
+    return cmocka_run_group_tests_name("lint", tests, NULL, NULL);
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# On a GPU machine: the GPU judge with compute-sanitizer and Nsight Compute switched on, end to
+# end, as docs/gates.md reports it. Steps (all by default; name some to split the work):
+#   solutions  every solution passes and every stub fails, SANITIZE=1 PROFILE=1
+#   mutants    every wrong kernel of checker/mutants/ rejected with its diagnosis, gates on
+#   handout    make handout-test: the tarball graded from a fresh folder by the GPU judge
+#   logs       the tools' raw logs on a racy, a crashing and a clean kernel (for the parsers' tests)
+# Reports go to DIR (default build/gpu-gates).   Usage: checker/tools/gpu-gates.sh [DIR] [STEP...]
+set -u
+out=${1:-build/gpu-gates}
+shift || true
+steps=" ${*:-solutions mutants handout logs} "
+make=${MAKE:-make}
+mkdir -p "$out"
+lessons=$(awk '!/^[ \t]*(#|$)/ { printf "%s ", $1 }' lessons/registry)
+step() { [[ "$steps" == *" $1 "* ]]; }
+took() { echo "$1: $(( $(date +%s) - t0 )) s"; }
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+t0=$(date +%s)
+$make -s -j"$(nproc)" build-all > "$out/build.log" 2>&1 || { echo "build failed:"; tail -30 "$out/build.log"; exit 1; }
+took build
+
+export SANITIZE=1 PROFILE=1
+if step solutions; then
+  t0=$(date +%s)
+  MAKE=$make build/workbook check solutions pass $lessons > "$out/solutions.log" 2>&1; echo "solutions: exit $?"
+  MAKE=$make build/workbook check exercises fail $lessons > "$out/exercises.log" 2>&1; echo "stubs: exit $?"
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) |as they must|Score' "$out/solutions.log" "$out/exercises.log" | sort | uniq -c
+  took solutions
+fi
+if step mutants; then
+  t0=$(date +%s)
+  $make -s --no-print-directory mutants EMU= > "$out/mutants.log" 2>&1; echo "mutants: exit $?"
+  tail -n 1 "$out/mutants.log"
+  mkdir -p "$out/mutants" && cp build/mutants/*.log "$out/mutants/" 2>/dev/null
+  took mutants
+fi
+if step handout; then
+  t0=$(date +%s)
+  $make -s --no-print-directory handout-test > "$out/handout.log" 2>&1; echo "handout: exit $?"
+  tail -n 4 "$out/handout.log"
+  took handout
+fi
+if step logs; then
+  # check --run ROLES ROWS COLS SEED STREAM: the kernels alone, as the gates run them.
+  san=${WB_SANITIZER:-compute-sanitizer}
+  for m in no_barrier_1:02_tiled_matmul:100 early_return:02_tiled_matmul:100 store_far_away:03_bank_conflicts:100; do
+    IFS=: read -r name folder n <<<"$m"
+    prog=build/build_mutants_$name/$folder/check
+    [ -x "$prog" ] || { build/workbook mutate "checker/mutants/$name.mutant" "build/mutants/$name" &&
+                        $make -s programs SRC="build/mutants/$name" LESSON="$(sed -n 's/^lesson: //p' "checker/mutants/$name.mutant")"; }
+    for tool in racecheck synccheck memcheck; do
+      "$san" --tool $tool --error-exitcode 86 --print-limit 4 --show-backtrace no "$prog" --run student $n $n 1 3 \
+        > "$out/$name.$tool.log" 2>&1
+      echo "$name $tool: exit $?"
+    done
+  done
+  ${WB_NCU:-ncu} --csv --page raw --print-units base --kernel-name-base demangled -k 'regex:student::|baseline::' \
+    --metrics "$(sed -n '/^const char NCU_METRICS/,/;/p' checker/src/gates.c | grep -o '[a-z0-9_.]*\.sum' | paste -sd,)" \
+    build/solutions/04_padding/check --run student,baseline 256 256 1 6 > "$out/ncu-04.csv" 2>&1
+  echo "ncu: exit $?"
+fi

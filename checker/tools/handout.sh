@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# make handout: the workbook as a tarball for students, without solutions/, the wrong kernels
+# of checker/mutants/ and the workbook's own tests. The checker in it still grades: it compares
+# with the baseline kernel and a CPU reference (checker/gpu/no_solution.c stands in for the
+# solution). A baseline that is an earlier lesson's solution (lesson 2's is lesson 1's kernel,
+# lessons 4-5's is lesson 3's) has to travel with it: it is copied to checker/baselines/ and
+# named in the tarball's HANDOUT file and here, so an instructor knows what students can see.
+#
+# Usage: checker/tools/handout.sh OUT.tar.gz [LESSON...]   (no lessons: all of them)
+set -euo pipefail
+out=$1
+shift
+want=" ${*:-all} "
+top=shared-memory-workbook
+
+[ -d solutions ] || { echo "There is no solutions/ here: this copy is a handout already." >&2; exit 1; }
+git rev-parse --git-dir > /dev/null 2>&1 ||
+  { echo "make handout packs the files git tracks, and this is not a git checkout." >&2; exit 1; }
+if [ -n "$(git status --porcelain -- lessons exercises checker Makefile)" ]; then
+  echo "Note: uncommitted changes to lessons/, exercises/, checker/ or the Makefile are packed as they are now."
+fi
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+dest=$stage/$top
+mkdir -p "$dest"
+git ls-files -z | grep -zv -e '^solutions/' -e '^checker/mutants/' -e '^checker/tests/' -e '^\.ci/' |
+  xargs -0 cp --parents -t "$dest"
+
+# The registry of the handed-out lessons, baselines moved out of solutions/.
+exposed=()
+registry=$dest/lessons/registry
+awk '/^[ \t]*(#|$)/' lessons/registry > "$registry"
+while read -r number folder kernel family baseline points; do
+  if [ "$want" != " all " ] && [[ "$want" != *" $number "* ]]; then
+    rm -rf "$dest/lessons/$folder" "$dest/exercises/$folder"
+    continue
+  fi
+  if [[ "$baseline" == solutions/* ]]; then
+    copy=checker/baselines/$(basename "$baseline")
+    cp "$baseline" "$dest/$copy"
+    exposed+=("lesson $number's baseline $copy is $baseline")
+    baseline=$copy
+  fi
+  printf '%-8s %-17s %-19s %-10s %-49s %s\n' "$number" "$folder" "$kernel" "$family" "$baseline" "$points" >> "$registry"
+done < <(awk '!/^[ \t]*(#|$)/' lessons/registry)
+grep -q '^[0-9]' "$registry" || { echo "No lesson of '${want# }' is in lessons/registry." >&2; exit 1; }
+
+{
+  echo "A handout of the shared-memory workbook, made $(date -u +%Y-%m-%d) from commit $(git rev-parse --short HEAD)."
+  echo "Lessons: $(awk '/^[0-9]/ { printf "%s ", $1 }' "$registry")(solutions/ and the checker's wrong kernels are not included)."
+  echo "Checks compare with the baseline kernel and a CPU reference instead of the solution."
+  if [ ${#exposed[@]} -gt 0 ]; then
+    echo "Earlier solutions included as baselines (students can read them):"
+    printf '  %s\n' "${exposed[@]}"
+  fi
+} > "$dest/HANDOUT"
+
+mkdir -p "$(dirname "$out")"
+tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$(git log -1 --format=%ct)" -czf "$out" "$top"
+cat "$dest/HANDOUT"
+echo "Written: $out ($(du -k "$out" | cut -f1) KiB, $(tar -tzf "$out" | grep -vc '/$') files)."
