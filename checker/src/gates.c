@@ -110,7 +110,7 @@ const char NCU_METRICS[] =
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,"
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
 
-#define CSV_MAX_FIELDS 64
+#define CSV_MAX_FIELDS 1024 /* the raw page has a column for every device attribute too */
 
 /* Splits one CSV line in place ("" inside a quoted field is a quote). Returns the number of fields. */
 static int csv_split(char *line, char *field[], int max)
