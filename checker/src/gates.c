@@ -50,55 +50,123 @@ int parse_buffers(const char *output, struct named_buffer *b, int max)
     return n;
 }
 
-/* "Address 0x... is out of bounds" is followed by "and is N bytes after|before the nearest
- * allocation at 0xA of size S bytes": the buffer at 0xA, said by name. */
-static void name_allocation(const char *line, const struct named_buffer *b, int nb, char *out, size_t len)
+/* Drops the thousands separators the tools print ("29,400,065 bytes"). */
+static void drop_separators(char *s)
 {
-    unsigned long long dist, at, size;
-    char side[16];
+    char *w = s;
+    for (const char *r = s; *r; r++)
+        if (!(*r == ',' && r > s && isdigit((unsigned char)r[-1]) && isdigit((unsigned char)r[1]) &&
+              isdigit((unsigned char)r[2]) && isdigit((unsigned char)r[3]) && !isdigit((unsigned char)r[4])))
+            *w++ = *r;
+    *w = '\0';
+}
+
+/* "at student::kernel(const float *, ...)+0x330 in file.cu:73": the student needs file:line only. */
+static void drop_function(char *s)
+{
+    char *at = strncmp(s, "at ", 3) == 0 ? s + 3 : strstr(s, " at ");
+    if (at && at != s + 3)
+        at += 4;
+    char *in = at ? strstr(at, "+0x") : NULL;
+    in = in ? strstr(in, " in ") : NULL;
+    if (at && in)
+        memmove(at, in + 4, strlen(in + 4) + 1);
+}
+
+/* "Access to 0xADDR is out of bounds" (or "Address 0xADDR ..."): said as a distance from the
+ * nearest of the run's buffers, e.g. "(1 float past the end of A, which holds 10000)". */
+static void name_access(const char *line, const struct named_buffer *b, int nb, char *out, size_t len)
+{
+    unsigned long long addr;
+    const char *p = strstr(line, "0x");
     out[0] = '\0';
-    const char *p = strstr(line, "and is ");
-    if (!p || sscanf(p, "and is %llu bytes %15s the nearest allocation at %llx of size %llu", &dist, side, &at, &size) != 4)
+    if (!strstr(line, "is out of bounds") || !p || sscanf(p, "%llx", &addr) != 1)
         return;
-    for (int i = 0; i < nb; i++)
-        if (b[i].address == at) {
-            if (strcmp(side, "after") == 0)
-                snprintf(out, len, "  (that is %llu bytes, %llu floats, past the end of %s, %llu floats long)", dist,
-                         dist / 4, b[i].name, b[i].bytes / 4);
-            else
-                snprintf(out, len, "  (that is %llu bytes, %llu floats, before the start of %s)", dist, dist / 4,
-                         b[i].name);
-            return;
-        }
+    int best = -1;
+    unsigned long long best_dist = 0;
+    for (int i = 0; i < nb; i++) {
+        unsigned long long end = b[i].address + b[i].bytes;
+        unsigned long long d = addr >= end ? addr - end : b[i].address > addr ? b[i].address - addr : 0;
+        if (best < 0 || d < best_dist)
+            best = i, best_dist = d;
+    }
+    if (best < 0)
+        return;
+    const struct named_buffer *x = &b[best];
+    if (addr >= x->address + x->bytes)
+        snprintf(out, len, "  (%llu bytes, %llu floats, past the end of %s, which holds %llu floats)",
+                 addr - (x->address + x->bytes), (addr - (x->address + x->bytes)) / 4, x->name, x->bytes / 4);
+    else if (addr < x->address)
+        snprintf(out, len, "  (%llu bytes, %llu floats, before the start of %s)", x->address - addr,
+                 (x->address - addr) / 4, x->name);
+}
+
+/* "[15488 hazards]" at the end of a line: the count, with the line cut before it. */
+static unsigned long long cut_hazards(char *s)
+{
+    char *open = strrchr(s, '[');
+    unsigned long long n;
+    if (!open || sscanf(open, "[%llu hazard", &n) != 1)
+        return 0;
+    while (open > s && open[-1] == ' ')
+        open--;
+    *open = '\0';
+    return n;
 }
 
 int sanitizer_digest(const char *log, const struct named_buffer *b, int nb, char *digest, size_t len)
 {
     size_t used = 0;
     int errors = -1, shown = 0;
+    char pending[600] = ""; /* racecheck's lines differ only in code offsets: merged */
+    unsigned long long hazards = 0;
     digest[0] = '\0';
-    for (const char *p = log; p && *p;) {
+    for (const char *p = log; p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        char line[512];
+        char line[600];
         snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
         p = nl ? nl + 1 : NULL;
-        const char *text = line;
-        if (strncmp(text, "=========", 9) != 0)
-            continue;
-        text += 9;
+        int framed = strncmp(line, "=========", 9) == 0;
+        char *text = line + (framed ? 9 : 0);
         while (*text == ' ')
             text++;
-        if (sscanf(text, "ERROR SUMMARY: %d error", &errors) == 1 || strncmp(text, "COMPUTE-SANITIZER", 17) == 0 ||
-            strncmp(text, "RACECHECK SUMMARY", 17) == 0 || !*text)
-            continue;
-        /* Backtraces name the driver's and the checker's frames: not the student's business. */
-        if (strstr(text, "Host Frame") || strstr(text, "Saved host backtrace") || strstr(text, "Device Frame"))
-            continue;
-        char named[200];
-        name_allocation(text, b, nb, named, sizeof named);
-        if (shown++ < 24 && used + strlen(text) + strlen(named) + 8 < len)
-            used += (size_t)snprintf(digest + used, len - used, "    %s%s\n", text, named);
+        drop_separators(text);
+        int race_errors;
+        if (framed && sscanf(text, "RACECHECK SUMMARY: %*d hazard%*s displayed (%d error", &race_errors) == 1)
+            errors = race_errors;
+        int summary; /* the first ERROR SUMMARY; a second one counts the errors not printed */
+        if (framed && sscanf(text, "ERROR SUMMARY: %d error", &summary) == 1 && errors < 0)
+            errors = summary;
+        int skip = !framed ||
+                   strncmp(text, "COMPUTE-SANITIZER", 17) == 0 || strncmp(text, "RACECHECK SUMMARY", 17) == 0 ||
+                   strncmp(text, "ERROR SUMMARY", 13) == 0 || strstr(text, "Host Frame") ||
+                   strstr(text, "Saved host backtrace") || strstr(text, "Device Frame") ||
+                   strstr(text, "Target application returned") ||
+                   (nb > 0 && strstr(text, "the nearest allocation")); /* named by name_access instead */
+        char current[600] = "";
+        unsigned long long h = 0;
+        if (!skip) {
+            drop_function(text);
+            h = cut_hazards(text);
+            char named[200];
+            name_access(text, b, nb, named, sizeof named);
+            snprintf(current, sizeof current, "%s%s", text, named);
+        }
+        if (pending[0] && (strcmp(current, pending) != 0 || !p)) {
+            if (shown++ < 24 && used + strlen(pending) + 40 < len) {
+                if (hazards)
+                    used += (size_t)snprintf(digest + used, len - used, "      %s [%llu hazards]\n", pending, hazards);
+                else
+                    used += (size_t)snprintf(digest + used, len - used, "      %s\n", pending);
+            }
+            pending[0] = '\0';
+            hazards = 0;
+        }
+        if (current[0]) {
+            snprintf(pending, sizeof pending, "%s", current);
+            hazards += h;
+        }
     }
     return errors;
 }

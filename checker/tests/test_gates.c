@@ -15,62 +15,58 @@
 #include "textfile.h"
 #include "traffic.h"
 
-static const char MEMCHECK_LOG[] =
-    "========= COMPUTE-SANITIZER\n"
-    "========= Invalid __global__ read of size 4 bytes\n"
-    "=========     at student::matmul_naive(const float *, const float *, float *, int)+0x1f0 in "
-    "/w/build/mutants/x/01_naive_matmul/matmul_naive.cu:46\n"
-    "=========     by thread (4,3,0) in block (3,3,0)\n"
-    "=========     Access at 0x7f3a00009c40 is out of bounds\n"
-    "=========     and is 64 bytes after the nearest allocation at 0x7f3a00000000 of size 40000 bytes\n"
-    "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
-    "=========         Host Frame: [0x2d1a7f] in libcuda.so.1\n"
-    "========= \n"
-    "========= ERROR SUMMARY: 1 error\n";
+/* A line of the digest, printed when a test fails. */
+static char *logged(const char *path)
+{
+    char *text = read_text_file(path);
+    assert_non_null(text);
+    return text;
+}
 
-static const char RACECHECK_LOG[] =
-    "========= COMPUTE-SANITIZER\n"
-    "========= Error: Race reported between Write access at student::matmul_tiled(const float *, const float *, "
-    "float *, int)+0x180 in /w/02_tiled_matmul/matmul_tiled.cu:52\n"
-    "=========     and Read access at student::matmul_tiled(const float *, const float *, float *, int)+0x2a0 in "
-    "/w/02_tiled_matmul/matmul_tiled.cu:60 [4096 hazards]\n"
-    "========= \n"
-    "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
-
+/* memcheck on the H200: store_far_away's writes land 256 MiB past `out`. */
 static void digests_memcheck_with_buffer_names(void **state)
 {
     (void)state;
-    struct named_buffer b[3];
-    const char *run = "wb-buffer A 0x7f3a00000000 40000\nwb-buffer B 0x7f3a00010000 40000\n"
-                      "wb-buffer C 0x7f3a00020000 40000\nother output\n";
-    assert_int_equal(parse_buffers(run, b, 3), 3);
-    assert_string_equal(b[1].name, "B");
-    assert_true(b[2].address == 0x7f3a00020000ULL && b[2].bytes == 40000);
-    char digest[2048];
-    assert_int_equal(sanitizer_digest(MEMCHECK_LOG, b, 3, digest, sizeof digest), 1);
-    assert_non_null(strstr(digest, "Invalid __global__ read of size 4 bytes"));
-    assert_non_null(strstr(digest, "matmul_naive.cu:46"));
-    assert_non_null(strstr(digest, "(that is 64 bytes, 16 floats, past the end of A, 10000 floats long)"));
-    assert_null(strstr(digest, "Host Frame"));
+    char *log = logged("checker/tests/data/memcheck-store-far-away.log");
+    struct named_buffer b[4];
+    assert_int_equal(parse_buffers(log, b, 4), 2);
+    assert_string_equal(b[1].name, "out");
+    assert_true(b[1].address == 0x7fc4bc809e00ULL && b[1].bytes == 40000);
+    char digest[4096];
+    assert_int_equal(sanitizer_digest(log, b, 2, digest, sizeof digest), 10000);
+    free(log);
+    assert_non_null(strstr(digest, "Invalid __global__ write of size 4 bytes"));
+    assert_non_null(strstr(digest, "at transpose_shared.cu:72"));
+    assert_null(strstr(digest, "student::"));
+    /* 0x7fc4cc809e00 is 0x10000000 bytes after out's start, 40000 of them inside it. */
+    assert_non_null(strstr(digest, "(268395456 bytes, 67098864 floats, past the end of out, which holds 10000 floats)"));
     assert_null(strstr(digest, "========="));
+    assert_null(strstr(digest, "29,400,065"));
 }
 
+/* racecheck on the H200: no_barrier_1's 32 lines about one read differ only in code offsets. */
 static void digests_races_and_counts_errors(void **state)
 {
     (void)state;
-    char digest[2048];
-    /* racecheck gives no ERROR SUMMARY line in every version: its count comes from the exit code
-     * then, and the digest still shows the race. */
-    assert_int_equal(sanitizer_digest(RACECHECK_LOG, NULL, 0, digest, sizeof digest), -1);
-    assert_non_null(strstr(digest, "Race reported between Write access"));
-    assert_non_null(strstr(digest, "matmul_tiled.cu:60 [4096 hazards]"));
+    char *log = logged("checker/tests/data/racecheck-no-barrier.log");
+    char digest[4096];
+    assert_int_equal(sanitizer_digest(log, NULL, 0, digest, sizeof digest), 1); /* its summary: 1 error, 1 warning */
+    free(log);
+    assert_non_null(strstr(digest, "Error: Race reported between Write access at matmul_tiled.cu:63\n"));
+    assert_non_null(strstr(digest, "and Read access at matmul_tiled.cu:73 ["));
+    int lines = 0;
+    for (const char *p = digest; (p = strchr(p, '\n')); p++)
+        lines++;
+    assert_int_equal(lines, 4); /* an error and a warning, each with its merged reads */
     assert_int_equal(sanitizer_digest("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n", NULL, 0,
                                       digest, sizeof digest),
                      0);
     assert_string_equal(digest, "");
-    /* A log cut short (a full digest buffer) stays a valid string. */
+    /* A digest that does not fit stays a valid string. */
     char small[40];
-    sanitizer_digest(MEMCHECK_LOG, NULL, 0, small, sizeof small);
+    log = logged("checker/tests/data/racecheck-no-barrier.log");
+    sanitizer_digest(log, NULL, 0, small, sizeof small);
+    free(log);
     assert_true(strlen(small) < sizeof small);
 }
 

@@ -17,15 +17,17 @@ top=shared-memory-workbook
 git rev-parse --git-dir > /dev/null 2>&1 ||
   { echo "make handout packs the files git tracks, and this is not a git checkout." >&2; exit 1; }
 if [ -n "$(git status --porcelain -- lessons exercises checker Makefile)" ]; then
-  echo "Note: uncommitted changes to lessons/, exercises/, checker/ or the Makefile are packed as they are now."
+  echo "Note: lessons/, exercises/, checker/ or the Makefile have uncommitted changes; they are packed as they are now."
 fi
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 dest=$stage/$top
 mkdir -p "$dest"
-git ls-files -z | grep -zv -e '^solutions/' -e '^checker/mutants/' -e '^checker/tests/' -e '^\.ci/' |
-  xargs -0 cp --parents -t "$dest"
+# What git tracks, and new files it does not ignore yet; not what was deleted since.
+git ls-files -z --cached --others --exclude-standard |
+  grep -zv -e '^solutions/' -e '^checker/mutants/' -e '^checker/tests/' -e '^\.ci/' |
+  while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done | xargs -0 cp --parents -t "$dest"
 
 # The registry of the handed-out lessons, baselines moved out of solutions/.
 exposed=()
