@@ -335,7 +335,7 @@ handout:
 PANDOC ?= pandoc
 SITE := docs/html
 SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg tiling.svg)
-SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html $(SITE)/mutants.html \
+SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html $(SITE)/mutants.html $(SITE)/gates.html \
   $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)
 # Offline (images embedded, styles inline), code highlighted as C++ (pandoc knows no CUDA), the
 # page's title from its first line; pandoc wraps a <summary>'s text in <p>, which is undone.
@@ -368,7 +368,7 @@ $(foreach n,$(LESSONS),$(eval $(call LESSON_PAGE,$(n))))
 
 $(SITE)/index.html: docs/index.md docs/template.html lessons/registry $(WORKBOOK)
 	$(Q)mkdir -p build/docs $(@D)
-	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject.\n'; } > build/docs/index.md
+	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject; compute-sanitizer and Nsight Compute as [gates](gates.html).\n'; } > build/docs/index.md
 	$(Q)$(PANDOC_HTML) $(call page_title,$<) build/docs/index.md -o $@
 
 # Links between the docs' Markdown files become links between their pages.

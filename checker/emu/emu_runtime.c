@@ -164,8 +164,8 @@ static int report_bad_access(void)
                  "indices differently from the write",
                  blockIdx.x, blockIdx.y, x, y, where);
     else if (b.offset < 0)
-        snprintf(rt.error, sizeof rt.error, "block (%u,%u): thread (%u,%u) writes %ld elements before the start of %s (%s)",
-                 blockIdx.x, blockIdx.y, x, y, -b.offset, b.buffer, where);
+        snprintf(rt.error, sizeof rt.error, "block (%u,%u): thread (%u,%u) writes %ld element%s before the start of %s (%s)",
+                 blockIdx.x, blockIdx.y, x, y, -b.offset, b.offset == -1 ? "" : "s", b.buffer, where);
     else
         snprintf(rt.error, sizeof rt.error,
                  "block (%u,%u): thread (%u,%u) writes element %ld of %s, past its end (%s): a store without its "

@@ -37,8 +37,7 @@ static void fail_kernel(struct gpu_job *job, int role, cudaError_t err, int at_l
     case cudaErrorIllegalAddress:
     case cudaErrorInvalidAddressSpace: /* a wild pointer that landed in the shared-memory window */
         fmt = "%s accessed memory outside its buffers, beyond the guard zones around them (%s). "
-              "Look at the index arithmetic and the bounds checks; `compute-sanitizer` on the check "
-              "program names the exact access.";
+              "Look at the index arithmetic and the bounds checks.";
         break;
     case cudaErrorMisalignedAddress:
         fmt = "%s made a misaligned access (%s): a pointer cast to a wider type at an address "

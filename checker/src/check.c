@@ -318,9 +318,9 @@ static int judge_guards(const struct gpu_job *job)
         return 0;
     long off = job->rep.first_guard_write;
     if (off < 0)
-        say("  Your kernel wrote %zu float%s outside its output; the nearest is %ld elements before its start "
+        say("  Your kernel wrote %zu float%s outside its output; the nearest is %ld element%s before its start "
             "(a negative index?).\n",
-            job->rep.guard_writes, job->rep.guard_writes == 1 ? "" : "s", -off);
+            job->rep.guard_writes, job->rep.guard_writes == 1 ? "" : "s", -off, off == -1 ? "" : "s");
     else
         say("  Your kernel wrote %zu float%s outside its output; the nearest is element %ld, %ld past its last "
             "(a store without its bounds check?).\n",
@@ -425,16 +425,19 @@ static void case_speed(const struct check_case *c, uint64_t stream)
 
 /* ---- memory traffic (the emulator's replacement for timing) ---- */
 
-static void case_counts(const struct check_case *c, uint64_t stream)
+/* The kernels run at the size memory traffic is counted at (sz receives it), the emulator
+ * counting when `count`; fails the case unless the student's output is right there, since the
+ * traffic of a kernel that does not do the work means nothing. */
+static struct job_mem counted_job(int count, uint64_t stream, char *sz, size_t szlen)
 {
-    char why[700], sz[32], when[96];
-    struct check_case sized = *c;
+    char why[700], when[96];
+    struct check_case sized = {0};
     sized.rows = sized.cols = g.lesson->family == FAMILY_MATMUL ? EMU_COUNT_N : EMU_COUNT_RC;
-    size_text(&sized, sz, sizeof sz);
+    size_text(&sized, sz, szlen);
     struct job_mem m = job_create(sized.rows, sized.cols, 1, 0);
     if (!m.job)
         fail_msg("cannot allocate memory for %s", sz);
-    m.job->count = 1;
+    m.job->count = count;
     fill_inputs(m.job, stream);
     if (run_job(m.job, 3 * g.timeout_s, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
@@ -446,6 +449,13 @@ static void case_counts(const struct check_case *c, uint64_t stream)
         job_free(&m);
         fail_msg("wrong output at %s: memory traffic not judged", sz);
     }
+    return m;
+}
+
+static void case_counts(uint64_t stream)
+{
+    char why[700], sz[32];
+    struct job_mem m = counted_job(1, stream, sz, sizeof sz);
     const struct gpu_report *rep = &m.job->rep;
     const char *names[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
     const char *labels[ROLE_COUNT];
@@ -604,15 +614,15 @@ static void case_profile(uint64_t stream)
             "WB_NCU=path names it).\n");
         skip();
     }
-    struct check_case sized = {0};
-    sized.rows = sized.cols = g.lesson->family == FAMILY_MATMUL ? EMU_COUNT_N : EMU_COUNT_RC;
-    size_text(&sized, sz, sizeof sz);
+    struct job_mem right = counted_job(0, stream, sz, sizeof sz);
+    int rows = right.job->rows, cols = right.job->cols;
+    job_free(&right);
     char *const argv[] = {ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", (char *)NCU_METRICS,
                           "--kernel-name-base", "demangled", "-k", "regex:student::|baseline::", NULL};
     struct isolate_result r;
     struct named_buffer bufs[4];
     int nbufs;
-    char *csv = run_watched(argv, "student,baseline", sized.rows, sized.cols, stream, 12 * g.timeout_s, &r, bufs, &nbufs);
+    char *csv = run_watched(argv, "student,baseline", rows, cols, stream, 12 * g.timeout_s, &r, bufs, &nbufs);
     struct mem_counts counts[2];
     int bad = ncu_parse(csv ? csv : "", &counts[0], &counts[1], why, sizeof why);
     if (bad && ((csv && strstr(csv, "ERR_NVGPUCTRPERM")) || strstr(r.output, "ERR_NVGPUCTRPERM")))
@@ -669,7 +679,7 @@ static void run_case(void **state)
         break;
     case CASE_SPEED:
         if (g.device.emulator)
-            case_counts(c, stream);
+            case_counts(stream);
         else
             case_speed(c, stream);
         break;

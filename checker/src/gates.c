@@ -132,8 +132,9 @@ int sanitizer_digest(const char *log, const struct named_buffer *b, int nb, char
         while (*text == ' ')
             text++;
         drop_separators(text);
-        int race_errors;
-        if (framed && sscanf(text, "RACECHECK SUMMARY: %*d hazard%*s displayed (%d error", &race_errors) == 1)
+        int race_errors; /* "RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)" */
+        const char *paren = strncmp(text, "RACECHECK SUMMARY", 17) == 0 ? strchr(text, '(') : NULL;
+        if (framed && paren && sscanf(paren, "(%d error", &race_errors) == 1)
             errors = race_errors;
         int summary; /* the first ERROR SUMMARY; a second one counts the errors not printed */
         if (framed && sscanf(text, "ERROR SUMMARY: %d error", &summary) == 1 && errors < 0)

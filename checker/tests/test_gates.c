@@ -58,6 +58,9 @@ static void digests_races_and_counts_errors(void **state)
     for (const char *p = digest; (p = strchr(p, '\n')); p++)
         lines++;
     assert_int_equal(lines, 4); /* an error and a warning, each with its merged reads */
+    assert_int_equal(sanitizer_digest("========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n", NULL, 0,
+                                      digest, sizeof digest),
+                     1);
     assert_int_equal(sanitizer_digest("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n", NULL, 0,
                                       digest, sizeof digest),
                      0);

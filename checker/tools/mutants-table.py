@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The table of docs/mutants.md from two runs of `make mutants`: the emulator's reports and the
+GPU judge's (each run keeps build/mutants/NAME.log; copy one of them aside first). For each
+mutant: lesson, name, what is wrong, and from each report the first line carrying one of the
+diagnoses the .mutant file expects (or why there is none).
+
+Usage: checker/tools/mutants-table.py EMU_LOG_DIR GPU_LOG_DIR > rows.md
+"""
+import pathlib
+import re
+import sys
+
+
+def field(text, name):
+    m = re.search(rf"^{name}: (.*)$", text, re.M)
+    return m.group(1).strip() if m else ""
+
+
+def said(log_dir, name, phrases):
+    log = pathlib.Path(log_dir) / f"{name}.log"
+    if not log.exists():
+        return None
+    lines = [l.strip() for l in log.read_text(errors="replace").splitlines()]
+    for line in lines:
+        if any(p in line for p in phrases) and not line.startswith("[ "):
+            # A gate's verdict: the tool's own finding says more.
+            for verdict, detail in GATE_DETAILS.items():
+                if verdict in line:
+                    line = next((l for l in lines if re.search(detail, l)), line)
+            line = re.sub(r"[^\s(]*/(\w+\.cu)", r"\1", line)  # paths shortened to the file name
+            return line if len(line) <= 200 else line[:197] + "..."
+    return "rejected, but without the expected diagnosis"
+
+
+GATE_DETAILS = {
+    "compute-sanitizer found errors": r"Race reported|Invalid __|Barrier error",
+    "Nsight Compute's counters break": r"^(Bank conflicts|Global memory sectors): .* required",
+}
+
+
+def main(emu_dir, gpu_dir):
+    print("| lesson | mutant | what is wrong | the emulator's report | the GPU judge, gates on |")
+    print("|---|---|---|---|---|")
+    rows = []
+    for path in sorted(pathlib.Path("checker/mutants").glob("*.mutant")):
+        text = path.read_text()
+        name, phrases = path.stem, field(text, "expect").split(" | ")
+        emu = said(emu_dir, name, phrases) or "not run"
+        gpu = said(gpu_dir, name, phrases)
+        if gpu is None:
+            gpu = "not run: only the emulator's thread order exposes it, and no GPU tool sees it"
+        rows.append((int(field(text, "lesson")), name, field(text, "what"), emu, gpu))
+    for lesson, name, what, emu, gpu in sorted(rows):
+        cell = lambda s: s.replace("|", "\\|")
+        print(f"| {lesson} | `{name}` | {cell(what)} | {cell(emu)} | {cell(gpu)} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
