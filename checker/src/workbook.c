@@ -389,6 +389,7 @@ static int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         fprintf(stderr, "Cannot write the results in %s: %s\n", outdir, strerror(errno));
         return 2;
     }
+    fprintf(sum, "%-22s %-30s %s\n", "Lesson", "Result", "Points");
     fprintf(json, "{\n  \"tests\": [\n");
     fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
     for (int i = 0; i < n; i++) {
@@ -399,6 +400,7 @@ static int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         snprintf(log, sizeof log, "%s/lesson-%d.log", outdir, ls[i]->number);
         snprintf(xml, sizeof xml, "%s/lesson-%d.xml", outdir, ls[i]->number);
         char *report = read_text_file(log);
+        int skipped = skipped_tests(report);
         if (report && strlen(report) > 20000)
             strcpy(report + 19980, "\n... (cut)\n");
         fprintf(json, "    {\"name\": ");
@@ -409,7 +411,14 @@ static int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         fprintf(json, "}%s\n", i + 1 < n ? "," : "");
         free(report);
         copy_testsuites(junit, xml);
-        fprintf(sum, "%-22d %-30s %d/%d\n", ls[i]->number, verdict(&out[i], v, sizeof v), points, ls[i]->points);
+        char name[80], result[96];
+        snprintf(name, sizeof name, "%d %s", ls[i]->number, ls[i]->folder);
+        verdict(&out[i], v, sizeof v);
+        if (skipped) /* a gate whose tool was missing is not a pass of that gate */
+            snprintf(result, sizeof result, "%s, %d test%s skipped", v, skipped, skipped == 1 ? "" : "s");
+        else
+            snprintf(result, sizeof result, "%s", v);
+        fprintf(sum, "%-22s %-30s %d/%d\n", name, result, points, ls[i]->points);
     }
     fprintf(json, "  ],\n  \"score\": %d,\n  \"output\": ", score);
     char line[128];
