@@ -53,9 +53,11 @@ enum { EXIT_NO_GPU = 3, EXIT_USAGE = 4 };
 #define EMU_MAX_WORK 20000000.0
 #define EMU_COUNT_N 128  /* matmul: 4 x 4 blocks of 8 tiles each, counted in about a second */
 #define EMU_COUNT_RC 256 /* transposes: 8 x 8 tiles */
-/* Nsight Compute counts a few bank conflicts on conflict-free kernels (docs/emulator.md), so its
- * rule is a share: conflicts at most this fraction of the shared-memory wavefronts. A 2-way
- * conflict makes it 0.5, the unpadded transpose's 32-way one 0.97. */
+/* Nsight Compute's conflict counter is not exactly zero on every conflict-free kernel (tens of
+ * thousands against tens of millions of wavefronts were seen on a large tiled matmul), so its
+ * rule is a share: conflicts at most this fraction of the shared-memory wavefronts. On the H200
+ * at the gate's sizes: 0 for the padded and swizzled tiles, 0.33 for a 2-way conflict, 0.94 for
+ * the unpadded tile's 32-way one (docs/gates.md). */
 #define NCU_CONFLICT_SHARE 0.05
 
 static struct {
@@ -274,7 +276,8 @@ static int judge_output(struct gpu_job *job, const float *got, const char *when)
     compare_sampled(reference, want, idx, n, orows, ocols, TILE, tol, &sol);
     if (sol.wrong) {
         show_mismatches(&sol, "the CPU reference (the output of the workbook's own kernel)");
-        say("  %s itself is wrong here: this is a bug in the workbook, please report it.\n", reference_name());
+        say("  The workbook's own kernel (%s) is wrong here: this is a bug in the workbook, please report it.\n",
+            reference_name());
         goto out;
     }
     struct comparison vs_sol, vs_cpu;
@@ -552,7 +555,10 @@ static int sanitize_with(const char *sanitizer, const char *tool, const char *fi
         return 0;
     }
     if ((r.outcome == ISOLATE_EXITED && r.status == 86) || errors > 0) {
-        say("    %-10s %d error%s:\n%s", tool, errors, errors == 1 ? "" : "s", digest);
+        if (errors > 0)
+            say("    %-10s %d error%s:\n%s", tool, errors, errors == 1 ? "" : "s", digest);
+        else /* an error exit without a count in the log */
+            say("    %-10s errors:\n%s", tool, digest);
         return 1;
     }
     if (r.outcome == ISOLATE_EXITED && r.status == JOB_KERNEL_FAILED) {
@@ -824,6 +830,8 @@ static void describe(void)
         else if (c->kind == CASE_SHARED_BYTES)
             printf("    exactly %zu bytes of static shared memory: %s\n", c->bytes, c->why);
     }
+    printf("    on a GPU with SANITIZE=1 and PROFILE=1 (always in make grade): compute-sanitizer finds no race,\n"
+           "    barrier misuse or stray access, and Nsight Compute's counters keep the traffic rule as ratios\n");
 }
 
 int main(int argc, char **argv)
