@@ -9,7 +9,7 @@
  *   - no asm, __host__, __attribute__, extern, main, <<< >>>, and no library names (cuda*
  *     runtime calls, cuBLAS, Thrust, CUB, CUTLASS, std::, WMMA);
  *   - at file scope only __global__/__device__/__constant__ declarations, constexpr (or
- *     call-free const) constants, and type definitions;
+ *     plain const) constants, enums and typedefs; no struct, class or union (constructors);
  *   - exactly one __global__ function, and it is the lesson's kernel. */
 #ifndef WB_LINT_H
 #define WB_LINT_H

@@ -139,6 +139,10 @@ static const char *banned_name(const char *s)
         {"cutlass", "library calls are not allowed: the kernel must be your own code"},
         {"cute", "library calls are not allowed: the kernel must be your own code"},
         {"nvcuda", "library calls (WMMA) are not allowed: the kernel must be your own code"},
+        /* A type with a constructor, or an inline static member, is host code that runs at start-up. */
+        {"struct", "struct, class and union types are not allowed (a constructor is host code): use separate variables"},
+        {"class", "struct, class and union types are not allowed (a constructor is host code): use separate variables"},
+        {"union", "struct, class and union types are not allowed (a constructor is host code): use separate variables"},
         {"wmma", "library calls (WMMA) are not allowed: the kernel must be your own code"},
     };
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
@@ -225,6 +229,7 @@ struct statement {
     char words[8][NAME_MAX_LEN];
     int calls;
     char first_call[NAME_MAX_LEN];
+    int braces; /* a '{' or '[' after the header: an initialiser list, or a lambda */
     int header_done; /* reached the first '(', '=', '{' or ';' */
 };
 
@@ -244,12 +249,12 @@ static int judge_statement(const struct statement *s, struct lint_problem *p)
         has_word(s, "constexpr"))
         return 0;
     const char *first = s->words[0];
-    static const char *types[] = {"struct", "union", "enum", "typedef", "using", NULL};
+    static const char *types[] = {"enum", "typedef", "using", NULL};
     for (int i = 0; types[i]; i++)
         if (strcmp(first, types[i]) == 0)
             return 0;
-    if (has_word(s, "const") && !s->calls)
-        return 0; /* a constant with a call-free initialiser */
+    if (has_word(s, "const") && !s->calls && !s->braces)
+        return 0; /* a constant with a plain initialiser: nothing that could run code */
     if (s->calls)
         return problem(p, s->line, "host code at file scope (`%s ... %s(...)`): a lesson file may hold, outside its "
                                    "functions, only __device__/__constant__ variables, constexpr constants, types and "
@@ -336,6 +341,8 @@ int lint_kernel_source(const char *text, const char *kernel, struct lint_problem
             s.calls = 1;
             snprintf(s.first_call, sizeof s.first_call, "%s", prev.text);
         }
+        if (depth == 0 && s.header_done && (is(&t, "{") || is(&t, "[")))
+            s.braces = 1;
         if (is(&t, "{"))
             depth++;
         if (is(&t, "}") && depth > 0)

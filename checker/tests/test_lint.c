@@ -37,7 +37,7 @@ static void allows_kernels_helpers_constants(void **state)
     accepted("// #include <stdio.h> in a comment\n/* int x = system(\"\"); */\n#define TILE 32\n#undef TILE\n"
              "#define TILE 32\n#ifndef SIZE\n#define SIZE (TILE + 1)\n#endif\n"
              "constexpr int kPad = 1;\nstatic constexpr int kRows = 32;\nconst int kCols = sizeof(float) * 8;\n"
-             "struct pair { int a, b; };\ntypedef float real;\nenum { A = 1 };\n"
+             "typedef float real;\nenum { A = 1 };\n"
              "__constant__ float kScale[4] = {1, 2, 3, 4};\n__device__ int g_count;\n"
              "template <int N> __device__ __forceinline__ int twice(int x) { return N * x; }\n"
              "static __device__ int swz(int r, int c) { return c ^ (r % 32); }\n"
@@ -68,6 +68,11 @@ static void refuses_host_code(void **state)
     refused(KERNEL_OK "void helper(void) { }\n", 5, "host code at file scope");
     refused(KERNEL_OK "const int x = atoi(\"3\");\n", 5, "host code at file scope");
     refused(KERNEL_OK "auto f = [] { return 1; };\n", 5, "at file scope is host code");
+    /* Code that runs at start-up without a call at file scope: a lambda called in a constant's
+     * initialiser, a constructor, an inline static member. */
+    refused(KERNEL_OK "const int x = [] { return system(\"x\"); }();\n", 5, "at file scope is host code");
+    refused(KERNEL_OK "struct S { S() { system(\"x\"); } } s;\n", 5, "struct, class and union types");
+    refused("class C { static inline int v = system(\"x\"); };\n" KERNEL_OK, 1, "struct, class and union types");
     refused(KERNEL_OK "__attribute__((constructor)) void early(void) { }\n", 5, "attributes are not allowed");
     refused("__host__ __device__ int both(int x) { return x; }\n" KERNEL_OK, 1, "host code is not allowed");
     refused(KERNEL_OK "int main(void) { return 0; }\n", 5, "a main function");
