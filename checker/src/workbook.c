@@ -622,6 +622,11 @@ static int cmd_author_check(void)
     for (int i = 0; i < reg.count; i++) {
         const struct lesson *l = &reg.lessons[i];
         char stub[512], solution[512], readme[512], cases[512], base[256];
+        if (have_solutions && l->number != i + 1) {
+            printf("  lessons/registry: lesson %d where lesson %d was expected (number them 1, 2, 3, ...)\n", l->number,
+                   i + 1);
+            bad++;
+        }
         path_of(stub, sizeof stub, "exercises", l);
         path_of(solution, sizeof solution, "solutions", l);
         snprintf(readme, sizeof readme, "lessons/%s/README.md", l->folder);
