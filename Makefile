@@ -267,8 +267,6 @@ build-all: $(WORKBOOK)
 mutants: $(WORKBOOK)
 	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-mutants.sh
 
-# Both judges where they can run: every solution must pass, every stub and every mutant must
-# fail. The emulator runs anywhere; the GPU judge where there is a GPU.
 # Every lesson's quiz answered right from its key must score full marks, and answered wrong
 # must not (make quiz without a terminal).
 quiz-test: $(WORKBOOK)
@@ -310,6 +308,8 @@ handout-test: $(WORKBOOK)
 	  tail -n 1 ../run.log; done
 	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail"
 
+# Both judges where they can run: every solution must pass, every stub and every mutant must
+# fail. The emulator runs anywhere; the GPU judge where there is a GPU, with its tool gates on.
 test: doctor author-check build-all unit-tests quiz-test site-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test) \
     $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test)
 	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
@@ -317,7 +317,7 @@ test: doctor author-check build-all unit-tests quiz-test site-test $(if $(and $(
 	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=1); \
 	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi
-	$(Q)if [ -n "$(GPU_CC)" ]; then \
+	$(Q)if [ -n "$(GPU_CC)" ]; then export SANITIZE=1 PROFILE=1; \
 	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" $(WORKBOOK) check solutions pass $(LESSONS) &&) \
 	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS) \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=); \
