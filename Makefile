@@ -74,7 +74,9 @@ COMMON := build/common
 WORKBOOK := build/workbook
 LIBCHECKER := $(COMMON)/libchecker.a
 EMU_OBJECTS := $(patsubst checker/emu/%.c,$(COMMON)/emu/%.o,$(wildcard checker/emu/*.c))
-LIB_SOURCES := $(filter-out checker/src/check.c checker/src/workbook.c,$(wildcard checker/src/*.c))
+LIB_SOURCES := $(filter-out checker/src/workbook.c,$(wildcard checker/src/*.c))
+# The check program's parts (checker/check/): main.c is built per lesson, the rest once.
+CHECK_OBJECTS := $(patsubst checker/check/%.c,$(COMMON)/check/%.o,$(filter-out %/main.c,$(wildcard checker/check/*.c)))
 LIB_OBJECTS := $(patsubst checker/src/%.c,$(COMMON)/lib/%.o,$(LIB_SOURCES))
 HEADERS := $(wildcard checker/include/*.h)
 
@@ -194,17 +196,21 @@ define LESSON_PROGRAMS
 $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CC) $(CFLAGS) -c $$< -o $$@
-$(COMMON)/$(call folder,$(1))/main.o: checker/src/check.c $(HEADERS)
+$(COMMON)/$(call folder,$(1))/main.o: checker/check/main.c checker/check/check_run.h $(HEADERS)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CC) $(CFLAGS) -DWB_LESSON=$(1) -c $$< -o $$@
+	$(Q)$(CC) $(CFLAGS) -Ichecker/check -DWB_LESSON=$(1) -c $$< -o $$@
 $(BUILD)/$(call folder,$(1))/check: $(BUILD)/$(call folder,$(1))/student.o \
-    $(addprefix $(COMMON)/$(call folder,$(1))/,solution.o baseline.o cases.o main.o) $(COMMON)/gpu_job.o $(LIBCHECKER)
+    $(addprefix $(COMMON)/$(call folder,$(1))/,solution.o baseline.o cases.o main.o) $(CHECK_OBJECTS) $(COMMON)/gpu_job.o $(LIBCHECKER)
 	$(Q)$(NVCC) -arch=sm_$(CUDA_ARCH) -o $$@ $$^ $(CMOCKA_LIBS)
 $(BUILD)/$(call folder,$(1))/check-emu: $(BUILD)/$(call folder,$(1))/student.emu.o \
-    $(addprefix $(COMMON)/$(call folder,$(1))/,solution.emu.o baseline.emu.o cases.o main.o) $(EMU_OBJECTS) $(LIBCHECKER)
+    $(addprefix $(COMMON)/$(call folder,$(1))/,solution.emu.o baseline.emu.o cases.o main.o) $(CHECK_OBJECTS) $(EMU_OBJECTS) $(LIBCHECKER)
 	$(Q)$(CLANGXX) -o $$@ $$^ $(CMOCKA_LIBS) -ldl
 endef
 $(foreach n,$(LESSONS),$(foreach o,.o .emu.o,$(eval $(call LESSON_BUILD,$(n),$(o)))$(eval $(call $(call solution_rule,$(n)),$(n),$(o))))$(eval $(call LESSON_PROGRAMS,$(n))))
+
+$(COMMON)/check/%.o: checker/check/%.c checker/check/check_run.h $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Ichecker/check -c $< -o $@
 
 $(COMMON)/emu/%.o: checker/emu/%.c $(HEADERS) checker/emu/emu.h
 	$(Q)mkdir -p $(@D)

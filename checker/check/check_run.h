@@ -1,0 +1,80 @@
+/* The check program of a lesson (checker/check/), built per lesson: what its parts share.
+ *   main.c   the lesson's cases as cmocka tests, the program's options and result
+ *   jobs.c   kernels run in a child process, on job memory shared with it; the narration
+ *   judge.c  outputs judged against the reference kernel and the CPU, with a diagnosis
+ *   tools.c  compute-sanitizer and Nsight Compute run on the kernels (the GPU's gates)
+ * Everything judged is read back by this process itself, so nothing a kernel prints or does
+ * can pass for a verdict. */
+#ifndef WB_CHECK_RUN_H
+#define WB_CHECK_RUN_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "gpu_job.h"
+#include "registry.h"
+
+enum { EXIT_NO_GPU = 3, EXIT_USAGE = 4 };
+
+#define TILE 32
+/* The emulator runs a few million threads a second: larger cases are left to the GPU judge,
+ * and memory traffic is counted at a size where every tile pattern shows. */
+#define EMU_MAX_WORK 20000000.0
+#define EMU_COUNT_N 128  /* matmul: 4 x 4 blocks of 8 tiles each, counted in about a second */
+#define EMU_COUNT_RC 256 /* transposes: 8 x 8 tiles */
+
+/* One run of the check program. */
+struct check_run {
+    const struct lesson *lesson;
+    uint64_t seed;
+    double timeout_s;
+    int reps;
+    int speed_size;        /* SPEED_SIZE, or 0 */
+    int narrate_to_stderr; /* TAP/XML on stdout must stay clean */
+    int hung;              /* a case ran out of time: later cases are skipped */
+    /* From a speed case whose output was right before and after timing; 0 otherwise. */
+    double speed_ms, speedup, solution_ms, baseline_ms;
+    struct gpu_report device;
+    char self_path[1024];  /* this program, for the tools to run (check --run ...) */
+};
+extern struct check_run checking;
+
+/* The report, on stdout (stderr with `# ` when cmocka's TAP/XML has stdout). */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "N=100" or "100x257". */
+const char *size_text(const struct check_case *c, char *buf, size_t len);
+
+/* ---- jobs.c ---- */
+struct job_mem {
+    struct gpu_job *job;
+    size_t bytes;
+};
+/* A job for rows x cols inputs in memory shared with the child; launch: run the kernels;
+ * reps > 0: time them too. job is NULL if it cannot be allocated. */
+struct job_mem job_create(int rows, int cols, int launch, int reps);
+void job_free(struct job_mem *m);
+/* The inputs of the case with index `stream`, from the run's seed. */
+void fill_inputs(struct gpu_job *job, uint64_t stream);
+/* Runs a job in a child process. Returns 0 when it completed; otherwise says why in `why`. */
+int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len);
+
+/* ---- judge.c ---- */
+/* "the reference solution", or in a handout (no solutions/) "the baseline kernel". */
+const char *reference_name(void);
+/* 0 if got is right; otherwise reports the mismatches and a diagnosis and returns -1. */
+int judge_output(struct gpu_job *job, const float *got, const char *when);
+/* 0 unless the kernel wrote into the guard zones around its output (then reported, -1). */
+int judge_guards(const struct gpu_job *job);
+/* The kernels run at the size traffic is counted at (its text in sz), the emulator counting
+ * when `count`; fails the current test unless the student's output is right there. */
+struct job_mem counted_job(int count, uint64_t stream, char *sz, size_t szlen);
+
+/* ---- tools.c ---- */
+void case_sanitizer(const struct check_case *c, uint64_t stream);
+void case_profile(uint64_t stream);
+/* After the student's kernel crashed on the GPU: memcheck on it alone, to point at the access. */
+void explain_crash(const struct check_case *c, uint64_t stream);
+/* check --run ROLES ROWS COLS SEED STREAM (argv from ROLES on): the kernels alone. */
+int run_for_tools(char **argv);
+
+#endif

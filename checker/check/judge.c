@@ -1,0 +1,169 @@
+/* Judging outputs (check_run.h): against the reference kernel in full and the double-precision
+ * CPU reference at sampled elements, with the guard zones, and a one-line diagnosis. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "check_run.h"
+#include "compare.h"
+#include "reference.h"
+
+#define CPU_FULL_MAX (300 * 300) /* outputs up to this size are checked against the CPU in full */
+#define CPU_SAMPLES 2048
+
+static void out_shape(const struct gpu_job *job, int *rows, int *cols)
+{
+    /* matmul: N x N; transpose: the input's cols x rows. */
+    *rows = job->family == FAMILY_MATMUL ? job->rows : job->cols;
+    *cols = job->family == FAMILY_MATMUL ? job->cols : job->rows;
+}
+
+static struct tolerance tolerance_for(const struct gpu_job *job)
+{
+    return job->family == FAMILY_MATMUL ? tolerance_dot(job->rows) : tolerance_exact();
+}
+
+static void describe_value(char *buf, size_t len, float x)
+{
+    if (has_bits(x, POISON_BITS))
+        snprintf(buf, len, "NaN (never written)");
+    else if (has_bits(x, GUARD_BITS))
+        snprintf(buf, len, "NaN (guard: read outside the input)");
+    else if (has_bits(x, SHARED_POISON_BITS))
+        snprintf(buf, len, "NaN (shared memory nobody wrote)");
+    else
+        snprintf(buf, len, "%.7g", x);
+}
+
+static void show_mismatches(const struct comparison *c, const char *against)
+{
+    say("  %zu of %zu elements differ from %s; the first:\n", c->wrong, (size_t)c->rows * (size_t)c->cols, against);
+    for (size_t i = 0; i < c->shown; i++) {
+        char got[48];
+        describe_value(got, sizeof got, c->first[i].got);
+        say("    row %5d, col %5d: expected %.7g, got %s\n", c->first[i].row, c->first[i].col, c->first[i].want, got);
+    }
+}
+
+/* What the student's output is compared with in full: the reference solution, or where this
+ * copy of the workbook has none (a handout), the baseline kernel. */
+const char *reference_name(void)
+{
+    return solution_present() ? "the reference solution" : "the baseline kernel";
+}
+
+/* The CPU reference at the sampled output elements. */
+static size_t cpu_reference(struct gpu_job *job, size_t *idx, double *want)
+{
+    int orows, ocols;
+    out_shape(job, &orows, &ocols);
+    size_t n = reference_sample(orows, ocols, CPU_FULL_MAX, CPU_SAMPLES, checking.seed, idx);
+    for (size_t i = 0; i < n; i++) {
+        if (job->family == FAMILY_MATMUL)
+            want[i] = ref_matmul_at(job_in(job, 0), job_in(job, 1), job->rows, (int)(idx[i] / ocols), (int)(idx[i] % ocols));
+        else
+            want[i] = ref_transpose_at(job_in(job, 0), job->rows, job->cols, idx[i]);
+    }
+    return n;
+}
+
+/* Compares one output of the student's kernel with the solution's and the CPU's. Returns 0 if
+ * right; otherwise prints the mismatches and the diagnosis into the report and returns -1. */
+int judge_output(struct gpu_job *job, const float *got, const char *when)
+{
+    int orows, ocols;
+    out_shape(job, &orows, &ocols);
+    struct tolerance tol = tolerance_for(job);
+    size_t max_idx = CPU_FULL_MAX > CPU_SAMPLES + 2 * (size_t)(orows + ocols) ? CPU_FULL_MAX : CPU_SAMPLES + 2 * (size_t)(orows + ocols);
+    size_t *idx = malloc(max_idx * sizeof *idx);
+    double *want = malloc(max_idx * sizeof *want);
+    float *swapped = NULL;
+    int rc = -1;
+    if (!idx || !want)
+        goto out;
+    size_t n = cpu_reference(job, idx, want);
+
+    /* The reference kernel must agree with the CPU, or nothing can be judged. */
+    struct comparison sol;
+    const float *reference = job_out(job, OUT_REFERENCE);
+    compare_sampled(reference, want, idx, n, orows, ocols, TILE, tol, &sol);
+    if (sol.wrong) {
+        show_mismatches(&sol, "the CPU reference (the output of the workbook's own kernel)");
+        say("  The workbook's own kernel (%s) is wrong here: this is a bug in the workbook, please report it.\n",
+            reference_name());
+        goto out;
+    }
+    struct comparison vs_sol, vs_cpu;
+    compare_outputs(got, reference, orows, ocols, TILE, tol, &vs_sol);
+    compare_sampled(got, want, idx, n, orows, ocols, TILE, tol, &vs_cpu);
+    if (vs_sol.wrong == 0 && vs_cpu.wrong == 0) {
+        rc = 0;
+        goto out;
+    }
+    if (job->family == FAMILY_MATMUL && (size_t)job->rows * job->rows <= CPU_FULL_MAX) {
+        swapped = malloc((size_t)job->rows * job->rows * sizeof *swapped);
+        if (swapped)
+            ref_matmul_swapped(job_in(job, 0), job_in(job, 1), job->rows, swapped);
+    }
+    struct diagnosis_inputs d = {job->family, reference, got,
+                                 job->family == FAMILY_TRANSPOSE ? job_in(job, 0) : NULL, swapped, tol};
+    const struct comparison *c = vs_sol.wrong ? &vs_sol : &vs_cpu;
+    say("  Wrong output %s.\n", when);
+    show_mismatches(c, vs_sol.wrong ? reference_name() : "the CPU reference");
+    say("  Diagnosis: %s\n", diagnose(c, &d));
+out:
+    free(idx);
+    free(want);
+    free(swapped);
+    return rc;
+}
+
+/* Writes into the guard zones around the output are wrong even when every element is right. */
+int judge_guards(const struct gpu_job *job)
+{
+    if (job->rep.guard_writes == 0)
+        return 0;
+    long off = job->rep.first_guard_write;
+    if (off < 0)
+        say("  Your kernel wrote %zu float%s outside its output; the nearest is %ld element%s before its start "
+            "(a negative index?).\n",
+            job->rep.guard_writes, job->rep.guard_writes == 1 ? "" : "s", -off, off == -1 ? "" : "s");
+    else
+        say("  Your kernel wrote %zu float%s outside its output; the nearest is element %ld, %ld past its last "
+            "(a store without its bounds check?).\n",
+            job->rep.guard_writes, job->rep.guard_writes == 1 ? "" : "s", off, off - (long)job->out_elems + 1);
+    return -1;
+}
+
+/* The kernels run at the size memory traffic is counted at (sz receives it), the emulator
+ * counting when `count`; fails the case unless the student's output is right there, since the
+ * traffic of a kernel that does not do the work means nothing. */
+struct job_mem counted_job(int count, uint64_t stream, char *sz, size_t szlen)
+{
+    char why[700], when[96];
+    struct check_case sized = {0};
+    sized.rows = sized.cols = checking.lesson->family == FAMILY_MATMUL ? EMU_COUNT_N : EMU_COUNT_RC;
+    size_text(&sized, sz, szlen);
+    struct job_mem m = job_create(sized.rows, sized.cols, 1, 0);
+    if (!m.job)
+        fail_msg("cannot allocate memory for %s", sz);
+    m.job->count = count;
+    fill_inputs(m.job, stream);
+    if (run_job(m.job, 3 * checking.timeout_s, why, sizeof why) != 0) {
+        say("  At %s: %s\n", sz, why);
+        job_free(&m);
+        fail_msg("the kernel failed at %s (see above)", sz);
+    }
+    snprintf(when, sizeof when, "at %s, so its memory traffic was not judged", sz);
+    if (judge_guards(m.job) != 0 || judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {
+        job_free(&m);
+        fail_msg("wrong output at %s: memory traffic not judged", sz);
+    }
+    return m;
+}

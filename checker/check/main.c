@@ -1,0 +1,392 @@
+/* The check program of one lesson: runs the lesson's cases (lessons/NN/check.c) as cmocka
+ * tests (check_run.h says what the other parts do). The kernels run in a child process
+ * (gpu/gpu_job.c); everything judged here is read back by this process itself, so nothing a
+ * kernel prints or does can pass for a verdict.
+ *
+ * Built per lesson with -DWB_LESSON=<number>. Environment: SEED (replay inputs), TIMEOUT
+ * (seconds per case, default 10), REPS (timed launches per kernel, default 15), ONLY (a
+ * cmocka name pattern), WB_RESULT_FILE (where to write a one-line summary for make), SPEED_SIZE
+ * (run the speed case at N x N instead: for profiling at the emulator's counting size),
+ * SANITIZE=1 and PROFILE=1 (the GPU's own tools as extra cases; WB_SANITIZER and WB_NCU name
+ * them where they are not on PATH).
+ *
+ * `check --run ROLES ROWS COLS SEED STREAM` only launches kernels, for those tools to watch. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "check_run.h"
+#include "rng.h"
+#include "stats.h"
+#include "traffic.h"
+
+#ifndef WB_LESSON
+#error "build with -DWB_LESSON=<lesson number>"
+#endif
+
+#define WB_STR_(a) #a
+#define WB_STR(a) WB_STR_(a)
+
+struct check_run checking;
+
+/* cudaErrorIllegalAddress, cudaErrorMisalignedAddress, cudaErrorInvalidAddressSpace, and
+ * cudaErrorLaunchFailure (which some drivers give for the same). */
+static int bad_access(int cuda_error)
+{
+    return cuda_error == 700 || cuda_error == 716 || cuda_error == 717 || cuda_error == 719;
+}
+
+static void case_correct(const struct check_case *c, uint64_t stream)
+{
+    char why[700], sz[32], when[96];
+    struct job_mem m = job_create(c->rows, c->cols, 1, 0);
+    if (!m.job)
+        fail_msg("cannot allocate memory for %s", size_text(c, sz, sizeof sz));
+    fill_inputs(m.job, stream);
+    size_text(c, sz, sizeof sz);
+    snprintf(when, sizeof when, "at %s", sz);
+    const char *failure = NULL;
+    if (run_job(m.job, checking.timeout_s, why, sizeof why) != 0) {
+        say("  At %s: %s\n", sz, why);
+        failure = "the kernel failed (see above)";
+        if (!checking.device.emulator && m.job->rep.failed_role == ROLE_STUDENT && bad_access(m.job->rep.cuda_error))
+            explain_crash(c, stream);
+    } else if (judge_guards(m.job) != 0)
+        failure = "writes outside the output";
+    else if (judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0)
+        failure = "wrong output";
+    job_free(&m);
+    if (failure)
+        fail_msg("%s at %s", failure, sz);
+}
+
+/* ---- speed ---- */
+
+static void case_speed(const struct check_case *c, uint64_t stream)
+{
+    char why[700], sz[32], when[96];
+    struct check_case sized = *c;
+    if (checking.speed_size)
+        sized.rows = sized.cols = checking.speed_size;
+    c = &sized;
+    struct job_mem m = job_create(c->rows, c->cols, 1, checking.reps);
+    if (!m.job)
+        fail_msg("cannot allocate memory for %s", size_text(c, sz, sizeof sz));
+    struct gpu_job *job = m.job;
+    fill_inputs(job, stream);
+    size_text(c, sz, sizeof sz);
+    /* Three kernels, warm-up and REPS launches each take far longer than one correctness run. */
+    if (run_job(job, 3 * checking.timeout_s, why, sizeof why) != 0) {
+        say("  At %s: %s\n", sz, why);
+        job_free(&m);
+        fail_msg("the kernel failed at %s (see above)", sz);
+    }
+    snprintf(when, sizeof when, "at %s, so its speed was not measured", sz);
+    if (judge_guards(job) != 0 || judge_output(job, job_out(job, OUT_STUDENT), when) != 0) {
+        job_free(&m);
+        fail_msg("wrong output at %s: speed not measured", sz);
+    }
+
+    const char *labels[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
+    double med[ROLE_COUNT];
+    say("  %s, median of %d launches each, L2 cache flushed before every launch:\n", sz, job->rep.reps);
+    for (int r = 0; r < ROLE_COUNT; r++) {
+        med[r] = stats_median(job->rep.ms[r], (size_t)job->rep.reps);
+        if (!role_present(r))
+            continue;
+        say("    %-19s %9.3f ms  (spread +-%.1f%%)%s%s\n", labels[r], med[r],
+            100.0 * stats_rel_spread(job->rep.ms[r], (size_t)job->rep.reps), r == ROLE_BASELINE ? "  " : "",
+            r == ROLE_BASELINE ? lesson.baseline_is : "");
+    }
+    double yours = stats_speedup(med[ROLE_BASELINE], med[ROLE_STUDENT]);
+    say("  Speed-up over the baseline: yours %.2fx", yours);
+    if (solution_present())
+        say(", the solution's %.2fx", stats_speedup(med[ROLE_BASELINE], med[ROLE_SOLUTION]));
+    say("; required: at least %.2fx.\n", lesson.min_speedup);
+
+    snprintf(when, sizeof when, "after the timed runs at %s", sz);
+    int right_after = judge_output(job, job_out(job, OUT_STUDENT_TIMED), when) == 0;
+    if (!right_after)
+        say("  It was right the first time: a result that changes between runs is a race "
+            "(a missing __syncthreads()?).\n");
+    else {
+        checking.speed_ms = med[ROLE_STUDENT];
+        checking.speedup = yours;
+        checking.solution_ms = solution_present() ? med[ROLE_SOLUTION] : 0;
+        checking.baseline_ms = med[ROLE_BASELINE];
+    }
+    job_free(&m);
+    if (!right_after)
+        fail_msg("wrong output after the timed runs at %s", sz);
+    if (yours < lesson.min_speedup)
+        fail_msg("too slow: %.2fx the baseline's speed where %.2fx is required", yours, lesson.min_speedup);
+}
+
+/* ---- memory traffic (the emulator's replacement for timing) ---- */
+
+static void case_counts(uint64_t stream)
+{
+    char why[700], sz[32];
+    struct job_mem m = counted_job(1, stream, sz, sizeof sz);
+    const struct gpu_report *rep = &m.job->rep;
+    const char *names[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
+    const char *labels[ROLE_COUNT];
+    struct mem_counts shown[ROLE_COUNT];
+    int nshown = 0;
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (role_present(r)) {
+            labels[nshown] = names[r];
+            shown[nshown++] = rep->counts[r];
+        }
+    say("  Memory traffic at %s, counted by the emulator (as Nsight Compute counts it):\n", sz);
+    traffic_table(say, labels, shown, nshown);
+    say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
+    traffic_lines(say, rep->lines, rep->nlines);
+    int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], lesson.max_sector_ratio,
+                              lesson.no_bank_conflicts, why, sizeof why);
+    struct mem_counts solution = rep->counts[ROLE_SOLUTION];
+    job_free(&m);
+    if (lesson.max_sector_ratio > 0)
+        say("  Required: global memory sectors at most %.2f of the baseline's.\n", lesson.max_sector_ratio);
+    if (lesson.no_bank_conflicts && solution_present())
+        say("  Required: no shared-memory bank conflicts (the solution has %llu).\n",
+            (unsigned long long)all_conflicts(&solution));
+    else if (lesson.no_bank_conflicts)
+        say("  Required: no shared-memory bank conflicts.\n");
+    if (bad)
+        fail_msg("%s", why);
+}
+
+/* ---- shared memory rule ---- */
+
+static void case_shared_bytes(const struct check_case *c)
+{
+    size_t have = checking.device.static_smem[ROLE_STUDENT];
+    say("  Your kernel declares %zu bytes of static shared memory; this lesson demands exactly %zu.\n", have, c->bytes);
+    if (have != c->bytes) {
+        say("  %s\n", c->why);
+        fail_msg("%zu bytes of shared memory where %zu are required", have, c->bytes);
+    }
+}
+
+/* The cases the checker adds on a GPU (add_gate_cases), and the lesson case whose inputs each uses. */
+static struct check_case gate_cases[2];
+static uint64_t gate_stream[2];
+
+static void run_case(void **state)
+{
+    const struct check_case *c = *state;
+    if (checking.hung) {
+        say("  Skipped: the kernel did not finish in an earlier case.\n");
+        skip();
+    }
+    int gate = c >= gate_cases && c < gate_cases + 2;
+    uint64_t stream = gate ? gate_stream[c - gate_cases] : (uint64_t)(c - lesson.cases);
+    double work = (double)c->rows * c->cols * (checking.lesson->family == FAMILY_MATMUL ? c->rows : 1);
+    if (checking.device.emulator && c->kind == CASE_CORRECT && work > EMU_MAX_WORK) {
+        say("  Skipped: too large to emulate quickly; the GPU judge checks this size.\n");
+        skip();
+    }
+    switch (c->kind) {
+    case CASE_CORRECT:
+        case_correct(c, stream);
+        break;
+    case CASE_SPEED:
+        if (checking.device.emulator)
+            case_counts(stream);
+        else
+            case_speed(c, stream);
+        break;
+    case CASE_SHARED_BYTES:
+        case_shared_bytes(c);
+        break;
+    case CASE_SANITIZER:
+        case_sanitizer(c, stream);
+        break;
+    case CASE_PROFILE:
+        case_profile(stream);
+        break;
+    }
+}
+
+/* ---- the program ---- */
+
+static double env_double(const char *name, double fallback, double lo, double hi)
+{
+    const char *s = getenv(name);
+    char *end;
+    if (!s || !*s)
+        return fallback;
+    double v = strtod(s, &end);
+    if (*end || v < lo || v > hi) {
+        fprintf(stderr, "%s=%s is not a number from %g to %g; using %g.\n", name, s, lo, hi, fallback);
+        return fallback;
+    }
+    return v;
+}
+
+static int probe_device(void)
+{
+    char why[700];
+    struct job_mem m = job_create(1, 1, 0, 0);
+    if (!m.job) {
+        fprintf(stderr, "cannot allocate the job memory\n");
+        return -1;
+    }
+    int rc = run_job(m.job, 60.0, why, sizeof why);
+    checking.device = m.job->rep;
+    job_free(&m);
+    if (rc == 0)
+        return 0;
+    if (checking.device.device[0] == '\0') {
+        say("No NVIDIA GPU is usable here (%s), so lesson %d cannot be graded on a GPU; "
+            "the build itself succeeded.\n",
+            checking.device.failure[0] ? checking.device.failure : why, checking.lesson->number);
+        return EXIT_NO_GPU;
+    }
+    say("The GPU run could not start: %s\n", why);
+    return -1;
+}
+
+static void write_result(int failed, int total, int no_gpu)
+{
+    const char *path = getenv("WB_RESULT_FILE");
+    if (!path || !*path)
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %.6g speedup %.6g solution_ms %.6g baseline_ms %.6g\n",
+            checking.lesson->number, total, failed, no_gpu, checking.hung, checking.speed_ms, checking.speedup, checking.solution_ms, checking.baseline_ms);
+    fclose(f);
+}
+
+/* The cases the GPU's tools add (SANITIZE=1, PROFILE=1): compute-sanitizer at the first
+ * correctness size of two tiles or more with partial tiles (quick under the tools), the
+ * counters on the speed case's inputs. Appended to tests[n]; returns how many. */
+static size_t add_gate_cases(struct CMUnitTest *tests, size_t n)
+{
+    static char names[2][96];
+    const char *sanitize = getenv("SANITIZE"), *profile = getenv("PROFILE");
+    char sz[32];
+    for (size_t i = 0; i < lesson.ncases; i++) {
+        const struct check_case *c = &lesson.cases[i];
+        int k = c->kind == CASE_CORRECT && c->rows >= 64 && c->rows % TILE ? 0 : c->kind == CASE_SPEED ? 1 : -1;
+        if (k < 0 || gate_cases[k].name || !(k == 0 ? sanitize : profile) || !atoi(k == 0 ? sanitize : profile))
+            continue;
+        gate_cases[k] = *c;
+        gate_cases[k].kind = k == 0 ? CASE_SANITIZER : CASE_PROFILE;
+        gate_stream[k] = i;
+        if (k == 0)
+            snprintf(names[0], sizeof names[0], "compute-sanitizer %s", size_text(c, sz, sizeof sz));
+        else
+            snprintf(names[1], sizeof names[1], "Nsight Compute counters %s",
+                     checking.lesson->family == FAMILY_MATMUL ? "N=" WB_STR(EMU_COUNT_N) : WB_STR(EMU_COUNT_RC) "x" WB_STR(EMU_COUNT_RC));
+        gate_cases[k].name = names[k];
+    }
+    size_t added = 0;
+    for (int k = 0; k < 2; k++)
+        if (gate_cases[k].name)
+            tests[n + added++] = (struct CMUnitTest){gate_cases[k].name, run_case, NULL, NULL, &gate_cases[k]};
+    return added;
+}
+
+/* What the check demands, from the lesson's own cases: printed by `make lessonN`. */
+static void describe(void)
+{
+    char sz[32];
+    printf("  The check demands:\n    correct output (every element, against %s and a CPU reference) at",
+           reference_name());
+    for (size_t i = 0; i < lesson.ncases; i++)
+        if (lesson.cases[i].kind == CASE_CORRECT)
+            printf(" %s", size_text(&lesson.cases[i], sz, sizeof sz));
+    printf("\n");
+    for (size_t i = 0; i < lesson.ncases; i++) {
+        const struct check_case *c = &lesson.cases[i];
+        if (c->kind == CASE_SPEED) {
+            printf("    on a GPU, speed at %s: at least %.2fx the speed of %s, timed in the same run\n",
+                   size_text(c, sz, sizeof sz), lesson.min_speedup, lesson.baseline_is);
+            if (lesson.max_sector_ratio > 0)
+                printf("    in the emulator: global memory sectors at most %.2f of that kernel's\n", lesson.max_sector_ratio);
+            if (lesson.no_bank_conflicts)
+                printf("    in the emulator: no shared-memory bank conflicts\n");
+        }
+        else if (c->kind == CASE_SHARED_BYTES)
+            printf("    exactly %zu bytes of static shared memory: %s\n", c->bytes, c->why);
+    }
+    printf("    on a GPU with SANITIZE=1 and PROFILE=1 (always in make grade): compute-sanitizer finds no race,\n"
+           "    barrier misuse or stray access, and Nsight Compute's counters keep the traffic rule as ratios\n");
+}
+
+int main(int argc, char **argv)
+{
+    static struct registry reg;
+    char err[512];
+    const char *registry_path = getenv("WB_REGISTRY") ? getenv("WB_REGISTRY") : "lessons/registry";
+    if (registry_load(registry_path, &reg, err, sizeof err) != 0 || !(checking.lesson = registry_find(&reg, WB_LESSON))) {
+        fprintf(stderr, "%s\n", checking.lesson ? err : "this check program's lesson is not in lessons/registry");
+        return EXIT_USAGE;
+    }
+    if (argc > 1 && strcmp(argv[1], "--describe") == 0) {
+        describe();
+        return 0;
+    }
+    if (argc == 7 && strcmp(argv[1], "--run") == 0)
+        return run_for_tools(argv + 2);
+    ssize_t len = readlink("/proc/self/exe", checking.self_path, sizeof checking.self_path - 1);
+    checking.self_path[len > 0 ? len : 0] = '\0';
+    const char *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
+    checking.narrate_to_stderr = fmt && *fmt && strcasecmp(fmt, "stdout") != 0;
+    const char *seed = getenv("SEED");
+    checking.seed = seed && *seed ? strtoull(seed, NULL, 10) : rng_fresh_seed();
+    checking.timeout_s = env_double("TIMEOUT", 10.0, 1.0, 600.0);
+    checking.reps = (int)env_double("REPS", 15, 10, MAX_REPS);
+    checking.speed_size = (int)env_double("SPEED_SIZE", 0, 0, 16384);
+
+    say("Lesson %d (%s): checking %s\n", checking.lesson->number, checking.lesson->folder, student_kernel.source);
+    int probe = probe_device();
+    if (probe != 0) {
+        write_result(1, 1, probe == EXIT_NO_GPU);
+        return probe == EXIT_NO_GPU ? EXIT_NO_GPU : 1;
+    }
+    if (checking.device.emulator)
+        say("Judge: the CPU emulator (no GPU here, or EMU=1): correctness, and memory traffic counted exactly "
+            "instead of timed\n");
+    else
+        say("Judge: the GPU, %s (compute capability %d.%d, CUDA driver %d.%d)\n", checking.device.device,
+            checking.device.cc_major, checking.device.cc_minor, checking.device.driver_version / 1000, checking.device.driver_version % 1000 / 10);
+    say("Inputs from seed %llu (same inputs again: make check SEED=%llu)\n", (unsigned long long)checking.seed,
+        (unsigned long long)checking.seed);
+
+    struct CMUnitTest *tests = calloc(lesson.ncases + 2, sizeof *tests);
+    if (!tests)
+        return 1;
+    static char counts_name[64];
+    snprintf(counts_name, sizeof counts_name, "memory traffic %s",
+             checking.lesson->family == FAMILY_MATMUL ? "N=" WB_STR(EMU_COUNT_N) : WB_STR(EMU_COUNT_RC) "x" WB_STR(EMU_COUNT_RC));
+    for (size_t i = 0; i < lesson.ncases; i++) {
+        const struct check_case *c = &lesson.cases[i];
+        const char *name = checking.device.emulator && c->kind == CASE_SPEED ? counts_name : c->name;
+        tests[i] = (struct CMUnitTest){name, run_case, NULL, NULL, (void *)c};
+    }
+    /* The emulator checks races, barriers and stray accesses on every run: the tools are the GPU's. */
+    size_t ntests = lesson.ncases + (checking.device.emulator ? 0 : add_gate_cases(tests, lesson.ncases));
+    const char *only = getenv("ONLY");
+    if (only && *only)
+        cmocka_set_test_filter(only);
+    char group[96];
+    snprintf(group, sizeof group, "lesson %d (%s)", checking.lesson->number, checking.lesson->folder);
+    int failed = _cmocka_run_group_tests(group, tests, ntests, NULL, NULL);
+    write_result(failed, (int)ntests, 0);
+    free(tests);
+    return failed ? 1 : 0;
+}
