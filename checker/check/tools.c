@@ -58,11 +58,10 @@ static char *run_watched(char *const tool_argv[], const char *roles, int rows, i
 /* One compute-sanitizer tool on the student's kernel: 0 clean, 1 errors found (shown), -1 the
  * tool could not run (said). */
 static int sanitize_with(const char *sanitizer, const char *tool, const char *finds, int rows, int cols,
-                         uint64_t stream, int print_limit)
+                         uint64_t stream)
 {
-    char limit[16];
-    snprintf(limit, sizeof limit, "%d", print_limit);
-    char *const argv[] = {(char *)sanitizer, "--tool", (char *)tool, "--error-exitcode", "86", "--print-limit", limit,
+    /* Three errors say where; the count comes from the tool's summary. */
+    char *const argv[] = {(char *)sanitizer, "--tool", (char *)tool, "--error-exitcode", "86", "--print-limit", "3",
                           "--show-backtrace", "no", NULL};
     struct isolate_result r;
     struct named_buffer bufs[4];
@@ -109,7 +108,7 @@ void case_sanitizer(const struct check_case *c, uint64_t stream)
                               {"memcheck", "accesses outside the buffers"}};
     int found = 0, unusable = 0;
     for (size_t t = 0; t < sizeof tools / sizeof tools[0]; t++) {
-        int rc = sanitize_with(sanitizer, tools[t][0], tools[t][1], c->rows, c->cols, stream, 3);
+        int rc = sanitize_with(sanitizer, tools[t][0], tools[t][1], c->rows, c->cols, stream);
         found += rc > 0;
         unusable += rc < 0;
     }
@@ -129,7 +128,7 @@ void explain_crash(const struct check_case *c, uint64_t stream)
         return;
     }
     say("  compute-sanitizer's memcheck on your kernel alone, same inputs:\n");
-    sanitize_with(sanitizer, "memcheck", "access outside the buffers this time", c->rows, c->cols, stream, 3);
+    sanitize_with(sanitizer, "memcheck", "access outside the buffers this time", c->rows, c->cols, stream);
 }
 
 void case_profile(uint64_t stream)

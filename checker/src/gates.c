@@ -223,16 +223,23 @@ static long long csv_count(const char *s)
     return digits ? v : -1;
 }
 
+/* A metric's place in NCU_METRICS (the order ncu_parse reads them in), or -1. */
+static int metric_index(const char *name)
+{
+    size_t n = strlen(name);
+    int m = 0;
+    for (const char *p = NCU_METRICS; *p; m++) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0)
+            return m;
+        p += len + (p[len] == ',');
+    }
+    return -1;
+}
+
 int ncu_parse(const char *csv, struct mem_counts *student, struct mem_counts *baseline, char *why, size_t len)
 {
-    static const char *names[] = {
-        "smsp__inst_executed_op_shared_ld.sum",      "smsp__inst_executed_op_shared_st.sum",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"};
-    enum { NMETRICS = sizeof names / sizeof names[0] };
+    enum { NMETRICS = 10 }; /* NCU_METRICS: shared ld/st instructions, wavefronts, conflicts; global ld, st */
     int column[NMETRICS], kernel_col = -1, found[2] = {0, 0};
     char *copy = strdup(csv), *save = NULL, *field[CSV_MAX_FIELDS];
     memset(student, 0, sizeof *student);
@@ -247,9 +254,9 @@ int ncu_parse(const char *csv, struct mem_counts *student, struct mem_counts *ba
             for (int i = 0; i < n; i++) {
                 if (strcmp(field[i], "Kernel Name") == 0)
                     kernel_col = i;
-                for (int m = 0; m < NMETRICS; m++)
-                    if (strcmp(field[i], names[m]) == 0)
-                        column[m] = i;
+                int m = metric_index(field[i]);
+                if (m >= 0 && m < NMETRICS)
+                    column[m] = i;
             }
             continue;
         }

@@ -4,11 +4,8 @@
 # as Nsight Compute's CSV, one file per lesson in DIR (default build/ncu). docs/emulator.md
 # compares them with the emulator's counts.  Usage: checker/tools/ncu-counts.sh [DIR]   (after make test)
 set -u
-metrics=smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
-metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
-metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
-metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
-metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+# The counters the checker's Nsight Compute gate reads (NCU_METRICS in checker/src/gates.c).
+metrics=$(sed -n '/^const char NCU_METRICS/,/;/p' checker/src/gates.c | grep -o '[a-z0-9_.]*\.sum' | paste -sd,)
 out=${1:-build/ncu}
 mkdir -p "$out"
 awk '!/^[ \t]*(#|$)/ { print $1, $2, $4 }' lessons/registry | while read -r n folder family; do
