@@ -54,15 +54,24 @@ HAVE_MUTANTS := $(wildcard checker/mutants/*.mutant)
 CAN_JUDGE := $(or $(GPU_CC),$(HAVE_CLANG))
 
 WARN := -Wall -Wextra
-CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include -Ichecker/emu $(CMOCKA_CFLAGS)
-NVCCFLAGS := -O3 -lineinfo -arch=sm_$(CUDA_ARCH) -Ichecker/include -I. -Xcompiler "$(WARN)"
-# The emulator compiles the same kernel files with clang++: every memory access calls the
-# tracer (ThreadSanitizer's hooks, without its runtime), vectorizing is off so that one access
-# in the source stays one access, and checker/emu/cuda_emu.h stands in for CUDA.
+CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include -Ichecker/runner -Ichecker/runner/emu $(CMOCKA_CFLAGS)
+# A lesson file for the GPU is compiled to a cubin, device code alone: no host code of it exists.
+CUBIN_FLAGS := -cubin -O3 -lineinfo -arch=sm_$(CUDA_ARCH)
+# Attributes that would switch the tracer off for a function become an unknown attribute, an
+# error, whatever their spelling (the lint refuses attributes first; this holds without it).
+NO_UNTRACED := -Werror=unknown-attributes $(foreach a,no_sanitize no_sanitize_thread disable_sanitizer_instrumentation \
+  __no_sanitize__ __no_sanitize_thread__ __disable_sanitizer_instrumentation__,-D$(a)=wb_refused)
+# The emulator compiles lesson files with clang++: every memory access calls the tracer
+# (ThreadSanitizer's hooks, without its runtime), vectorizing is off so that one access in the
+# source stays one access, an endless loop stays one (-fno-finite-loops: a hang is reported as
+# such), and checker/runner/emu/cuda_emu.h stands in for CUDA.
 EMU_CXXFLAGS := -x c++ -std=c++17 -O2 -g $(WARN) -Wno-unused-parameter -fno-exceptions -fno-threadsafe-statics \
-  -fno-vectorize -fno-slp-vectorize -fsanitize=thread -mllvm -tsan-instrument-func-entry-exit=0 \
-  -mllvm -tsan-instrument-read-before-write=1 -include checker/emu/cuda_emu.h -DWB_EMULATOR \
-  -Ichecker/include -Ichecker/emu -I.
+  -fno-vectorize -fno-slp-vectorize -fno-finite-loops -fsanitize=thread -mllvm -tsan-instrument-func-entry-exit=0 \
+  -mllvm -tsan-instrument-read-before-write=1 -include checker/runner/emu/cuda_emu.h -DWB_EMULATOR \
+  -Ichecker/include -Ichecker/runner/emu -I. $(NO_UNTRACED)
+# The emulator's launcher (checker/runner/emu/launch.cu) is the workbook's code: not traced.
+EMU_LAUNCH_FLAGS := -x c++ -std=c++17 -O2 -g $(WARN) -Wno-unused-parameter -fno-exceptions -DWB_EMULATOR \
+  -Ichecker/include -Ichecker/runner -Ichecker/runner/emu
 
 # ---- what is checked, and where it is built --------------------------------------------
 # SRC: whose kernels to grade: work (the student's copies, the default), exercises (the
@@ -73,10 +82,12 @@ BUILD := build/$(SRC_ID)
 COMMON := build/common
 WORKBOOK := build/workbook
 LIBCHECKER := $(COMMON)/libchecker.a
-EMU_OBJECTS := $(patsubst checker/emu/%.c,$(COMMON)/emu/%.o,$(wildcard checker/emu/*.c))
+# The emulator's runner: its main, the job, the scheduler, the tracer, and the sandbox.
+EMU_OBJECTS := $(patsubst checker/runner/emu/%.c,$(COMMON)/emu/%.o,$(wildcard checker/runner/emu/*.c)) $(COMMON)/sandbox.o
+GPU_RUNNER := $(COMMON)/gpu-runner
 LIB_SOURCES := $(filter-out checker/src/workbook.c,$(wildcard checker/src/*.c))
-# The check program's parts (checker/check/): main.c is built per lesson, the rest once.
-CHECK_OBJECTS := $(patsubst checker/check/%.c,$(COMMON)/check/%.o,$(filter-out %/main.c,$(wildcard checker/check/*.c)))
+# The judge (checker/judge/): main.c is built per lesson, the rest once. It links no kernel.
+CHECK_OBJECTS := $(patsubst checker/judge/%.c,$(COMMON)/judge/%.o,$(filter-out %/main.c,$(wildcard checker/judge/*.c)))
 LIB_OBJECTS := $(patsubst checker/src/%.c,$(COMMON)/lib/%.o,$(LIB_SOURCES))
 HEADERS := $(wildcard checker/include/*.h)
 
@@ -152,73 +163,100 @@ quiz: $(WORKBOOK)
 	$(NEED_LESSON)
 	$(Q)for n in $(CHECK_LESSONS); do $(WORKBOOK) quiz $$n $(if $(ANSWERS),< $(ANSWERS)) || exit; done
 
-# ---- building a lesson's check program -------------------------------------------------
-# One program per lesson and SRC: the student's kernel, the solution and the baseline, each
-# through checker/gpu/launch.cu in its own namespace, plus the lesson's cases.
-# compile_kernel(role, source, kernel, family, compiler and flags): launch.cu with one
-# lesson file in it, after the file's rules are checked (kernels only: host code would run
-# inside the checker); a compiler's complaints about the student's file are shown as file:line.
-define compile_kernel
+# ---- building a lesson's judge and runners ----------------------------------------------
+# The judge of a lesson (checker/judge/) decides every verdict and links no kernel; it starts
+# runners (checker/runner/) that only run kernels: the reference side (solution, baseline) and
+# the student's side, each a process of its own (docs/security.md).
+#   GPU:       build/common/gpu-runner loads cubins: build/common/NN/{solution,baseline}.cubin,
+#              build/SRC/NN/student.cubin. No host code of a lesson file is compiled.
+#   emulator:  build/common/NN/reference-emu and build/SRC/NN/student-emu, sandboxed runners.
+# build/SRC/NN/check and check-emu are copies of the lesson's judge next to the student's part:
+# the judge finds its runners from where it lies.
+#
+# kernel_steps(source, kernel, family, compile command, artefact kind): the lesson file's rules
+# (lint: the friendly first word; WB_SKIP_LINT=1 skips it for the red-team tests of the layers
+# below), the compiler (its complaints shown as file:line), then the gate on what it made
+# (checker/src/objgate.c: the real barrier).
+define kernel_steps
 	$(Q)mkdir -p $(@D)
-	$(if $(V),@echo $(5) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) -DWB_SOURCE='"$(2)"' -DWB_FAMILY_$(4) -c checker/gpu/launch.cu -o $@)
-	$(Q)if ! $(WORKBOOK) lint $(2) $(3) > $@.log; then \
-	  echo "$(2) breaks the rules of lesson files:"; cat $@.log; rm -f $@; exit 1; \
+	$(if $(V),@echo $(4))
+	$(Q)if [ -z "$$WB_SKIP_LINT" ] && ! $(WORKBOOK) lint $(1) $(2) > $@.log; then \
+	  echo "$(1) breaks the rules of lesson files:"; cat $@.log; rm -f $@; exit 1; \
 	fi
-	$(Q)if ! $(5) -DWB_ROLE=$(1) -DWB_KERNEL=$(3) '-DWB_SOURCE="$(2)"' -DWB_FAMILY_$(4) \
-	      -c checker/gpu/launch.cu -o $@ > $@.log 2>&1; then \
-	  echo "$(2) does not compile:"; $(WORKBOOK) compile-report $(2) $@.log; rm -f $@; exit 1; \
-	fi; $(WORKBOOK) compile-report $(2) $@.log
+	$(Q)if ! $(4) > $@.log 2>&1; then \
+	  echo "$(1) does not compile:"; $(WORKBOOK) compile-report $(1) $@.log; rm -f $@; exit 1; \
+	fi; $(WORKBOOK) compile-report $(1) $@.log
+	$(Q)if ! $(WORKBOOK) gate $(5) $@ $(2) $(3) $(1) > $@.log; then \
+	  echo "$(1) was refused:"; cat $@.log; rm -f $@; exit 1; \
+	fi
 endef
-GPU_CC_CMD := $(NVCC) $(NVCCFLAGS)
-EMU_CC_CMD := $(CLANGXX) $(EMU_CXXFLAGS)
+cubin_cmd = $(NVCC) $(CUBIN_FLAGS) -o $@ $(1)
+emu_kernel_cmd = $(CLANGXX) $(EMU_CXXFLAGS) -DWB_ROLE=$(2) '-DWB_SOURCE="$(1)"' -c checker/runner/emu/kernel_file.cu -o $@
 upper = $(shell echo $(1) | tr a-z A-Z)
+base_kernel = $(basename $(notdir $(call baseline,$(1))))
+EMU_KERNEL_DEPS := checker/runner/emu/kernel_file.cu checker/runner/emu/cuda_emu.h
 
 define LESSON_BUILD
-# $(1): the lesson number; $(2): .o for the GPU, .emu.o for the emulator
-$(BUILD)/$(call folder,$(1))/student$(2): $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
-	$$(call compile_kernel,student,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
-$(COMMON)/$(call folder,$(1))/baseline$(2): $(call baseline,$(1)) checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
-	$$(call compile_kernel,baseline,$$<,$(basename $(notdir $(call baseline,$(1)))),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
-endef
-# The reference solution's kernel; where solutions/ is absent (a handout) a stand-in that says
-# so, and the checker compares with the baseline and the CPU instead.
-define SOLUTION_BUILD
-$(COMMON)/$(call folder,$(1))/solution$(2): solutions/$(call folder,$(1))/$(call kernel,$(1)).cu checker/gpu/launch.cu $(HEADERS) checker/emu/cuda_emu.h | $(WORKBOOK)
-	$$(call compile_kernel,solution,$$<,$(call kernel,$(1)),$(call upper,$(call family,$(1))),$(if $(filter .emu.o,$(2)),$$(EMU_CC_CMD),$$(GPU_CC_CMD)))
-endef
-define SOLUTION_ABSENT
-$(COMMON)/$(call folder,$(1))/solution$(2): checker/gpu/no_solution.c $(HEADERS)
+# $(1): the lesson number. The student's part, per SRC.
+$(BUILD)/$(call folder,$(1))/student.cubin: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
+$(BUILD)/$(call folder,$(1))/student.emu.o: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu $(EMU_KERNEL_DEPS) | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call emu_kernel_cmd,$$<,student),emu)
+$(BUILD)/$(call folder,$(1))/student-emu: $(BUILD)/$(call folder,$(1))/student.emu.o $(COMMON)/$(call folder,$(1))/launch-student.o $(EMU_OBJECTS) $(LIBCHECKER)
+	$(Q)$(CLANGXX) -o $$@ $$^ -lseccomp -ldl
+$(BUILD)/$(call folder,$(1))/check: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.cubin \
+    $(COMMON)/$(call folder,$(1))/baseline.cubin $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.cubin) $(GPU_RUNNER)
+	$(Q)cp $$< $$@ && echo "$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu" > $$(@D)/source
+$(BUILD)/$(call folder,$(1))/check-emu: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student-emu \
+    $(COMMON)/$(call folder,$(1))/reference-emu
+	$(Q)cp $$< $$@ && echo "$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu" > $$(@D)/source
+
+# The reference side, once: the solution (absent in a handout) and the baseline.
+$(COMMON)/$(call folder,$(1))/baseline.cubin: $(call baseline,$(1)) | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
+$(COMMON)/$(call folder,$(1))/baseline.emu.o: $(call baseline,$(1)) $(EMU_KERNEL_DEPS) | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call family,$(1)),$$(call emu_kernel_cmd,$$<,baseline),emu)
+$(COMMON)/$(call folder,$(1))/solution.cubin: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
+$(COMMON)/$(call folder,$(1))/solution.emu.o: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu $(EMU_KERNEL_DEPS) | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call emu_kernel_cmd,$$<,solution),emu)
+$(COMMON)/$(call folder,$(1))/reference-emu: $(if $(call has_solution,$(1)),$(addprefix $(COMMON)/$(call folder,$(1))/,solution.emu.o launch-solution.o)) \
+    $(addprefix $(COMMON)/$(call folder,$(1))/,baseline.emu.o launch-baseline.o) $(EMU_OBJECTS) $(LIBCHECKER)
+	$(Q)$(CLANGXX) -o $$@ $$^ -lseccomp -ldl
+$(COMMON)/$(call folder,$(1))/launch-%.o: checker/runner/emu/launch.cu checker/runner/emu/cuda_emu.h checker/runner/runner.h $(HEADERS)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CC) $(CFLAGS) -c $$< -o $$@
-endef
-solution_rule = $(if $(wildcard solutions/$(call folder,$(1))/$(call kernel,$(1)).cu),SOLUTION_BUILD,SOLUTION_ABSENT)
-define LESSON_PROGRAMS
+	$(Q)$(CLANGXX) $(EMU_LAUNCH_FLAGS) -include checker/runner/emu/cuda_emu.h -DWB_ROLE=$$* \
+	  -DWB_KERNEL=$$(if $$(filter baseline,$$*),$(call base_kernel,$(1)),$(call kernel,$(1))) -DWB_FAMILY_$(call upper,$(call family,$(1))) -c $$< -o $$@
+
+# The judge: the lesson's cases, and nothing of any kernel.
 $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CC) $(CFLAGS) -c $$< -o $$@
-$(COMMON)/$(call folder,$(1))/main.o: checker/check/main.c checker/check/check_run.h $(HEADERS)
+$(COMMON)/$(call folder,$(1))/main.o: checker/judge/main.c checker/judge/check_run.h $(HEADERS)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CC) $(CFLAGS) -Ichecker/check -DWB_LESSON=$(1) -c $$< -o $$@
-$(BUILD)/$(call folder,$(1))/check: $(BUILD)/$(call folder,$(1))/student.o \
-    $(addprefix $(COMMON)/$(call folder,$(1))/,solution.o baseline.o cases.o main.o) $(CHECK_OBJECTS) $(COMMON)/gpu_job.o $(LIBCHECKER)
-	$(Q)$(NVCC) -arch=sm_$(CUDA_ARCH) -o $$@ $$^ $(CMOCKA_LIBS)
-$(BUILD)/$(call folder,$(1))/check-emu: $(BUILD)/$(call folder,$(1))/student.emu.o \
-    $(addprefix $(COMMON)/$(call folder,$(1))/,solution.emu.o baseline.emu.o cases.o main.o) $(CHECK_OBJECTS) $(EMU_OBJECTS) $(LIBCHECKER)
-	$(Q)$(CLANGXX) -o $$@ $$^ $(CMOCKA_LIBS) -ldl
+	$(Q)$(CC) $(CFLAGS) -Ichecker/judge -DWB_LESSON=$(1) -DWB_HAVE_SOLUTION=$(if $(call has_solution,$(1)),1,0) -c $$< -o $$@
+$(COMMON)/$(call folder,$(1))/judge: $(addprefix $(COMMON)/$(call folder,$(1))/,cases.o main.o) $(CHECK_OBJECTS) $(LIBCHECKER)
+	$(Q)$(CC) -o $$@ $$^ $(CMOCKA_LIBS)
 endef
-$(foreach n,$(LESSONS),$(foreach o,.o .emu.o,$(eval $(call LESSON_BUILD,$(n),$(o)))$(eval $(call $(call solution_rule,$(n)),$(n),$(o))))$(eval $(call LESSON_PROGRAMS,$(n))))
+has_solution = $(wildcard solutions/$(call folder,$(1))/$(call kernel,$(1)).cu)
+$(foreach n,$(LESSONS),$(eval $(call LESSON_BUILD,$(n))))
 
-$(COMMON)/check/%.o: checker/check/%.c checker/check/check_run.h $(HEADERS)
+$(COMMON)/judge/%.o: checker/judge/%.c checker/judge/check_run.h $(HEADERS)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Ichecker/check -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -Ichecker/judge -c $< -o $@
 
-$(COMMON)/emu/%.o: checker/emu/%.c $(HEADERS) checker/emu/emu.h
+$(COMMON)/emu/%.o: checker/runner/emu/%.c $(HEADERS) checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Ichecker/emu -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(COMMON)/gpu_job.o: checker/gpu/gpu_job.c $(HEADERS)
+$(COMMON)/sandbox.o: checker/runner/sandbox.c checker/runner/sandbox.h $(HEADERS)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(NVCC) -O2 -Ichecker/include -Xcompiler "$(WARN) -std=gnu11" -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(GPU_RUNNER): checker/runner/gpu_runner.c checker/runner/runner.h $(HEADERS) $(LIBCHECKER)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) -O2 -Ichecker/include -Ichecker/runner -Xcompiler "$(WARN) -std=gnu11" -c $< -o $@.o
+	$(Q)$(NVCC) -o $@ $@.o $(LIBCHECKER)
 
 $(COMMON)/lib/%.o: checker/src/%.c $(HEADERS)
 	$(Q)mkdir -p $(@D)
@@ -227,28 +265,26 @@ $(COMMON)/lib/%.o: checker/src/%.c $(HEADERS)
 $(LIBCHECKER): $(LIB_OBJECTS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# The quiz's bank questions are answered by the emulator's bank model (emu_trace.o).
-$(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(COMMON)/emu/emu_trace.o $(HEADERS)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(COMMON)/emu/emu_trace.o
+$(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(HEADERS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER)
 
 # ---- the workbook's own tests ----------------------------------------------------------
 # test_emu_run runs small kernels in the emulator, so it needs clang++.
 UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(filter-out %/test_emu_run.c,$(wildcard checker/tests/test_*.c))) \
   $(if $(HAVE_CLANG),$(patsubst checker/tests/%.c,build/tests/%,$(wildcard checker/tests/test_emu_run.c)))
 
-# The emulator's cost model (emu_trace.o) is linked in too, for its tests.
-build/tests/%: checker/tests/%.c $(LIBCHECKER) $(COMMON)/emu/emu_trace.o $(HEADERS) checker/emu/emu.h
+build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS) checker/runner/emu/emu.h
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Ichecker/emu -o $@ $< $(COMMON)/emu/emu_trace.o $(LIBCHECKER) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS)
 
-build/tests/emu_kernels.o: checker/tests/emu/kernels.cu $(HEADERS) checker/emu/cuda_emu.h checker/emu/emu.h
+build/tests/emu_kernels.o: checker/tests/emu/kernels.cu $(HEADERS) checker/runner/emu/cuda_emu.h checker/runner/emu/emu.h
 	$(Q)mkdir -p $(@D)
-	$(Q)$(EMU_CC_CMD) -DWB_ROLE=emutest -c $< -o $@
+	$(Q)$(CLANGXX) $(EMU_CXXFLAGS) -DWB_ROLE=emutest -c $< -o $@
 
 build/tests/test_emu_run: checker/tests/test_emu_run.c build/tests/emu_kernels.o \
     $(COMMON)/emu/emu_runtime.o $(COMMON)/emu/emu_trace.o $(LIBCHECKER) $(HEADERS)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Ichecker/emu -c $< -o $@.o
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@.o
 	$(Q)$(CLANGXX) -o $@ $@.o $(filter %.o %.a,$(wordlist 2,99,$^)) $(CMOCKA_LIBS) -ldl
 
 unit-tests: $(UNIT_TESTS)
@@ -268,10 +304,12 @@ build-all: $(WORKBOOK)
 	$(Q)$(MAKE) -s --no-print-directory SRC=exercises $(foreach n,$(LESSONS),$(addprefix build/exercises/$(call folder,$(n))/,$(TEST_JUDGES)))
 	$(if $(HAVE_SOLUTIONS),$(Q)$(MAKE) -s --no-print-directory SRC=solutions $(foreach n,$(LESSONS),$(addprefix build/solutions/$(call folder,$(n))/,$(TEST_JUDGES))))
 
-# Wrong kernels the checker must reject, each with its own diagnosis (checker/mutants/); by
+# Wrong kernels the checker must reject, each with its own diagnosis (checker/mutants/), and the
+# red team's attacks on the grader (checker/redteam/), which must be refused and do nothing; by
 # the judge EMU selects.
 mutants: $(WORKBOOK)
 	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-mutants.sh
+	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-redteam.sh
 
 # Every lesson's quiz answered right from its key must score full marks, and answered wrong
 # must not (make quiz without a terminal).

@@ -1,6 +1,6 @@
 /* The GPU's own tools as extra gates of the GPU judge: compute-sanitizer (races, barriers,
  * stray accesses) and Nsight Compute's counters (sectors, bank conflicts). The check program
- * runs them on itself in a mode that only launches kernels (check --run ...), reads their logs
+ * runs them on a runner in its plain mode (gpu-runner --plain ...), reads their logs
  * back and turns them into sentences and counts. A tool that is missing or cannot run is
  * reported as skipped, never as passed. */
 #ifndef WB_GATES_H
@@ -37,5 +37,7 @@ extern const char NCU_METRICS[];
  * student's kernel (named "student::...") and the baseline ("baseline::..."): their counts.
  * Returns 0 when both were found, else -1 with the reason in `why`. */
 int ncu_parse(const char *csv, struct mem_counts *student, struct mem_counts *baseline, char *why, size_t len);
+/* The same for a run of one kernel (each side's runner alone): the first kernel's counts. */
+int ncu_parse_one(const char *csv, struct mem_counts *counts, char *why, size_t len);
 
 #endif

@@ -1,6 +1,12 @@
-/* What the checker asks of the GPU, and what comes back. A job lives in memory shared between
- * the checker (which writes inputs and reads results) and a child process (which runs the
- * kernels), so a kernel that crashes or hangs takes only the child down. */
+/* The protocol between the judge and a runner (checker/runner/): what the judge asks, and
+ * what comes back. A job lives in memory the judge shares with one runner process (a memfd,
+ * the runner's fd 3); the judge gives each side its own copy, so the student's runner never
+ * sees the reference's output, and reads back only the fields that side may write.
+ *
+ * Two runners per job: the reference side (solution and baseline, trusted code) and the
+ * student side (the student's kernel alone). On the GPU the student's side loads a cubin, so
+ * no host code of the student exists; in the emulator it is host code, so that runner is
+ * sandboxed (checker/runner/sandbox.c, docs/security.md). */
 #ifndef WB_GPU_JOB_H
 #define WB_GPU_JOB_H
 #include <stddef.h>
@@ -15,9 +21,13 @@ enum role { ROLE_STUDENT, ROLE_SOLUTION, ROLE_BASELINE, ROLE_COUNT };
 enum out_slot { OUT_STUDENT, OUT_REFERENCE, OUT_STUDENT_TIMED, OUT_COUNT };
 
 #define MAX_REPS 100
+#define MAX_COUNTED_PCS 256
 
-/* Child exit codes. */
-enum { JOB_OK = 0, JOB_KERNEL_FAILED = 1, JOB_SETUP_FAILED = 2, JOB_NO_GPU = 3 };
+/* Runner exit codes. JOB_FORBIDDEN: the sandbox stopped a system call (forbidden_syscall). */
+enum { JOB_OK = 0, JOB_KERNEL_FAILED = 1, JOB_SETUP_FAILED = 2, JOB_NO_GPU = 3, JOB_FORBIDDEN = 5, JOB_USAGE = 6 };
+
+/* Which roles a runner runs: the judge starts one runner per side. */
+enum { SIDE_REFERENCE = (1 << ROLE_SOLUTION) | (1 << ROLE_BASELINE), SIDE_STUDENT = 1 << ROLE_STUDENT };
 
 struct gpu_report {
     int emulator; /* 1: the CPU emulator ran the job, 0: a GPU */
@@ -36,6 +46,13 @@ struct gpu_report {
      * offset from the start of the output (negative: before it). */
     size_t guard_writes;
     long first_guard_write;
+    /* Elements of the inputs that differ after the run (the GPU runner compares; the emulator
+     * stops the first such write with its line). */
+    size_t input_writes;
+    /* The CPU time the runner used (its own word: the judge trusts it from the reference side). */
+    double cpu_seconds;
+    /* The system call number the sandbox stopped (JOB_FORBIDDEN). */
+    int forbidden_syscall;
     /* Timings, ms[role][rep], of `reps` launches of each role. */
     int reps;
     float ms[ROLE_COUNT][MAX_REPS];
@@ -44,15 +61,30 @@ struct gpu_report {
     int counted;
     struct mem_counts counts[ROLE_COUNT];
     int nlines;
-    struct line_counts lines[MAX_COUNTED_LINES];
+    struct line_counts lines[MAX_COUNTED_LINES]; /* the judge's, from pcs */
+    /* The emulator's runner: the student's busiest code addresses (offsets in its program),
+     * which the judge adds up by source line. */
+    int npcs;
+    struct pc_counts {
+        uint64_t pc;
+        struct op_counts op[MEM_OPS];
+    } pcs[MAX_COUNTED_PCS];
 };
 
+/* The text of a code address the emulator's runner reports ("{pc:0x1a2b}", an offset in the
+ * runner's program): the judge turns each into file:line (llvm-symbolizer), since the runner
+ * may start no programs. */
+#define PC_MARK_FORMAT "{pc:0x%lx}"
+
 struct gpu_job {
+    size_t bytes;          /* the whole job: this header, the inputs and the outputs */
     enum family family;
     int rows, cols;        /* matmul: N = rows = cols; transpose: the input's shape */
     int launch;            /* 0: only read kernel attributes; 1: run student and solution */
     int time_reps;         /* > 0: also time student, solution and baseline this many times */
     int count;             /* emulator: also count every role's memory traffic */
+    int roles;             /* SIDE_REFERENCE or SIDE_STUDENT: what this runner runs */
+    int have_solution;     /* 0 in a handout: the baseline is the reference */
     size_t in_elems[2];    /* matmul: A, B; transpose: in, (unused) */
     size_t out_elems;
     size_t in_offset[2];   /* byte offsets from the start of this struct */
@@ -60,35 +92,22 @@ struct gpu_job {
     struct gpu_report rep;
 };
 
-/* The child's side: runs the job on device 0 and returns one of the exit codes above. */
+/* The runner's side: runs the job's roles and returns one of the exit codes above. */
 int gpu_job_run(void *job);
 
 /* For the GPU's own tools (compute-sanitizer, Nsight Compute; checker/src/gates.c): launches
- * each of `roles` once on the job's inputs, on plain allocations without guard zones so that
+ * each of the job's roles once on its inputs, on plain allocations without guard zones so that
  * every stray access is the tool's to see, and prints each buffer as "wb-buffer NAME 0xADDRESS
  * BYTES". Returns an exit code as above; the emulator has no such run. */
-int gpu_run_plain(struct gpu_job *job, const int *roles, int nroles);
+int gpu_run_plain(struct gpu_job *job);
 
 static inline float *job_in(struct gpu_job *j, int i) { return (float *)((char *)j + j->in_offset[i]); }
 static inline float *job_out(struct gpu_job *j, int slot) { return (float *)((char *)j + j->out_offset[slot]); }
 
-/* One kernel compiled into the check program (checker/gpu/launch.cu, once per role). */
-struct kernel_entry {
-    const char *name;
-    const char *source;
-    /* Launches on the default stream with the family's fixed configuration; returns the
-     * cudaError_t of the launch itself (not of the kernel's execution). */
-    int (*launch)(const float *in0, const float *in1, float *out, int rows, int cols);
-    /* cudaFuncGetAttributes: static shared bytes and registers per thread. */
-    int (*attributes)(size_t *static_smem, int *regs);
-};
-extern const struct kernel_entry student_kernel, solution_kernel, baseline_kernel;
-
-/* A role is absent when its kernel is not built in: only the solution can be (checker/gpu/
- * no_solution.c, linked where solutions/ is missing). */
-static inline int solution_present(void) { return solution_kernel.launch != NULL; }
-static inline int role_present(int role) { return role != ROLE_SOLUTION || solution_present(); }
+static inline int role_in(const struct gpu_job *j, int role) { return (j->roles >> role) & 1; }
+/* A role is absent where its kernel is not there: only the solution can be (a handout). */
+static inline int job_role_present(const struct gpu_job *j, int role) { return role != ROLE_SOLUTION || j->have_solution; }
 /* The kernel whose output the student's is compared with, element by element. */
-static inline int reference_role(void) { return solution_present() ? ROLE_SOLUTION : ROLE_BASELINE; }
+static inline int job_reference_role(const struct gpu_job *j) { return j->have_solution ? ROLE_SOLUTION : ROLE_BASELINE; }
 
 #endif

@@ -8,6 +8,7 @@ enum isolate_outcome {
     ISOLATE_EXITED,    /* returned; status holds the exit code */
     ISOLATE_SIGNALED,  /* killed by a signal it raised itself; status holds the signal */
     ISOLATE_TIMED_OUT, /* still running at the limit, then killed */
+    ISOLATE_OUT_OF_CPU, /* stopped by its CPU-time limit (set by the caller; budget says how it was set) */
     ISOLATE_NOT_STARTED
 };
 
@@ -15,10 +16,13 @@ struct isolate_result {
     enum isolate_outcome outcome;
     int status;
     double seconds;  /* wall time until it ended or was killed */
+    double cpu_seconds; /* CPU time the child (and what it waited for) used */
     char output[2048]; /* what the child printed (stdout and stderr), cut to fit */
     size_t output_len;
     int output_cut;    /* 1 when the child printed more than output holds */
     int start_errno;   /* ISOLATE_NOT_STARTED: why */
+    double cpu_limit;  /* the CPU-time limit the caller set, 0 for none */
+    char budget[160];  /* ISOLATE_OUT_OF_CPU: how the limit was set, for the report */
 };
 
 /* Runs fn(arg) in a forked child whose exit code is fn's return value. The child's stdout and

@@ -9,6 +9,10 @@
  *                        every time; on a GPU it may pass by luck, so it is not run there)
  *   gpu-needs: SANITIZE (optional, with only: emulator: on a GPU it is run after all when this
  *                        gate is on, SANITIZE=1 or PROFILE=1, which must then reject it)
+ *   expect-unlinted: (checker/redteam/ only) the phrase when the lint is skipped (WB_SKIP_LINT=1),
+ *                    so that the gate and the sandbox below it are tried too
+ *   sentinel: /tmp/wb-redteam-NAME  (checker/redteam/ only) a file the attack tries to make,
+ *                    which must not exist after the check
  *   --- replace
  *   exact lines of the solution (must occur exactly once)
  *   +++ with

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "emu.h"
+#include "bank_model.h"
 
 static const char *const names[] = {"32x32", "32x33", "xor"};
 static const char *const declarations[] = {"float tile[32][32]", "float tile[32][33]",

@@ -237,7 +237,9 @@ static int metric_index(const char *name)
     return -1;
 }
 
-int ncu_parse(const char *csv, struct mem_counts *student, struct mem_counts *baseline, char *why, size_t len)
+/* The counts of the kernels whose names contain name[0] and name[1] (NULL: none wanted). */
+static int ncu_parse_named(const char *csv, const char *const name[2], struct mem_counts *student,
+                           struct mem_counts *baseline, char *why, size_t len)
 {
     enum { NMETRICS = 10 }; /* NCU_METRICS: shared ld/st instructions, wavefronts, conflicts; global ld, st */
     int column[NMETRICS], kernel_col = -1, found[2] = {0, 0};
@@ -262,7 +264,8 @@ int ncu_parse(const char *csv, struct mem_counts *student, struct mem_counts *ba
         }
         if (kernel_col >= n)
             continue;
-        int role = strstr(field[kernel_col], "student::") ? 0 : strstr(field[kernel_col], "baseline::") ? 1 : -1;
+        int role = strstr(field[kernel_col], name[0]) && !found[0] ? 0
+                 : name[1] && strstr(field[kernel_col], name[1]) ? 1 : -1;
         if (role < 0)
             continue;
         long long v[NMETRICS];
@@ -286,7 +289,20 @@ int ncu_parse(const char *csv, struct mem_counts *student, struct mem_counts *ba
     free(copy);
     if (kernel_col < 0)
         snprintf(why, len, "Nsight Compute wrote no table of counters");
-    else if (!found[0] || !found[1])
+    else if (!found[0] || (name[1] && !found[1]))
         snprintf(why, len, "Nsight Compute's table lacks %s", !found[0] ? "your kernel" : "the baseline");
-    return kernel_col >= 0 && found[0] && found[1] ? 0 : -1;
+    return kernel_col >= 0 && found[0] && (!name[1] || found[1]) ? 0 : -1;
+}
+
+int ncu_parse(const char *csv, struct mem_counts *student, struct mem_counts *baseline, char *why, size_t len)
+{
+    static const char *const names[2] = {"student::", "baseline::"};
+    return ncu_parse_named(csv, names, student, baseline, why, len);
+}
+
+int ncu_parse_one(const char *csv, struct mem_counts *counts, char *why, size_t len)
+{
+    static const char *const names[2] = {"", NULL};
+    struct mem_counts unused;
+    return ncu_parse_named(csv, names, counts, &unused, why, len);
 }

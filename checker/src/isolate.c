@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,8 +60,10 @@ void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate
     setpgid(pid, pid);
 
     int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
     for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
+        pid_t w = wait4(pid, &status, WNOHANG, &ru);
         if (w == pid)
             break;
         if (w < 0 && errno != EINTR)
@@ -68,13 +71,17 @@ void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate
         if (now() - t0 > timeout_s) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
+            wait4(pid, &status, 0, &ru);
             r->outcome = ISOLATE_TIMED_OUT;
             break;
         }
         nanosleep(&(struct timespec){0, 2000000}, NULL);
     }
     r->seconds = now() - t0;
+    /* The process group is killed in every case: nothing the child started outlives it. */
+    kill(-pid, SIGKILL);
+    r->cpu_seconds = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+                     1e-6 * (double)ru.ru_stime.tv_usec;
     if (r->outcome != ISOLATE_TIMED_OUT) {
         if (WIFSIGNALED(status)) {
             r->outcome = ISOLATE_SIGNALED;
@@ -102,6 +109,10 @@ const char *isolate_describe(const struct isolate_result *r, char *buf, size_t l
                  "no answer in %.0f s: an infinite loop, or a __syncthreads() that not every thread "
                  "of the block reaches?",
                  r->seconds);
+        break;
+    case ISOLATE_OUT_OF_CPU:
+        snprintf(buf, len,
+                 "no answer within its CPU-time limit (%s): an endless loop in your kernel?", r->budget);
         break;
     case ISOLATE_NOT_STARTED:
         snprintf(buf, len, "the test process could not be started (%s).", strerror(r->start_errno));

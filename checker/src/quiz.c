@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu.h"
+#include "bank_model.h"
 #include "rng.h"
 
 static int starts(const char *line, const char *prefix)

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-char *read_text_file(const char *path)
+char *read_file_bytes(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -11,8 +11,16 @@ char *read_text_file(const char *path)
     char *text = NULL;
     long n;
     if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) != NULL)
-        text[fread(text, 1, (size_t)n, f)] = '\0';
+        (text = malloc((size_t)n + 1)) != NULL) {
+        *size = fread(text, 1, (size_t)n, f);
+        text[*size] = '\0';
+    }
     fclose(f);
     return text;
+}
+
+char *read_text_file(const char *path)
+{
+    size_t size;
+    return read_file_bytes(path, &size);
 }

@@ -34,6 +34,7 @@
 #include "bankmap.h"
 #include "hints.h"
 #include "lint.h"
+#include "objgate.h"
 #include "mutant.h"
 #include "quiz.h"
 #include "rng.h"
@@ -544,6 +545,22 @@ static int cmd_lint(const char *source, const char *kernel)
     return bad;
 }
 
+/* ---- gate ---- */
+
+/* The gate on a compiled lesson file (objgate.h), said as `file: error: ...`. The emulator's
+ * role is the object's name up to its first dot (student.emu.o). */
+static int cmd_gate(const char *kind, const char *object, const char *kernel, const char *family, const char *source)
+{
+    char msg[700], role[64];
+    const char *base = strrchr(object, '/') ? strrchr(object, '/') + 1 : object;
+    snprintf(role, sizeof role, "%.*s", (int)strcspn(base, "."), base);
+    enum family f = strcmp(family, "matmul") == 0 ? FAMILY_MATMUL : FAMILY_TRANSPOSE;
+    if (gate_object(object, kind, role, kernel, f, msg, sizeof msg) == 0)
+        return 0;
+    printf("%s: error: %s\n", source, msg);
+    return 1;
+}
+
 /* ---- compile-report ---- */
 
 /* nvcc writes "file(12): error: ..." followed by the source line and a caret. Editors and
@@ -805,6 +822,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "lint") == 0)
         return argc == 4 ? cmd_lint(argv[2], argv[3]) : usage();
+    if (strcmp(cmd, "gate") == 0)
+        return argc == 7 ? cmd_gate(argv[2], argv[3], argv[4], argv[5], argv[6]) : usage();
     if (strcmp(cmd, "compile-report") == 0)
         return argc == 4 ? (cmd_compile_report(argv[2], argv[3]), 0) : usage();
     if (registry_load(REGISTRY, &reg, err, sizeof err) != 0) {

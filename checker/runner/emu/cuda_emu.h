@@ -1,6 +1,8 @@
 /* CUDA for the CPU emulator: what a lesson's kernel file needs so that clang++ compiles it
- * unchanged. Force-included (-include) before checker/gpu/launch.cu when building a role for
- * the emulator; WB_ROLE names the role. docs/emulator.md describes the execution model.
+ * unchanged. Force-included (-include) before checker/runner/emu/kernel_file.cu when building a
+ * role for the emulator; WB_ROLE names the role. docs/emulator.md describes the execution model.
+ * It declares what device code may call and nothing more (no stdio, no stdlib): the gate
+ * (checker/src/objgate.c) refuses an object that calls anything else.
  *
  * Every CUDA thread runs as a fiber; __syncthreads() hands control to the scheduler; the blocks
  * of a launch run one after another, so one static array per __shared__ variable is each
@@ -9,7 +11,9 @@
 #define WB_CUDA_EMU_H
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
+
+/* Device code may print, as on a GPU. */
+extern "C" int printf(const char *format, ...);
 
 struct uint3 {
     unsigned x, y, z;

@@ -15,6 +15,7 @@
 
 #include "compare.h"
 #include "emu.h"
+#include "gpu_job.h"
 
 /* Mirrors of cuda_emu.h's types. */
 struct uint3 {
@@ -113,6 +114,27 @@ const char *emu_error(void)
     return rt.error;
 }
 
+static void (*fatal_handler)(const char *sentence);
+
+void emu_set_fatal_handler(void (*handler)(const char *sentence))
+{
+    fatal_handler = handler;
+}
+
+void emu_wild_access(uintptr_t pc, const void *addr, int is_write)
+{
+    char where[96];
+    emu_where(pc, where, sizeof where);
+    unsigned bx = blockDim.x ? blockDim.x : 1, t = (unsigned)rt.current;
+    snprintf(rt.error, sizeof rt.error,
+             "block (%u,%u): thread (%u,%u) %s memory it was not given, at %p (%s): nowhere near its inputs, its "
+             "output, its shared memory or its own variables. A kernel may touch only those; the run was stopped",
+             blockIdx.x, blockIdx.y, t % bx, t / bx, is_write ? "writes" : "reads", addr, where);
+    if (fatal_handler)
+        fatal_handler(rt.error);
+    abort();
+}
+
 /* Says what the threads of a block disagree on at a barrier, or returns 0 if they agree. */
 static int check_barrier(int threads)
 {
@@ -157,7 +179,21 @@ static int report_bad_access(void)
     char where[96];
     emu_where(b.pc, where, sizeof where);
     unsigned bx = blockDim.x ? blockDim.x : 1, x = (unsigned)b.thread % bx, y = (unsigned)b.thread / bx;
-    if (b.kind == EMU_UNSET_SHARED_READ)
+    if (b.kind == EMU_INPUT_WRITE)
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) writes element %ld of its input %s (%s): a kernel may only read its "
+                 "inputs (the harness gives the same ones to every launch)",
+                 blockIdx.x, blockIdx.y, x, y, b.offset, b.buffer, where);
+    else if (b.kind == EMU_OUT_OF_BOUNDS && !b.is_write && b.offset < 0)
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) reads %ld element%s before the start of %s (%s): a negative index?",
+                 blockIdx.x, blockIdx.y, x, y, -b.offset, b.offset == -1 ? "" : "s", b.buffer, where);
+    else if (b.kind == EMU_OUT_OF_BOUNDS && !b.is_write)
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) reads element %ld of %s, past its end (%s): a load without its bounds "
+                 "check?",
+                 blockIdx.x, blockIdx.y, x, y, b.offset, b.buffer, where);
+    else if (b.kind == EMU_UNSET_SHARED_READ)
         snprintf(rt.error, sizeof rt.error,
                  "block (%u,%u): thread (%u,%u) reads shared memory that no thread of the block has written "
                  "(%s): a tile element nobody loaded, an index outside the loaded part, or a read that maps "
@@ -180,9 +216,9 @@ static int report_race(void)
     struct emu_race r;
     if (!emu_trace_race(&r))
         return 0;
-    uintptr_t pcs[2] = {r.pc, r.writer_pc};
     char where[2][96];
-    emu_where_many(pcs, 2, where);
+    emu_where(r.pc, where[0], sizeof where[0]);
+    emu_where(r.writer_pc, where[1], sizeof where[1]);
     unsigned bx = blockDim.x ? blockDim.x : 1;
     unsigned x = (unsigned)r.thread % bx, y = (unsigned)r.thread / bx, wx = (unsigned)r.writer % bx,
              wy = (unsigned)r.writer / bx;
@@ -225,7 +261,7 @@ static int run_block(int threads, char *shared_begin, char *shared_end)
             running++;
             rt.current = t;
             set_coordinates(t);
-            emu_trace_switch_to(t);
+            emu_trace_switch_to(t, rt.stacks + (size_t)t * STACK_BYTES, rt.stacks + (size_t)(t + 1) * STACK_BYTES);
             emu_switch(&rt.scheduler_sp, rt.fibers[t].sp);
         }
         emu_trace_interval_end(threads, 32);
@@ -279,6 +315,9 @@ int emu_launch(struct dim3 grid, struct dim3 block, char *shared_begin, char *sh
     blockDim = block;
     gridDim = grid;
     emu_trace_set_shared(shared_begin, shared_end);
+    const void *readable[] = {&threadIdx, &blockIdx, &blockDim, &gridDim};
+    const size_t bytes[] = {sizeof threadIdx, sizeof blockIdx, sizeof blockDim, sizeof gridDim};
+    emu_trace_set_readable(readable, bytes, 4);
     emu_trace_reset_races();
     for (unsigned z = 0; z < grid.z; z++)
         for (unsigned y = 0; y < grid.y; y++)
@@ -291,73 +330,23 @@ int emu_launch(struct dim3 grid, struct dim3 block, char *shared_begin, char *sh
     return 0;
 }
 
-/* Keeps the path as the student wrote it: relative to the top folder, without "./". */
-static void tidy_path(char *out, size_t len, char *loc)
+/* The runner may start no programs, so a code address leaves it as an offset in this
+ * program's file, which the judge turns into file:line (symbolize.h). */
+uint64_t emu_pc_offset(uintptr_t pc)
 {
-    loc[strcspn(loc, "\n")] = '\0';
-    char *colon = strrchr(loc, ':'); /* drop the column */
-    if (colon && colon > strchr(loc, ':'))
-        *colon = '\0';
-    const char *file = loc;
-    char cwd[1024];
-    size_t n = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
-    if (n && strncmp(file, cwd, n) == 0 && file[n] == '/')
-        file += n + 1;
-    while (strncmp(file, "./", 2) == 0)
-        file += 2;
-    size_t k = strlen(file) < len ? strlen(file) : len - 1;
-    memmove(out, file, k);
-    out[k] = '\0';
-}
-
-void emu_where_many(const uintptr_t *pcs, int n, char (*where)[96])
-{
-    for (int i = 0; i < n; i++)
-        snprintf(where[i], sizeof where[i], "?");
-    Dl_info info;
-    char exe[1024], list[256], cmd[1600];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n == 0 || len <= 0 || !dladdr((void *)pcs[0], &info))
-        return;
-    exe[len] = '\0';
-    /* A position-independent program is looked up by offset, a fixed one by address; pc - 1:
-     * the call or access instruction, not the one after it. */
-    uintptr_t base = ((const Elf64_Ehdr *)info.dli_fbase)->e_type == ET_DYN ? (uintptr_t)info.dli_fbase : 0;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(list, sizeof list, "%s/wb-pcs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(list);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f)
-        return;
-    for (int i = 0; i < n; i++)
-        fprintf(f, "0x%lx\n", (unsigned long)(pcs[i] - 1 - base));
-    fclose(f);
-    /* llvm-symbolizer, because binutils' addr2line misnames the file of code inlined from an
-     * #include (the kernel's file). For each address it prints function and file:line:column
-     * of each inlined frame, innermost first, then an empty line. */
-    snprintf(cmd, sizeof cmd,
-             "for s in llvm-symbolizer /usr/lib/llvm-*/bin/llvm-symbolizer; do "
-             "command -v $s >/dev/null && exec $s --obj='%s' < '%s'; done 2>/dev/null",
-             exe, list);
-    FILE *p = popen(cmd, "r");
-    char line[1024];
-    int i = 0, row = 0;
-    while (p && i < n && fgets(line, sizeof line, p)) {
-        if (line[0] == '\n') {
-            i++;
-            row = 0;
-        } else if (row++ == 1 && line[0] != '?')
-            tidy_path(where[i], sizeof where[i], line);
+    static uintptr_t base = 1;
+    if (base == 1) {
+        Dl_info info;
+        /* A position-independent program is looked up by offset, a fixed one by address. */
+        base = dladdr((void *)emu_pc_offset, &info) && ((const Elf64_Ehdr *)info.dli_fbase)->e_type == ET_DYN
+                   ? (uintptr_t)info.dli_fbase
+                   : 0;
     }
-    if (p)
-        pclose(p);
-    remove(list);
+    return pc - 1 - base; /* pc - 1: the call or access instruction, not the one after it */
 }
 
 const char *emu_where(uintptr_t pc, char *buf, size_t len)
 {
-    char where[1][96];
-    emu_where_many(&pc, 1, where);
-    snprintf(buf, len, "%s", where[0]);
+    snprintf(buf, len, PC_MARK_FORMAT, (unsigned long)emu_pc_offset(pc));
     return buf;
 }

@@ -35,6 +35,10 @@ static struct {
     struct emu_buffer buffers[8];
     int nbuffers;
     int current;
+    const char *stack_begin, *stack_end;
+    const char *readable[8];
+    size_t readable_bytes[8];
+    int nreadable;
     struct log logs[MAX_THREADS];
     struct mem_counts total;
     struct emu_line_counts lines[EMU_MAX_LINES];
@@ -54,9 +58,20 @@ void emu_trace_set_shared(const char *begin, const char *end)
     tr.shared_end = end;
 }
 
-void emu_trace_switch_to(int thread)
+void emu_trace_switch_to(int thread, const char *stack_begin, const char *stack_end)
 {
     tr.current = thread;
+    tr.stack_begin = stack_begin;
+    tr.stack_end = stack_end;
+}
+
+void emu_trace_set_readable(const void *const *begin, const size_t *bytes, int n)
+{
+    tr.nreadable = n < 8 ? n : 8;
+    for (int i = 0; i < tr.nreadable; i++) {
+        tr.readable[i] = begin[i];
+        tr.readable_bytes[i] = bytes[i];
+    }
 }
 
 void emu_trace_start(void)
@@ -86,24 +101,38 @@ int emu_trace_bad_access(struct emu_bad_access *bad)
     return ba.found;
 }
 
-static void bad_access(int kind, uintptr_t pc, const char *buffer, long offset)
+static void bad_access(int kind, int is_write, uintptr_t pc, const char *buffer, long offset)
 {
     if (ba.found)
         return;
     ba.found = 1;
-    ba.bad = (struct emu_bad_access){kind, tr.current, pc, buffer, offset};
+    ba.bad = (struct emu_bad_access){kind, is_write, tr.current, pc, buffer, offset};
 }
 
-/* A write into the guard zone around a buffer: caught as it happens, with its line. */
-static void check_guard_write(const char *c, uintptr_t pc)
+/* An access that is not to shared memory or inside a buffer: into a guard zone around a buffer
+ * (reported with its line when the threads stop; the zone is ours to spoil), to the thread's
+ * own stack or to what the runtime lets kernels read (fine), or anywhere else: stopped before
+ * it happens, so that a kernel can neither read nor change memory it was not given (the
+ * tracer's counts, the job). */
+static void check_outside(const char *c, uint32_t size, int write, uintptr_t pc)
 {
     for (int i = 0; i < tr.nbuffers; i++) {
         const struct emu_buffer *b = &tr.buffers[i];
-        if (c >= b->begin - b->guard && c < b->begin)
-            bad_access(EMU_OUT_OF_BOUNDS, pc, b->name, -(long)((b->begin - c + 3) / 4));
-        else if (c >= b->end && c < b->end + b->guard)
-            bad_access(EMU_OUT_OF_BOUNDS, pc, b->name, (long)((c - b->begin) / 4));
+        if (c >= b->begin - b->guard && c < b->begin) {
+            bad_access(EMU_OUT_OF_BOUNDS, write, pc, b->name, -(long)((b->begin - c + 3) / 4));
+            return;
+        }
+        if (c >= b->end && c < b->end + b->guard) {
+            bad_access(EMU_OUT_OF_BOUNDS, write, pc, b->name, (long)((c - b->begin) / 4));
+            return;
+        }
     }
+    if (c >= tr.stack_begin && c + size <= tr.stack_end)
+        return;
+    for (int i = 0; !write && i < tr.nreadable; i++)
+        if (c >= tr.readable[i] && c + size <= tr.readable[i] + tr.readable_bytes[i])
+            return;
+    emu_wild_access(pc, c, write);
 }
 
 static void record(const void *p, uint32_t size, int write, uintptr_t pc)
@@ -111,17 +140,21 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc)
     if (size == 0)
         return;
     const char *c = p;
-    int shared = c >= tr.shared_begin && c < tr.shared_end;
+    int shared = c >= tr.shared_begin && c + size <= tr.shared_end;
     int global = 0;
     for (int i = 0; !shared && !global && i < tr.nbuffers; i++)
-        global = c >= tr.buffers[i].begin && c < tr.buffers[i].end;
-    if (!shared && !global && write)
-        check_guard_write(c, pc);
+        if (c >= tr.buffers[i].begin && c + size <= tr.buffers[i].end) {
+            global = 1;
+            if (write && tr.buffers[i].read_only)
+                bad_access(EMU_INPUT_WRITE, 1, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
+        }
+    if (!shared && !global)
+        check_outside(c, size, write, pc);
     if (shared && !write && size >= 4) {
         uint32_t v;
         memcpy(&v, c, sizeof v);
         if (v == SHARED_POISON_BITS)
-            bad_access(EMU_UNSET_SHARED_READ, pc, NULL, 0);
+            bad_access(EMU_UNSET_SHARED_READ, 0, pc, NULL, 0);
     }
     if (!shared && !(global && tr.on))
         return;
@@ -151,6 +184,29 @@ HOOKS(8)
 HOOKS(16)
 void __tsan_read_range(void *p, unsigned long n) { record(p, (uint32_t)n, 0, (uintptr_t)__builtin_return_address(0)); }
 void __tsan_write_range(void *p, unsigned long n) { record(p, (uint32_t)n, 1, (uintptr_t)__builtin_return_address(0)); }
+/* Copies and fills the compiler turns into calls: each side checked as a range, then done. */
+void *__tsan_memcpy(void *dst, const void *src, unsigned long n);
+void *__tsan_memcpy(void *dst, const void *src, unsigned long n)
+{
+    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+    record(src, (uint32_t)n, 0, pc);
+    record(dst, (uint32_t)n, 1, pc);
+    return memcpy(dst, src, n);
+}
+void *__tsan_memmove(void *dst, const void *src, unsigned long n);
+void *__tsan_memmove(void *dst, const void *src, unsigned long n)
+{
+    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+    record(src, (uint32_t)n, 0, pc);
+    record(dst, (uint32_t)n, 1, pc);
+    return memmove(dst, src, n);
+}
+void *__tsan_memset(void *dst, int c, unsigned long n);
+void *__tsan_memset(void *dst, int c, unsigned long n)
+{
+    record(dst, (uint32_t)n, 1, (uintptr_t)__builtin_return_address(0));
+    return memset(dst, c, n);
+}
 void __tsan_init(void) {}
 void __tsan_func_entry(void *pc) { (void)pc; }
 void __tsan_func_exit(void) {}
@@ -175,54 +231,6 @@ static int by_instruction(const void *x, const void *y)
     if (a->occurrence != b->occurrence)
         return a->occurrence < b->occurrence ? -1 : 1;
     return (int)a->op - (int)b->op;
-}
-
-static int by_value(const void *x, const void *y)
-{
-    uintptr_t a = *(const uintptr_t *)x, b = *(const uintptr_t *)y;
-    return (a > b) - (a < b);
-}
-
-/* Sorts and removes duplicates; returns the new count. */
-static size_t unique(uintptr_t *v, size_t n)
-{
-    if (n == 0)
-        return 0;
-    qsort(v, n, sizeof *v, by_value);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || v[k - 1] != v[i])
-            v[k++] = v[i];
-    return k;
-}
-
-void emu_price(const struct emu_lane_access *lanes, int n, enum mem_op op, struct op_counts *c)
-{
-    uintptr_t units[32 * 16];
-    size_t nu = 0, bytes = 0;
-    int shared = op == SHARED_LD || op == SHARED_ST;
-    uintptr_t unit = shared ? 4 : 32; /* a bank word, or a sector */
-    for (int i = 0; i < n; i++) {
-        if (lanes[i].size == 0)
-            continue; /* an empty range touches nothing */
-        for (uintptr_t u = lanes[i].addr / unit; u <= (lanes[i].addr + lanes[i].size - 1) / unit && nu < 32 * 16; u++)
-            units[nu++] = u;
-        bytes += lanes[i].size;
-    }
-    nu = unique(units, nu);
-    c->requests++;
-    if (!shared) {
-        c->wavefronts += nu;
-        return;
-    }
-    int per_bank[32] = {0}, most = 0;
-    for (size_t i = 0; i < nu; i++)
-        if (++per_bank[units[i] % 32] > most)
-            most = per_bank[units[i] % 32];
-    c->wavefronts += (uint64_t)most;
-    /* Without conflicts a warp needs one pass per 128 bytes it asks for. */
-    uint64_t ideal = (bytes + 127) / 128;
-    c->ideal += ideal < (uint64_t)most ? ideal : (uint64_t)most;
 }
 
 /* Prices the items of one group (one warp instruction) into c. */

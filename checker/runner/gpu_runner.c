@@ -1,14 +1,25 @@
-/* The child process's side of a check: runs the kernels of one test case on the GPU and
- * writes outputs, timings and failures into the shared job. Plain C on the CUDA runtime API;
- * the launches themselves are in launch.cu. */
+/* The GPU's runner: runs the kernels of one side of a test case (gpu_job.h) on the GPU and
+ * writes outputs, timings and failures into the job. Plain C on the CUDA runtime API.
+ *
+ * Every kernel comes as a cubin, device code alone, loaded with cudaLibraryLoadFromFile and
+ * looked up by its mangled name: no host code of a lesson file is ever compiled, so nothing a
+ * student writes runs on the CPU. Usage (the judge starts it, the job on fd 3):
+ *
+ *   gpu-runner [--plain] student   CUBIN KERNEL
+ *   gpu-runner [--plain] reference SOLUTION.cubin|- SOLUTION_KERNEL BASELINE.cubin BASELINE_KERNEL
+ *
+ * --plain: each role once without guard zones, for compute-sanitizer and Nsight Compute; the
+ * job then comes in the file WB_JOB_FILE names. */
 #include <cuda_runtime_api.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_job.h"
+#include "runner.h"
 
-static const struct kernel_entry *const entries[ROLE_COUNT] = {&student_kernel, &solution_kernel, &baseline_kernel};
+const struct kernel_entry *runner_kernels[ROLE_COUNT];
+#define entries runner_kernels
 static const char *const role_names[ROLE_COUNT] = {"your kernel", "the reference solution", "the baseline kernel"};
 
 /* Guard zone on each side of every device buffer: wide enough that reading or writing a row
@@ -97,6 +108,24 @@ static cudaError_t check_guards(struct gpu_job *job, const struct dev_buffer *b,
     return cudaSuccess;
 }
 
+/* Elements of input i (and of its guard zones) that no longer hold what was copied in. */
+static cudaError_t count_input_writes(struct gpu_job *job, int i, const struct dev_buffer *b, const float *pattern)
+{
+    size_t n = b->elems + 2 * GUARD_ELEMS;
+    float *back = malloc(n * sizeof *back);
+    if (!back)
+        return cudaErrorMemoryAllocation;
+    cudaError_t e = cudaMemcpy(back, b->base, n * sizeof *back, cudaMemcpyDeviceToHost);
+    for (size_t k = 0; e == cudaSuccess && k < n; k++) {
+        const float *want = k < GUARD_ELEMS ? &pattern[k]
+                          : k < GUARD_ELEMS + b->elems ? &job_in(job, i)[k - GUARD_ELEMS]
+                                                       : &pattern[k - GUARD_ELEMS - b->elems];
+        job->rep.input_writes += memcmp(&back[k], want, sizeof *want) != 0;
+    }
+    free(back);
+    return e;
+}
+
 static cudaError_t poison(struct dev_buffer *b)
 {
     return cudaMemsetAsync(b->data, 0xFF, b->elems * sizeof(float), 0); /* POISON_BITS in every float */
@@ -110,7 +139,7 @@ static int run_role(struct gpu_job *job, int role, const struct dev_buffer in[2]
         fail_setup(job, e, "clearing the output");
         return -1;
     }
-    e = (cudaError_t)entries[role]->launch(in[0].data, in[1].data, out->data, job->rows, job->cols);
+    e = (cudaError_t)entries[role]->launch(entries[role], in[0].data, in[1].data, out->data, job->rows, job->cols);
     if (e != cudaSuccess) {
         fail_kernel(job, role, e, 1);
         return -1;
@@ -151,18 +180,18 @@ static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct
     /* Warm-up: the first launches pay for loading the module and waking the clocks. */
     for (int w = 0; w < 2; w++)
         for (int r = 0; r < ROLE_COUNT; r++)
-            if (role_present(r) && run_role(job, r, in, &out[r]) != 0)
+            if (entries[r] && run_role(job, r, in, &out[r]) != 0)
                 return -1;
     int reps = job->time_reps < MAX_REPS ? job->time_reps : MAX_REPS;
     for (int i = 0; i < reps; i++) {
         for (int k = 0; k < ROLE_COUNT; k++) {
             int r = (i + k) % ROLE_COUNT;
-            if (!role_present(r))
+            if (!entries[r])
                 continue;
             cudaMemsetAsync(flush, i & 0xFF, flush_bytes, 0);
             poison(&out[r]);
             cudaEventRecord(start, 0);
-            e = (cudaError_t)entries[r]->launch(in[0].data, in[1].data, out[r].data, job->rows, job->cols);
+            e = (cudaError_t)entries[r]->launch(entries[r], in[0].data, in[1].data, out[r].data, job->rows, job->cols);
             if (e != cudaSuccess) {
                 fail_kernel(job, r, e, 1);
                 return -1;
@@ -207,13 +236,10 @@ static int describe_device(struct gpu_job *job)
 int gpu_job_run(void *arg)
 {
     struct gpu_job *job = arg;
-    job->rep.failed_role = -1;
-    if (describe_device(job) != 0)
-        return JOB_NO_GPU;
     for (int r = 0; r < ROLE_COUNT; r++) {
-        if (!role_present(r))
+        if (!entries[r])
             continue;
-        cudaError_t e = (cudaError_t)entries[r]->attributes(&job->rep.static_smem[r], &job->rep.regs[r]);
+        cudaError_t e = (cudaError_t)entries[r]->attributes(entries[r], &job->rep.static_smem[r], &job->rep.regs[r]);
         if (e != cudaSuccess) {
             /* No kernel image for this GPU, usually: built for another architecture. */
             fail(job, r, e, "%s cannot run on this GPU (%s): was it built for another GPU? `make clean` rebuilds for this one.",
@@ -240,32 +266,39 @@ int gpu_job_run(void *arg)
             e = cudaMemcpy(in[i].data, job_in(job, i), job->in_elems[i] * sizeof(float), cudaMemcpyHostToDevice);
     }
     for (int r = 0; r < ROLE_COUNT && e == cudaSuccess; r++)
-        e = alloc_guarded(&out[r], job->out_elems, pattern);
+        if (entries[r])
+            e = alloc_guarded(&out[r], job->out_elems, pattern);
     if (e != cudaSuccess) {
         fail_setup(job, e, "allocating and filling the GPU buffers");
         return JOB_SETUP_FAILED;
     }
 
-    /* The reference first: if the student's kernel then wrecks the GPU context, its output is kept. */
-    int ref = reference_role();
-    if (run_role(job, ref, in, &out[ref]) != 0 || copy_out(job, OUT_REFERENCE, &out[ref]) != 0)
-        return JOB_KERNEL_FAILED;
-    if (run_role(job, ROLE_STUDENT, in, &out[ROLE_STUDENT]) != 0)
-        return JOB_KERNEL_FAILED;
-    if (copy_out(job, OUT_STUDENT, &out[ROLE_STUDENT]) != 0 || check_guards(job, &out[ROLE_STUDENT], pattern) != cudaSuccess)
-        return JOB_SETUP_FAILED;
-    if (job->time_reps > 0) {
-        if (job->rep.guard_writes > 0)
-            return JOB_OK; /* a kernel that writes outside its output is not timed */
+    if (role_in(job, ROLE_STUDENT)) {
+        if (run_role(job, ROLE_STUDENT, in, &out[ROLE_STUDENT]) != 0)
+            return JOB_KERNEL_FAILED;
+        if (copy_out(job, OUT_STUDENT, &out[ROLE_STUDENT]) != 0 ||
+            check_guards(job, &out[ROLE_STUDENT], pattern) != cudaSuccess)
+            return JOB_SETUP_FAILED;
+    } else {
+        int ref = job_reference_role(job);
+        if (run_role(job, ref, in, &out[ref]) != 0 || copy_out(job, OUT_REFERENCE, &out[ref]) != 0)
+            return JOB_KERNEL_FAILED;
+    }
+    /* A kernel that writes outside its output is not timed. */
+    if (job->time_reps > 0 && job->rep.guard_writes == 0) {
         if (time_roles(job, in, out) != 0)
             return JOB_KERNEL_FAILED;
-        if (copy_out(job, OUT_STUDENT_TIMED, &out[ROLE_STUDENT]) != 0)
+        if (role_in(job, ROLE_STUDENT) && copy_out(job, OUT_STUDENT_TIMED, &out[ROLE_STUDENT]) != 0)
             return JOB_SETUP_FAILED;
     }
+    /* State kept in an input between launches would escape the output checks. */
+    for (int i = 0; i < n_in && role_in(job, ROLE_STUDENT); i++)
+        if (count_input_writes(job, i, &in[i], pattern) != cudaSuccess)
+            return JOB_SETUP_FAILED;
     return JOB_OK;
 }
 
-int gpu_run_plain(struct gpu_job *job, const int *roles, int nroles)
+int gpu_run_plain(struct gpu_job *job)
 {
     const char *names[2][3] = {{"A", "B", "C"}, {"in", "", "out"}};
     const char *const *name = names[job->family == FAMILY_MATMUL ? 0 : 1];
@@ -287,9 +320,10 @@ int gpu_run_plain(struct gpu_job *job, const int *roles, int nroles)
         printf("wb-buffer %s %p %zu\n", name[i], (void *)in[i], job->in_elems[i] * sizeof(float));
     printf("wb-buffer %s %p %zu\n", name[2], (void *)out, job->out_elems * sizeof(float));
     fflush(stdout);
-    for (int k = 0; k < nroles; k++) {
-        int r = roles[k];
-        e = (cudaError_t)entries[r]->launch(in[0], in[1], out, job->rows, job->cols);
+    for (int r = 0; r < ROLE_COUNT; r++) {
+        if (!entries[r])
+            continue;
+        e = (cudaError_t)entries[r]->launch(entries[r], in[0], in[1], out, job->rows, job->cols);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -298,4 +332,100 @@ int gpu_run_plain(struct gpu_job *job, const int *roles, int nroles)
         }
     }
     return JOB_OK;
+}
+
+/* ---- the kernels, from cubins ---- */
+
+/* The mangled name of the family's signature, e.g. _Z12matmul_naivePKfS0_Pfi for
+ * matmul_naive(const float *, const float *, float *, int). */
+static void mangled_name(enum family f, const char *kernel, char *buf, size_t len)
+{
+    snprintf(buf, len, "_Z%zu%s%s", strlen(kernel), kernel, f == FAMILY_MATMUL ? "PKfS0_Pfi" : "PKfPfii");
+}
+
+struct loaded_kernel {
+    struct kernel_entry entry;
+    enum family family;
+    char name[128];
+};
+
+static int launch_loaded(const struct kernel_entry *k, const float *in0, const float *in1, float *out, int rows, int cols)
+{
+    const struct loaded_kernel *lk = (const struct loaded_kernel *)k;
+    /* Every lesson uses 32 x 32 threads per block; blockIdx.x walks columns, blockIdx.y rows,
+     * rounded up so partial tiles get a block. */
+    dim3 block = {32, 32, 1};
+    dim3 grid = {(unsigned)(cols + 31) / 32, (unsigned)(rows + 31) / 32, 1};
+    void *matmul_args[] = {&in0, &in1, &out, &rows};
+    void *transpose_args[] = {&in0, &out, &rows, &cols};
+    return (int)cudaLaunchKernel(k->handle, grid, block, lk->family == FAMILY_MATMUL ? matmul_args : transpose_args, 0, 0);
+}
+
+static int attributes_loaded(const struct kernel_entry *k, size_t *static_smem, int *regs)
+{
+    struct cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, k->handle);
+    if (e == cudaSuccess) {
+        *static_smem = a.sharedSizeBytes;
+        *regs = a.numRegs;
+    }
+    return (int)e;
+}
+
+/* Loads the kernel `name` of family f from a cubin; NULL with the reason in the job. */
+static const struct kernel_entry *load_kernel(struct gpu_job *job, int role, const char *path, const char *name)
+{
+    static struct loaded_kernel loaded[ROLE_COUNT];
+    struct loaded_kernel *lk = &loaded[role];
+    cudaLibrary_t lib;
+    cudaKernel_t kernel;
+    lk->family = job->family;
+    mangled_name(job->family, name, lk->name, sizeof lk->name);
+    cudaError_t e = cudaLibraryLoadFromFile(&lib, path, NULL, NULL, 0, NULL, NULL, 0);
+    if (e != cudaSuccess) {
+        fail(job, role, e, "%s cannot be loaded on this GPU (%s): was it built for another GPU? `make clean` rebuilds "
+                           "for this one.", role_names[role]);
+        return NULL;
+    }
+    e = cudaLibraryGetKernel(&kernel, lib, lk->name);
+    if (e != cudaSuccess) {
+        fail(job, role, e, "%s has no kernel with the contract's name and parameters (%s).", role_names[role]);
+        return NULL;
+    }
+    lk->entry = (struct kernel_entry){lk->name, launch_loaded, attributes_loaded, (void *)kernel};
+    return &lk->entry;
+}
+
+int main(int argc, char **argv)
+{
+    int plain = argc > 1 && strcmp(argv[1], "--plain") == 0;
+    argv += plain;
+    argc -= plain;
+    /* The job on fd 3, or (under a tool, which may not pass descriptors on) in WB_JOB_FILE. */
+    const char *file = getenv("WB_JOB_FILE");
+    int fd = file && *file ? open(file, O_RDWR) : 3;
+    struct gpu_job *job = runner_map_job(fd);
+    int student = argc == 4 && strcmp(argv[1], "student") == 0;
+    int reference = argc == 6 && strcmp(argv[1], "reference") == 0;
+    if (!job || !(student || reference)) {
+        fprintf(stderr, "usage: gpu-runner [--plain] student CUBIN KERNEL | reference SOLUTION.cubin|- KERNEL "
+                        "BASELINE.cubin KERNEL (the job on fd 3)\n");
+        return JOB_USAGE;
+    }
+    job->rep.failed_role = -1;
+    if (describe_device(job) != 0)
+        return JOB_NO_GPU;
+    /* Which roles, from which files. */
+    const char *paths[ROLE_COUNT] = {0}, *names[ROLE_COUNT] = {0};
+    if (student) {
+        paths[ROLE_STUDENT] = argv[2], names[ROLE_STUDENT] = argv[3];
+    } else {
+        if (strcmp(argv[2], "-") != 0)
+            paths[ROLE_SOLUTION] = argv[2], names[ROLE_SOLUTION] = argv[3];
+        paths[ROLE_BASELINE] = argv[4], names[ROLE_BASELINE] = argv[5];
+    }
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (paths[r] && role_in(job, r) && !(entries[r] = load_kernel(job, r, paths[r], names[r])))
+            return JOB_SETUP_FAILED;
+    return plain ? gpu_run_plain(job) : gpu_job_run(job);
 }

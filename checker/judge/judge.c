@@ -127,6 +127,12 @@ out:
 /* Writes into the guard zones around the output are wrong even when every element is right. */
 int judge_guards(const struct gpu_job *job)
 {
+    if (job->rep.input_writes > 0) {
+        say("  Your kernel wrote %zu float%s outside its output, into its input or the guard zones around it: a "
+            "kernel may only read its inputs (a store without its bounds check, or state kept between launches?).\n",
+            job->rep.input_writes, job->rep.input_writes == 1 ? "" : "s");
+        return -1;
+    }
     if (job->rep.guard_writes == 0)
         return 0;
     long off = job->rep.first_guard_write;
@@ -164,6 +170,13 @@ struct job_mem counted_job(int count, uint64_t stream, char *sz, size_t szlen)
     if (judge_guards(m.job) != 0 || judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {
         job_free(&m);
         fail_msg("wrong output at %s: memory traffic not judged", sz);
+    }
+    /* The counted launch is judged too: its traffic means nothing if its output is wrong. */
+    snprintf(when, sizeof when, "in the launch whose memory traffic was counted (%s), though the first was right", sz);
+    if (count && m.job->rep.counted && judge_output(m.job, job_out(m.job, OUT_STUDENT_TIMED), when) != 0) {
+        say("  A kernel whose second launch differs from its first keeps state between launches, or races.\n");
+        job_free(&m);
+        fail_msg("wrong output in the counted launch at %s", sz);
     }
     return m;
 }

@@ -1,5 +1,6 @@
-/* The GPU's own tools as gates (check_run.h, gates.h): this program run again as
- * `check --run ...` under compute-sanitizer or Nsight Compute, their logs read back. */
+/* The GPU's own tools as gates (check_run.h, gates.h): a runner in its plain mode (one launch
+ * of its kernel, no guard zones) under compute-sanitizer or Nsight Compute, their logs read
+ * back: the student's runner for the student's kernel, the reference side's for the baseline. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,33 +26,51 @@
  * the unpadded tile's 32-way one (docs/gates.md). */
 #define NCU_CONFLICT_SHARE 0.05
 
-/* Runs this program as `check --run ROLES ...` under a tool (tool_argv, NULL-terminated), the
- * tool writing its log to a private file; returns the log (malloc'd, or NULL) and in *bufs the
- * device buffers the run printed. */
-static char *run_watched(char *const tool_argv[], const char *roles, int rows, int cols, uint64_t stream,
-                         double timeout_s, struct isolate_result *r, struct named_buffer *bufs, int *nbufs)
+/* Runs a side's runner in its plain mode under a tool (tool_argv, NULL-terminated) on the
+ * inputs of case `stream`, the job in a private file, the tool's log in another; returns the
+ * log (malloc'd, or NULL) and in *bufs the device buffers the run printed. roles: SIDE_STUDENT,
+ * or the baseline alone. */
+static char *run_watched(char *const tool_argv[], int roles, int rows, int cols, uint64_t stream, double timeout_s,
+                         struct isolate_result *r, struct named_buffer *bufs, int *nbufs)
 {
-    char log[] = "/tmp/wb-tool-XXXXXX", srows[16], scols[16], sseed[32], sstream[32];
-    int fd = mkstemp(log);
+    char log[] = "/tmp/wb-tool-XXXXXX", jobfile[] = "/tmp/wb-job-XXXXXX";
     *nbufs = 0;
     memset(r, 0, sizeof *r);
-    if (fd < 0)
-        return NULL;
-    close(fd);
-    snprintf(srows, sizeof srows, "%d", rows);
-    snprintf(scols, sizeof scols, "%d", cols);
-    snprintf(sseed, sizeof sseed, "%llu", (unsigned long long)checking.seed);
-    snprintf(sstream, sizeof sstream, "%llu", (unsigned long long)stream);
-    char *argv[48];
-    int n = 0;
-    for (; tool_argv[n] && n < 36; n++)
-        argv[n] = tool_argv[n];
-    char *tail[] = {"--log-file", log, checking.self_path, "--run", (char *)roles, srows, scols, sseed, sstream, NULL};
-    memcpy(argv + n, tail, sizeof tail);
-    run_tool(argv, timeout_s, r);
-    *nbufs = parse_buffers(r->output, bufs, 4);
-    char *text = read_text_file(log);
+    int fd = mkstemp(log), jfd = mkstemp(jobfile);
+    struct job_mem m = job_create(rows, cols, 1, 0);
+    int ok = fd >= 0 && jfd >= 0 && m.job;
+    if (ok) {
+        fill_inputs(m.job, stream);
+        m.job->roles = roles;
+        m.job->have_solution = solution_present();
+        ok = write(jfd, m.job, m.bytes) == (ssize_t)m.bytes;
+    }
+    job_free(&m);
+    if (fd >= 0)
+        close(fd);
+    if (jfd >= 0)
+        close(jfd);
+    char *text = NULL;
+    if (ok) {
+        char *argv[64], *runner[12];
+        int n = 0;
+        for (; tool_argv[n] && n < 40; n++)
+            argv[n] = tool_argv[n];
+        argv[n++] = "--log-file";
+        argv[n++] = log;
+        runner_argv(roles == SIDE_STUDENT ? SIDE_STUDENT : SIDE_REFERENCE, 1, runner);
+        for (int k = 0; runner[k] && n < 60; k++)
+            argv[n++] = runner[k];
+        argv[n] = NULL;
+        /* The runner finds the job in the file this names. */
+        setenv("WB_JOB_FILE", jobfile, 1);
+        run_tool(argv, timeout_s, r);
+        unsetenv("WB_JOB_FILE");
+        *nbufs = parse_buffers(r->output, bufs, 4);
+        text = read_text_file(log);
+    }
     unlink(log);
+    unlink(jobfile);
     return text;
 }
 
@@ -66,7 +85,7 @@ static int sanitize_with(const char *sanitizer, const char *tool, const char *fi
     struct isolate_result r;
     struct named_buffer bufs[4];
     int nbufs;
-    char *log = run_watched(argv, "student", rows, cols, stream, 6 * checking.timeout_s, &r, bufs, &nbufs);
+    char *log = run_watched(argv, SIDE_STUDENT, rows, cols, stream, 6 * checking.timeout_s, &r, bufs, &nbufs);
     static char digest[4096];
     int errors = sanitizer_digest(log ? log : "", bufs, nbufs, digest, sizeof digest);
     free(log);
@@ -143,18 +162,24 @@ void case_profile(uint64_t stream)
     int rows = right.job->rows, cols = right.job->cols;
     job_free(&right);
     char *const argv[] = {ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", (char *)NCU_METRICS,
-                          "--kernel-name-base", "demangled", "-k", "regex:student::|baseline::", NULL};
-    struct isolate_result r;
-    struct named_buffer bufs[4];
-    int nbufs;
-    char *csv = run_watched(argv, "student,baseline", rows, cols, stream, 12 * checking.timeout_s, &r, bufs, &nbufs);
+                          "--kernel-name-base", "demangled", NULL};
+    /* Each side's runner alone: the student's kernel, then the baseline. */
+    const int roles[2] = {SIDE_STUDENT, 1 << ROLE_BASELINE};
     struct mem_counts counts[2];
-    int bad = ncu_parse(csv ? csv : "", &counts[0], &counts[1], why, sizeof why);
-    if (bad && ((csv && strstr(csv, "ERR_NVGPUCTRPERM")) || strstr(r.output, "ERR_NVGPUCTRPERM")))
-        snprintf(why, sizeof why, "this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)");
-    else if (bad && r.outcome == ISOLATE_EXITED && r.status != 0)
-        snprintf(why + strlen(why), sizeof why - strlen(why), " (ncu stopped with exit code %d)", r.status);
-    free(csv);
+    int bad = 0;
+    for (int k = 0; k < 2 && !bad; k++) {
+        struct isolate_result r;
+        struct named_buffer bufs[4];
+        int nbufs;
+        char *csv = run_watched(argv, roles[k], rows, cols, stream, 12 * checking.timeout_s, &r, bufs, &nbufs);
+        bad = ncu_parse_one(csv ? csv : "", &counts[k], why, sizeof why);
+        if (bad && ((csv && strstr(csv, "ERR_NVGPUCTRPERM")) || strstr(r.output, "ERR_NVGPUCTRPERM")))
+            snprintf(why, sizeof why, "this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)");
+        else if (bad && r.outcome == ISOLATE_EXITED && r.status != 0)
+            snprintf(why + strlen(why), sizeof why - strlen(why), " for %s (ncu stopped with exit code %d)",
+                     k ? "the baseline" : "your kernel", r.status);
+        free(csv);
+    }
     if (bad) {
         say("  Skipped, not passed: %s.\n", why);
         skip();
@@ -178,28 +203,4 @@ void case_profile(uint64_t stream)
     }
     if (failed)
         fail_msg("Nsight Compute's counters break the lesson's traffic rule at %s", sz);
-}
-
-/* The inputs of that case, each role launched once (gpu_run_plain), for compute-sanitizer or
- * Nsight Compute to watch. */
-int run_for_tools(char **argv)
-{
-    int roles[2], nroles = 0;
-    if (strstr(argv[0], "student"))
-        roles[nroles++] = ROLE_STUDENT;
-    if (strstr(argv[0], "baseline"))
-        roles[nroles++] = ROLE_BASELINE;
-    int rows = atoi(argv[1]), cols = atoi(argv[2]);
-    checking.seed = strtoull(argv[3], NULL, 10);
-    if (nroles == 0 || rows < 1 || cols < 1) {
-        fprintf(stderr, "usage: check --run student[,baseline] ROWS COLS SEED STREAM\n");
-        return EXIT_USAGE;
-    }
-    struct job_mem m = job_create(rows, cols, 1, 0);
-    if (!m.job)
-        return JOB_SETUP_FAILED;
-    fill_inputs(m.job, strtoull(argv[4], NULL, 10));
-    int rc = gpu_run_plain(m.job, roles, nroles);
-    job_free(&m);
-    return rc;
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bank_model.h"
 #include "counts.h"
 
 /* Launch results besides 0. */
@@ -14,7 +15,9 @@ enum {
     EMU_OUT_OF_MEMORY = 3,
     EMU_RACE = 4,
     EMU_UNSET_SHARED_READ = 5, /* a read of shared memory no thread of the block had written */
-    EMU_OUT_OF_BOUNDS = 6,     /* a write into the guard zone around a buffer */
+    EMU_OUT_OF_BOUNDS = 6,     /* an access to the guard zone around a buffer */
+    EMU_INPUT_WRITE = 7,       /* a write into an input */
+    EMU_WILD_ACCESS = 8,       /* an access to memory the kernel was not given: stopped at once */
 };
 
 /* A shared word that one thread wrote and another read (or wrote) with no barrier between. */
@@ -30,7 +33,8 @@ void emu_trace_reset_races(void);
 /* The first single access that was wrong in itself since emu_trace_reset_races(): a read of
  * unwritten shared memory, or a write into a guard zone. */
 struct emu_bad_access {
-    int kind; /* EMU_UNSET_SHARED_READ or EMU_OUT_OF_BOUNDS */
+    int kind; /* EMU_UNSET_SHARED_READ, EMU_OUT_OF_BOUNDS or EMU_INPUT_WRITE */
+    int is_write;
     int thread;
     uintptr_t pc;
     const char *buffer; /* EMU_OUT_OF_BOUNDS: its name */
@@ -41,10 +45,17 @@ int emu_trace_bad_access(struct emu_bad_access *bad);
 /* A region of "device" memory whose accesses the tracer counts as global. */
 struct emu_buffer {
     const char *begin, *end;
-    size_t guard;     /* bytes of guard zone on each side: a write there is out of bounds */
+    size_t guard;     /* bytes of guard zone on each side: an access there is out of bounds */
     const char *name; /* for the report: "A", "out", ... */
+    int read_only;    /* an input: a write to it is an error */
 };
 void emu_set_buffers(const struct emu_buffer *buffers, int n);
+
+/* Who ends the run after emu_wild_access (the runner: its sentence into the job, then exit). */
+void emu_set_fatal_handler(void (*handler)(const char *sentence));
+
+/* The role whose kernel runs now (emu_job.c). */
+int emu_job_current_role(void);
 
 /* The sentence explaining the last launch's failure. */
 const char *emu_error(void);
@@ -56,27 +67,25 @@ struct emu_line_counts {
     struct op_counts op[MEM_OPS];
 };
 
-/* Prices one warp instruction, the accesses of its n active lanes (all of one kind), as the
- * hardware serves it: for shared memory the wavefronts (per bank, the distinct 4-byte words
- * asked of it; one word asked by many lanes is a broadcast) and the conflict-free ideal; for
- * global memory the distinct 32-byte sectors. Adds to c. */
-struct emu_lane_access {
-    uintptr_t addr;
-    uint32_t size;
-};
-void emu_price(const struct emu_lane_access *lanes, int n, enum mem_op op, struct op_counts *c);
 
 /* Tracing: off by default (correctness runs need no counts). */
 void emu_trace_start(void);
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines);
 
-/* "file.cu:31" for a code address of the kernel, or "?" (asks llvm-symbolizer); the second
- * form looks up many at once. */
+/* A mark for a code address of the kernel ("{pc:0x1a2b}"), which the judge turns into
+ * "file.cu:31" (symbolize.h): the runner itself may start no programs. */
 const char *emu_where(uintptr_t pc, char *buf, size_t len);
-void emu_where_many(const uintptr_t *pcs, int n, char (*where)[96]);
+/* That mark's offset for a code address. */
+uint64_t emu_pc_offset(uintptr_t pc);
 
 /* Scheduler hooks for the tracer (emu_runtime.c calls them). */
-void emu_trace_switch_to(int thread);                  /* the running fiber's linear thread id */
+/* The running fiber's linear thread id and stack, which its kernel may use freely. */
+void emu_trace_switch_to(int thread, const char *stack_begin, const char *stack_end);
+/* Memory the kernel may read but not write (the runtime's threadIdx, blockDim, ...). */
+void emu_trace_set_readable(const void *const *begin, const size_t *bytes, int n);
+/* Called for an access outside everything the kernel was given, before it happens; must not
+ * return (the emulator's runner ends the run with the sentence). */
+void emu_wild_access(uintptr_t pc, const void *addr, int is_write) __attribute__((noreturn));
 void emu_trace_interval_end(int threads, int warp_size); /* all threads stopped: count what they did */
 void emu_trace_set_shared(const char *begin, const char *end);
 

@@ -1,10 +1,11 @@
-/* The check program of a lesson (checker/check/), built per lesson: what its parts share.
+/* The judge of a lesson (checker/judge/), built per lesson: what its parts share.
  *   main.c   the lesson's cases as cmocka tests, the program's options and result
- *   jobs.c   kernels run in a child process, on job memory shared with it; the narration
+ *   jobs.c   the runners started for each job (reference side, then the student's side), each
+ *            a process of its own on a copy of the job; what comes back; the narration
  *   judge.c  outputs judged against the reference kernel and the CPU, with a diagnosis
- *   tools.c  compute-sanitizer and Nsight Compute run on the kernels (the GPU's gates)
- * Everything judged is read back by this process itself, so nothing a kernel prints or does
- * can pass for a verdict. */
+ *   tools.c  compute-sanitizer and Nsight Compute run on the runners (the GPU's gates)
+ * This program links no kernel: no line of a lesson file runs in it, so nothing a kernel
+ * prints or does can pass for a verdict (docs/security.md). */
 #ifndef WB_CHECK_RUN_H
 #define WB_CHECK_RUN_H
 #include <stddef.h>
@@ -35,7 +36,12 @@ struct check_run {
     /* From a speed case whose output was right before and after timing; 0 otherwise. */
     double speed_ms, speedup, solution_ms, baseline_ms;
     struct gpu_report device;
-    char self_path[1024];  /* this program, for the tools to run (check --run ...) */
+    int emulator;          /* this judge is check-emu: the emulator's runners */
+    int have_solution;     /* 0 in a handout (no solutions/) */
+    char here[800];        /* the folder this program lies in: build/SRC/NN */
+    char common[900];      /* build/common/NN: the reference side */
+    char source[1024];     /* the student's file, for the report */
+    int sandbox_warned;
 };
 extern struct check_run checking;
 
@@ -55,8 +61,23 @@ struct job_mem job_create(int rows, int cols, int launch, int reps);
 void job_free(struct job_mem *m);
 /* The inputs of the case with index `stream`, from the run's seed. */
 void fill_inputs(struct gpu_job *job, uint64_t stream);
-/* Runs a job in a child process. Returns 0 when it completed; otherwise says why in `why`. */
+/* Runs a job: the reference side's runner, then the student's. Returns 0 when both completed;
+ * otherwise says why in `why`. */
 int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len);
+/* Builds a side's runner command into argv (NULL-terminated; plain: the GPU runner's mode for
+ * the tools). Returns argv. */
+char **runner_argv(int side, int plain, char **argv);
+/* Starts one side's runner on its own copy of the job (limits and sandbox for the emulator's:
+ * spawn.c); returns that copy (the caller reads back what the side may write, then unmaps it),
+ * or NULL with r saying why nothing started. */
+struct isolate_result;
+struct gpu_job *run_side(const struct gpu_job *job, size_t bytes, int side, double wall_s, double cpu_s,
+                         struct isolate_result *r);
+/* The reference solution is part of this copy of the workbook (not in a handout). */
+int solution_present(void);
+static inline int role_present(int role) { return role != ROLE_SOLUTION || solution_present(); }
+/* The kernel whose output the student's is compared with, element by element. */
+static inline int reference_role(void) { return solution_present() ? ROLE_SOLUTION : ROLE_BASELINE; }
 
 /* ---- judge.c ---- */
 /* "the reference solution", or in a handout (no solutions/) "the baseline kernel". */
@@ -74,7 +95,5 @@ void case_sanitizer(const struct check_case *c, uint64_t stream);
 void case_profile(uint64_t stream);
 /* After the student's kernel crashed on the GPU: memcheck on it alone, to point at the access. */
 void explain_crash(const struct check_case *c, uint64_t stream);
-/* check --run ROLES ROWS COLS SEED STREAM (argv from ROLES on): the kernels alone. */
-int run_for_tools(char **argv);
 
 #endif

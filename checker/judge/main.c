@@ -1,16 +1,18 @@
-/* The check program of one lesson: runs the lesson's cases (lessons/NN/check.c) as cmocka
- * tests (check_run.h says what the other parts do). The kernels run in a child process
- * (gpu/gpu_job.c); everything judged here is read back by this process itself, so nothing a
- * kernel prints or does can pass for a verdict.
+/* The judge of one lesson: runs the lesson's cases (lessons/NN/check.c) as cmocka tests
+ * (check_run.h says what the other parts do). The kernels run in runner programs, the
+ * student's apart from the reference's (checker/runner/); this program links none of them, and
+ * everything judged here is read back by this process itself, so nothing a kernel prints or
+ * does can pass for a verdict.
  *
- * Built per lesson with -DWB_LESSON=<number>. Environment: SEED (replay inputs), TIMEOUT
+ * Built per lesson with -DWB_LESSON=<number> -DWB_HAVE_SOLUTION=0|1, and copied beside the
+ * student's part as build/SRC/NN/check (the GPU's runner) or check-emu (the emulator's).
+ * Environment: SEED (replay inputs), TIMEOUT
  * (seconds per case, default 10), REPS (timed launches per kernel, default 15), ONLY (a
  * cmocka name pattern), WB_RESULT_FILE (where to write a one-line summary for make), SPEED_SIZE
  * (run the speed case at N x N instead: for profiling at the emulator's counting size),
  * SANITIZE=1 and PROFILE=1 (the GPU's own tools as extra cases; WB_SANITIZER and WB_NCU name
  * them where they are not on PATH).
- *
- * `check --run ROLES ROWS COLS SEED STREAM` only launches kernels, for those tools to watch. */
+ */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -257,6 +259,31 @@ static int probe_device(void)
     return -1;
 }
 
+/* Which judge this is (check or check-emu, by its name), where its runners lie, and the
+ * student's file (the build writes its path beside this program). */
+static void find_parts(const char *argv0)
+{
+    char self[800];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[len > 0 ? len : 0] = '\0';
+    const char *name = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+    checking.emulator = strlen(name) > 4 && strcmp(name + strlen(name) - 4, "-emu") == 0;
+    checking.have_solution = WB_HAVE_SOLUTION;
+    snprintf(checking.here, sizeof checking.here, "%s", self);
+    char *slash = strrchr(checking.here, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(checking.common, sizeof checking.common, "%s/../../common/%s", checking.here, checking.lesson->folder);
+    char path[900];
+    snprintf(path, sizeof path, "%s/source", checking.here);
+    FILE *f = fopen(path, "r");
+    if (!f || !fgets(checking.source, sizeof checking.source, f))
+        snprintf(checking.source, sizeof checking.source, "%s.cu", checking.lesson->kernel);
+    checking.source[strcspn(checking.source, "\n")] = '\0';
+    if (f)
+        fclose(f);
+}
+
 static void write_result(int failed, int total, int no_gpu)
 {
     const char *path = getenv("WB_RESULT_FILE");
@@ -340,10 +367,7 @@ int main(int argc, char **argv)
         describe();
         return 0;
     }
-    if (argc == 7 && strcmp(argv[1], "--run") == 0)
-        return run_for_tools(argv + 2);
-    ssize_t len = readlink("/proc/self/exe", checking.self_path, sizeof checking.self_path - 1);
-    checking.self_path[len > 0 ? len : 0] = '\0';
+    find_parts(argv[0]);
     const char *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
     checking.narrate_to_stderr = fmt && *fmt && strcasecmp(fmt, "stdout") != 0;
     const char *seed = getenv("SEED");
@@ -352,7 +376,7 @@ int main(int argc, char **argv)
     checking.reps = (int)env_double("REPS", 15, 10, MAX_REPS);
     checking.speed_size = (int)env_double("SPEED_SIZE", 0, 0, 16384);
 
-    say("Lesson %d (%s): checking %s\n", checking.lesson->number, checking.lesson->folder, student_kernel.source);
+    say("Lesson %d (%s): checking %s\n", checking.lesson->number, checking.lesson->folder, checking.source);
     int probe = probe_device();
     if (probe != 0) {
         write_result(1, 1, probe == EXIT_NO_GPU);

@@ -1,0 +1,309 @@
+/* The judge's jobs (check_run.h): a job's memory, its two runners (spawn.c starts them), what
+ * is read back from each, the inputs, the narration. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/syscall.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "check_run.h"
+#include "isolate.h"
+#include "rng.h"
+#include "symbolize.h"
+
+void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    FILE *out = checking.narrate_to_stderr ? stderr : stdout;
+    if (checking.narrate_to_stderr)
+        fputs("# ", out);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fflush(out);
+}
+
+static size_t round_up(size_t n) { return (n + 63) & ~(size_t)63; }
+
+struct job_mem job_create(int rows, int cols, int launch, int reps)
+{
+    struct job_mem m = {0};
+    int matmul = checking.lesson->family == FAMILY_MATMUL;
+    size_t elems = (size_t)rows * (size_t)cols;
+    size_t in_bytes[2] = {elems * sizeof(float), matmul ? elems * sizeof(float) : 0};
+    size_t out_bytes = elems * sizeof(float);
+    size_t off = round_up(sizeof(struct gpu_job));
+    size_t in_off[2], out_off[OUT_COUNT];
+    for (int i = 0; i < 2; i++) {
+        in_off[i] = off;
+        off += round_up(launch ? in_bytes[i] : 0);
+    }
+    for (int s = 0; s < OUT_COUNT; s++) {
+        out_off[s] = off;
+        off += round_up(launch ? out_bytes : 0);
+    }
+    void *p = mmap(NULL, off, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return m;
+    m.job = p;
+    m.bytes = off;
+    m.job->bytes = off;
+    m.job->family = checking.lesson->family;
+    m.job->rows = rows;
+    m.job->cols = cols;
+    m.job->launch = launch;
+    m.job->time_reps = reps;
+    m.job->in_elems[0] = elems;
+    m.job->in_elems[1] = matmul ? elems : 0;
+    m.job->out_elems = elems;
+    memcpy(m.job->in_offset, in_off, sizeof in_off);
+    memcpy(m.job->out_offset, out_off, sizeof out_off);
+    return m;
+}
+
+void job_free(struct job_mem *m)
+{
+    if (m->job)
+        munmap(m->job, m->bytes);
+    m->job = NULL;
+}
+
+/* What a runner printed (a kernel's printf), shown as it is and never read as a result. */
+static void show_child_output(const struct isolate_result *r)
+{
+    if (r->output_len == 0)
+        return;
+    say("  The kernels printed (shown as is, never read as a result):\n");
+    for (const char *p = r->output; *p;) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        say("  | %.*s\n", len, p);
+        p += len + (nl ? 1 : 0);
+    }
+    if (r->output_cut)
+        say("  | ... (more output cut)\n");
+}
+
+/* A text from the student's runner, which the student's code could have written: printable
+ * characters only, code addresses turned into file:line. */
+static void take_text(char *dst, size_t len, const char *src, const char *exe)
+{
+    char clean[sizeof ((struct gpu_report *)0)->failure];
+    size_t k = 0;
+    for (size_t i = 0; src[i] && i < sizeof clean - 1 && k < sizeof clean - 1; i++)
+        clean[k++] = (src[i] >= 32 && src[i] < 127) ? src[i] : ' ';
+    clean[k] = '\0';
+    if (checking.emulator && strstr(clean, "{pc:0x"))
+        symbolize_marks(exe, clean, dst, len);
+    else
+        snprintf(dst, len, "%s", clean);
+}
+
+/* The student's busiest code addresses, added up by source line: the report's line table. */
+static void take_lines(struct gpu_report *rep, const struct gpu_report *side, const char *exe)
+{
+    static uint64_t pcs[MAX_COUNTED_PCS];
+    static char where[MAX_COUNTED_PCS][96];
+    int n = side->npcs < MAX_COUNTED_PCS && side->npcs > 0 ? side->npcs : side->npcs > 0 ? MAX_COUNTED_PCS : 0;
+    for (int i = 0; i < n; i++)
+        pcs[i] = side->pcs[i].pc;
+    symbolize(exe, pcs, n, where);
+    rep->nlines = 0;
+    for (int p = 0; p < n; p++) {
+        int i = 0;
+        while (i < rep->nlines && strcmp(rep->lines[i].where, where[p]) != 0)
+            i++;
+        if (i == rep->nlines) {
+            if (rep->nlines == MAX_COUNTED_LINES)
+                continue;
+            memset(&rep->lines[i], 0, sizeof rep->lines[i]);
+            snprintf(rep->lines[rep->nlines++].where, sizeof rep->lines[i].where, "%.95s", where[p]);
+        }
+        for (int o = 0; o < MEM_OPS; o++) {
+            rep->lines[i].op[o].requests += side->pcs[p].op[o].requests;
+            rep->lines[i].op[o].wavefronts += side->pcs[p].op[o].wavefronts;
+            rep->lines[i].op[o].ideal += side->pcs[p].op[o].ideal;
+        }
+    }
+}
+
+/* Copies back what a side may write: its roles' outputs, timings, counts and attributes; the
+ * device from the reference side (trusted code) alone. */
+static void take_side(struct gpu_job *job, struct gpu_job *side, int which, const char *exe)
+{
+    struct gpu_report *rep = &job->rep, *s = &side->rep;
+    for (int r = 0; r < ROLE_COUNT; r++) {
+        if (!role_in(side, r))
+            continue;
+        rep->static_smem[r] = s->static_smem[r];
+        rep->regs[r] = s->regs[r];
+        memcpy(rep->ms[r], s->ms[r], sizeof rep->ms[r]);
+        rep->counts[r] = s->counts[r];
+    }
+    if (which == SIDE_REFERENCE) {
+        rep->emulator = s->emulator;
+        memcpy(rep->device, s->device, sizeof rep->device);
+        rep->cc_major = s->cc_major, rep->cc_minor = s->cc_minor;
+        rep->driver_version = s->driver_version, rep->runtime_version = s->runtime_version;
+        rep->l2_bytes = s->l2_bytes;
+        if (job->launch)
+            memcpy(job_out(job, OUT_REFERENCE), job_out(side, OUT_REFERENCE), job->out_elems * sizeof(float));
+    } else {
+        if (job->launch) {
+            memcpy(job_out(job, OUT_STUDENT), job_out(side, OUT_STUDENT), job->out_elems * sizeof(float));
+            memcpy(job_out(job, OUT_STUDENT_TIMED), job_out(side, OUT_STUDENT_TIMED), job->out_elems * sizeof(float));
+        }
+        rep->guard_writes = s->guard_writes;
+        rep->first_guard_write = s->first_guard_write;
+        rep->input_writes = s->input_writes;
+        rep->reps = s->reps < MAX_REPS ? s->reps : MAX_REPS;
+        rep->counted = s->counted;
+        if (s->counted)
+            take_lines(rep, s, exe);
+    }
+    rep->reps = rep->reps ? rep->reps : (s->reps < MAX_REPS ? s->reps : MAX_REPS);
+    if (s->failure[0] && !rep->failure[0]) {
+        /* A side can only speak of its own roles. */
+        rep->failed_role = which == SIDE_STUDENT ? ROLE_STUDENT : role_in(side, s->failed_role) ? s->failed_role : -1;
+        rep->cuda_error = s->cuda_error;
+        take_text(rep->failure, sizeof rep->failure, s->failure, exe);
+    }
+}
+
+/* The name of a system call the sandbox stopped, where it is one a kernel would try. */
+static const char *syscall_name(int nr)
+{
+    static const struct {
+        int nr;
+        const char *name;
+    } known[] = {{SYS_execve, "execve: starting a program"}, {SYS_execveat, "execveat: starting a program"},
+                 {SYS_fork, "fork: starting a process"}, {SYS_vfork, "vfork: starting a process"},
+                 {SYS_clone, "clone: starting a process"}, {SYS_clone3, "clone3: starting a process"},
+                 {SYS_open, "open: opening a file"}, {SYS_openat, "openat: opening a file"},
+                 {SYS_creat, "creat: making a file"}, {SYS_unlink, "unlink: removing a file"},
+                 {SYS_socket, "socket: reaching the network"}, {SYS_connect, "connect: reaching the network"},
+                 {SYS_kill, "kill: signalling another process"}, {SYS_setsid, "setsid: leaving its session"},
+                 {SYS_rt_sigaction, "rt_sigaction: changing a signal handler"}, {SYS_read, "read: reading a file"},
+                 {SYS_ptrace, "ptrace"}, {SYS_chdir, "chdir"}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].nr == nr)
+            return known[i].name;
+    return NULL;
+}
+
+/* One side's run: its outcome as a sentence in why, or 0 when it completed. */
+static int side_outcome(const struct gpu_job *side, const struct isolate_result *r, int which, char *why, size_t len)
+{
+    /* SIGXCPU comes from the CPU-time limit (the kernel's own signal would only fail itself). */
+    if (r->outcome == ISOLATE_SIGNALED && r->status == SIGXCPU && checking.emulator) {
+        struct isolate_result cpu = *r;
+        cpu.outcome = ISOLATE_OUT_OF_CPU;
+        checking.hung = 1;
+        isolate_describe(&cpu, why, len);
+        return -1;
+    }
+    if (r->outcome == ISOLATE_TIMED_OUT) {
+        checking.hung = 1;
+        isolate_describe(r, why, len);
+        return -1;
+    }
+    if (r->outcome == ISOLATE_SIGNALED && checking.emulator && (r->status == SIGSEGV || r->status == SIGBUS)) {
+        snprintf(why, len, "%s crashed the emulator (%s): it recursed too deep, or used more stack than a thread has.",
+                 which == SIDE_STUDENT ? "your kernel" : "the workbook's own kernel", strsignal(r->status));
+        return -1;
+    }
+    if (r->outcome != ISOLATE_EXITED) {
+        isolate_describe(r, why, len);
+        return -1;
+    }
+    switch (r->status) {
+    case JOB_OK:
+        return 0;
+    case JOB_NO_GPU:
+        snprintf(why, len, "no NVIDIA GPU is visible (%s).", checking.device.failure[0] ? checking.device.failure : side->rep.failure);
+        return -1;
+    case JOB_FORBIDDEN: {
+        const char *name = syscall_name(side->rep.forbidden_syscall);
+        if (which == SIDE_REFERENCE) {
+            snprintf(why, len, "the workbook's own kernels were stopped by the sandbox (system call %d): a bug in "
+                               "the workbook, please report it.", side->rep.forbidden_syscall);
+            return -1;
+        }
+        if (name)
+            snprintf(why, len, "your kernel tried a system call that kernels cannot make (%s), and the sandbox "
+                               "stopped it: a kernel computes, it does not start programs, open files or reach the "
+                               "network.", name);
+        else
+            snprintf(why, len, "your kernel tried a system call that kernels cannot make (number %d), and the "
+                               "sandbox stopped it.", side->rep.forbidden_syscall);
+        return -1;
+    }
+    case JOB_KERNEL_FAILED:
+    case JOB_SETUP_FAILED:
+        return 1; /* the side's failure text says why */
+    default:
+        isolate_describe(r, why, len);
+        return -1;
+    }
+}
+
+int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
+{
+    static const int sides[2] = {SIDE_REFERENCE, SIDE_STUDENT};
+    size_t bytes = job->bytes;
+    double reference_cpu = 0;
+    memset(&job->rep, 0, sizeof job->rep);
+    job->rep.failed_role = -1;
+    for (int k = 0; k < 2; k++) {
+        struct isolate_result r;
+        char exe[1000];
+        char *argv[12];
+        snprintf(exe, sizeof exe, "%s", runner_argv(sides[k], 0, argv)[0]);
+        /* The emulator's budget: CPU time, at least TIMEOUT seconds and 20 times what the
+         * reference side needed on the same inputs, so a busy machine cannot fail a kernel. */
+        double cpu = sides[k] == SIDE_REFERENCE ? 600 : reference_cpu * 20 > timeout_s ? reference_cpu * 20 : timeout_s;
+        double wall = checking.emulator ? 10 * cpu + 30 : timeout_s;
+        struct gpu_job *side = run_side(job, bytes, sides[k], wall, cpu, &r);
+        if (!side) {
+            isolate_describe(&r, why, len);
+            return -1;
+        }
+        if (sides[k] == SIDE_REFERENCE)
+            reference_cpu = side->rep.cpu_seconds > r.cpu_seconds ? side->rep.cpu_seconds : r.cpu_seconds;
+        r.cpu_limit = cpu;
+        if (reference_cpu * 20 > timeout_s)
+            snprintf(r.budget, sizeof r.budget, "%.1f s, 20 times what %s took", cpu, reference_name());
+        else
+            snprintf(r.budget, sizeof r.budget, "TIMEOUT=%.0f s", cpu);
+        if (sides[k] == SIDE_STUDENT)
+            show_child_output(&r);
+        take_side(job, side, sides[k], exe);
+        int rc = side_outcome(side, &r, sides[k], why, len);
+        munmap(side, bytes);
+        if (rc > 0)
+            snprintf(why, len, "%s", job->rep.failure[0] ? job->rep.failure : "the run failed.");
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void fill_inputs(struct gpu_job *job, uint64_t stream)
+{
+    struct rng r;
+    for (int i = 0; i < 2; i++) {
+        rng_seed(&r, checking.seed, stream * 2 + (uint64_t)i);
+        rng_fill_uniform(&r, job_in(job, i), job->in_elems[i]);
+    }
+}
+
+const char *size_text(const struct check_case *c, char *buf, size_t len)
+{
+    if (checking.lesson->family == FAMILY_MATMUL)
+        snprintf(buf, len, "N=%d", c->rows);
+    else
+        snprintf(buf, len, "%dx%d", c->rows, c->cols);
+    return buf;
+}

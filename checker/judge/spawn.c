@@ -1,0 +1,177 @@
+/* Starting a runner (check_run.h): one side of a job, as a program of its own on its own copy
+ * of the job (a memfd, its fd 3). The emulator's runners run lesson files as host code, so
+ * before they start they get: a CPU-time limit (a budget that does not depend on how busy the
+ * machine is), limits on memory and file size, an empty working folder, an empty environment
+ * and, where bubblewrap works, namespaces of their own (no network, a read-only file system, a
+ * process tree that dies with them); the runner then shuts itself into its seccomp filter
+ * (checker/runner/sandbox.c). Where bubblewrap is missing or not permitted the report says so
+ * once, and the rest still holds. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "gates.h"
+
+int solution_present(void)
+{
+    return checking.have_solution;
+}
+
+static char gpu_runner[1000], student_runner[1000], reference_runner[1000];
+static char student_cubin[1000], solution_cubin[1000], baseline_cubin[1000], baseline_kernel[128];
+
+/* Where the runners lie: build/SRC/NN (beside this program) and build/common/NN. */
+static void find_runners(void)
+{
+    if (gpu_runner[0])
+        return;
+    snprintf(gpu_runner, sizeof gpu_runner, "%s/../gpu-runner", checking.common);
+    snprintf(student_runner, sizeof student_runner, "%s/student-emu", checking.here);
+    snprintf(reference_runner, sizeof reference_runner, "%s/reference-emu", checking.common);
+    snprintf(student_cubin, sizeof student_cubin, "%s/student.cubin", checking.here);
+    snprintf(solution_cubin, sizeof solution_cubin, "%s/solution.cubin", checking.common);
+    snprintf(baseline_cubin, sizeof baseline_cubin, "%s/baseline.cubin", checking.common);
+    char base[256];
+    snprintf(base, sizeof base, "%s", checking.lesson->baseline);
+    snprintf(baseline_kernel, sizeof baseline_kernel, "%s", basename(base));
+    baseline_kernel[strcspn(baseline_kernel, ".")] = '\0';
+}
+
+char **runner_argv(int side, int plain, char **argv)
+{
+    find_runners();
+    int n = 0;
+    if (checking.emulator) {
+        argv[n++] = side == SIDE_STUDENT ? student_runner : reference_runner;
+    } else {
+        argv[n++] = gpu_runner;
+        if (plain)
+            argv[n++] = "--plain";
+        if (side == SIDE_STUDENT) {
+            argv[n++] = "student";
+            argv[n++] = student_cubin;
+            argv[n++] = (char *)checking.lesson->kernel;
+        } else {
+            argv[n++] = "reference";
+            argv[n++] = solution_present() ? solution_cubin : "-";
+            argv[n++] = (char *)checking.lesson->kernel;
+            argv[n++] = baseline_cubin;
+            argv[n++] = baseline_kernel;
+        }
+    }
+    argv[n] = NULL;
+    return argv;
+}
+
+/* bubblewrap, if it is here and may make namespaces (tried once). */
+static const char *bubblewrap(void)
+{
+    static int tried;
+    static char path[1024];
+    if (tried++)
+        return path[0] ? path : NULL;
+    if (getenv("WB_NO_BWRAP") || !find_tool("WB_BWRAP", "bwrap", path, sizeof path)) {
+        path[0] = '\0';
+        return NULL;
+    }
+    char *const argv[] = {path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "/bin/true", NULL};
+    struct isolate_result r;
+    run_tool(argv, 10, &r);
+    if (!(r.outcome == ISOLATE_EXITED && r.status == 0))
+        path[0] = '\0';
+    return path[0] ? path : NULL;
+}
+
+struct launch {
+    char **argv;
+    int job_fd;
+    double cpu_s; /* emulator: the CPU-time limit; 0 for the GPU's runner */
+    const char *folder;
+};
+
+static int exec_runner(void *arg)
+{
+    const struct launch *l = arg;
+    if (dup2(l->job_fd, 3) < 0)
+        return 127;
+    fcntl(3, F_SETFD, 0);
+    if (l->cpu_s > 0) {
+        /* The emulator's runner: a lesson file's code is host code there. */
+        rlim_t cpu = (rlim_t)(l->cpu_s + 0.999);
+        struct rlimit limits[][2] = {{{RLIMIT_CPU, 0}, {cpu, cpu + 1}},
+                                     {{RLIMIT_AS, 0}, {(rlim_t)4 << 30, (rlim_t)4 << 30}},
+                                     {{RLIMIT_FSIZE, 0}, {1 << 20, 1 << 20}}, /* the captured printf */
+                                     {{RLIMIT_CORE, 0}, {0, 0}},
+                                     {{RLIMIT_NOFILE, 0}, {16, 16}}};
+        for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+            setrlimit((int)limits[i][0].rlim_cur, &limits[i][1]);
+        if (chdir(l->folder) != 0)
+            return 127;
+        char *env[] = {NULL};
+        const char *bw = bubblewrap();
+        if (bw) {
+            char *argv[] = {(char *)bw, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+                            "--tmpfs", "/tmp", "--chdir", "/tmp", "--clearenv", "--", l->argv[0], NULL};
+            execve(bw, argv, env);
+        } else
+            execve(l->argv[0], l->argv, env);
+    } else
+        execv(l->argv[0], l->argv);
+    fprintf(stderr, "cannot start %s: %s\n", l->argv[0], strerror(errno));
+    return 127;
+}
+
+struct gpu_job *run_side(const struct gpu_job *job, size_t bytes, int side, double wall_s, double cpu_s,
+                         struct isolate_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->outcome = ISOLATE_NOT_STARTED;
+    int fd = memfd_create("wb-job", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) {
+        r->start_errno = errno;
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    struct gpu_job *copy = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (copy == MAP_FAILED) {
+        r->start_errno = errno;
+        close(fd);
+        return NULL;
+    }
+    /* The side gets the inputs and nothing another side wrote. */
+    memcpy(copy, job, sizeof *job);
+    memset(&copy->rep, 0, sizeof copy->rep);
+    for (int i = 0; i < 2; i++)
+        memcpy(job_in(copy, i), job_in((struct gpu_job *)job, i), job->in_elems[i] * sizeof(float));
+    copy->roles = side;
+    copy->have_solution = solution_present();
+    char folder[] = "/tmp/wb-runner-XXXXXX";
+    char *argv[12];
+    struct launch l = {runner_argv(side, 0, argv), fd, checking.emulator ? cpu_s : 0, folder};
+    if (checking.emulator && !mkdtemp(folder)) {
+        r->start_errno = errno;
+    } else {
+        if (checking.emulator && !bubblewrap() && !checking.sandbox_warned++)
+            say("  (bubblewrap is missing or not permitted here: your kernel runs under the seccomp filter and "
+                "limits alone; `apt-get install bubblewrap` adds namespaces)\n");
+        run_isolated(exec_runner, &l, wall_s, r);
+        if (checking.emulator)
+            rmdir(folder);
+    }
+    /* bubblewrap passes a signal on as 128 + its number. */
+    if (r->outcome == ISOLATE_EXITED && r->status > 128 && r->status < 128 + 65 && checking.emulator && bubblewrap()) {
+        r->outcome = ISOLATE_SIGNALED;
+        r->status -= 128;
+    }
+    close(fd);
+    return copy; /* the caller reads back what this side may write, then unmaps it */
+}

@@ -1,0 +1,7 @@
+/* A lesson file as the emulator compiles it: alone, in the namespace of its role, so that the
+ * object holds the student's code and nothing else, for the gate to inspect (checker/src/
+ * objgate.c) before it is linked into a runner. Built with -DWB_ROLE=student (or solution,
+ * baseline) -DWB_SOURCE='"path/to/file.cu"' and checker/runner/emu/cuda_emu.h force-included. */
+namespace WB_ROLE {
+#include WB_SOURCE
+}

@@ -1,0 +1,64 @@
+/* The one place where the emulator launches lesson kernels: compiled once per role (student,
+ * solution, baseline) with that role's name, and linked with the role's kernel file
+ * (kernel_file.cu) into a runner:
+ *
+ *   clang++ -DWB_ROLE=student -DWB_KERNEL=transpose_padded -DWB_FAMILY_TRANSPOSE -c launch.cu
+ *
+ * It is the workbook's own code, so it is built without the tracer's instrumentation: only the
+ * lesson file's accesses are traced. The GPU's runner needs no such file: it loads cubins
+ * (checker/runner/gpu_runner.c). */
+#include "cuda_emu.h"
+
+extern "C" {
+#include "emu.h"
+#include "runner.h"
+}
+
+#define WB_CAT_(a, b) a##b
+#define WB_CAT(a, b) WB_CAT_(a, b)
+#define WB_STR_(a) #a
+#define WB_STR(a) WB_STR_(a)
+
+/* The kernel's signature is the family's contract; a lesson file whose kernel differs fails
+ * the gate before it gets here. */
+namespace WB_ROLE {
+#if defined(WB_FAMILY_MATMUL)
+void WB_KERNEL(const float *A, const float *B, float *C, int N);
+#define WB_ARGS in0, in1, out, rows
+#elif defined(WB_FAMILY_TRANSPOSE)
+void WB_KERNEL(const float *in, float *out, int rows, int cols);
+#define WB_ARGS in0, out, rows, cols
+#else
+#error "define WB_FAMILY_MATMUL or WB_FAMILY_TRANSPOSE"
+#endif
+}
+
+/* Every lesson uses 32 x 32 threads per block, one thread per output element of a 32 x 32 tile. */
+static const int BLOCK = 32;
+
+/* The bounds of this role's __shared__ variables (weak: a kernel may have none). */
+extern "C" char WB_CAT(__start_wb_shared_, WB_ROLE)[] __attribute__((weak));
+extern "C" char WB_CAT(__stop_wb_shared_, WB_ROLE)[] __attribute__((weak));
+#define WB_SHARED_BEGIN WB_CAT(__start_wb_shared_, WB_ROLE)
+#define WB_SHARED_END WB_CAT(__stop_wb_shared_, WB_ROLE)
+
+static int launch(const struct kernel_entry *, const float *in0, const float *in1, float *out, int rows, int cols)
+{
+    dim3 block(BLOCK, BLOCK);
+    /* blockIdx.x walks columns, blockIdx.y rows; rounded up so partial tiles get a block. */
+    dim3 grid((cols + BLOCK - 1) / BLOCK, (rows + BLOCK - 1) / BLOCK);
+    (void)in1;
+    (void)cols;
+    auto body = [&]() { WB_ROLE::WB_KERNEL(WB_ARGS); };
+    return emu_launch(grid, block, WB_SHARED_BEGIN, WB_SHARED_END,
+                      [](void *f) { (*static_cast<decltype(body) *>(f))(); }, &body);
+}
+
+static int attributes(const struct kernel_entry *, size_t *static_smem, int *regs)
+{
+    *static_smem = (size_t)(WB_SHARED_END - WB_SHARED_BEGIN);
+    *regs = 0;
+    return 0;
+}
+
+extern "C" const struct kernel_entry WB_CAT(WB_ROLE, _kernel) = {WB_STR(WB_KERNEL), launch, attributes, nullptr};

@@ -1,0 +1,35 @@
+/* A runner's own view (checker/runner/): the kernels of the roles it runs. A runner is a
+ * program the judge starts for one side of a job (gpu_job.h); it only launches kernels and
+ * writes what they did into the job, and decides nothing. */
+#ifndef WB_RUNNER_H
+#define WB_RUNNER_H
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "gpu_job.h"
+
+struct kernel_entry {
+    const char *name;
+    /* Launches with the family's fixed configuration; returns the error of the launch itself
+     * (a cudaError_t on the GPU, an EMU_* code in the emulator), not of the kernel's execution. */
+    int (*launch)(const struct kernel_entry *k, const float *in0, const float *in1, float *out, int rows, int cols);
+    /* Static shared bytes and registers per thread. */
+    int (*attributes)(const struct kernel_entry *k, size_t *static_smem, int *regs);
+    void *handle; /* the GPU's cudaKernel_t */
+};
+
+/* The kernel of each role this runner has, NULL for the others (the runner's main sets them). */
+extern const struct kernel_entry *runner_kernels[ROLE_COUNT];
+
+/* The job the judge handed over as file descriptor fd, mapped shared; NULL if it is not one. */
+static inline struct gpu_job *runner_map_job(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(struct gpu_job))
+        return NULL;
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    return p == MAP_FAILED ? NULL : (struct gpu_job *)p;
+}
+
+#endif

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The red-team catalogue (checker/redteam/*.mutant): lesson files that try to forge a verdict or
+# to act on the grader. Each is graded twice by the judge EMU selects: as a student's file (it
+# must fail with `expect:`, usually the lint's sentence), and with the lint skipped
+# (WB_SKIP_LINT=1), so that the layers below it are tried too: the gate on the compiled object,
+# the emulator's tracer and its sandbox (it must fail with `expect-unlinted:`; on a GPU, host
+# code is never compiled, so there a correct kernel beside dead host code may pass). Either way
+# the side effect must not happen: the `sentinel:` file must not exist afterwards, and no
+# process the attack started may survive.
+set -u
+make=${MAKE:-make}
+pass=0 fail=0
+judge=$([ -n "${EMU:-}" ] && echo emulator || echo GPU)
+pkill -f wb-redteam- 2>/dev/null
+rm -f /tmp/wb-redteam-*
+for file in checker/redteam/*.mutant; do
+  name=$(basename "$file" .mutant)
+  sentinel=$(sed -n 's/^sentinel: //p' "$file")
+  for mode in linted unlinted; do
+    dir=build/redteam/$name-$mode
+    expect=$(sed -n "s/^expect$([ $mode = unlinted ] && echo -unlinted): //p" "$file")
+    if ! build/workbook mutate "$file" "$dir" > /dev/null 2>&1; then
+      fail=$((fail + 1)); echo "  CANNOT BUILD ATTACK $name"; continue
+    fi
+    # A GPU attack only a compute-sanitizer gate sees (gpu-needs: SANITIZE) runs with it on.
+    needs=$(sed -n 's/^gpu-needs: //p' "$file")
+    out=$(if [ $mode = unlinted ]; then export WB_SKIP_LINT=1; fi
+          if [ -n "$needs" ] && [ "$judge" = GPU ]; then export "$needs=1"; fi
+          $make -s --no-print-directory check SRC="$dir" LESSON="$(sed -n 's/^lesson: //p' "$file")" 2>&1)
+    rc=$?
+    printf '%s\n' "$out" > "$dir.log"
+    said=0
+    while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$out" && said=1; done < <(sed 's/ | /\n/g' <<<"$expect")
+    # On a GPU no host code of a lesson file is compiled (and nvcc ignores clang's attributes): an
+    # attack whose expectation says so may pass there, as long as it did nothing.
+    [ $rc -eq 0 ] && [ "$judge" = GPU ] && [[ "$expect" == *"host code is never compiled"* ]] && said=1 && rc=1
+    effect=""
+    [ -n "$sentinel" ] && [ -e "$sentinel" ] && effect="it made $sentinel"
+    pgrep -f wb-redteam- > /dev/null && effect="${effect:+$effect; }a process it started survived"
+    if grep -q 'cannot be graded on a GPU' <<<"$out"; then
+      echo "  skipped (no GPU): $name"; continue
+    elif [ $rc -ne 0 ] && [ $said = 1 ] && [ -z "$effect" ]; then
+      pass=$((pass + 1)); printf '  refused, as it must (%-8s): %-22s ("%s")\n' "$mode" "$name" "$expect"
+    else
+      fail=$((fail + 1))
+      printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:\n' "$mode" "$name" $rc "$expect" "${effect:+; $effect}"
+      sed 's/^/    | /' <<<"$out" | tail -n 25
+    fi
+    pkill -f wb-redteam- 2>/dev/null; rm -f "$sentinel"
+  done
+done
+echo "red team ($judge): $pass passed, $fail failed"
+[ $fail -eq 0 ]
