@@ -279,7 +279,7 @@ build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS) checker/runner/emu/emu
 
 build/tests/emu_kernels.o: checker/tests/emu/kernels.cu $(HEADERS) checker/runner/emu/cuda_emu.h checker/runner/emu/emu.h
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANGXX) $(EMU_CXXFLAGS) -DWB_ROLE=emutest -c $< -o $@
+	$(Q)$(CLANGXX) $(filter-out $(NO_UNTRACED),$(EMU_CXXFLAGS)) -DWB_ROLE=emutest -c $< -o $@
 
 build/tests/test_emu_run: checker/tests/test_emu_run.c build/tests/emu_kernels.o \
     $(COMMON)/emu/emu_runtime.o $(COMMON)/emu/emu_trace.o $(LIBCHECKER) $(HEADERS)

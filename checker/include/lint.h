@@ -1,9 +1,9 @@
 /* The lesson files' rules, checked on the source before it is compiled: kernels only.
  *
- * A lesson file is compiled into the check program itself, so host code in it (a static
- * constructor, a file-scope variable initialised by a call) would run inside the process that
- * decides the verdict, and a library call would replace the kernel the lesson asks for. Both
- * are refused here, with the line and a sentence that says which rule was broken:
+ * The friendly first word, not the barrier: the gate on the compiled object (objgate.h), the
+ * emulator's tracer and its sandbox stop what gets past it (docs/security.md). Host code (a
+ * static constructor, a file-scope variable initialised by a call) and library calls are
+ * refused here with the line and a sentence that says which rule was broken:
  *   - preprocessor: only #define, #undef, #if/#ifdef/#ifndef/#elif/#else/#endif, #pragma unroll;
  *     no token pasting (##), no _Pragma;
  *   - no asm, __host__, __attribute__, extern, main, <<< >>>, and no library names (cuda*

@@ -63,6 +63,9 @@ if [ -n "${EMU:-}" ]; then
   if ! command -v "${CLANGXX:-clang++}" >/dev/null 2>&1 || ! symbolizer; then
     install_or_say "clang llvm" "The emulator's compiler (clang++ and llvm-symbolizer)" "Fedora: sudo dnf install clang llvm"
   fi
+  # Its sandbox: libseccomp's filter (required), bubblewrap's namespaces (used where they work).
+  [ -f /usr/include/seccomp.h ] || install_or_say libseccomp-dev "libseccomp (the emulator's sandbox)" "Fedora: sudo dnf install libseccomp-devel"
+  command -v bwrap >/dev/null 2>&1 || install_or_say bubblewrap "bubblewrap (the emulator's sandbox)" "Fedora: sudo dnf install bubblewrap"
 fi
 
 # make docs needs pandoc.
