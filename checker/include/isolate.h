@@ -3,6 +3,8 @@
 #ifndef WB_ISOLATE_H
 #define WB_ISOLATE_H
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 enum isolate_outcome {
     ISOLATE_EXITED,    /* returned; status holds the exit code */
@@ -29,6 +31,16 @@ struct isolate_result {
  * stderr go to a private temporary file, returned in r->output, so nothing it prints can pass
  * for the checker's own report. Memory the child must hand back has to be MAP_SHARED. */
 void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate_result *r);
+
+/* The same in two steps, so that two children can run at once: start (0, or -1 with r saying
+ * why), then wait for it. */
+struct isolate_child {
+    pid_t pid;
+    FILE *capture;
+    double t0;
+};
+int isolate_start(int (*fn)(void *), void *arg, struct isolate_child *c, struct isolate_result *r);
+void isolate_wait(struct isolate_child *c, double timeout_s, struct isolate_result *r);
 
 /* A sentence for an outcome that is not a normal exit, e.g. "no answer in 10 s ...". */
 const char *isolate_describe(const struct isolate_result *r, char *buf, size_t len);

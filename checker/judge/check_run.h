@@ -67,12 +67,28 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len);
 /* Builds a side's runner command into argv (NULL-terminated; plain: the GPU runner's mode for
  * the tools). Returns argv. */
 char **runner_argv(int side, int plain, char **argv);
-/* Starts one side's runner on its own copy of the job (limits and sandbox for the emulator's:
- * spawn.c); returns that copy (the caller reads back what the side may write, then unmaps it),
- * or NULL with r saying why nothing started. */
-struct isolate_result;
-struct gpu_job *run_side(const struct gpu_job *job, size_t bytes, int side, double wall_s, double cpu_s,
-                         struct isolate_result *r);
+/* One side's runner (spawn.c): started on its own copy of the job (limits and sandbox for the
+ * emulator's), then finished, which returns that copy for the caller to read back what the side
+ * may write and then unmap; started apart, two sides can run at once. */
+#include "isolate.h"
+struct launch {
+    char **argv;
+    int job_fd;
+    double cpu_s; /* emulator: the CPU-time limit; 0 for the GPU's runner */
+    const char *folder;
+};
+struct side_run {
+    struct gpu_job *copy;
+    size_t bytes;
+    int fd;
+    char folder[32];
+    char *argv[12];
+    struct launch launch;
+    struct isolate_child child;
+};
+int side_start(const struct gpu_job *job, int side, double cpu_s, struct side_run *s, struct isolate_result *r);
+struct gpu_job *side_finish(struct side_run *s, double wall_s, struct isolate_result *r);
+void side_abandon(struct side_run *s);
 /* The reference solution is part of this copy of the workbook (not in a handout). */
 int solution_present(void);
 static inline int role_present(int role) { return role != ROLE_SOLUTION || solution_present(); }

@@ -252,40 +252,59 @@ static int side_outcome(const struct gpu_job *side, const struct isolate_result 
 int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
 {
     static const int sides[2] = {SIDE_REFERENCE, SIDE_STUDENT};
-    size_t bytes = job->bytes;
-    double reference_cpu = 0;
     memset(&job->rep, 0, sizeof job->rep);
     job->rep.failed_role = -1;
+    /* On a GPU the two sides of an untimed job run at once (each process pays for starting CUDA);
+     * timings and the emulator's budget, which is measured on the reference side, need them in turn. */
+    int together = !checking.emulator && job->time_reps == 0;
+    struct side_run runs[2];
+    struct isolate_result results[2];
+    double reference_cpu = 0;
     for (int k = 0; k < 2; k++) {
-        struct isolate_result r;
+        struct side_run *s = &runs[k];
+        struct isolate_result *r = &results[k];
         char exe[1000];
-        char *argv[12];
-        snprintf(exe, sizeof exe, "%s", runner_argv(sides[k], 0, argv)[0]);
         /* The emulator's budget: CPU time, at least TIMEOUT seconds and 20 times what the
          * reference side needed on the same inputs, so a busy machine cannot fail a kernel. */
         double cpu = sides[k] == SIDE_REFERENCE ? 600 : reference_cpu * 20 > timeout_s ? reference_cpu * 20 : timeout_s;
         double wall = checking.emulator ? 10 * cpu + 30 : timeout_s;
-        struct gpu_job *side = run_side(job, bytes, sides[k], wall, cpu, &r);
-        if (!side) {
-            isolate_describe(&r, why, len);
-            return -1;
+        if (!(together && k == 1)) {
+            if (side_start(job, sides[k], cpu, s, r) != 0) {
+                isolate_describe(r, why, len);
+                if (together && k == 1)
+                    side_abandon(&runs[0]);
+                return -1;
+            }
+            if (together && k == 0 && side_start(job, sides[1], cpu, &runs[1], &results[1]) != 0) {
+                isolate_describe(&results[1], why, len);
+                side_finish(s, wall, r);
+                side_abandon(s);
+                return -1;
+            }
         }
+        struct gpu_job *side = side_finish(s, wall, r);
+        snprintf(exe, sizeof exe, "%s", s->argv[0]);
         if (sides[k] == SIDE_REFERENCE)
-            reference_cpu = side->rep.cpu_seconds > r.cpu_seconds ? side->rep.cpu_seconds : r.cpu_seconds;
-        r.cpu_limit = cpu;
+            reference_cpu = side->rep.cpu_seconds > r->cpu_seconds ? side->rep.cpu_seconds : r->cpu_seconds;
+        r->cpu_limit = cpu;
         if (reference_cpu * 20 > timeout_s)
-            snprintf(r.budget, sizeof r.budget, "%.1f s, 20 times what %s took", cpu, reference_name());
+            snprintf(r->budget, sizeof r->budget, "%.1f s, 20 times what %s took", cpu, reference_name());
         else
-            snprintf(r.budget, sizeof r.budget, "TIMEOUT=%.0f s", cpu);
+            snprintf(r->budget, sizeof r->budget, "TIMEOUT=%.0f s", cpu);
         if (sides[k] == SIDE_STUDENT)
-            show_child_output(&r);
+            show_child_output(r);
         take_side(job, side, sides[k], exe);
-        int rc = side_outcome(side, &r, sides[k], why, len);
-        munmap(side, bytes);
+        int rc = side_outcome(side, r, sides[k], why, len);
+        side_abandon(s);
         if (rc > 0)
             snprintf(why, len, "%s", job->rep.failure[0] ? job->rep.failure : "the run failed.");
-        if (rc != 0)
+        if (rc != 0) {
+            if (together && k == 0) {
+                side_finish(&runs[1], wall, &results[1]);
+                side_abandon(&runs[1]);
+            }
             return -1;
+        }
     }
     return 0;
 }

@@ -90,19 +90,15 @@ static const char *bubblewrap(void)
     return path[0] ? path : NULL;
 }
 
-struct launch {
-    char **argv;
-    int job_fd;
-    double cpu_s; /* emulator: the CPU-time limit; 0 for the GPU's runner */
-    const char *folder;
-};
-
 static int exec_runner(void *arg)
 {
     const struct launch *l = arg;
     if (dup2(l->job_fd, 3) < 0)
         return 127;
     fcntl(3, F_SETFD, 0);
+    /* Nothing else of the judge's passes to a runner: not its result file, not its report. */
+    for (int fd = 4; fd < 1024; fd++)
+        close(fd);
     if (l->cpu_s > 0) {
         /* The emulator's runner: a lesson file's code is host code there. */
         rlim_t cpu = (rlim_t)(l->cpu_s + 0.999);
@@ -129,49 +125,64 @@ static int exec_runner(void *arg)
     return 127;
 }
 
-struct gpu_job *run_side(const struct gpu_job *job, size_t bytes, int side, double wall_s, double cpu_s,
-                         struct isolate_result *r)
+int side_start(const struct gpu_job *job, int side, double cpu_s, struct side_run *s, struct isolate_result *r)
 {
+    memset(s, 0, sizeof *s);
     memset(r, 0, sizeof *r);
     r->outcome = ISOLATE_NOT_STARTED;
-    int fd = memfd_create("wb-job", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) {
+    s->bytes = job->bytes;
+    s->fd = memfd_create("wb-job", MFD_CLOEXEC);
+    if (s->fd < 0 || ftruncate(s->fd, (off_t)s->bytes) != 0 ||
+        (s->copy = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0)) == MAP_FAILED) {
         r->start_errno = errno;
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    struct gpu_job *copy = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (copy == MAP_FAILED) {
-        r->start_errno = errno;
-        close(fd);
-        return NULL;
+        if (s->fd >= 0)
+            close(s->fd);
+        s->copy = NULL;
+        return -1;
     }
     /* The side gets the inputs and nothing another side wrote. */
-    memcpy(copy, job, sizeof *job);
-    memset(&copy->rep, 0, sizeof copy->rep);
+    memcpy(s->copy, job, sizeof *job);
+    memset(&s->copy->rep, 0, sizeof s->copy->rep);
     for (int i = 0; i < 2; i++)
-        memcpy(job_in(copy, i), job_in((struct gpu_job *)job, i), job->in_elems[i] * sizeof(float));
-    copy->roles = side;
-    copy->have_solution = solution_present();
-    char folder[] = "/tmp/wb-runner-XXXXXX";
-    char *argv[12];
-    struct launch l = {runner_argv(side, 0, argv), fd, checking.emulator ? cpu_s : 0, folder};
-    if (checking.emulator && !mkdtemp(folder)) {
+        memcpy(job_in(s->copy, i), job_in((struct gpu_job *)job, i), job->in_elems[i] * sizeof(float));
+    s->copy->roles = side;
+    s->copy->have_solution = solution_present();
+    snprintf(s->folder, sizeof s->folder, "/tmp/wb-runner-XXXXXX");
+    s->launch = (struct launch){runner_argv(side, 0, s->argv), s->fd, checking.emulator ? cpu_s : 0, s->folder};
+    if (checking.emulator && !mkdtemp(s->folder)) {
         r->start_errno = errno;
-    } else {
-        if (checking.emulator && !bubblewrap() && !checking.sandbox_warned++)
-            say("  (bubblewrap is missing or not permitted here: your kernel runs under the seccomp filter and "
-                "limits alone; `apt-get install bubblewrap` adds namespaces)\n");
-        run_isolated(exec_runner, &l, wall_s, r);
-        if (checking.emulator)
-            rmdir(folder);
+        return side_abandon(s), -1;
     }
+    if (checking.emulator && !bubblewrap() && !checking.sandbox_warned++)
+        say("  (bubblewrap is missing or not permitted here: your kernel runs under the seccomp filter and "
+            "limits alone; `apt-get install bubblewrap` adds namespaces)\n");
+    if (isolate_start(exec_runner, &s->launch, &s->child, r) != 0)
+        return side_abandon(s), -1;
+    return 0;
+}
+
+struct gpu_job *side_finish(struct side_run *s, double wall_s, struct isolate_result *r)
+{
+    isolate_wait(&s->child, wall_s, r);
+    if (checking.emulator)
+        rmdir(s->folder);
     /* bubblewrap passes a signal on as 128 + its number. */
     if (r->outcome == ISOLATE_EXITED && r->status > 128 && r->status < 128 + 65 && checking.emulator && bubblewrap()) {
         r->outcome = ISOLATE_SIGNALED;
         r->status -= 128;
     }
-    close(fd);
-    return copy; /* the caller reads back what this side may write, then unmaps it */
+    close(s->fd);
+    return s->copy; /* the caller reads back what this side may write, then unmaps it */
+}
+
+void side_abandon(struct side_run *s)
+{
+    if (s->copy)
+        munmap(s->copy, s->bytes);
+    if (s->fd >= 0)
+        close(s->fd);
+    if (s->folder[0] && checking.emulator)
+        rmdir(s->folder);
+    s->copy = NULL;
+    s->fd = -1;
 }

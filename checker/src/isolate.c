@@ -26,22 +26,23 @@ static void read_capture(FILE *f, struct isolate_result *r)
     r->output_cut = fgetc(f) != EOF;
 }
 
-void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate_result *r)
+int isolate_start(int (*fn)(void *), void *arg, struct isolate_child *c, struct isolate_result *r)
 {
     memset(r, 0, sizeof *r);
+    memset(c, 0, sizeof *c);
     r->outcome = ISOLATE_NOT_STARTED;
-    FILE *capture = tmpfile();
-    if (!capture) {
+    c->capture = tmpfile();
+    if (!c->capture) {
         r->start_errno = errno;
-        return;
+        return -1;
     }
     fflush(NULL);
-    double t0 = now();
+    c->t0 = now();
     pid_t pid = fork();
     if (pid < 0) {
         r->start_errno = errno;
-        fclose(capture);
-        return;
+        fclose(c->capture);
+        return -1;
     }
     if (pid == 0) {
         /* Own process group: a kill reaches anything the child started too. */
@@ -51,14 +52,20 @@ void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate
         const int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
         for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
             signal(crashes[i], SIG_DFL);
-        dup2(fileno(capture), STDOUT_FILENO);
-        dup2(fileno(capture), STDERR_FILENO);
+        dup2(fileno(c->capture), STDOUT_FILENO);
+        dup2(fileno(c->capture), STDERR_FILENO);
         int rc = fn(arg);
         fflush(NULL);
         _exit(rc);
     }
     setpgid(pid, pid);
+    c->pid = pid;
+    return 0;
+}
 
+void isolate_wait(struct isolate_child *c, double timeout_s, struct isolate_result *r)
+{
+    pid_t pid = c->pid;
     int status = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
@@ -68,7 +75,7 @@ void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate
             break;
         if (w < 0 && errno != EINTR)
             break;
-        if (now() - t0 > timeout_s) {
+        if (now() - c->t0 > timeout_s) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
             wait4(pid, &status, 0, &ru);
@@ -77,7 +84,7 @@ void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate
         }
         nanosleep(&(struct timespec){0, 2000000}, NULL);
     }
-    r->seconds = now() - t0;
+    r->seconds = now() - c->t0;
     /* The process group is killed in every case: nothing the child started outlives it. */
     kill(-pid, SIGKILL);
     r->cpu_seconds = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
@@ -91,8 +98,16 @@ void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate
             r->status = WEXITSTATUS(status);
         }
     }
-    read_capture(capture, r);
-    fclose(capture);
+    read_capture(c->capture, r);
+    fclose(c->capture);
+    c->capture = NULL;
+}
+
+void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate_result *r)
+{
+    struct isolate_child c;
+    if (isolate_start(fn, arg, &c, r) == 0)
+        isolate_wait(&c, timeout_s, r);
 }
 
 const char *isolate_describe(const struct isolate_result *r, char *buf, size_t len)
