@@ -249,6 +249,10 @@ static int probe_device(void)
     job_free(&m);
     if (rc == 0)
         return 0;
+    if (checking.emulator) {
+        say("The emulator could not run lesson %d's kernels: %s\n", checking.lesson->number, why);
+        return -1;
+    }
     if (checking.device.device[0] == '\0') {
         say("No NVIDIA GPU is usable here (%s), so lesson %d cannot be graded on a GPU; "
             "the build itself succeeded.\n",

@@ -114,8 +114,10 @@ static int exec_runner(void *arg)
         char *env[] = {NULL};
         const char *bw = bubblewrap();
         if (bw) {
+            /* The whole file system read-only (the runner may lie anywhere, /tmp too), the empty
+             * folder as the working one. */
             char *argv[] = {(char *)bw, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-                            "--tmpfs", "/tmp", "--chdir", "/tmp", "--clearenv", "--", l->argv[0], NULL};
+                            "--dev", "/dev", "--chdir", (char *)l->folder, "--clearenv", "--", l->argv[0], NULL};
             execve(bw, argv, env);
         } else
             execve(l->argv[0], l->argv, env);
