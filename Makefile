@@ -96,7 +96,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -269,9 +269,14 @@ $(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(HEADERS)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER)
 
 # ---- the workbook's own tests ----------------------------------------------------------
-# test_emu_run runs small kernels in the emulator, so it needs clang++.
-UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(filter-out %/test_emu_run.c,$(wildcard checker/tests/test_*.c))) \
-  $(if $(HAVE_CLANG),$(patsubst checker/tests/%.c,build/tests/%,$(wildcard checker/tests/test_emu_run.c)))
+# test_emu_run runs small kernels in the emulator, so it needs clang++; test_sandbox needs
+# libseccomp, as the emulator does.
+UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(filter-out %/test_emu_run.c %/test_sandbox.c,$(wildcard checker/tests/test_*.c))) \
+  $(if $(HAVE_CLANG),build/tests/test_emu_run build/tests/test_sandbox)
+
+build/tests/test_sandbox: checker/tests/test_sandbox.c $(COMMON)/sandbox.o $(HEADERS) checker/runner/sandbox.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(COMMON)/sandbox.o $(CMOCKA_LIBS) -lseccomp
 
 build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS) checker/runner/emu/emu.h
 	$(Q)mkdir -p $(@D)
@@ -311,6 +316,10 @@ mutants: $(WORKBOOK)
 	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-mutants.sh
 	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-redteam.sh
 
+# Every solution graded RUNS times (3) in the emulator while stress-ng keeps every core busy.
+load-test:
+	$(Q)MAKE="$(MAKE)" checker/tools/load-test.sh
+
 # Every lesson's quiz answered right from its key must score full marks, and answered wrong
 # must not (make quiz without a terminal).
 quiz-test: $(WORKBOOK)
@@ -334,6 +343,10 @@ grade-test: $(WORKBOOK)
 	$(Q)checker/tools/validate-grade.py build/grade-solutions $(TOTAL_POINTS) $(TOTAL_POINTS)
 	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=exercises GRADE_DIR=build/grade-exercises > /dev/null
 	$(Q)checker/tools/validate-grade.py build/grade-exercises 0 $(TOTAL_POINTS)
+	$(Q)rm -rf build/forged-handin /tmp/wb-redteam-atexit_forgery && cp -r exercises build/forged-handin && \
+	  $(WORKBOOK) mutate checker/redteam/atexit_forgery.mutant build/forged-handin > /dev/null
+	$(Q)WB_SKIP_LINT=1 $(MAKE) -s --no-print-directory grade EMU=1 SRC=build/forged-handin GRADE_DIR=build/grade-forged > /dev/null 2>&1; \
+	  checker/tools/validate-grade.py build/grade-forged 0 $(TOTAL_POINTS) && ! test -e /tmp/wb-redteam-atexit_forgery
 
 # make handout on this tree, unpacked in a fresh folder: nothing secret inside, and there the
 # solutions dropped in as a student's hand-in pass while the stubs fail (the judge that runs here).
@@ -361,6 +374,7 @@ test: doctor author-check build-all unit-tests quiz-test site-test $(if $(and $(
 	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=1); \
 	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi
+	$(Q)if [ -n "$(HAVE_CLANG)" ] && [ -n "$(HAVE_SOLUTIONS)" ]; then MAKE="$(MAKE)" checker/tools/load-test.sh; fi
 	$(Q)if [ -n "$(GPU_CC)" ]; then export SANITIZE=1 PROFILE=1; \
 	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" $(WORKBOOK) check solutions pass $(LESSONS) &&) \
 	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS) \

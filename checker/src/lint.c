@@ -1,10 +1,13 @@
-/* The lesson files' rules (lint.h): a small C tokenizer that skips comments and literals,
- * follows brace depth, and looks at what stands at file scope. */
+/* The lesson files' rules (lint.h): a small C++ tokenizer that skips comments and literals,
+ * follows brace depth, and looks at what stands at file scope. It reads what a compiler reads:
+ * backslash-newlines spliced first, raw strings, digit separators and digraphs for what they are
+ * (a tokenizer that mistook them could be walked past). */
 #include "lint.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_MACROS 64
@@ -17,13 +20,47 @@ struct token {
     char text[NAME_MAX_LEN]; /* identifiers and punctuation; literals and numbers are not kept */
     int line;
     int line_start; /* the first token on its line: where a directive may begin */
+    const char *start, *end; /* where it stands in the text */
 };
 
 struct lexer {
     const char *p;
     int line;
     int at_line_start;
+    const char *base; /* the spliced text, and each of its characters' line in the file */
+    const int *line_at;
 };
+
+/* Translation phase 2: every backslash-newline removed, each remaining character remembering
+ * the line it stood on. Returns the text (malloc'd, with *lines), or NULL. */
+static char *splice(const char *text, int **lines)
+{
+    size_t n = strlen(text);
+    char *out = malloc(n + 1);
+    int *at = malloc((n + 1) * sizeof *at);
+    if (!out || !at) {
+        free(out);
+        free(at);
+        return NULL;
+    }
+    size_t k = 0;
+    int line = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] == '\\' && (text[i + 1] == '\n' || (text[i + 1] == '\r' && text[i + 2] == '\n'))) {
+            i += text[i + 1] == '\r' ? 2 : 1;
+            line++;
+            continue;
+        }
+        at[k] = line;
+        out[k++] = text[i];
+        if (text[i] == '\n')
+            line++;
+    }
+    at[k] = line;
+    out[k] = '\0';
+    *lines = at;
+    return out;
+}
 
 /* Skips blanks, comments and backslash-newlines; counts lines. */
 static void skip_space(struct lexer *lx)
@@ -34,9 +71,6 @@ static void skip_space(struct lexer *lx)
             lx->line++;
             lx->at_line_start = 1;
             lx->p++;
-        } else if (*p == '\\' && p[1] == '\n') {
-            lx->line++;
-            lx->p += 2;
         } else if (isspace((unsigned char)*p)) {
             lx->p++;
         } else if (p[0] == '/' && p[1] == '/') {
@@ -57,11 +91,12 @@ static void skip_space(struct lexer *lx)
     }
 }
 
-static void next_token(struct lexer *lx, struct token *t)
+static void scan_token(struct lexer *lx, struct token *t)
 {
     skip_space(lx);
     memset(t, 0, sizeof *t);
-    t->line = lx->line;
+    t->start = lx->p;
+    t->line = lx->line_at ? lx->line_at[lx->p - lx->base] : lx->line;
     t->line_start = lx->at_line_start;
     lx->at_line_start = 0;
     const char *p = lx->p;
@@ -73,13 +108,31 @@ static void next_token(struct lexer *lx, struct token *t)
         size_t n = 0;
         while (isalnum((unsigned char)p[n]) || p[n] == '_')
             n++;
+        /* A raw string, R"delim( ... )delim", with any encoding prefix: nothing inside counts. */
+        if (p[n] == '"' && p[n - 1] == 'R' && (n == 1 || (n == 2 && strchr("uUL", p[0])) || (n == 3 && strncmp(p, "u8", 2) == 0))) {
+            const char *open = strchr(p + n + 1, '(');
+            char close[24];
+            int dlen = open ? (int)(open - (p + n + 1)) : -1;
+            const char *end = NULL;
+            if (dlen >= 0 && dlen <= 16) {
+                snprintf(close, sizeof close, ")%.*s\"", dlen, p + n + 1);
+                end = strstr(open, close);
+            }
+            lx->p = end ? end + strlen(close) : p + strlen(p);
+            for (const char *q = p; q < lx->p; q++)
+                lx->line += *q == '\n';
+            t->kind = TOK_LITERAL;
+            return;
+        }
         t->kind = TOK_IDENT;
         snprintf(t->text, sizeof t->text, "%.*s", (int)(n < NAME_MAX_LEN - 1 ? n : NAME_MAX_LEN - 1), p);
         lx->p += n;
         return;
     }
     if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
+        /* A pp-number, digit separators (1'000) included. */
         while (isalnum((unsigned char)*lx->p) || *lx->p == '.' || *lx->p == '_' ||
+               (*lx->p == '\'' && isalnum((unsigned char)lx->p[1])) ||
                ((*lx->p == '+' || *lx->p == '-') && strchr("eEpP", lx->p[-1])))
             lx->p++;
         t->kind = TOK_NUMBER;
@@ -93,8 +146,21 @@ static void next_token(struct lexer *lx, struct token *t)
         t->kind = TOK_LITERAL;
         return;
     }
-    static const char *multi[] = {"<<<", ">>>", "##", "%:", "::", "->", NULL};
+    /* Digraphs are the punctuators they stand for (<:: before anything but : and > is < ::). */
+    static const char *const digraphs[][2] = {{"%:%:", "##"}, {"%:", "#"}, {"<%", "{"}, {"%>", "}"}, {":>", "]"}};
     t->kind = TOK_PUNCT;
+    for (size_t i = 0; i < sizeof digraphs / sizeof digraphs[0]; i++)
+        if (strncmp(p, digraphs[i][0], strlen(digraphs[i][0])) == 0) {
+            strcpy(t->text, digraphs[i][1]);
+            lx->p += strlen(digraphs[i][0]);
+            return;
+        }
+    if (p[0] == '<' && p[1] == ':' && !(p[2] == ':' && p[3] != ':' && p[3] != '>')) {
+        strcpy(t->text, "[");
+        lx->p += 2;
+        return;
+    }
+    static const char *multi[] = {"<<<", ">>>", "##", "::", "->", NULL};
     for (int i = 0; multi[i]; i++)
         if (strncmp(p, multi[i], strlen(multi[i])) == 0) {
             strcpy(t->text, multi[i]);
@@ -103,6 +169,12 @@ static void next_token(struct lexer *lx, struct token *t)
         }
     t->text[0] = *p;
     lx->p++;
+}
+
+static void next_token(struct lexer *lx, struct token *t)
+{
+    scan_token(lx, t);
+    t->end = lx->p;
 }
 
 static int is(const struct token *t, const char *s) { return t->kind != TOK_END && strcmp(t->text, s) == 0; }
@@ -290,19 +362,33 @@ static void kernel_name(struct lexer *lx, struct token *t, char *name, size_t le
     snprintf(name, len, "%s", last);
 }
 
+static int lint_spliced(const char *text, const int *lines, const char *kernel, struct lint_problem *p);
+
 int lint_kernel_source(const char *text, const char *kernel, struct lint_problem *p)
+{
+    int *lines = NULL;
+    char *spliced = splice(text, &lines);
+    if (!spliced)
+        return problem(p, 1, "out of memory");
+    int rc = lint_spliced(spliced, lines, kernel, p);
+    free(spliced);
+    free(lines);
+    return rc;
+}
+
+static int lint_spliced(const char *text, const int *lines, const char *kernel, struct lint_problem *p)
 {
     static struct macros m;
     memset(&m, 0, sizeof m);
     memset(p, 0, sizeof *p);
-    struct lexer lx = {text, 1, 1};
+    struct lexer lx = {text, 1, 1, text, lines};
     struct token t, prev = {0};
     struct statement s = {0};
     int depth = 0, kernels = 0;
     char found[NAME_MAX_LEN] = "";
     next_token(&lx, &t);
     while (t.kind != TOK_END) {
-        if (t.line_start && (is(&t, "#") || is(&t, "%:"))) {
+        if (t.line_start && is(&t, "#")) {
             if (directive(&lx, &t, &m, p))
                 return 1;
             continue;
@@ -311,6 +397,8 @@ int lint_kernel_source(const char *text, const char *kernel, struct lint_problem
             return problem(p, t.line, "kernel launches (<<< >>>) are not allowed: the harness launches your kernel");
         if (is(&t, "##"))
             return problem(p, t.line, "token pasting (##) is not allowed in a lesson file");
+        if (is(&t, "[") && is(&prev, "[") && prev.end == t.start)
+            return problem(p, t.line, "attributes ([[...]]) are not allowed (one can run code when the checker starts)");
         const char *why = t.kind == TOK_IDENT ? banned_name(t.text) : NULL;
         if (why)
             return problem(p, t.line, "`%s`: %s", t.text, why);

@@ -101,12 +101,37 @@ static void refuses_wrong_kernels(void **state)
     refused("__global__ void kernel(float *o) { o[0] = 1; }\n", 1, "must be named k");
 }
 
+/* What a compiler sees, the lint must see: each trick once walked past a simpler tokenizer. */
+static void sees_what_the_compiler_sees(void **state)
+{
+    (void)state;
+    /* A digit separator is part of its number, not the start of a character literal. */
+    refused("static const int big = 1'0; __attribute__((constructor)) static void f() { }\n" KERNEL_OK, 1,
+            "attributes are not allowed");
+    /* A raw string ends at )delim", whatever quotes it holds. */
+    refused("static const char *s = R\"x(\")x\"; __attribute__((constructor)) static void f() { }\n" KERNEL_OK, 1,
+            "attributes are not allowed");
+    refused("static const char *s = u8R\"(a\nb)\";\n__attribute__((constructor)) static void f() { }\n" KERNEL_OK, 3,
+            "attributes are not allowed");
+    /* Backslash-newlines are spliced first; the line reported is where the word starts. */
+    refused("\n__attri\\\nbute__((constructor)) static void f() { }\n" KERNEL_OK, 2, "attributes are not allowed");
+    refused("ex\\\ntern \"C\" int system(const char *);\n" KERNEL_OK, 1, "extern declarations are not allowed");
+    /* Attributes in brackets, also spelled with digraphs. */
+    refused("[[gnu::constructor]] __device__ void f() { }\n" KERNEL_OK, 1, "attributes ([[...]]) are not allowed");
+    refused("<:<:gnu::constructor:>:> __device__ void f() { }\n" KERNEL_OK, 1, "attributes ([[...]]) are not allowed");
+    refused("%:include <stdio.h>\n" KERNEL_OK, 1, "#include is not allowed");
+    refused("#define J(a, b) a %:%: b\n" KERNEL_OK, 1, "token pasting");
+    /* ...while an index inside an index and a char '\'' stay fine. */
+    accepted("__global__ void k(const float *in, float *out, int n)\n{\n    int i[2] = {0, 1};\n"
+             "    out[i[1]] = in[i[0]] + (float)'\\'';\n}\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(allows_kernels_helpers_constants), cmocka_unit_test(refuses_preprocessor_tricks),
         cmocka_unit_test(refuses_host_code),               cmocka_unit_test(refuses_libraries),
-        cmocka_unit_test(refuses_wrong_kernels),
+        cmocka_unit_test(refuses_wrong_kernels),           cmocka_unit_test(sees_what_the_compiler_sees),
     };
     return cmocka_run_group_tests_name("lint", tests, NULL, NULL);
 }

@@ -9,7 +9,10 @@ set -u
 make=${MAKE:-make}
 pass=0 fail=0 skip=0
 names=()
-for file in checker/mutants/*.mutant; do
+# Names given on the command line: only those.
+files=(checker/mutants/*.mutant)
+[ $# -gt 0 ] && files=("${@/#/checker/mutants/}") && files=("${files[@]/%/.mutant}")
+for file in "${files[@]}"; do
   name=$(basename "$file" .mutant)
   # On a GPU, a mistake only the emulator's thread order exposes is still run when the gate
   # that can see it (gpu-needs: SANITIZE or PROFILE) is on.
