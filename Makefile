@@ -354,7 +354,7 @@ HANDOUT_TEST := build/handout-test
 handout-test: $(WORKBOOK)
 	$(Q)rm -rf $(HANDOUT_TEST) && mkdir -p $(HANDOUT_TEST)
 	$(Q)checker/tools/handout.sh $(HANDOUT_TEST)/workbook.tar.gz > $(HANDOUT_TEST)/handout.log
-	$(Q)if tar -tzf $(HANDOUT_TEST)/workbook.tar.gz | grep -E '/(solutions|checker/mutants|checker/tests)/'; then \
+	$(Q)if tar -tzf $(HANDOUT_TEST)/workbook.tar.gz | grep -E '/(solutions|checker/mutants|checker/redteam|checker/tests)/'; then \
 	  echo "handout: the tarball holds the files above, which must stay out of it"; exit 1; fi
 	$(Q)tar -C $(HANDOUT_TEST) -xzf $(HANDOUT_TEST)/workbook.tar.gz && cp -r solutions $(HANDOUT_TEST)/shared-memory-workbook/hand-in
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && $(MAKE) -s --no-print-directory programs SRC=exercises && \
@@ -394,6 +394,7 @@ PANDOC ?= pandoc
 SITE := docs/html
 SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg tiling.svg)
 SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html $(SITE)/mutants.html $(SITE)/gates.html \
+  $(SITE)/security.html \
   $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)
 # Offline (images embedded, styles inline), code highlighted as C++ (pandoc knows no CUDA), the
 # page's title from its first line; pandoc wraps a <summary>'s text in <p>, which is undone.
@@ -426,7 +427,7 @@ $(foreach n,$(LESSONS),$(eval $(call LESSON_PAGE,$(n))))
 
 $(SITE)/index.html: docs/index.md docs/template.html lessons/registry $(WORKBOOK)
 	$(Q)mkdir -p build/docs $(@D)
-	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject; compute-sanitizer and Nsight Compute as [gates](gates.html).\n'; } > build/docs/index.md
+	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject; compute-sanitizer and Nsight Compute as [gates](gates.html); what a lesson file [can and cannot do](security.html).\n'; } > build/docs/index.md
 	$(Q)$(PANDOC_HTML) $(call page_title,$<) build/docs/index.md -o $@
 
 # Links between the docs' Markdown files become links between their pages.

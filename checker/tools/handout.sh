@@ -26,7 +26,7 @@ dest=$stage/$top
 mkdir -p "$dest"
 # What git tracks, and new files it does not ignore yet; not what was deleted since.
 git ls-files -z --cached --others --exclude-standard |
-  grep -zv -e '^solutions/' -e '^checker/mutants/' -e '^checker/tests/' -e '^\.ci/' |
+  grep -zv -e '^solutions/' -e '^checker/mutants/' -e '^checker/redteam/' -e '^checker/tests/' -e '^\.ci/' |
   while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done | xargs -0 cp --parents -t "$dest"
 
 # The registry of the handed-out lessons, baselines moved out of solutions/.
