@@ -41,7 +41,7 @@ CUDA_BIN := $(dir $(NVCC))
 export WB_SANITIZER ?= $(wildcard $(CUDA_BIN)compute-sanitizer)
 export WB_NCU ?= $(wildcard $(CUDA_BIN)ncu)
 
-# EMU=1: grade in the CPU emulator (checker/emu/), the default where no GPU is found.
+# EMU=1: grade in the CPU emulator (checker/runner/emu/), the default where no GPU is found.
 EMU ?= $(if $(GPU_CC),,1)
 JUDGE := $(if $(EMU),check-emu,check)
 HAVE_CLANG := $(shell command -v $(CLANGXX) 2>/dev/null)
@@ -85,10 +85,12 @@ LIBCHECKER := $(COMMON)/libchecker.a
 # The emulator's runner: its main, the job, the scheduler, the tracer, and the sandbox.
 EMU_OBJECTS := $(patsubst checker/runner/emu/%.c,$(COMMON)/emu/%.o,$(wildcard checker/runner/emu/*.c)) $(COMMON)/sandbox.o
 GPU_RUNNER := $(COMMON)/gpu-runner
-LIB_SOURCES := $(filter-out checker/src/workbook.c,$(wildcard checker/src/*.c))
+LIB_SOURCES := $(wildcard checker/src/*.c)
+# The bank-and-sector model the emulator's tracer, the quiz and the bank maps share.
+MODEL_SOURCES := $(wildcard checker/model/*.c)
 # The judge (checker/judge/): main.c is built per lesson, the rest once. It links no kernel.
 CHECK_OBJECTS := $(patsubst checker/judge/%.c,$(COMMON)/judge/%.o,$(filter-out %/main.c,$(wildcard checker/judge/*.c)))
-LIB_OBJECTS := $(patsubst checker/src/%.c,$(COMMON)/lib/%.o,$(LIB_SOURCES))
+LIB_OBJECTS := $(patsubst checker/src/%.c,$(COMMON)/lib/%.o,$(LIB_SOURCES)) $(patsubst checker/model/%.c,$(COMMON)/model/%.o,$(MODEL_SOURCES))
 HEADERS := $(wildcard checker/include/*.h)
 
 # LESSON: which lesson `make check`, `hint` and `reset` act on: a number, or all. Default:
@@ -262,11 +264,16 @@ $(COMMON)/lib/%.o: checker/src/%.c $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+$(COMMON)/model/%.o: checker/model/%.c $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
 $(LIBCHECKER): $(LIB_OBJECTS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(WORKBOOK): checker/src/workbook.c $(LIBCHECKER) $(HEADERS)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER)
+# The commands behind the make targets (checker/commands/).
+$(WORKBOOK): $(wildcard checker/commands/*.c) checker/commands/commands.h $(LIBCHECKER) $(HEADERS)
+	$(Q)$(CC) $(CFLAGS) -Ichecker/commands -o $@ $(filter %.c,$^) $(LIBCHECKER)
 
 # ---- the workbook's own tests ----------------------------------------------------------
 # test_emu_run runs small kernels in the emulator, so it needs clang++; test_sandbox needs

@@ -1,5 +1,5 @@
 /* What a lesson's check demands. Each lessons/NN_topic/check.c defines one `lesson` with its
- * test cases and its speed threshold; checker/check/main.c runs them as cmocka tests.
+ * test cases and its speed threshold; checker/judge/main.c runs them as cmocka tests.
  * Which kernel, family and baseline come from lessons/registry. */
 #ifndef WB_CHECK_H
 #define WB_CHECK_H

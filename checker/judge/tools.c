@@ -26,6 +26,27 @@
  * the unpadded tile's 32-way one (docs/gates.md). */
 #define NCU_CONFLICT_SHARE 0.05
 
+/* WB_KEEP_TOOL_LOGS=DIR keeps each tool's log there (checker/tools/gpu-gates.sh collects them
+ * as the parsers' test data): DIR/TOOL[-SUBTOOL]-student.log or -baseline.log. */
+static void keep_log(char *const tool_argv[], int roles, const char *text)
+{
+    const char *dir = getenv("WB_KEEP_TOOL_LOGS");
+    if (!dir || !*dir || !text)
+        return;
+    const char *tool = strrchr(tool_argv[0], '/') ? strrchr(tool_argv[0], '/') + 1 : tool_argv[0], *sub = "";
+    for (int i = 1; tool_argv[i] && tool_argv[i + 1]; i++)
+        if (strcmp(tool_argv[i], "--tool") == 0)
+            sub = tool_argv[i + 1];
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s%s%s-%s.log", dir, tool, *sub ? "-" : "", sub,
+             roles == SIDE_STUDENT ? "student" : "baseline");
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
 /* Runs a side's runner in its plain mode under a tool (tool_argv, NULL-terminated) on the
  * inputs of case `stream`, the job in a private file, the tool's log in another; returns the
  * log (malloc'd, or NULL) and in *bufs the device buffers the run printed. roles: SIDE_STUDENT,
@@ -68,6 +89,7 @@ static char *run_watched(char *const tool_argv[], int roles, int rows, int cols,
         unsetenv("WB_JOB_FILE");
         *nbufs = parse_buffers(r->output, bufs, 4);
         text = read_text_file(log);
+        keep_log(tool_argv, roles, text);
     }
     unlink(log);
     unlink(jobfile);

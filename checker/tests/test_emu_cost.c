@@ -1,4 +1,4 @@
-/* Unit tests for the CPU emulator's cost model, emu_price (checker/emu/emu_trace.c): one warp
+/* Unit tests for the CPU emulator's cost model, emu_price (checker/model/bank_model.c): one warp
  * instruction's lane accesses priced as Nsight Compute counts them. Shared memory: 32 banks of
  * 4-byte words, bank = (address / 4) % 32; wavefronts = the most DISTINCT words any one bank is
  * asked for (one word asked by many lanes is a broadcast); ideal = ceil(bytes / 128), capped at

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make handout: the workbook as a tarball for students, without solutions/, the wrong kernels
 # of checker/mutants/ and the workbook's own tests. The checker in it still grades: it compares
-# with the baseline kernel and a CPU reference (checker/gpu/no_solution.c stands in for the
+# with the baseline kernel and a CPU reference (the judge is built without a
 # solution). A baseline that is an earlier lesson's solution (lesson 2's is lesson 1's kernel,
 # lessons 4-5's is lesson 3's) has to travel with it: it is copied to checker/baselines/ and
 # named in the tarball's HANDOUT file and here, so an instructor knows what students can see.

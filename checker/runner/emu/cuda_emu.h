@@ -48,7 +48,7 @@ extern "C" void emu_syncthreads(void);
  * every array at a bank-0 boundary, as the GPU lays out arrays of this size. */
 #define __shared__ static __attribute__((section("wb_shared_" WB_EMU_STR(WB_ROLE)), aligned(128)))
 
-/* The launch the harness makes; see checker/gpu/launch.cu. */
+/* The launch the harness makes; see checker/runner/emu/launch.cu. */
 extern "C" int emu_launch(dim3 grid, dim3 block, char *shared_begin, char *shared_end, void (*body)(void *),
                           void *ctx);
 

@@ -1,0 +1,228 @@
+/* What the builds and the workbook's own tests use (commands.h): the lesson files' rules and
+ * the gate on what the compiler made of them, compiler logs as file:line, the author check, the
+ * wrong kernels. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backup.h"
+#include "bankmap.h"
+#include "hints.h"
+#include "lint.h"
+#include "objgate.h"
+#include "mutant.h"
+#include "quiz.h"
+#include "rng.h"
+#include "registry.h"
+#include "results.h"
+#include "state.h"
+#include "textfile.h"
+
+#include "commands.h"
+
+/* ---- lint ---- */
+
+/* The rules of lint.h, said as file:line like a compiler's error. */
+int cmd_lint(const char *source, const char *kernel)
+{
+    char *text = read_text_file(source);
+    if (!text) {
+        printf("%s: cannot be read (%s)\n", source, strerror(errno));
+        return 1;
+    }
+    struct lint_problem p;
+    int bad = lint_kernel_source(text, kernel, &p);
+    free(text);
+    if (bad)
+        printf("%s:%d: error: %s\n", source, p.line, p.message);
+    return bad;
+}
+
+/* ---- gate ---- */
+
+/* The gate on a compiled lesson file (objgate.h), said as `file: error: ...`. The emulator's
+ * role is the object's name up to its first dot (student.emu.o). */
+int cmd_gate(const char *kind, const char *object, const char *kernel, const char *family, const char *source)
+{
+    char msg[700], role[64];
+    const char *base = strrchr(object, '/') ? strrchr(object, '/') + 1 : object;
+    snprintf(role, sizeof role, "%.*s", (int)strcspn(base, "."), base);
+    enum family f = strcmp(family, "matmul") == 0 ? FAMILY_MATMUL : FAMILY_TRANSPOSE;
+    if (gate_object(object, kind, role, kernel, f, msg, sizeof msg) == 0)
+        return 0;
+    printf("%s: error: %s\n", source, msg);
+    return 1;
+}
+
+/* ---- compile-report ---- */
+
+/* nvcc writes "file(12): error: ..." followed by the source line and a caret. Editors and
+ * people read "file:12: error: ...", so rewrite those lines and keep the rest as they are,
+ * minus the compiler's own boilerplate. Returns the number of diagnostics shown. */
+int cmd_compile_report(const char *source, const char *log)
+{
+    FILE *f = fopen(log, "r");
+    if (!f)
+        return 0;
+    char line[2048];
+    int shown = 0, blank = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "Remark: The warnings can be suppressed") || strstr(line, "detected in the compilation of"))
+            continue;
+        if (line[strspn(line, " \t\r\n")] == '\0') {
+            blank = 1; /* printed only if more text follows: no trailing or doubled blank lines */
+            continue;
+        }
+        if (blank && shown)
+            putchar('\n');
+        blank = 0;
+        /* nvcc names the file as it found it through -I., i.e. with a leading "./". */
+        char *name = strncmp(line, "./", 2) == 0 && strncmp(source, "./", 2) != 0 ? line + 2 : line;
+        char *paren = strncmp(name, source, strlen(source)) == 0 ? name + strlen(source) : NULL;
+        int lineno;
+        char rest[2048];
+        if (paren && sscanf(paren, "(%d): %2047[^\n]", &lineno, rest) == 2) {
+            printf("%s:%d: %s\n", source, lineno, rest);
+            shown++;
+        } else {
+            fputs(line, stdout);
+        }
+    }
+    fclose(f);
+    return shown;
+}
+
+/* ---- author-check ---- */
+
+int load_quiz(const struct lesson *l, struct quiz *quiz);
+
+/* Says what is wrong with one kernel file, or nothing. Returns the number of problems. */
+static int check_kernel_file(const char *path, const char *kernel, int stub)
+{
+    char *text = read_text_file(path);
+    if (!text) {
+        printf("  %s is missing\n", path);
+        return 1;
+    }
+    int has_todo = strstr(text, "TODO") != NULL;
+    struct lint_problem p;
+    int bad = lint_kernel_source(text, kernel, &p);
+    if (bad)
+        printf("  %s:%d: %s\n", path, p.line, p.message);
+    const struct {
+        int wrong;
+        const char *what;
+    } rules[] = {
+        {stub && !has_todo, "is a stub without a TODO: what is the student to change?"},
+        {!stub && has_todo, "is a solution with a TODO left in it"},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rules[i].wrong) {
+            printf("  %s %s\n", path, rules[i].what);
+            bad++;
+        }
+    free(text);
+    return bad;
+}
+
+/* A handout (make handout) has no solutions/: its stubs, baselines and texts are still checked. */
+int cmd_author_check(void)
+{
+    int bad = 0, have_solutions = file_exists("solutions");
+    for (int i = 0; i < reg.count; i++) {
+        const struct lesson *l = &reg.lessons[i];
+        char stub[512], solution[512], readme[512], cases[512], base[256];
+        if (have_solutions && l->number != i + 1) {
+            printf("  lessons/registry: lesson %d where lesson %d was expected (number them 1, 2, 3, ...)\n", l->number,
+                   i + 1);
+            bad++;
+        }
+        path_of(stub, sizeof stub, "exercises", l);
+        path_of(solution, sizeof solution, "solutions", l);
+        snprintf(readme, sizeof readme, "lessons/%s/README.md", l->folder);
+        snprintf(cases, sizeof cases, "lessons/%s/check.c", l->folder);
+        bad += check_kernel_file(stub, l->kernel, 1);
+        if (have_solutions)
+            bad += check_kernel_file(solution, l->kernel, 0);
+        const char *name = strrchr(l->baseline, '/') ? strrchr(l->baseline, '/') + 1 : l->baseline;
+        snprintf(base, sizeof base, "%.*s", (int)(strlen(name) - 3), name);
+        bad += check_kernel_file(l->baseline, base, 0);
+        if (have_solutions && same_content(stub, solution)) {
+            printf("  %s is already solved: it is the same as %s\n", stub, solution);
+            bad++;
+        }
+        if (!file_exists(cases)) {
+            printf("  %s is missing: the lesson has no check\n", cases);
+            bad++;
+        }
+        char *text = read_text_file(readme);
+        struct hints h;
+        if (!text || hints_find(text, &h) == 0) {
+            printf("  %s %s\n", readme, text ? "has no '### Hint' under '## Hints'" : "is missing");
+            bad++;
+        }
+        free(text);
+        static struct quiz quiz;
+        if (load_quiz(l, &quiz) != 0 || quiz.count < 5) {
+            printf("  lessons/%s/quiz.txt needs at least 5 questions that parse\n", l->folder);
+            bad++;
+        }
+    }
+    if (bad)
+        printf("author check: %d problem%s in the lessons above.\n", bad, bad == 1 ? "" : "s");
+    else
+        printf("author check: %d lessons complete; %s.\n", reg.count,
+               have_solutions ? "no stub is already solved" : "no solutions/ here (a handout), so none compared");
+    return bad ? 1 : 0;
+}
+
+/* ---- mutate ---- */
+
+int cmd_mutate(const char *file, const char *dir)
+{
+    char err[1400], solution[512], outdir[1024], out[1200];
+    char *text = read_text_file(file), *source = NULL, *mutated = NULL;
+    struct mutant m;
+    const struct lesson *l = NULL;
+    int rc = 1;
+    if (!text)
+        snprintf(err, sizeof err, "cannot read it");
+    else if (mutant_parse(text, &m, err, sizeof err) == 0) {
+        if (!(l = registry_find(&reg, m.lesson)))
+            snprintf(err, sizeof err, "lesson %d is not in lessons/registry", m.lesson);
+        else {
+            path_of(solution, sizeof solution, "solutions", l);
+            if (!(source = read_text_file(solution)))
+                snprintf(err, sizeof err, "cannot read %s", solution);
+            else
+                mutated = mutant_apply(&m, source, err, sizeof err);
+        }
+        if (mutated) {
+            snprintf(outdir, sizeof outdir, "%s/%s", dir, l->folder);
+            path_of(out, sizeof out, dir, l);
+            FILE *f = make_dirs(outdir) == 0 ? fopen(out, "w") : NULL;
+            if (f) {
+                const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+                fprintf(f, "// MUTANT %s: %s\n%s", name, m.what, mutated);
+                rc = fclose(f) == 0 ? 0 : 1;
+            }
+            if (rc)
+                snprintf(err, sizeof err, "cannot write %s", out);
+        }
+        mutant_free(&m);
+    }
+    if (rc)
+        fprintf(stderr, "%s: %s\n", file, err);
+    free(text);
+    free(source);
+    free(mutated);
+    return rc;
+}

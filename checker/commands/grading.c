@@ -1,0 +1,340 @@
+/* Grading (commands.h): make check runs each lesson's judge and sums the score; make grade
+ * writes the course's files (results.json, junit.xml, summary.txt). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backup.h"
+#include "bankmap.h"
+#include "hints.h"
+#include "lint.h"
+#include "objgate.h"
+#include "mutant.h"
+#include "quiz.h"
+#include "rng.h"
+#include "registry.h"
+#include "results.h"
+#include "state.h"
+#include "textfile.h"
+
+#include "commands.h"
+
+/* ---- check ---- */
+
+struct outcome {
+    int not_started; /* the student's copy does not exist yet */
+    int built, ran, no_gpu, tests, failed, hung;
+    double speed_ms, speedup;
+};
+
+/* The build folder for a source folder: build/<SRC with '/' as '_'>. The Makefile's SRC_ID
+ * makes the same name. */
+static void build_dir(char *buf, size_t len, const char *src)
+{
+    snprintf(buf, len, "build/");
+    size_t n = strlen(buf);
+    for (const char *p = src; *p && n + 1 < len; p++)
+        if (!(*p == '/' && p[1] == '\0'))
+            buf[n++] = *p == '/' ? '_' : *p;
+    buf[n] = '\0';
+}
+
+/* Where a graded run's report goes (make grade): its text to `log` (appended), cmocka's
+ * JUnit XML to `xml`. NULL: the terminal. */
+static const char *grade_log, *grade_xml;
+
+/* Runs argv and returns its exit status. With quiet_make, the command's stderr passes through
+ * a filter that drops make's "make: *** [target] Error 1" lines: the compile report said it. */
+static int run_command(char *const argv[], const char *result_file, int quiet_make)
+{
+    fflush(NULL);
+    int fds[2] = {-1, -1};
+    if (quiet_make && pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (result_file)
+            setenv("WB_RESULT_FILE", result_file, 1);
+        if (grade_log) {
+            int fd = open(grade_log, O_WRONLY | O_CREAT | O_APPEND, 0666);
+            if (fd >= 0) {
+                dup2(fd, STDOUT_FILENO);
+                dup2(fd, STDERR_FILENO);
+                close(fd);
+            }
+            setenv("CMOCKA_MESSAGE_OUTPUT", "XML", 1);
+            setenv("CMOCKA_XML_FILE", grade_xml, 1);
+        }
+        if (quiet_make) {
+            dup2(fds[1], STDERR_FILENO);
+            close(fds[0]);
+            close(fds[1]);
+        }
+        execvp(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    if (quiet_make) {
+        close(fds[1]);
+        FILE *err = fdopen(fds[0], "r");
+        char line[4096];
+        while (err && fgets(line, sizeof line, err))
+            if (!(strncmp(line, "make", 4) == 0 && strstr(line, ": *** [")))
+                fputs(line, stderr);
+        if (err)
+            fclose(err);
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* On a GPU, the emulator's count of the same kernels' memory traffic explains the timings:
+ * shown, not graded. WB_EXPLAIN names the emulator's program (the Makefile sets it where
+ * clang++ is). Prints the memory-traffic part of its report. */
+static void explain(const struct lesson *l, const char *dir, const char *srcarg)
+{
+    const char *emu = getenv("WB_EXPLAIN"), *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
+    char binary[1024], cmd[2400];
+    if (!emu || !*emu || (fmt && *fmt && strcasecmp(fmt, "stdout") != 0)) /* TAP/XML stay clean */
+        return;
+    if (strcmp(emu, "unavailable") == 0) {
+        printf("\n(The CPU emulator would explain these times with exact memory-traffic counts, but it is "
+               "unavailable here: it needs clang++ and llvm-symbolizer.)\n");
+        return;
+    }
+    snprintf(binary, sizeof binary, "%s/%s/%s", dir, l->folder, emu);
+    const char *make = getenv("MAKE") ? getenv("MAKE") : "make";
+    char *build[] = {(char *)make, "-s", "--no-print-directory", (char *)srcarg, binary, NULL};
+    if (run_command(build, NULL, 1) != 0)
+        return;
+    snprintf(cmd, sizeof cmd, "ONLY='memory*' WB_RESULT_FILE= '%s' 2>&1", binary);
+    FILE *p = popen(cmd, "r");
+    char line[1024];
+    int show = 0;
+    printf("\nWhy: the same kernels' memory traffic, counted by the CPU emulator (shown, not graded):\n");
+    while (p && fgets(line, sizeof line, p)) {
+        if (strstr(line, "  Memory traffic at"))
+            show = 1;
+        if (show && strncmp(line, "  ", 2) == 0 && !strstr(line, "Required:"))
+            fputs(line, stdout);
+        if (show && line[0] == '[')
+            show = 0;
+    }
+    if (p)
+        pclose(p);
+}
+
+static struct outcome check_one(const struct lesson *l, const char *src)
+{
+    struct outcome o = {0};
+    char dir[512], binary[1024], result[1024], srcarg[600];
+    build_dir(dir, sizeof dir, src);
+    /* check (the GPU judge) or check-emu (the emulator): the Makefile says which. */
+    const char *judge = getenv("WB_JUDGE") && *getenv("WB_JUDGE") ? getenv("WB_JUDGE") : "check";
+    snprintf(binary, sizeof binary, "%s/%s/%s", dir, l->folder, judge);
+    snprintf(result, sizeof result, "%s/%s/result", dir, l->folder);
+    snprintf(srcarg, sizeof srcarg, "SRC=%s", src);
+    const char *make = getenv("MAKE") ? getenv("MAKE") : "make";
+    char *build[] = {(char *)make, "-s", "--no-print-directory", srcarg, binary, NULL};
+    if (run_command(build, NULL, 1) != 0)
+        return o;
+    o.built = 1;
+    remove(result);
+    char *run[] = {binary, NULL};
+    run_command(run, result, 0);
+    FILE *f = fopen(result, "r");
+    if (!f)
+        return o;
+    int n;
+    o.ran = fscanf(f, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %lf speedup %lf", &n, &o.tests,
+                   &o.failed, &o.no_gpu, &o.hung, &o.speed_ms, &o.speedup) == 7;
+    fclose(f);
+    if (o.ran && !o.no_gpu && o.speed_ms > 0 && !grade_log)
+        explain(l, dir, srcarg);
+    return o;
+}
+
+static const char *verdict(const struct outcome *o, char *buf, size_t len)
+{
+    if (o->not_started)
+        snprintf(buf, len, "not started (make lessonN)");
+    else if (!o->built)
+        snprintf(buf, len, "does not build (see above)");
+    else if (!o->ran)
+        snprintf(buf, len, "the check did not finish");
+    else if (o->failed == 0)
+        snprintf(buf, len, "passed");
+    else if (o->hung)
+        snprintf(buf, len, "failed: no answer in time");
+    else
+        snprintf(buf, len, "failed %d of %d tests", o->failed, o->tests);
+    return buf;
+}
+
+/* expect: "score" for a student (Score: x/y), "pass" or "fail" for authors' runs over
+ * solutions/ or exercises/, which must all pass or all fail. */
+int cmd_check(const char *src, const char *expect, int argc, char **argv)
+{
+    struct state s;
+    int own_work = strcmp(src, WORK) == 0;
+    load_state(&s);
+    struct outcome out[MAX_LESSONS];
+    const struct lesson *ls[MAX_LESSONS];
+    int n = 0, score = 0, total = 0, as_expected = 0;
+    for (int i = 0; i < argc && n < MAX_LESSONS; i++) {
+        const struct lesson *l = lesson_arg(argv[i]);
+        if (!l)
+            return 2;
+        char work[512];
+        path_of(work, sizeof work, WORK, l);
+        ls[n] = l;
+        if (own_work && !file_exists(work)) {
+            /* Graded as nothing, and the others still are: LESSON=all midway through the course. */
+            printf("%sLesson %d has no %s yet: make lesson%d starts it.\n", n ? "\n" : "", l->number, work, l->number);
+            out[n++] = (struct outcome){.not_started = 1};
+            continue;
+        }
+        if (n > 0)
+            printf("\n");
+        out[n] = check_one(l, src);
+        if (out[n].no_gpu)
+            return 3; /* the check said why in one sentence; nothing else can be graded either */
+        if (own_work && out[n].ran) {
+            state_record_check(&s, l->number, out[n].failed == 0, out[n].speed_ms, out[n].speedup);
+            save_state(&s);
+        }
+        n++;
+    }
+    /* With TAP, SUBUNIT or XML on stdout, the summary must not mix into it. */
+    const char *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
+    FILE *sum = fmt && *fmt && strcasecmp(fmt, "stdout") != 0 ? stderr : stdout;
+    fprintf(sum, "\n%-22s %-30s %s\n", "Lesson", "Result", "Points");
+    for (int i = 0; i < n; i++) {
+        char v[64], name[80];
+        int passed = out[i].ran && out[i].failed == 0;
+        snprintf(name, sizeof name, "%d %s", ls[i]->number, ls[i]->folder);
+        fprintf(sum, "%-22s %-30s %d/%d\n", name, verdict(&out[i], v, sizeof v), passed ? ls[i]->points : 0,
+                ls[i]->points);
+        score += passed ? ls[i]->points : 0;
+        total += ls[i]->points;
+        as_expected += strcmp(expect, "fail") == 0 ? (out[i].built && out[i].ran && !passed) : passed;
+    }
+    if (strcmp(expect, "score") == 0) {
+        fprintf(sum, "Score: %d/%d\n", score, total);
+        return score == total ? 0 : 1;
+    }
+    fprintf(sum, "%s: %d of %d lessons %s as they must.\n", src, as_expected, n, strcmp(expect, "fail") == 0 ? "failed" : "passed");
+    return as_expected == n ? 0 : 1;
+}
+
+/* ---- grade ---- */
+
+/* Appends the test suites of a cmocka XML file to out. */
+static void copy_testsuites(FILE *out, const char *xml_path)
+{
+    char *xml = read_text_file(xml_path);
+    junit_copy_suites(out, xml);
+    free(xml);
+}
+
+/* make grade: every lesson graded into OUTDIR as results.json (Gradescope's autograder format),
+ * junit.xml (cmocka's test cases, one testsuite per lesson) and summary.txt; the reports of the
+ * check programs, which hold anything the kernels printed, stay in lesson-N.log. The verdicts come
+ * from the check programs' result files, never from what was printed. */
+int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
+{
+    char path[1024], log[1024], xml[1024], v[64];
+    struct outcome out[MAX_LESSONS];
+    const struct lesson *ls[MAX_LESSONS];
+    int n = 0, score = 0, total = 0;
+    if (make_dirs(outdir) != 0) {
+        fprintf(stderr, "Cannot create %s: %s\n", outdir, strerror(errno));
+        return 2;
+    }
+    for (int i = 0; i < argc && n < MAX_LESSONS; i++, n++) {
+        if (!(ls[n] = lesson_arg(argv[i])))
+            return 2;
+        snprintf(log, sizeof log, "%s/lesson-%d.log", outdir, ls[n]->number);
+        snprintf(xml, sizeof xml, "%s/lesson-%d.xml", outdir, ls[n]->number);
+        remove(log);
+        remove(xml);
+        grade_log = log;
+        grade_xml = xml;
+        out[n] = check_one(ls[n], src);
+        grade_log = grade_xml = NULL;
+        if (out[n].no_gpu)
+            return 3;
+    }
+    snprintf(path, sizeof path, "%s/results.json", outdir);
+    FILE *json = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/junit.xml", outdir);
+    FILE *junit = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/summary.txt", outdir);
+    FILE *sum = fopen(path, "w");
+    if (!json || !junit || !sum) {
+        fprintf(stderr, "Cannot write the results in %s: %s\n", outdir, strerror(errno));
+        return 2;
+    }
+    fprintf(sum, "%-22s %-30s %s\n", "Lesson", "Result", "Points");
+    fprintf(json, "{\n  \"tests\": [\n");
+    fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    for (int i = 0; i < n; i++) {
+        int passed = out[i].ran && out[i].failed == 0, points = passed ? ls[i]->points : 0;
+        char title[256];
+        score += points;
+        total += ls[i]->points;
+        snprintf(log, sizeof log, "%s/lesson-%d.log", outdir, ls[i]->number);
+        snprintf(xml, sizeof xml, "%s/lesson-%d.xml", outdir, ls[i]->number);
+        char *report = read_text_file(log);
+        int skipped = skipped_tests(report);
+        if (report && strlen(report) > 20000)
+            strcpy(report + 19980, "\n... (cut)\n");
+        fprintf(json, "    {\"name\": ");
+        json_string(json, title_of(ls[i], title, sizeof title));
+        fprintf(json, ", \"number\": \"%d\", \"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"output\": ",
+                ls[i]->number, points, ls[i]->points, passed ? "passed" : "failed");
+        json_string(json, report ? report : "");
+        fprintf(json, "}%s\n", i + 1 < n ? "," : "");
+        free(report);
+        if (!out[i].ran) /* no cmocka run, no suite of its own: the lesson still shows, as failed */
+            fprintf(junit, "  <testsuite name=\"lesson %d (%s)\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n"
+                           "    <testcase classname=\"lesson %d\" name=\"build and run\"><failure message=\"%s\"/></testcase>\n"
+                           "  </testsuite>\n",
+                    ls[i]->number, ls[i]->folder, ls[i]->number, verdict(&out[i], v, sizeof v));
+        else
+            copy_testsuites(junit, xml);
+        char name[80], result[96];
+        snprintf(name, sizeof name, "%d %s", ls[i]->number, ls[i]->folder);
+        verdict(&out[i], v, sizeof v);
+        if (skipped) /* a gate whose tool was missing is not a pass of that gate */
+            snprintf(result, sizeof result, "%s, %d test%s skipped", v, skipped, skipped == 1 ? "" : "s");
+        else
+            snprintf(result, sizeof result, "%s", v);
+        fprintf(sum, "%-22s %-30s %d/%d\n", name, result, points, ls[i]->points);
+    }
+    fprintf(json, "  ],\n  \"score\": %d,\n  \"output\": ", score);
+    char line[128];
+    snprintf(line, sizeof line, "Score: %d/%d, graded from %s", score, total, src);
+    json_string(json, line);
+    fprintf(json, "\n}\n");
+    fprintf(junit, "</testsuites>\n");
+    fprintf(sum, "Score: %d/%d\n", score, total);
+    fclose(json);
+    fclose(junit);
+    fclose(sum);
+    snprintf(path, sizeof path, "%s/summary.txt", outdir);
+    char *s = read_text_file(path);
+    printf("%s(results.json, junit.xml and each lesson's report: %s/)\n", s ? s : "", outdir);
+    free(s);
+    return 0;
+}

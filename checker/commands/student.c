@@ -1,0 +1,216 @@
+/* The student's loop (commands.h): make lessonN, status, hint, reset, quiz. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backup.h"
+#include "bankmap.h"
+#include "hints.h"
+#include "lint.h"
+#include "objgate.h"
+#include "mutant.h"
+#include "quiz.h"
+#include "rng.h"
+#include "registry.h"
+#include "results.h"
+#include "state.h"
+#include "textfile.h"
+
+#include "commands.h"
+
+/* ---- select ---- */
+
+int cmd_select(const struct lesson *l)
+{
+    char work[512], stub[512], dir[512], title[256];
+    path_of(work, sizeof work, WORK, l);
+    path_of(stub, sizeof stub, "exercises", l);
+    snprintf(dir, sizeof dir, WORK "/%s", l->folder);
+    if (!file_exists(work)) {
+        if (make_dirs(dir) != 0 || copy_file(stub, work) != 0) {
+            fprintf(stderr, "Cannot copy the stub %s to %s: %s\n", stub, work, strerror(errno));
+            return 1;
+        }
+    }
+    struct state s;
+    load_state(&s);
+    s.current = l->number;
+    if (save_state(&s) != 0)
+        return 1;
+    printf("%s\n", title_of(l, title, sizeof title));
+    printf("  Read:   lessons/%s/README.md\n", l->folder);
+    printf("  Edit:   %s%s\n", work, same_content(work, stub) ? "   (still the stub)" : "");
+    printf("  Then:   make check      (stuck? make hint; start over: make reset; progress: make status)\n");
+    return 0;
+}
+
+/* ---- status ---- */
+
+int cmd_status(void)
+{
+    struct state s;
+    load_state(&s);
+    printf("  %-22s %-11s %-11s %-9s %s\n", "Lesson", "Status", "Best time", "Speed-up", "Hints seen");
+    for (int i = 0; i < reg.count; i++) {
+        const struct lesson *l = &reg.lessons[i];
+        const struct lesson_state *ls = &s.lesson[l->number];
+        char name[80], best[24] = "-", speed[24] = "-", work[512];
+        path_of(work, sizeof work, WORK, l);
+        const char *status = ls->passed            ? "passed"
+                             : ls->ever_passed     ? "passed once"
+                             : ls->checks > 0      ? "not yet"
+                             : file_exists(work)   ? "started"
+                                                   : "-";
+        if (ls->best_ms > 0) {
+            snprintf(best, sizeof best, "%.3f ms", ls->best_ms);
+            snprintf(speed, sizeof speed, "%.2fx", ls->best_speedup);
+        }
+        snprintf(name, sizeof name, "%d %s", l->number, l->folder);
+        printf("%s %-22s %-11s %-11s %-9s %d\n", l->number == s.current ? ">" : " ", name, status, best, speed,
+               ls->hints_shown);
+    }
+    printf("(> is the selected lesson. Best time, on a GPU only: your fastest correct kernel at the speed\n"
+           " check's size; speed-up: over that lesson's baseline, in the same run.)\n");
+    return 0;
+}
+
+/* ---- hint ---- */
+
+int cmd_hint(const struct lesson *l)
+{
+    char path[512];
+    snprintf(path, sizeof path, "lessons/%s/README.md", l->folder);
+    char *text = read_text_file(path);
+    struct hints h;
+    if (!text || hints_find(text, &h) == 0) {
+        printf("Lesson %d has no hints in %s.\n", l->number, path);
+        free(text);
+        return 1;
+    }
+    struct state s;
+    load_state(&s);
+    int k = s.lesson[l->number].hints_shown; /* the next one, 0-based */
+    if (k >= h.count)
+        k = h.count - 1;
+    printf("%.*s\n\n", (int)h.len[k], h.start[k]);
+    if (k + 1 < h.count)
+        printf("(Hint %d of %d; `make hint` again for a stronger one.)\n", k + 1, h.count);
+    else
+        printf("(That was the last hint; lessons/%s/README.md derives the whole kernel.)\n", l->folder);
+    if (s.lesson[l->number].hints_shown < h.count) {
+        s.lesson[l->number].hints_shown++;
+        save_state(&s);
+    }
+    free(text);
+    return 0;
+}
+
+/* ---- reset ---- */
+
+int cmd_reset(const struct lesson *l)
+{
+    char work[512], stub[512], dir[512], backups[600], saved[1024];
+    path_of(work, sizeof work, WORK, l);
+    path_of(stub, sizeof stub, "exercises", l);
+    snprintf(dir, sizeof dir, WORK "/%s", l->folder);
+    snprintf(backups, sizeof backups, "%s/backups", dir);
+    if (file_exists(work) && !same_content(work, stub)) {
+        if (backup_file(work, backups, time(NULL), saved, sizeof saved) != 0) {
+            fprintf(stderr, "Could not keep a copy of %s (%s), so it was left as it is.\n", work, strerror(errno));
+            return 1;
+        }
+        printf("Your version is kept as %s\n", saved);
+    }
+    if (make_dirs(dir) != 0 || copy_file(stub, work) != 0) {
+        fprintf(stderr, "Could not restore %s from %s: %s\n", work, stub, strerror(errno));
+        return 1;
+    }
+    struct state s;
+    load_state(&s);
+    s.lesson[l->number].passed = false; /* "passed once" stays in the record */
+    save_state(&s);
+    printf("%s is the stub again.\n", work);
+    return 0;
+}
+
+/* ---- quiz ---- */
+
+int load_quiz(const struct lesson *l, struct quiz *quiz)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof path, "lessons/%s/quiz.txt", l->folder);
+    char *text = read_text_file(path);
+    int rc = text ? quiz_parse(text, quiz, err, sizeof err) : -1;
+    if (rc != 0)
+        fprintf(stderr, "%s: %s\n", path, text ? err : "cannot read it");
+    free(text);
+    return rc;
+}
+
+/* The lesson's questions and, from SEED (or a fresh seed), the made-up ones. */
+static int build_quiz(const struct lesson *l, struct quiz *quiz, struct quiz *fresh, uint64_t *seed)
+{
+    if (load_quiz(l, quiz) != 0)
+        return -1;
+    const char *s = getenv("SEED");
+    *seed = s && *s ? strtoull(s, NULL, 10) : rng_fresh_seed();
+    int kinds[4], n = 0;
+    for (int k = 0; k < 4; k++)
+        if (quiz->kinds & (1u << k))
+            kinds[n++] = k;
+    fresh->count = n ? quiz->generated : 0;
+    for (int i = 0; i < fresh->count; i++)
+        quiz_generate(*seed + (uint64_t)i, kinds[(*seed + (uint64_t)i) % (uint64_t)n], &fresh->q[i]);
+    return 0;
+}
+
+/* The right answers, one per line, in the order make quiz asks (SEED as for make quiz): lets
+ * make test answer the quiz non-interactively. */
+int cmd_quiz_key(const struct lesson *l)
+{
+    static struct quiz quiz, fresh;
+    uint64_t seed;
+    if (build_quiz(l, &quiz, &fresh, &seed) != 0)
+        return 2;
+    const struct quiz *both[2] = {&quiz, &fresh};
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < both[b]->count; i++)
+            printf("%g\n", both[b]->q[i].answer);
+    return 0;
+}
+
+int cmd_quiz(const struct lesson *l)
+{
+    static struct quiz quiz, fresh;
+    uint64_t seed;
+    if (build_quiz(l, &quiz, &fresh, &seed) != 0)
+        return 2;
+    char title[256];
+    printf("%s: self-check. Type a number, or the letter of a choice, and Enter.\n", title_of(l, title, sizeof title));
+    int right = quiz_ask(&quiz, stdin, stdout);
+    if (fresh.count) {
+        printf("\nAnd %d bank questions made up just now (again: make quiz SEED=%llu):\n", fresh.count,
+               (unsigned long long)seed);
+        right += quiz_ask(&fresh, stdin, stdout);
+    }
+    int total = quiz.count + fresh.count;
+    printf("\nScore: %d/%d%s\n", right, total, right == total ? "" : " (reread the sections the misses came from)");
+    return right == total ? 0 : 1;
+}
+
+int cmd_quiz_md(const struct lesson *l)
+{
+    static struct quiz quiz;
+    if (load_quiz(l, &quiz) != 0)
+        return 2;
+    quiz_markdown(&quiz, stdout);
+    return 0;
+}

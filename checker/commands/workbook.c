@@ -1,0 +1,175 @@
+/* workbook: the student-facing commands behind the Makefile's targets.
+ *
+ *   workbook select N                 make lessonN: remember N, create the student's copy
+ *   workbook check SRC EXPECT N...    make check: build and run each lesson's check, then Score
+ *   workbook grade SRC DIR N...       make grade: the same into DIR as results.json, junit.xml, summary
+ *   workbook status                   make status
+ *   workbook hint N                   make hint: the next hint of lesson N
+ *   workbook reset N                  make reset: keep a copy of the student's file, restore the stub
+ *   workbook lint SRC KERNEL          the lesson files' rules (kernels only), before compiling
+ *   workbook compile-report SRC LOG   show a compiler log as the student's file:line messages
+ *   workbook author-check             every lesson complete, no stub already solved (make test)
+ *   workbook mutate FILE DIR          write the wrong kernel FILE (a .mutant) describes into DIR
+ *   workbook quiz N                   make quiz: lesson N's questions and fresh bank questions;
+ *                                     answers from standard input, one per line
+ *   workbook quiz-md N                the questions as Markdown for the lesson's web page
+ *   workbook quiz-key N               the right answers of make quiz (same SEED), for tests
+ *   workbook bankmap LAYOUT           an SVG of the banks a column read hits (32x32, 32x33, xor)
+ *   workbook lesson-list              the lessons as a Markdown list of links (the site's index)
+ *
+ * Run from the workbook's top folder (the Makefile does). The commands live in student.c,
+ * grading.c and authoring.c (commands.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backup.h"
+#include "bankmap.h"
+#include "hints.h"
+#include "lint.h"
+#include "objgate.h"
+#include "mutant.h"
+#include "quiz.h"
+#include "rng.h"
+#include "registry.h"
+#include "results.h"
+#include "state.h"
+#include "textfile.h"
+
+#include "commands.h"
+
+struct registry reg;
+
+int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int same_content(const char *a, const char *b)
+{
+    char *x = read_text_file(a), *y = read_text_file(b);
+    int same = x && y && strcmp(x, y) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+const struct lesson *lesson_arg(const char *s)
+{
+    char *end;
+    long n = strtol(s ? s : "", &end, 10);
+    const struct lesson *l = (s && *s && !*end) ? registry_find(&reg, (int)n) : NULL;
+    if (!l)
+        fprintf(stderr, "There is no lesson '%s': the lessons are 1 to %d (make lessonN picks one).\n", s ? s : "",
+                reg.count);
+    return l;
+}
+
+void path_of(char *buf, size_t len, const char *top, const struct lesson *l)
+{
+    snprintf(buf, len, "%s/%s/%s.cu", top, l->folder, l->kernel);
+}
+
+const char *title_of(const struct lesson *l, char *buf, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "lessons/%s/README.md", l->folder);
+    char *text = read_text_file(path);
+    lesson_title(text ? text : "", buf, len);
+    free(text);
+    if (!buf[0])
+        snprintf(buf, len, "Lesson %d", l->number);
+    return buf;
+}
+
+void load_state(struct state *s)
+{
+    state_load(STATE_FILE, s);
+}
+
+int save_state(const struct state *s)
+{
+    if (make_dirs(WORK) != 0 || state_save(STATE_FILE, s) != 0) {
+        fprintf(stderr, "Cannot write %s: %s\n", STATE_FILE, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
+                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | bankmap 32x32|32x33|xor | lesson-list\n(the Makefile runs these for you: make help)\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    char err[512];
+    if (argc < 2)
+        return usage();
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "bankmap") == 0) {
+        int layout = argc == 3 ? bank_layout_named(argv[2]) : -1;
+        if (layout < 0)
+            return usage();
+        bankmap_svg(stdout, (enum bank_layout)layout, 0);
+        return 0;
+    }
+    if (strcmp(cmd, "lint") == 0)
+        return argc == 4 ? cmd_lint(argv[2], argv[3]) : usage();
+    if (strcmp(cmd, "gate") == 0)
+        return argc == 7 ? cmd_gate(argv[2], argv[3], argv[4], argv[5], argv[6]) : usage();
+    if (strcmp(cmd, "compile-report") == 0)
+        return argc == 4 ? (cmd_compile_report(argv[2], argv[3]), 0) : usage();
+    if (registry_load(REGISTRY, &reg, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    const struct lesson *l;
+    if (strcmp(cmd, "status") == 0)
+        return cmd_status();
+    if (strcmp(cmd, "author-check") == 0)
+        return cmd_author_check();
+    if (strcmp(cmd, "lesson-list") == 0) {
+        for (int i = 0; i < reg.count; i++) {
+            char title[256];
+            printf("%d. [%s](%s.html)\n", reg.lessons[i].number, title_of(&reg.lessons[i], title, sizeof title),
+                   reg.lessons[i].folder);
+        }
+        return 0;
+    }
+    if (strcmp(cmd, "mutate") == 0)
+        return argc == 4 ? cmd_mutate(argv[2], argv[3]) : usage();
+    if (strcmp(cmd, "grade") == 0)
+        return argc >= 5 ? cmd_grade(argv[2], argv[3], argc - 4, argv + 4) : usage();
+    if (strcmp(cmd, "check") == 0)
+        return argc >= 5 ? cmd_check(argv[2], argv[3], argc - 4, argv + 4) : usage();
+    if (argc != 3)
+        return usage();
+    if (!(l = lesson_arg(argv[2])))
+        return 2;
+    if (strcmp(cmd, "select") == 0)
+        return cmd_select(l);
+    if (strcmp(cmd, "hint") == 0)
+        return cmd_hint(l);
+    if (strcmp(cmd, "reset") == 0)
+        return cmd_reset(l);
+    if (strcmp(cmd, "quiz") == 0)
+        return cmd_quiz(l);
+    if (strcmp(cmd, "quiz-md") == 0)
+        return cmd_quiz_md(l);
+    if (strcmp(cmd, "quiz-key") == 0)
+        return cmd_quiz_key(l);
+    return usage();
+}
