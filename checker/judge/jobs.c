@@ -106,7 +106,7 @@ static void take_lines(struct gpu_report *rep, const struct gpu_report *side, co
 {
     static uint64_t pcs[MAX_COUNTED_PCS];
     static char where[MAX_COUNTED_PCS][96];
-    int n = side->npcs < MAX_COUNTED_PCS && side->npcs > 0 ? side->npcs : side->npcs > 0 ? MAX_COUNTED_PCS : 0;
+    int n = side->npcs < 0 ? 0 : side->npcs > MAX_COUNTED_PCS ? MAX_COUNTED_PCS : side->npcs;
     for (int i = 0; i < n; i++)
         pcs[i] = side->pcs[i].pc;
     symbolize(exe, pcs, n, where);
@@ -158,12 +158,13 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which, cons
         rep->guard_writes = s->guard_writes;
         rep->first_guard_write = s->first_guard_write;
         rep->input_writes = s->input_writes;
-        rep->reps = s->reps < MAX_REPS ? s->reps : MAX_REPS;
         rep->counted = s->counted;
         if (s->counted)
             take_lines(rep, s, exe);
     }
-    rep->reps = rep->reps ? rep->reps : (s->reps < MAX_REPS ? s->reps : MAX_REPS);
+    /* Both sides time the same number of launches; a number out of range is none. */
+    if (s->reps > 0 && s->reps <= MAX_REPS)
+        rep->reps = s->reps;
     if (s->failure[0] && !rep->failure[0]) {
         /* A side can only speak of its own roles. */
         rep->failed_role = which == SIDE_STUDENT ? ROLE_STUDENT : role_in(side, s->failed_role) ? s->failed_role : -1;

@@ -173,7 +173,11 @@ struct job_mem counted_job(int count, uint64_t stream, char *sz, size_t szlen)
     }
     /* The counted launch is judged too: its traffic means nothing if its output is wrong. */
     snprintf(when, sizeof when, "in the launch whose memory traffic was counted (%s), though the first was right", sz);
-    if (count && m.job->rep.counted && judge_output(m.job, job_out(m.job, OUT_STUDENT_TIMED), when) != 0) {
+    if (count && !m.job->rep.counted) {
+        job_free(&m);
+        fail_msg("the emulator counted nothing at %s", sz);
+    }
+    if (count && judge_output(m.job, job_out(m.job, OUT_STUDENT_TIMED), when) != 0) {
         say("  A kernel whose second launch differs from its first keeps state between launches, or races.\n");
         job_free(&m);
         fail_msg("wrong output in the counted launch at %s", sz);
