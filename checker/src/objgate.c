@@ -75,12 +75,35 @@ static int elf_open(struct elf *e, const char *path, char *msg, size_t len)
     return 0;
 }
 
+/* A nested name as the source spells it, without its role's namespace: _ZN7student2AsE is
+ * "As", _ZN7student3ns1xE "ns::x"; anything else as it is. */
+static const char *source_name(const char *mangled)
+{
+    static char out[256];
+    const char *p = mangled + 3;
+    if (strncmp(mangled, "_ZN", 3) != 0)
+        return mangled;
+    size_t k = 0;
+    for (int part = 0; *p >= '1' && *p <= '9'; part++) {
+        char *end;
+        unsigned long n = strtoul(p, &end, 10);
+        if (strlen(end) < n)
+            return mangled;
+        if (part > 0)
+            k += (size_t)snprintf(out + k, sizeof out - k, "%s%.*s", k ? "::" : "", (int)n, end);
+        if (k >= sizeof out)
+            return mangled;
+        p = end + n;
+    }
+    return *p == 'E' && k ? out : mangled;
+}
+
 /* The first symbol defined in section i, for naming a variable. */
 static const char *first_symbol_in(const struct elf *e, int i)
 {
     for (size_t k = 1; k < e->nsym; k++)
         if (e->sym[k].st_shndx == i && ELF64_ST_TYPE(e->sym[k].st_info) == STT_OBJECT)
-            return symbol_name(e, k);
+            return source_name(symbol_name(e, k));
     return "a variable";
 }
 
