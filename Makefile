@@ -64,9 +64,11 @@ NO_UNTRACED := -Werror=unknown-attributes $(foreach a,no_sanitize no_sanitize_th
 # The emulator compiles lesson files with clang++: every memory access calls the tracer
 # (ThreadSanitizer's hooks, without its runtime), vectorizing is off so that one access in the
 # source stays one access, an endless loop stays one (-fno-finite-loops: a hang is reported as
-# such), and checker/runner/emu/cuda_emu.h stands in for CUDA.
+# such), an index outside a local array traps (local-bounds: the tracer does not see locals whose
+# address never escapes), and checker/runner/emu/cuda_emu.h stands in for CUDA.
 EMU_CXXFLAGS := -x c++ -std=c++17 -O2 -g $(WARN) -Wno-unused-parameter -fno-exceptions -fno-threadsafe-statics \
-  -fno-vectorize -fno-slp-vectorize -fno-finite-loops -fsanitize=thread -mllvm -tsan-instrument-func-entry-exit=0 \
+  -fno-vectorize -fno-slp-vectorize -fno-finite-loops -fsanitize=thread,local-bounds -fsanitize-trap=local-bounds \
+  -mllvm -tsan-instrument-func-entry-exit=0 \
   -mllvm -tsan-instrument-read-before-write=1 -include checker/runner/emu/cuda_emu.h -DWB_EMULATOR \
   -Ichecker/include -Ichecker/runner/emu -I. $(NO_UNTRACED)
 # The emulator's launcher (checker/runner/emu/launch.cu) is the workbook's code: not traced.

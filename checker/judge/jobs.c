@@ -210,6 +210,11 @@ static int side_outcome(const struct gpu_job *side, const struct isolate_result 
         isolate_describe(r, why, len);
         return -1;
     }
+    if (r->outcome == ISOLATE_SIGNALED && checking.emulator && r->status == SIGILL && which == SIDE_STUDENT) {
+        snprintf(why, len, "your kernel indexed a local array outside its bounds, and the emulator stopped it (on a "
+                           "GPU it would read or write memory that is not the array's).");
+        return -1;
+    }
     if (r->outcome == ISOLATE_SIGNALED && checking.emulator && (r->status == SIGSEGV || r->status == SIGBUS)) {
         snprintf(why, len, "%s crashed the emulator (%s): it recursed too deep, or used more stack than a thread has.",
                  which == SIDE_STUDENT ? "your kernel" : "the workbook's own kernel", strsignal(r->status));

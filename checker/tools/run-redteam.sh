@@ -6,12 +6,13 @@
 # the emulator's tracer and its sandbox (it must fail with `expect-unlinted:`; on a GPU, host
 # code is never compiled, so there a correct kernel beside dead host code may pass). Either way
 # the side effect must not happen: the `sentinel:` file must not exist afterwards, and no
-# process the attack started may survive.
+# process the attack started may survive (an attack that starts one names it
+# wb-redteam-survivor, which nothing else does).
 set -u
 make=${MAKE:-make}
 pass=0 fail=0
 judge=$([ -n "${EMU:-}" ] && echo emulator || echo GPU)
-pkill -f wb-redteam- 2>/dev/null
+pkill -f wb-redteam-survivor 2>/dev/null
 rm -f /tmp/wb-redteam-*
 for file in checker/redteam/*.mutant; do
   name=$(basename "$file" .mutant)
@@ -36,7 +37,7 @@ for file in checker/redteam/*.mutant; do
     [ $rc -eq 0 ] && [ "$judge" = GPU ] && [[ "$expect" == *"host code is never compiled"* ]] && said=1 && rc=1
     effect=""
     [ -n "$sentinel" ] && [ -e "$sentinel" ] && effect="it made $sentinel"
-    pgrep -f wb-redteam- > /dev/null && effect="${effect:+$effect; }a process it started survived"
+    pgrep -f wb-redteam-survivor > /dev/null && effect="${effect:+$effect; }a process it started survived"
     if grep -q 'cannot be graded on a GPU' <<<"$out"; then
       echo "  skipped (no GPU): $name"; continue
     elif [ $rc -ne 0 ] && [ $said = 1 ] && [ -z "$effect" ]; then
@@ -46,7 +47,7 @@ for file in checker/redteam/*.mutant; do
       printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:\n' "$mode" "$name" $rc "$expect" "${effect:+; $effect}"
       sed 's/^/    | /' <<<"$out" | tail -n 25
     fi
-    pkill -f wb-redteam- 2>/dev/null; rm -f "$sentinel"
+    pkill -f wb-redteam-survivor 2>/dev/null; rm -f "$sentinel"
   done
 done
 echo "red team ($judge): $pass passed, $fail failed"
