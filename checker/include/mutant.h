@@ -11,6 +11,8 @@
  *                        gate is on, SANITIZE=1 or PROFILE=1, which must then reject it)
  *   expect-unlinted: (checker/redteam/ only) the phrase when the lint is skipped (WB_SKIP_LINT=1),
  *                    so that the gate and the sandbox below it are tried too
+ *   gpu-may-pass: why (checker/redteam/ only) on a GPU the attack has nothing to act on, so a
+ *                    pass there is fine as long as its side effect did not happen
  *   sentinel: /tmp/wb-redteam-NAME  (checker/redteam/ only) a file the attack tries to make,
  *                    which must not exist after the check
  *   --- replace

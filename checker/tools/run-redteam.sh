@@ -3,8 +3,8 @@
 # to act on the grader. Each is graded twice by the judge EMU selects: as a student's file (it
 # must fail with `expect:`, usually the lint's sentence), and with the lint skipped
 # (WB_SKIP_LINT=1), so that the layers below it are tried too: the gate on the compiled object,
-# the emulator's tracer and its sandbox (it must fail with `expect-unlinted:`; on a GPU, host
-# code is never compiled, so there a correct kernel beside dead host code may pass). Either way
+# the emulator's tracer and its sandbox (it must fail with `expect-unlinted:`; on a GPU an attack
+# whose file says `gpu-may-pass:` why it has nothing to act on there may pass). Either way
 # the side effect must not happen: the `sentinel:` file must not exist afterwards, and no
 # process the attack started may survive (an attack that starts one names it
 # wb-redteam-survivor, which nothing else does).
@@ -32,9 +32,9 @@ for file in checker/redteam/*.mutant; do
     printf '%s\n' "$out" > "$dir.log"
     said=0
     while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$out" && said=1; done < <(sed 's/ | /\n/g' <<<"$expect")
-    # On a GPU no host code of a lesson file is compiled (and nvcc ignores clang's attributes): an
-    # attack whose expectation says so may pass there, as long as it did nothing.
-    [ $rc -eq 0 ] && [ "$judge" = GPU ] && [[ "$expect" == *"host code is never compiled"* ]] && said=1 && rc=1
+    # On a GPU some attacks have nothing to act on (no host code of a lesson file is compiled):
+    # one whose file says why (gpu-may-pass:) may pass there, as long as it did nothing.
+    [ $rc -eq 0 ] && [ "$judge" = GPU ] && grep -q '^gpu-may-pass: ' "$file" && said=1 && rc=1
     effect=""
     [ -n "$sentinel" ] && [ -e "$sentinel" ] && effect="it made $sentinel"
     pgrep -f wb-redteam-survivor > /dev/null && effect="${effect:+$effect; }a process it started survived"
