@@ -82,7 +82,8 @@ static const char *bubblewrap(void)
         path[0] = '\0';
         return NULL;
     }
-    char *const argv[] = {path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "/bin/true", NULL};
+    char *const argv[] = {path, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+                          "--dev", "/dev", "/bin/true", NULL};
     struct isolate_result r;
     run_tool(argv, 10, &r);
     if (!(r.outcome == ISOLATE_EXITED && r.status == 0))
@@ -102,13 +103,16 @@ static int exec_runner(void *arg)
     if (l->cpu_s > 0) {
         /* The emulator's runner: a lesson file's code is host code there. */
         rlim_t cpu = (rlim_t)(l->cpu_s + 0.999);
-        struct rlimit limits[][2] = {{{RLIMIT_CPU, 0}, {cpu, cpu + 1}},
-                                     {{RLIMIT_AS, 0}, {(rlim_t)4 << 30, (rlim_t)4 << 30}},
-                                     {{RLIMIT_FSIZE, 0}, {1 << 20, 1 << 20}}, /* the captured printf */
-                                     {{RLIMIT_CORE, 0}, {0, 0}},
-                                     {{RLIMIT_NOFILE, 0}, {16, 16}}};
+        const struct {
+            int resource;
+            struct rlimit limit;
+        } limits[] = {{RLIMIT_CPU, {cpu, cpu + 1}},            /* SIGXCPU at the budget */
+                      {RLIMIT_AS, {(rlim_t)4 << 30, (rlim_t)4 << 30}},
+                      {RLIMIT_FSIZE, {1 << 20, 1 << 20}},      /* the captured printf */
+                      {RLIMIT_CORE, {0, 0}},
+                      {RLIMIT_NOFILE, {16, 16}}};
         for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
-            setrlimit((int)limits[i][0].rlim_cur, &limits[i][1]);
+            setrlimit(limits[i].resource, &limits[i].limit);
         if (chdir(l->folder) != 0)
             return 127;
         char *env[] = {NULL};
@@ -174,6 +178,7 @@ struct gpu_job *side_finish(struct side_run *s, double wall_s, struct isolate_re
         r->status -= 128;
     }
     close(s->fd);
+    s->fd = -1;
     return s->copy; /* the caller reads back what this side may write, then unmaps it */
 }
 
