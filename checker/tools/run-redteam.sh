@@ -14,7 +14,10 @@ pass=0 fail=0
 judge=$([ -n "${EMU:-}" ] && echo emulator || echo GPU)
 pkill -f wb-redteam-survivor 2>/dev/null
 rm -f /tmp/wb-redteam-*
-for file in checker/redteam/*.mutant; do
+# Names given on the command line: only those.
+files=(checker/redteam/*.mutant)
+[ $# -gt 0 ] && files=("${@/#/checker/redteam/}") && files=("${files[@]/%/.mutant}")
+for file in "${files[@]}"; do
   name=$(basename "$file" .mutant)
   sentinel=$(sed -n 's/^sentinel: //p' "$file")
   for mode in linted unlinted; do

@@ -12,8 +12,10 @@
 #include <math.h>
 #include <stdint.h>
 
-/* Device code may print, as on a GPU. */
-extern "C" int printf(const char *format, ...);
+/* Device code may print, as on a GPU, through the emulator's own printf, which refuses the
+ * conversions that would read or write memory past the tracer (%s, %n). */
+extern "C" int emu_printf(const char *format, ...) __attribute__((format(printf, 1, 2)));
+#define printf(...) emu_printf(__VA_ARGS__)
 
 struct uint3 {
     unsigned x, y, z;

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,33 @@ const char *emu_error(void)
 }
 
 static void (*fatal_handler)(const char *sentence);
+
+/* A kernel's printf. Its %s and %n would read or write memory the tracer never sees (libc is not
+ * traced), so a format that has one ends the run, as any stray access does. */
+int emu_printf(const char *format, ...)
+{
+    for (const char *p = strchr(format, '%'); p; p = strchr(p + 1, '%')) {
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        const char *conv = p + 1 + strspn(p + 1, "-+ #0123456789.*hlLqjzt");
+        if (*conv == 's' || *conv == 'n') {
+            snprintf(rt.error, sizeof rt.error,
+                     "printf's %%%c is not available to kernels in the emulator: it would %s memory the tracer cannot "
+                     "see (print numbers instead)", *conv, *conv == 'n' ? "write" : "read");
+            if (fatal_handler)
+                fatal_handler(rt.error);
+            abort();
+        }
+        p = conv;
+    }
+    va_list ap;
+    va_start(ap, format);
+    int n = vprintf(format, ap);
+    va_end(ap);
+    return n;
+}
 
 void emu_set_fatal_handler(void (*handler)(const char *sentence))
 {

@@ -101,6 +101,12 @@ int emu_trace_bad_access(struct emu_bad_access *bad)
     return ba.found;
 }
 
+/* [c, c + size) lies inside [begin, end), without overflowing. */
+static int inside(const char *c, uint32_t size, const char *begin, const char *end)
+{
+    return c >= begin && c < end && size <= (size_t)(end - c);
+}
+
 static void bad_access(int kind, int is_write, uintptr_t pc, const char *buffer, long offset)
 {
     if (ba.found)
@@ -127,10 +133,10 @@ static void check_outside(const char *c, uint32_t size, int write, uintptr_t pc)
             return;
         }
     }
-    if (c >= tr.stack_begin && c + size <= tr.stack_end)
+    if (inside(c, size, tr.stack_begin, tr.stack_end))
         return;
     for (int i = 0; !write && i < tr.nreadable; i++)
-        if (c >= tr.readable[i] && c + size <= tr.readable[i] + tr.readable_bytes[i])
+        if (inside(c, size, tr.readable[i], tr.readable[i] + tr.readable_bytes[i]))
             return;
     emu_wild_access(pc, c, write);
 }
@@ -140,10 +146,10 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc)
     if (size == 0)
         return;
     const char *c = p;
-    int shared = c >= tr.shared_begin && c + size <= tr.shared_end;
+    int shared = inside(c, size, tr.shared_begin, tr.shared_end);
     int global = 0;
     for (int i = 0; !shared && !global && i < tr.nbuffers; i++)
-        if (c >= tr.buffers[i].begin && c + size <= tr.buffers[i].end) {
+        if (inside(c, size, tr.buffers[i].begin, tr.buffers[i].end)) {
             global = 1;
             if (write && tr.buffers[i].read_only)
                 bad_access(EMU_INPUT_WRITE, 1, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
@@ -171,6 +177,14 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc)
     l->a[l->n++] = (struct access){pc, (uintptr_t)c, size, op};
 }
 
+/* A range too large to check as one is memory nobody gave a kernel. */
+static uint32_t range(const void *p, unsigned long n, int write, uintptr_t pc)
+{
+    if (n > UINT32_MAX / 2)
+        emu_wild_access(pc, p, write);
+    return (uint32_t)n;
+}
+
 /* ---- the compiler's instrumentation entry points ---- */
 #define HOOKS(n)                                                                                                 \
     void __tsan_read##n(void *p) { record(p, n, 0, (uintptr_t)__builtin_return_address(0)); }                   \
@@ -182,29 +196,38 @@ HOOKS(2)
 HOOKS(4)
 HOOKS(8)
 HOOKS(16)
-void __tsan_read_range(void *p, unsigned long n) { record(p, (uint32_t)n, 0, (uintptr_t)__builtin_return_address(0)); }
-void __tsan_write_range(void *p, unsigned long n) { record(p, (uint32_t)n, 1, (uintptr_t)__builtin_return_address(0)); }
+void __tsan_read_range(void *p, unsigned long n)
+{
+    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+    record(p, range(p, n, 0, pc), 0, pc);
+}
+void __tsan_write_range(void *p, unsigned long n)
+{
+    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+    record(p, range(p, n, 1, pc), 1, pc);
+}
 /* Copies and fills the compiler turns into calls: each side checked as a range, then done. */
 void *__tsan_memcpy(void *dst, const void *src, unsigned long n);
 void *__tsan_memcpy(void *dst, const void *src, unsigned long n)
 {
     uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(src, (uint32_t)n, 0, pc);
-    record(dst, (uint32_t)n, 1, pc);
+    record(src, range(src, n, 0, pc), 0, pc);
+    record(dst, range(dst, n, 1, pc), 1, pc);
     return memcpy(dst, src, n);
 }
 void *__tsan_memmove(void *dst, const void *src, unsigned long n);
 void *__tsan_memmove(void *dst, const void *src, unsigned long n)
 {
     uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(src, (uint32_t)n, 0, pc);
-    record(dst, (uint32_t)n, 1, pc);
+    record(src, range(src, n, 0, pc), 0, pc);
+    record(dst, range(dst, n, 1, pc), 1, pc);
     return memmove(dst, src, n);
 }
 void *__tsan_memset(void *dst, int c, unsigned long n);
 void *__tsan_memset(void *dst, int c, unsigned long n)
 {
-    record(dst, (uint32_t)n, 1, (uintptr_t)__builtin_return_address(0));
+    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+    record(dst, range(dst, n, 1, pc), 1, pc);
     return memset(dst, c, n);
 }
 void __tsan_init(void) {}
