@@ -53,6 +53,8 @@ struct gpu_report {
     double cpu_seconds;
     /* The system call number the sandbox stopped (JOB_FORBIDDEN). */
     int forbidden_syscall;
+    /* Timed launches of the student's kernel whose output differed from its first launch's. */
+    int timed_mismatches;
     /* Timings, ms[role][rep], of `reps` launches of each role. */
     int reps;
     float ms[ROLE_COUNT][MAX_REPS];

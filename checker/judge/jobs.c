@@ -158,6 +158,7 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which, cons
         rep->guard_writes = s->guard_writes;
         rep->first_guard_write = s->first_guard_write;
         rep->input_writes = s->input_writes;
+        rep->timed_mismatches = s->timed_mismatches;
         rep->counted = s->counted;
         if (s->counted)
             take_lines(rep, s, exe);

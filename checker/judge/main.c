@@ -117,9 +117,14 @@ static void case_speed(const struct check_case *c, uint64_t stream)
 
     snprintf(when, sizeof when, "after the timed runs at %s", sz);
     int right_after = judge_output(job, job_out(job, OUT_STUDENT_TIMED), when) == 0;
+    if (right_after && job->rep.timed_mismatches > 0) {
+        say("  %d of the %d timed launches gave another output than the first: a kernel that keeps state between "
+            "launches, or a race.\n", job->rep.timed_mismatches, job->rep.reps);
+        right_after = 0;
+    }
     if (!right_after)
         say("  It was right the first time: a result that changes between runs is a race "
-            "(a missing __syncthreads()?).\n");
+            "(a missing __syncthreads()?), or state kept from one launch to the next.\n");
     else {
         checking.speed_ms = med[ROLE_STUDENT];
         checking.speedup = yours;

@@ -160,6 +160,21 @@ static int copy_out(struct gpu_job *job, int slot, const struct dev_buffer *out)
     return e == cudaSuccess ? 0 : -1;
 }
 
+/* 0 if the output now on the device equals, bit for bit, the student's first (OUT_STUDENT). */
+static int same_as_first(struct gpu_job *job, const struct dev_buffer *out)
+{
+    static float *scratch;
+    static size_t have;
+    if (have < job->out_elems) {
+        free(scratch);
+        scratch = malloc(job->out_elems * sizeof *scratch);
+        have = scratch ? job->out_elems : 0;
+    }
+    if (!scratch || cudaMemcpy(scratch, out->data, job->out_elems * sizeof *scratch, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return -1;
+    return memcmp(scratch, job_out(job, OUT_STUDENT), job->out_elems * sizeof *scratch) != 0;
+}
+
 /* Times every role rep times. Each launch starts with the L2 cache holding none of its data
  * (a write to a buffer twice the L2's size) and a poisoned output, and the roles take turns in
  * a rotating order so that drifting clocks favour none of them. */
@@ -203,6 +218,11 @@ static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct
                 return -1;
             }
             cudaEventElapsedTime(&job->rep.ms[r][i], start, stop);
+            /* Every timed launch must give the first launch's output, bit for bit: a kernel that
+             * skipped work on some launches (state kept in device memory it was not given, a
+             * string literal say) would otherwise be timed doing less. Outside the timing. */
+            if (r == ROLE_STUDENT && same_as_first(job, &out[r]) != 0)
+                job->rep.timed_mismatches++;
         }
     }
     job->rep.reps = reps;

@@ -107,6 +107,15 @@ static const char *first_symbol_in(const struct elf *e, int i)
     return "a variable";
 }
 
+/* The first variable of section i that is not one of nvcc's string literals ($str...), or NULL. */
+static const char *first_variable_in(const struct elf *e, int i)
+{
+    for (size_t k = 1; k < e->nsym; k++)
+        if (e->sym[k].st_shndx == i && ELF64_ST_TYPE(e->sym[k].st_info) == STT_OBJECT && symbol_name(e, k)[0] != '$')
+            return source_name(symbol_name(e, k));
+    return NULL;
+}
+
 /* Calls out of the object: allowed where listed, by exact name or by prefix ("x*"). */
 static int allowed(const char *name, const char *const *list)
 {
@@ -178,11 +187,13 @@ static int gate_cubin(const struct elf *e, const char *kernel, enum family f, ch
 {
     for (int i = 0; i < e->eh->e_shnum; i++) {
         const char *name = section_name(e, i);
-        if (strncmp(name, ".nv.global", 10) == 0 && e->sh[i].sh_size > 0)
+        /* printf's format strings ($str...) live there too; any other variable is state. */
+        const char *var = strncmp(name, ".nv.global", 10) == 0 ? first_variable_in(e, i) : NULL;
+        if (var)
             return refuse(msg, len, "`%s` is a writable __device__ variable: it keeps its value from one launch to "
                                     "the next, which a lesson file may not do (a launch must compute its output from "
                                     "its inputs alone; use __shared__ memory, registers, or the output)",
-                          first_symbol_in(e, i));
+                          var);
     }
     for (size_t k = 1; k < e->nsym; k++)
         if (e->sym[k].st_shndx == SHN_UNDEF && e->sym[k].st_name && !allowed(symbol_name(e, k), CUBIN_CALLS))
