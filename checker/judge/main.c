@@ -279,7 +279,6 @@ static void find_parts(const char *argv0)
     self[len > 0 ? len : 0] = '\0';
     const char *name = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
     checking.emulator = strlen(name) > 4 && strcmp(name + strlen(name) - 4, "-emu") == 0;
-    checking.have_solution = WB_HAVE_SOLUTION;
     snprintf(checking.here, sizeof checking.here, "%s", self);
     char *slash = strrchr(checking.here, '/');
     if (slash)
@@ -374,6 +373,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", checking.lesson ? err : "this check program's lesson is not in lessons/registry");
         return EXIT_USAGE;
     }
+    checking.have_solution = WB_HAVE_SOLUTION;
     if (argc > 1 && strcmp(argv[1], "--describe") == 0) {
         describe();
         return 0;
