@@ -50,6 +50,8 @@ TEST_JUDGES := check $(if $(HAVE_CLANG),check-emu)
 # A handout (make handout) has no solutions/ and no wrong kernels: its tests skip what needs them.
 HAVE_SOLUTIONS := $(wildcard solutions)
 HAVE_MUTANTS := $(wildcard checker/mutants/*.mutant)
+# A right kernel written with CUDA features beyond the lessons' (both judges must pass it).
+HAVE_FEATURES := $(wildcard checker/tests/features)
 # A judge that can run here: the GPU's, or the emulator's where clang++ is.
 CAN_JUDGE := $(or $(GPU_CC),$(HAVE_CLANG))
 
@@ -380,12 +382,14 @@ test: doctor author-check build-all unit-tests quiz-test site-test $(if $(and $(
     $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test)
 	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
 	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) &&) \
+	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check checker/tests/features pass 3 &&) \
 	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=1); \
 	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi
 	$(Q)if [ -n "$(HAVE_CLANG)" ] && [ -n "$(HAVE_SOLUTIONS)" ]; then MAKE="$(MAKE)" checker/tools/load-test.sh; fi
 	$(Q)if [ -n "$(GPU_CC)" ]; then export SANITIZE=1 PROFILE=1; \
 	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" $(WORKBOOK) check solutions pass $(LESSONS) &&) \
+	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" $(WORKBOOK) check checker/tests/features pass 3 &&) \
 	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS) \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=); \
 	else echo "No GPU here: the GPU judge's programs were built, not run."; fi

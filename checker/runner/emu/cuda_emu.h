@@ -50,6 +50,37 @@ extern "C" void emu_syncthreads(void);
  * every array at a bank-0 boundary, as the GPU lays out arrays of this size. */
 #define __shared__ static __attribute__((section("wb_shared_" WB_EMU_STR(WB_ROLE)), aligned(128)))
 
+/* Vector types aligned as CUDA aligns them: a float2 load or store is one 8-byte access, a
+ * float4 one 16-byte access, and the tracer prices them so. */
+struct __attribute__((aligned(8))) float2 {
+    float x, y;
+};
+struct __attribute__((aligned(16))) float4 {
+    float x, y, z, w;
+};
+static inline float2 make_float2(float x, float y) { return float2{x, y}; }
+static inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+
+/* Some of CUDA's device functions, as CUDA defines them. Static, so that they stay out of the
+ * gate's way (a lesson file may define nothing outside its namespace). */
+static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int max(int a, int b) { return a > b ? a : b; }
+static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+static inline float min(float a, float b) { return fminf(a, b); }
+static inline float max(float a, float b) { return fmaxf(a, b); }
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
+static inline float __int_as_float(int i) { return __builtin_bit_cast(float, i); }
+static inline unsigned __float_as_uint(float x) { return __builtin_bit_cast(unsigned, x); }
+static inline float __uint_as_float(unsigned i) { return __builtin_bit_cast(float, i); }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline float __ldg(const float *p) { return *p; }
+static inline float2 __ldg(const float2 *p) { return *p; }
+static inline float4 __ldg(const float4 *p) { return *p; }
+/* Threads run one at a time up to each barrier: every write is already seen by the others. */
+static inline void __threadfence_block(void) {}
+
 /* The launch the harness makes; see checker/runner/emu/launch.cu. */
 extern "C" int emu_launch(dim3 grid, dim3 block, char *shared_begin, char *shared_end, void (*body)(void *),
                           void *ctx);
