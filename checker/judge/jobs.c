@@ -256,6 +256,14 @@ static int side_outcome(const struct gpu_job *side, const struct isolate_result 
     }
 }
 
+/* Waits for a side whose outcome no longer matters, and lets it go. */
+static void finish_unread(struct side_run *s, double wall_s)
+{
+    struct isolate_result r;
+    side_finish(s, wall_s, &r);
+    side_abandon(s);
+}
+
 int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
 {
     static const int sides[2] = {SIDE_REFERENCE, SIDE_STUDENT};
@@ -275,19 +283,15 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
          * reference side needed on the same inputs, so a busy machine cannot fail a kernel. */
         double cpu = sides[k] == SIDE_REFERENCE ? 600 : reference_cpu * 20 > timeout_s ? reference_cpu * 20 : timeout_s;
         double wall = checking.emulator ? 10 * cpu + 30 : timeout_s;
-        if (!(together && k == 1)) {
-            if (side_start(job, sides[k], cpu, s, r) != 0) {
-                isolate_describe(r, why, len);
-                if (together && k == 1)
-                    side_abandon(&runs[0]);
-                return -1;
-            }
-            if (together && k == 0 && side_start(job, sides[1], cpu, &runs[1], &results[1]) != 0) {
-                isolate_describe(&results[1], why, len);
-                side_finish(s, wall, r);
-                side_abandon(s);
-                return -1;
-            }
+        /* Together, side 1 was started with side 0. */
+        if (!(together && k == 1) && side_start(job, sides[k], cpu, s, r) != 0) {
+            isolate_describe(r, why, len);
+            return -1;
+        }
+        if (together && k == 0 && side_start(job, sides[1], cpu, &runs[1], &results[1]) != 0) {
+            isolate_describe(&results[1], why, len);
+            finish_unread(s, wall);
+            return -1;
         }
         struct gpu_job *side = side_finish(s, wall, r);
         snprintf(exe, sizeof exe, "%s", s->argv[0]);
@@ -306,10 +310,8 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
         if (rc > 0)
             snprintf(why, len, "%s", job->rep.failure[0] ? job->rep.failure : "the run failed.");
         if (rc != 0) {
-            if (together && k == 0) {
-                side_finish(&runs[1], wall, &results[1]);
-                side_abandon(&runs[1]);
-            }
+            if (together && k == 0)
+                finish_unread(&runs[1], wall);
             return -1;
         }
     }

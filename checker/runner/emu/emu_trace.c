@@ -207,20 +207,21 @@ void __tsan_write_range(void *p, unsigned long n)
     record(p, range(p, n, 1, pc), 1, pc);
 }
 /* Copies and fills the compiler turns into calls: each side checked as a range, then done. */
+static void record_copy(void *dst, const void *src, unsigned long n, uintptr_t pc)
+{
+    record(src, range(src, n, 0, pc), 0, pc);
+    record(dst, range(dst, n, 1, pc), 1, pc);
+}
 void *__tsan_memcpy(void *dst, const void *src, unsigned long n);
 void *__tsan_memcpy(void *dst, const void *src, unsigned long n)
 {
-    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(src, range(src, n, 0, pc), 0, pc);
-    record(dst, range(dst, n, 1, pc), 1, pc);
+    record_copy(dst, src, n, (uintptr_t)__builtin_return_address(0));
     return memcpy(dst, src, n);
 }
 void *__tsan_memmove(void *dst, const void *src, unsigned long n);
 void *__tsan_memmove(void *dst, const void *src, unsigned long n)
 {
-    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(src, range(src, n, 0, pc), 0, pc);
-    record(dst, range(dst, n, 1, pc), 1, pc);
+    record_copy(dst, src, n, (uintptr_t)__builtin_return_address(0));
     return memmove(dst, src, n);
 }
 void *__tsan_memset(void *dst, int c, unsigned long n);
