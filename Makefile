@@ -102,7 +102,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -200,7 +200,7 @@ cubin_cmd = $(NVCC) $(CUBIN_FLAGS) -o $@ $(1)
 emu_kernel_cmd = $(CLANGXX) $(EMU_CXXFLAGS) -DWB_ROLE=$(2) '-DWB_SOURCE="$(1)"' -c checker/runner/emu/kernel_file.cu -o $@
 upper = $(shell echo $(1) | tr a-z A-Z)
 base_kernel = $(basename $(notdir $(call baseline,$(1))))
-EMU_KERNEL_DEPS := checker/runner/emu/kernel_file.cu checker/runner/emu/cuda_emu.h
+EMU_KERNEL_DEPS := checker/runner/emu/kernel_file.cu checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h
 
 define LESSON_BUILD
 # $(1): the lesson number. The student's part, per SRC.
@@ -229,7 +229,7 @@ $(COMMON)/$(call folder,$(1))/solution.emu.o: solutions/$(call folder,$(1))/$(ca
 $(COMMON)/$(call folder,$(1))/reference-emu: $(if $(call has_solution,$(1)),$(addprefix $(COMMON)/$(call folder,$(1))/,solution.emu.o launch-solution.o)) \
     $(addprefix $(COMMON)/$(call folder,$(1))/,baseline.emu.o launch-baseline.o) $(EMU_OBJECTS) $(LIBCHECKER)
 	$(Q)$(CLANGXX) -o $$@ $$^ -lseccomp -ldl
-$(COMMON)/$(call folder,$(1))/launch-%.o: checker/runner/emu/launch.cu checker/runner/emu/cuda_emu.h checker/runner/runner.h $(HEADERS)
+$(COMMON)/$(call folder,$(1))/launch-%.o: checker/runner/emu/launch.cu checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h checker/runner/runner.h $(HEADERS)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CLANGXX) $(EMU_LAUNCH_FLAGS) -include checker/runner/emu/cuda_emu.h -DWB_ROLE=$$* \
 	  -DWB_KERNEL=$$(if $$(filter baseline,$$*),$(call base_kernel,$(1)),$(call kernel,$(1))) -DWB_FAMILY_$(call upper,$(call family,$(1))) -c $$< -o $$@
@@ -251,7 +251,7 @@ $(COMMON)/judge/%.o: checker/judge/%.c checker/judge/check_run.h $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Ichecker/judge -c $< -o $@
 
-$(COMMON)/emu/%.o: checker/runner/emu/%.c $(HEADERS) checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
+$(COMMON)/emu/%.o: checker/runner/emu/%.c $(HEADERS) checker/runner/emu/emu.h checker/runner/emu/emu_warp.h checker/runner/runner.h checker/runner/sandbox.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -293,7 +293,7 @@ build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS) checker/runner/emu/emu
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS)
 
-build/tests/emu_kernels.o: checker/tests/emu/kernels.cu $(HEADERS) checker/runner/emu/cuda_emu.h checker/runner/emu/emu.h
+build/tests/emu_kernels.o: checker/tests/emu/kernels.cu $(HEADERS) checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h checker/runner/emu/emu.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANGXX) $(filter-out $(NO_UNTRACED),$(EMU_CXXFLAGS)) -DWB_ROLE=emutest -c $< -o $@
 
@@ -377,19 +377,30 @@ handout-test: $(WORKBOOK)
 	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail"
 
 # Both judges where they can run: every solution must pass, every stub and every mutant must
-# fail. The emulator runs anywhere; the GPU judge where there is a GPU, with its tool gates on.
-test: doctor author-check build-all unit-tests quiz-test site-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test) \
-    $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test)
+# fail, every right kernel of checker/tests/features/ must pass. The emulator runs anywhere; the
+# GPU judge where there is a GPU, with its tool gates on. One step at a time, each announced
+# with the seconds so far, so that a long run is never silent for long.
+TEST_STEPS := doctor author-check build-all unit-tests quiz-test site-test \
+  $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test) $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test) \
+  emulator-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),load-test) gpu-test
+test:
+	$(Q)start=$$(date +%s); for step in $(TEST_STEPS); do \
+	  echo "== make test: $$step (at $$(( $$(date +%s) - start )) s)"; \
+	  $(MAKE) --no-print-directory $$step || { echo "== make test: $$step FAILED"; exit 1; }; done; \
+	  echo "== make test: every step passed, in $$(( $$(date +%s) - start )) s"
+
+emulator-test: $(WORKBOOK)
 	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
 	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) &&) \
-	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check checker/tests/features pass 3 &&) \
+	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh &&) \
 	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=1); \
 	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi
-	$(Q)if [ -n "$(HAVE_CLANG)" ] && [ -n "$(HAVE_SOLUTIONS)" ]; then MAKE="$(MAKE)" checker/tools/load-test.sh; fi
+
+gpu-test: $(WORKBOOK)
 	$(Q)if [ -n "$(GPU_CC)" ]; then export SANITIZE=1 PROFILE=1; \
 	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" $(WORKBOOK) check solutions pass $(LESSONS) &&) \
-	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" $(WORKBOOK) check checker/tests/features pass 3 &&) \
+	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" checker/tools/run-features.sh &&) \
 	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS) \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=); \
 	else echo "No GPU here: the GPU judge's programs were built, not run."; fi

@@ -199,7 +199,10 @@ int cmd_mutate(const char *file, const char *dir)
         if (!(l = registry_find(&reg, m.lesson)))
             snprintf(err, sizeof err, "lesson %d is not in lessons/registry", m.lesson);
         else {
-            path_of(solution, sizeof solution, "solutions", l);
+            if (m.base[0])
+                snprintf(solution, sizeof solution, "%s", m.base);
+            else
+                path_of(solution, sizeof solution, "solutions", l);
             if (!(source = read_text_file(solution)))
                 snprintf(err, sizeof err, "cannot read %s", solution);
             else

@@ -15,6 +15,8 @@
  *                    pass there is fine as long as its side effect did not happen
  *   sentinel: /tmp/wb-redteam-NAME  (checker/redteam/ only) a file the attack tries to make,
  *                    which must not exist after the check
+ *   base: checker/tests/features/NAME/NN_topic/file.cu  (optional) the right kernel the edits
+ *                    apply to, instead of the lesson's solution: a wrong use of a CUDA feature
  *   --- replace
  *   exact lines of the solution (must occur exactly once)
  *   +++ with
@@ -33,6 +35,7 @@ struct mutant {
     char expect[512];
     char only[32];
     char gpu_needs[32];
+    char base[256];
     int nedits;
     struct {
         char *old_text, *new_text;

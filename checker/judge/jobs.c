@@ -1,6 +1,7 @@
 /* The judge's jobs (check_run.h): a job's memory, its two runners (spawn.c starts them), what
  * is read back from each, the inputs, the narration. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <stdarg.h>
@@ -196,14 +197,18 @@ static const char *syscall_name(int nr)
 }
 
 /* One side's run: its outcome as a sentence in why, or 0 when it completed. */
-static int side_outcome(const struct gpu_job *side, const struct isolate_result *r, int which, char *why, size_t len)
+static int side_outcome(const struct gpu_job *side, const struct isolate_result *r, int which, const char *said,
+                        char *why, size_t len)
 {
-    /* SIGXCPU comes from the CPU-time limit (the kernel's own signal would only fail itself). */
+    /* SIGXCPU comes from the CPU-time limit (the kernel's own signal would only fail itself);
+     * the runner said where the kernel was (emu_runner.c). */
     if (r->outcome == ISOLATE_SIGNALED && r->status == SIGXCPU && checking.emulator) {
         struct isolate_result cpu = *r;
         cpu.outcome = ISOLATE_OUT_OF_CPU;
         checking.hung = 1;
         isolate_describe(&cpu, why, len);
+        if (which == SIDE_STUDENT && said[0] && strlen(why) + strlen(said) + 3 < len)
+            snprintf(why + strlen(why), len - strlen(why), " %c%s.", toupper((unsigned char)said[0]), said + 1);
         return -1;
     }
     if (r->outcome == ISOLATE_TIMED_OUT) {
@@ -305,7 +310,7 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
         if (sides[k] == SIDE_STUDENT)
             show_child_output(r);
         take_side(job, side, sides[k], exe);
-        int rc = side_outcome(side, r, sides[k], why, len);
+        int rc = side_outcome(side, r, sides[k], job->rep.failure, why, len);
         side_abandon(s);
         if (rc > 0)
             snprintf(why, len, "%s", job->rep.failure[0] ? job->rep.failure : "the run failed.");

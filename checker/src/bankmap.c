@@ -38,7 +38,7 @@ void bankmap_svg(FILE *out, enum bank_layout layout, int col)
     int bank_words[32] = {0};
     for (int t = 0; t < 32; t++) {
         int word = bank_layout_word(layout, t, col);
-        lanes[t] = (struct emu_lane_access){(uintptr_t)word * 4, 4};
+        lanes[t] = (struct emu_lane_access){(uintptr_t)word * 4, 4, t};
         bank_words[word % 32]++; /* the words are distinct: one per row */
     }
     struct op_counts c = {0};

@@ -63,8 +63,10 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
             /* checker/redteam/: read by checker/tools/run-mutants.sh */
         } else if (starts(line, "gpu-needs: ")) {
             snprintf(m->gpu_needs, sizeof m->gpu_needs, "%.31s", line + 11);
+        } else if (starts(line, "base: ")) {
+            snprintf(m->base, sizeof m->base, "%.255s", line + 6);
         } else if (line[0] != '\0' && line[0] != '#') {
-            snprintf(err, errlen, "line %d: expected 'what:', 'lesson:', 'expect:', 'only:', 'gpu-needs:' or '--- replace'",
+            snprintf(err, errlen, "line %d: expected 'what:', 'lesson:', 'expect:', 'only:', 'gpu-needs:', 'base:' or '--- replace'",
                      lineno);
             return -1;
         }

@@ -130,7 +130,8 @@ static int allowed(const char *name, const char *const *list)
 /* libm functions that write through a pointer (untraced, since libm is not): never allowed. */
 static const char *const EMU_REFUSED[] = {"sincos*", "__sincos*", "frexp*", "modf*", "remquo*", "lgamma_r", "lgammaf_r", "lgammal_r", "nan*", NULL};
 static const char *const EMU_CALLS[] = {
-    "__tsan_*", "emu_syncthreads", "emu_printf", "threadIdx", "blockIdx", "blockDim", "gridDim", "_GLOBAL_OFFSET_TABLE_",
+    "__tsan_*", "emu_syncthreads", "emu_syncthreads_vote", "emu_warp_collective", "emu_activemask", "emu_atomic_rmw",
+    "emu_clock64", "emu_printf", "threadIdx", "blockIdx", "blockDim", "gridDim", "_GLOBAL_OFFSET_TABLE_",
     "__stack_chk_fail",
     /* libm: what CUDA's math API offers device code */
     "sqrt*", "cbrt*", "rsqrt*", "exp*", "log*", "pow*", "sin*", "cos*", "tan*", "asin*", "acos*", "atan*", "sinh*",

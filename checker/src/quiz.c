@@ -151,7 +151,7 @@ static uint64_t wavefronts(const uintptr_t *addr, int lanes, uint32_t size)
 {
     struct emu_lane_access a[32];
     for (int i = 0; i < lanes; i++)
-        a[i] = (struct emu_lane_access){addr[i], size};
+        a[i] = (struct emu_lane_access){addr[i], size, i};
     struct op_counts c = {0};
     emu_price(a, lanes, SHARED_LD, &c);
     return c.wavefronts;

@@ -50,12 +50,17 @@ void symbolize(const char *exe, const uint64_t *offsets, int n, char (*where)[96
     FILE *p = popen(cmd, "r");
     char line[1024];
     int i = 0, row = 0;
+    /* The innermost frame outside the emulator's CUDA header: a shuffle or an atomic inlined
+     * from checker/runner/emu/cuda_emu.h is named by the kernel line that calls it. */
+    int in_header = 0;
     while (p && i < n && fgets(line, sizeof line, p)) {
         if (line[0] == '\n') {
             i++;
             row = 0;
-        } else if (row++ == 1 && line[0] != '?')
+        } else if (row++ % 2 == 1 && line[0] != '?' && (row == 2 || in_header)) {
+            in_header = strstr(line, "cuda_emu.h:") != NULL;
             tidy_path(where[i], sizeof where[i], line);
+        }
     }
     if (p)
         pclose(p);

@@ -44,7 +44,8 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n)
                 continue;
             if (o == SHARED_LD || o == SHARED_ST) {
                 uint64_t extra = conflicts(c);
-                double ways = (double)c->wavefronts / (double)c->requests;
+                /* n-way: the wavefronts over the conflict-free ones (a float4 access needs 4 even then). */
+                double ways = (double)c->wavefronts / (double)(c->ideal ? c->ideal : c->requests);
                 if (extra)
                     say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: %.0f-way bank conflicts "
                         "(%.0f extra wavefront%s per request)\n",

@@ -1,13 +1,17 @@
 /* Unit tests for the CPU emulator's cost model, emu_price (checker/model/bank_model.c): one warp
  * instruction's lane accesses priced as Nsight Compute counts them. Shared memory: 32 banks of
- * 4-byte words, bank = (address / 4) % 32; wavefronts = the most DISTINCT words any one bank is
- * asked for (one word asked by many lanes is a broadcast); ideal = ceil(bytes / 128), capped at
- * the wavefronts; bank conflicts = wavefronts - ideal. Global memory: the wavefronts field holds
- * the distinct 32-byte sectors the lanes' byte ranges touch. Every call is one request.
- * Addresses are plain integers: emu_price never dereferences them. */
+ * 4-byte words, bank = (address / 4) % 32, served in phases (bank_model.h); per phase,
+ * wavefronts = the most DISTINCT words any one bank is asked for (one word asked by many lanes is
+ * a broadcast); ideal = ceil(bytes / 128), capped at the wavefronts; bank conflicts = wavefronts
+ * - ideal. Global memory: the wavefronts field holds the distinct 32-byte sectors the lanes' byte
+ * ranges touch. Every call is one request. Addresses are plain integers: emu_price never
+ * dereferences them. The last test holds the model to 180 patterns measured on an H200. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -24,7 +28,7 @@ static void price_strided(struct op_counts *c, int n, uintptr_t base, uintptr_t 
 {
     struct emu_lane_access lanes[WARP];
     for (int i = 0; i < n; i++)
-        lanes[i] = (struct emu_lane_access){base + (uintptr_t)i * stride, size};
+        lanes[i] = (struct emu_lane_access){base + (uintptr_t)i * stride, size, i};
     emu_price(lanes, n, op, c);
 }
 
@@ -33,7 +37,7 @@ static void price_words(struct op_counts *c, const uint32_t *words, int n, enum 
 {
     struct emu_lane_access lanes[WARP];
     for (int i = 0; i < n; i++)
-        lanes[i] = (struct emu_lane_access){BASE + 4 * (uintptr_t)words[i], 4};
+        lanes[i] = (struct emu_lane_access){BASE + 4 * (uintptr_t)words[i], 4, i};
     emu_price(lanes, n, op, c);
 }
 
@@ -289,13 +293,54 @@ static void zero_size_lane_is_skipped(void **state)
     (void)state;
     struct emu_lane_access lanes[32];
     for (int i = 0; i < 32; i++)
-        lanes[i] = (struct emu_lane_access){0x10000 + 128 * (uintptr_t)i, 4};
+        lanes[i] = (struct emu_lane_access){0x10000 + 128 * (uintptr_t)i, 4, i};
     lanes[0].size = 0;
     struct op_counts c = {0};
     emu_price(lanes, 32, SHARED_LD, &c);
     assert_int_equal(c.requests, 1);
     assert_int_equal(c.wavefronts, 31);
     assert_int_equal(c.ideal, 1);
+}
+
+/* ---- the model against the H200 ----
+ * checker/tests/data/h200-shared-wavefronts.csv: one warp's 4-, 8- and 16-byte loads and stores
+ * in 30 patterns each, with the wavefronts and bank conflicts Nsight Compute counted for them
+ * (checker/tools/shared-wavefronts.sh; docs/emulator.md). Every row must be priced exactly. */
+static void shared_patterns_measured_on_h200(void **state)
+{
+    (void)state;
+    FILE *f = fopen("checker/tests/data/h200-shared-wavefronts.csv", "r");
+    assert_non_null(f);
+    char line[512];
+    int rows = 0, wrong = 0;
+    assert_non_null(fgets(line, sizeof line, f)); /* the header */
+    while (fgets(line, sizeof line, f)) {
+        char op[4], name[40], indices[300];
+        int width;
+        unsigned long insts, waves, conflicts;
+        if (sscanf(line, "%d,%3[a-z],%39[a-z0-9_],%299[-0-9 ],%lu,%lu,%lu", &width, op, name, indices, &insts, &waves,
+                   &conflicts) != 7)
+            fail_msg("cannot read row %d: %s", rows + 1, line);
+        struct emu_lane_access lanes[WARP];
+        int n = 0;
+        char *p = indices;
+        for (int lane = 0; lane < WARP; lane++) {
+            long k = strtol(p, &p, 10);
+            if (k >= 0)
+                lanes[n++] = (struct emu_lane_access){BASE + (uintptr_t)k * (uintptr_t)width, (uint32_t)width, lane};
+        }
+        struct op_counts c = {0};
+        emu_price(lanes, n, strcmp(op, "st") ? SHARED_LD : SHARED_ST, &c);
+        if (c.wavefronts != waves || c.wavefronts - c.ideal != conflicts) {
+            printf("  %2d-byte %s %-20s H200: %lu wavefronts, %lu conflicts; model: %llu, %llu\n", width, op, name,
+                   waves, conflicts, (unsigned long long)c.wavefronts, (unsigned long long)(c.wavefronts - c.ideal));
+            wrong++;
+        }
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, 180);
+    assert_int_equal(wrong, 0);
 }
 
 int main(void)
@@ -322,6 +367,7 @@ int main(void)
         cmocka_unit_test(global_16byte_consecutive),
         cmocka_unit_test(global_store_prices_as_load),
         cmocka_unit_test(counts_accumulate),
+        cmocka_unit_test(shared_patterns_measured_on_h200),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,15 @@
-/* Tests of the emulator's scheduler and race check on small kernels with known behaviour
+/* Tests of the emulator's scheduler and race checks on small kernels with known behaviour
  * (checker/tests/emu/kernels.cu): bank conflicts counted for a known column read, a missing
  * first or second barrier found as a race with its lines, an early return before a barrier
- * reported as such, a read of unwritten shared memory, a write past the end of a buffer, and
- * correct kernels left alone. */
+ * reported as such, a read of unwritten shared memory, a write past the end of a buffer; the
+ * warp's shuffles and votes computing what CUDA defines, masks naming lanes that cannot come,
+ * a missing __syncwarp, plain and atomic counters, two blocks writing one element, a
+ * misaligned float4; and correct kernels left alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +21,14 @@
 int run_column_read(float *out, int stride);
 int run_neighbour(float *out, int with_barrier);
 int run_two_rounds(float *out, int with_second_barrier);
+int run_shuffles(float *out);
+int run_votes(float *out);
+int run_warp_exchange(float *out, int with_syncwarp);
+int run_counter(float *out, int atomically);
+int run_same_output(float *out);
+int run_misaligned(float *out);
+int run_partial_shuffle(float *out, unsigned mask, int first_out, int source);
+int run_clock_wait(float *out);
 int run_early_return(float *out, int first_out);
 int run_unset_read(float *out);
 int run_store_past_end(float *out);
@@ -32,8 +43,10 @@ static const char *said(void)
     return text;
 }
 
-/* 64 floats with room for a guard zone of 64 on each side. */
-static float arena[64 * 3];
+static int give_arena(void **state);
+
+/* 192 floats with room for a guard zone of 64 on each side. */
+static float arena[64 * 5];
 static float *out = arena + 64;
 
 static struct mem_counts count_column_read(int stride)
@@ -86,7 +99,7 @@ static void both_barriers_no_error(void **state)
 {
     (void)state;
     assert_int_equal(run_two_rounds(out, 1), 0);
-    for (int t = 0; t < 64; t++)
+    for (int t = 0; t < 128; t++)
         assert_true(out[t] == (float)(2 * ((t + 1) % 64) + 100));
 }
 
@@ -121,7 +134,7 @@ static void store_past_end_is_reported(void **state)
     emu_set_buffers(&b, 1);
     assert_int_equal(run_store_past_end(out), EMU_OUT_OF_BOUNDS);
     assert_non_null(strstr(said(), "thread (63,0) writes element 64 of out, past its end"));
-    emu_set_buffers(NULL, 0);
+    give_arena(NULL);
 }
 
 static void no_early_return_no_error(void **state)
@@ -131,11 +144,96 @@ static void no_early_return_no_error(void **state)
     assert_true(out[63] == 1.0f);
 }
 
+/* ---- the warp's and the block's collective operations ---- */
+
+static void shuffles_compute_what_cuda_defines(void **state)
+{
+    (void)state;
+    assert_int_equal(run_shuffles(out), 0);
+    for (int t = 0; t < 64; t++) {
+        int lane = t % 32, warp = t / 32, base = 32 * warp;
+        assert_true(out[t] == (float)(32 * base + 496));
+        int below = lane == 0 ? t : t - 1;
+        assert_true(out[64 + t] == (float)(base + 31 - lane + 1000 * below));
+        assert_true(out[128 + t] == (lane == 0 ? (float)(32 * base + 496) : 0.5f * (float)base));
+    }
+}
+
+static void votes_and_counting_barriers(void **state)
+{
+    (void)state;
+    assert_int_equal(run_votes(out), 0);
+    for (int t = 0; t < 64; t++) {
+        assert_true(out[t] == 11.0f + 100.0f * (496 + 0));
+        assert_true(out[64 + t] == (float)(1 + 0 + 10 * 100 + 10000 + 100000));
+    }
+}
+
+static void missing_syncwarp_is_a_race_within_the_warp(void **state)
+{
+    (void)state;
+    assert_int_equal(run_warp_exchange(out, 0), EMU_RACE);
+    assert_non_null(strstr(said(), "a lane of the same warp"));
+    assert_non_null(strstr(said(), "no __syncwarp() between them"));
+    assert_int_equal(run_warp_exchange(out, 1), 0);
+    for (int t = 0; t < 64; t++)
+        assert_true(out[t] == (float)(t ^ 1));
+}
+
+static void atomics_are_no_race_plain_updates_are(void **state)
+{
+    (void)state;
+    out[128] = 0.0f;
+    assert_int_equal(run_counter(out, 1), 0);
+    for (int t = 0; t < 128; t++)
+        assert_true(out[t] == 64.0f);
+    assert_true(out[128] == 2.0f); /* one atomic per block, from two blocks: no race */
+    assert_int_equal(run_counter(out, 0), EMU_RACE);
+    assert_non_null(strstr(said(), "a race"));
+}
+
+static void two_blocks_writing_one_element_race(void **state)
+{
+    (void)state;
+    assert_int_equal(run_same_output(out), EMU_BLOCK_RACE);
+    assert_non_null(strstr(said(), "block (1,0): thread (0,0) writes element 0 of out"));
+    assert_non_null(strstr(said(), "which block (0,0) wrote"));
+}
+
+static void misaligned_float4_is_reported(void **state)
+{
+    (void)state;
+    assert_int_equal(run_misaligned(out), EMU_MISALIGNED);
+    assert_non_null(strstr(said(), "reads 16 bytes in shared memory (checker/tests/emu/kernels.cu:"));
+    assert_non_null(strstr(said(), "at an address 4 bytes past a multiple of 16"));
+}
+
+static void masks_naming_absent_lanes_are_reported(void **state)
+{
+    (void)state;
+    assert_int_equal(run_partial_shuffle(out, 0xffffffffu, 16, 0), EMU_WARP_MISMATCH);
+    assert_non_null(strstr(said(), "with the mask 0xffffffff, but lane 16, thread (16,0), has returned"));
+    assert_int_equal(run_partial_shuffle(out, 0x0000ffffu, 32, 0), EMU_WARP_MISMATCH);
+    assert_non_null(strstr(said(), "which leaves out its own lane 16"));
+    assert_int_equal(run_partial_shuffle(out, 0x0000ffffu, 16, 20), EMU_WARP_MISMATCH);
+    assert_non_null(strstr(said(), "reads lane 20 with __shfl_sync"));
+    assert_non_null(strstr(said(), "kernels.cu:")); /* the caller's line, not the header's */
+    assert_int_equal(run_partial_shuffle(out, 0x0000ffffu, 16, 3), 0);
+    assert_true(out[15] == 3.0f);
+}
+
+static void clock64_moves_forward(void **state)
+{
+    (void)state;
+    assert_int_equal(run_clock_wait(out), 0);
+    assert_true(out[31] == 1.0f);
+}
+
 /* The tracer stops any access outside what a kernel was given: the arena is given. */
 static int give_arena(void **state)
 {
     (void)state;
-    struct emu_buffer b = {(const char *)out, (const char *)(out + 64), 64 * sizeof(float), "out", 0};
+    struct emu_buffer b = {(const char *)out, (const char *)(out + 192), 64 * sizeof(float), "out", 0};
     emu_set_buffers(&b, 1);
     return 0;
 }
@@ -152,6 +250,14 @@ int main(void)
         cmocka_unit_test(no_early_return_no_error),
         cmocka_unit_test(unset_shared_read_is_reported),
         cmocka_unit_test(store_past_end_is_reported),
+        cmocka_unit_test(shuffles_compute_what_cuda_defines),
+        cmocka_unit_test(votes_and_counting_barriers),
+        cmocka_unit_test(missing_syncwarp_is_a_race_within_the_warp),
+        cmocka_unit_test(atomics_are_no_race_plain_updates_are),
+        cmocka_unit_test(two_blocks_writing_one_element_race),
+        cmocka_unit_test(misaligned_float4_is_reported),
+        cmocka_unit_test(masks_naming_absent_lanes_are_reported),
+        cmocka_unit_test(clock64_moves_forward),
     };
     return cmocka_run_group_tests(tests, give_arena, NULL);
 }

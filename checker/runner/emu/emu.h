@@ -18,12 +18,18 @@ enum {
     EMU_OUT_OF_BOUNDS = 6,     /* an access to the guard zone around a buffer */
     EMU_INPUT_WRITE = 7,       /* a write into an input */
     EMU_WILD_ACCESS = 8,       /* an access to memory the kernel was not given: stopped at once */
+    EMU_WARP_MISMATCH = 9,     /* a warp operation whose lanes cannot all meet (emu_runtime.c) */
+    EMU_MISALIGNED = 10,       /* an 8- or 16-byte access at an address not a multiple of its size */
+    EMU_BLOCK_RACE = 11,       /* two blocks of one launch touch the same global word, one writing */
 };
 
-/* A shared word that one thread wrote and another read (or wrote) with no barrier between. */
+/* A shared word that one thread wrote and another read (or wrote) with no barrier between (or,
+ * for two lanes of one warp, no __syncwarp or other warp operation between). */
 struct emu_race {
     int thread, writer; /* linear thread ids in the block */
     int is_write;       /* the second access was a write too */
+    int same_warp;      /* both threads are lanes of one warp */
+    int atomic;         /* one of the two was an atomic (the other was not) */
     uintptr_t pc, writer_pc;
 };
 /* The first race since emu_trace_reset_races(), if any. */
@@ -33,12 +39,17 @@ void emu_trace_reset_races(void);
 /* The first single access that was wrong in itself since emu_trace_reset_races(): a read of
  * unwritten shared memory, or a write into a guard zone. */
 struct emu_bad_access {
-    int kind; /* EMU_UNSET_SHARED_READ, EMU_OUT_OF_BOUNDS or EMU_INPUT_WRITE */
+    int kind; /* EMU_UNSET_SHARED_READ, EMU_OUT_OF_BOUNDS, EMU_INPUT_WRITE, EMU_MISALIGNED or
+               * EMU_BLOCK_RACE */
     int is_write;
     int thread;
     uintptr_t pc;
-    const char *buffer; /* EMU_OUT_OF_BOUNDS: its name */
-    long offset;        /* EMU_OUT_OF_BOUNDS: in elements of 4 bytes from its start (< 0: before) */
+    const char *buffer; /* the buffer's name (NULL: shared memory) */
+    long offset;        /* in elements of 4 bytes from its start (< 0: before) */
+    int size;           /* EMU_MISALIGNED: the access's bytes, and its address modulo them */
+    int misalignment;
+    long other_block;   /* EMU_BLOCK_RACE: the linear id of the other block */
+    int other_wrote;    /* EMU_BLOCK_RACE: the other block wrote (else read), 2: with an atomic */
 };
 int emu_trace_bad_access(struct emu_bad_access *bad);
 
@@ -79,8 +90,21 @@ const char *emu_where(uintptr_t pc, char *buf, size_t len);
 uint64_t emu_pc_offset(uintptr_t pc);
 
 /* Scheduler hooks for the tracer (emu_runtime.c calls them). */
-/* The running fiber's linear thread id and stack, which its kernel may use freely. */
-void emu_trace_switch_to(int thread, const char *stack_begin, const char *stack_end);
+/* The running fiber's linear thread id, how many warp operations it has completed in this
+ * block (its place in the warp's order), and its stack, which its kernel may use freely. */
+void emu_trace_switch_to(int thread, int epoch, const char *stack_begin, const char *stack_end);
+/* A launch starts: the cross-block check of global memory starts afresh; then each block. */
+void emu_trace_launch_begin(void);
+void emu_trace_block(long block);
+/* An atomic read-modify-write of size bytes at p (the runtime then does it): checked like any
+ * access, recorded as an atomic read and write. */
+void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc);
+/* The kernel's code address of the last access it made (where a hung kernel was). */
+uintptr_t emu_trace_last_pc(void);
+/* "thread (3,0) of block (1,2) was at {pc:...}": where a kernel that never finished spun. */
+void emu_describe_spin(uintptr_t pc, char *buf, size_t len);
+/* The bounds of this launch's __constant__ data, which kernels may read (launch.cu). */
+void emu_launch_constants(const char *begin, const char *end);
 /* Memory the kernel may read but not write (the runtime's threadIdx, blockDim, ...). */
 void emu_trace_set_readable(const void *const *begin, const size_t *bytes, int n);
 /* Called for an access outside everything the kernel was given, before it happens; must not

@@ -1,5 +1,7 @@
 /* The emulator's scheduler: every CUDA thread of a block is a fiber with its own stack; each
- * runs until it reaches __syncthreads() or returns; when none can go on, the barrier is
+ * runs until it reaches __syncthreads(), a warp's collective operation (__syncwarp, a shuffle,
+ * a vote) or its end. When none can go on, the warps' collective operations whose lanes have
+ * all arrived complete, and their lanes go on; when only barriers are left, the barrier is
  * checked (every thread must wait at the same one) and all are released. Blocks run one after
  * another, so each block's __shared__ arrays are the same static memory, poisoned before it
  * starts. Threads run in order up to each barrier, so a missing barrier gives wrong results
@@ -16,6 +18,7 @@
 
 #include "compare.h"
 #include "emu.h"
+#include "emu_warp.h"
 #include "gpu_job.h"
 
 /* Mirrors of cuda_emu.h's types. */
@@ -31,13 +34,19 @@ struct dim3 blockDim, gridDim;
 #define STACK_BYTES (64 * 1024)
 #define MAX_THREADS 1024
 
-enum fiber_state { READY, AT_BARRIER, EXITED };
+enum fiber_state { READY, AT_BARRIER, AT_WARP, EXITED };
 
 struct fiber {
     void *sp;
     enum fiber_state state;
-    uintptr_t barrier_pc; /* where it waits */
+    uintptr_t barrier_pc; /* where it waits (a barrier or a warp operation) */
     struct uint3 idx;
+    int vote;             /* its predicate at a __syncthreads_count/and/or */
+    /* At a warp's collective operation: which, with what, and then its result. */
+    int op, arg, width;
+    unsigned mask;
+    unsigned long long value, result;
+    int epoch;            /* warp operations it has completed in this block (the race check's order) */
 };
 
 static struct {
@@ -47,6 +56,9 @@ static struct {
     int current;
     void (*body)(void *);
     void *ctx;
+    int votes[3];         /* the last counting barrier's count, and, or */
+    long long clock;
+    const char *constants, *constants_end; /* this launch's __constant__ data */
     char error[600];
 } rt;
 
@@ -86,12 +98,110 @@ void emu_fiber_main(void)
     abort(); /* an exited fiber is never resumed */
 }
 
-void emu_syncthreads(void)
+static void wait_at_barrier(uintptr_t pc)
 {
     struct fiber *f = &rt.fibers[rt.current];
     f->state = AT_BARRIER;
-    f->barrier_pc = (uintptr_t)__builtin_return_address(0);
+    f->barrier_pc = pc;
     emu_switch(&f->sp, rt.scheduler_sp);
+}
+
+void emu_syncthreads(void)
+{
+    wait_at_barrier((uintptr_t)__builtin_return_address(0));
+}
+
+int emu_syncthreads_vote(int vote, int predicate)
+{
+    rt.fibers[rt.current].vote = predicate;
+    wait_at_barrier((uintptr_t)__builtin_return_address(0));
+    return vote >= 0 && vote < 3 ? rt.votes[vote] : 0;
+}
+
+unsigned long long emu_warp_collective(int op, unsigned mask, unsigned long long value, int arg, int width)
+{
+    struct fiber *f = &rt.fibers[rt.current];
+    f->state = AT_WARP;
+    f->barrier_pc = (uintptr_t)__builtin_return_address(0);
+    f->op = op;
+    f->mask = mask;
+    f->value = value;
+    f->arg = arg;
+    f->width = width;
+    emu_switch(&f->sp, rt.scheduler_sp);
+    return f->result;
+}
+
+/* The lanes of the running thread's warp that have not returned (the GPU's answer is the lanes
+ * executing together, which the emulator, running one thread at a time, cannot tell apart). */
+unsigned emu_activemask(void)
+{
+    unsigned threads = blockDim.x * blockDim.y * blockDim.z, first = (unsigned)rt.current & ~31u, mask = 0;
+    for (unsigned l = 0; l < 32 && first + l < threads; l++)
+        if (rt.fibers[first + l].state != EXITED)
+            mask |= 1u << l;
+    return mask;
+}
+
+long long emu_clock64(void)
+{
+    return ++rt.clock;
+}
+
+/* One atomic read-modify-write, done here (untraced) after the tracer has checked the address
+ * and recorded it; no other thread runs in between. */
+unsigned long long emu_atomic_rmw(void *address, int op, int type, unsigned long long value, unsigned long long compare)
+{
+    int wide = type == EMU_I64 || type == EMU_U64 || type == EMU_F64;
+    emu_trace_atomic_access(address, wide ? 8 : 4, (uintptr_t)__builtin_return_address(0));
+    unsigned long long old = 0, next;
+    memcpy(&old, address, wide ? 8 : 4);
+    if (type == EMU_F32 || type == EMU_F64) {
+        double a, v;
+        float f;
+        if (type == EMU_F32) {
+            memcpy(&f, &old, 4), a = f;
+            memcpy(&f, &value, 4), v = f;
+        } else {
+            memcpy(&a, &old, 8);
+            memcpy(&v, &value, 8);
+        }
+        double r = op == EMU_ATOMIC_ADD ? a + v : op == EMU_ATOMIC_SUB ? a - v : op == EMU_ATOMIC_MIN ? (v < a ? v : a)
+                 : op == EMU_ATOMIC_MAX ? (v > a ? v : a) : op == EMU_ATOMIC_CAS ? (old == compare ? v : a) : v;
+        next = 0;
+        if (type == EMU_F32) { /* a float sum rounded once from its exact double: as a float add */
+            f = (float)r;
+            memcpy(&next, &f, 4);
+        } else
+            memcpy(&next, &r, 8);
+    } else {
+        int sign = type == EMU_I32 || type == EMU_I64;
+        unsigned long long mask = wide ? ~0ull : 0xffffffffull;
+        long long sa = wide ? (long long)old : (long long)(int)(unsigned)old,
+                  sv = wide ? (long long)value : (long long)(int)(unsigned)value;
+        switch (op) {
+        case EMU_ATOMIC_ADD: next = old + value; break;
+        case EMU_ATOMIC_SUB: next = old - value; break;
+        case EMU_ATOMIC_MIN: next = sign ? (sv < sa ? value : old) : ((value & mask) < (old & mask) ? value : old); break;
+        case EMU_ATOMIC_MAX: next = sign ? (sv > sa ? value : old) : ((value & mask) > (old & mask) ? value : old); break;
+        case EMU_ATOMIC_AND: next = old & value; break;
+        case EMU_ATOMIC_OR: next = old | value; break;
+        case EMU_ATOMIC_XOR: next = old ^ value; break;
+        case EMU_ATOMIC_INC: next = (old & mask) >= (value & mask) ? 0 : old + 1; break;
+        case EMU_ATOMIC_DEC: next = (old & mask) == 0 || (old & mask) > (value & mask) ? value : old - 1; break;
+        case EMU_ATOMIC_CAS: next = (old & mask) == (compare & mask) ? value : old; break;
+        default: next = value; /* exchange */
+        }
+        next &= mask;
+    }
+    memcpy(address, &next, wide ? 8 : 4);
+    return old;
+}
+
+void emu_launch_constants(const char *begin, const char *end)
+{
+    rt.constants = begin;
+    rt.constants_end = end;
 }
 
 static void prepare_fiber(int t)
@@ -108,6 +218,8 @@ static void prepare_fiber(int t)
     sp[7] = (uint64_t)(uintptr_t)emu_fiber_start; /* after 1 control word slot and 6 registers */
     rt.fibers[t].sp = sp;
     rt.fibers[t].state = READY;
+    rt.fibers[t].epoch = 0;
+    rt.fibers[t].vote = 0;
 }
 
 const char *emu_error(void)
@@ -116,6 +228,7 @@ const char *emu_error(void)
 }
 
 static void (*fatal_handler)(const char *sentence);
+static const char *thread_name(int t, char *buf, size_t len);
 
 /* A kernel's printf. Its %s and %n would read or write memory the tracer never sees (libc is not
  * traced), so a format that has one ends the run, as any stray access does. */
@@ -163,6 +276,13 @@ void emu_wild_access(uintptr_t pc, const void *addr, int is_write)
     abort();
 }
 
+void emu_describe_spin(uintptr_t pc, char *buf, size_t len)
+{
+    char where[96], who[40];
+    snprintf(buf, len, "%s of block (%u,%u) was running %s when it was stopped", thread_name(rt.current, who, sizeof who),
+             blockIdx.x, blockIdx.y, emu_where(pc, where, sizeof where));
+}
+
 /* Says what the threads of a block disagree on at a barrier, or returns 0 if they agree. */
 static int check_barrier(int threads)
 {
@@ -207,7 +327,33 @@ static int report_bad_access(void)
     char where[96];
     emu_where(b.pc, where, sizeof where);
     unsigned bx = blockDim.x ? blockDim.x : 1, x = (unsigned)b.thread % bx, y = (unsigned)b.thread / bx;
-    if (b.kind == EMU_INPUT_WRITE)
+    if (b.kind == EMU_MISALIGNED) {
+        char at[96];
+        if (b.buffer)
+            snprintf(at, sizeof at, "at element %ld of %s", b.offset, b.buffer);
+        else
+            snprintf(at, sizeof at, "in shared memory");
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) %s %d bytes %s (%s) at an address %ld bytes past a multiple of %d: a "
+                 "float2 or float4 access needs an address that is a multiple of its size (on a GPU the kernel "
+                 "stops with \"misaligned address\"); do its rows or its index keep it one?",
+                 blockIdx.x, blockIdx.y, x, y, b.is_write ? "writes" : "reads", b.size, at, where,
+                 (long)(b.misalignment), b.size);
+    }
+    else if (b.kind == EMU_BLOCK_RACE) {
+        char other[64];
+        unsigned gx = gridDim.x ? gridDim.x : 1;
+        if (b.other_block >= 0)
+            snprintf(other, sizeof other, "block (%lu,%lu)", (unsigned long)b.other_block % gx,
+                     (unsigned long)b.other_block / gx);
+        else
+            snprintf(other, sizeof other, "another block");
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) %s element %ld of %s (%s), which %s %s: blocks of one launch run "
+                 "in no fixed order, so one block may not read or write what another writes (except with atomics)",
+                 blockIdx.x, blockIdx.y, x, y, b.is_write ? "writes" : "reads", b.offset, b.buffer, where, other,
+                 b.other_wrote == 1 ? "wrote" : b.other_wrote == 2 ? "changed with an atomic" : "read");
+    } else if (b.kind == EMU_INPUT_WRITE)
         snprintf(rt.error, sizeof rt.error,
                  "block (%u,%u): thread (%u,%u) writes element %ld of its input %s (%s): a kernel may only read its "
                  "inputs (the harness gives the same ones to every launch)",
@@ -250,7 +396,21 @@ static int report_race(void)
     unsigned bx = blockDim.x ? blockDim.x : 1;
     unsigned x = (unsigned)r.thread % bx, y = (unsigned)r.thread / bx, wx = (unsigned)r.writer % bx,
              wy = (unsigned)r.writer / bx;
-    if (r.is_write)
+    /* Two plain writes: an index collision, whatever orders them; a read beside a write in one
+     * warp: a missing __syncwarp(). */
+    if (r.same_warp && !r.atomic && !r.is_write)
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) reads a shared word (%s) that thread (%u,%u), a lane of the same "
+                 "warp, writes (%s), with no __syncwarp() between them: a race, since the lanes of a warp do not "
+                 "run in lock step (a __syncwarp(), or a shuffle instead of shared memory, orders them)",
+                 blockIdx.x, blockIdx.y, x, y, where[0], wx, wy, where[1]);
+    else if (r.atomic)
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) %s a shared word (%s) that thread (%u,%u) %s (%s), with no %s "
+                 "between them: an atomic orders only other atomics, so a plain access beside one is a race",
+                 blockIdx.x, blockIdx.y, x, y, r.is_write ? "writes" : "reads", where[0], wx, wy,
+                 "also uses", where[1], r.same_warp ? "__syncwarp()" : "barrier");
+    else if (r.is_write)
         snprintf(rt.error, sizeof rt.error,
                  "block (%u,%u): threads (%u,%u) and (%u,%u) write the same shared word (%s and %s) between the same "
                  "two barriers: their indices collide, so one overwrites the other (is the mapping one-to-one?)",
@@ -273,6 +433,206 @@ static int report_race(void)
     return 1;
 }
 
+/* ---- the warps' collective operations ---- */
+
+static const char *const op_names[EMU_WARP_OPS] = {
+    "__syncwarp",     "__shfl_sync",    "__shfl_up_sync",    "__shfl_down_sync",  "__shfl_xor_sync",
+    "__ballot_sync",  "__all_sync",     "__any_sync",        "__reduce_add_sync", "__reduce_min_sync",
+    "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync", "__match_any_sync",
+    "__match_all_sync"};
+
+static const char *op_name(int op)
+{
+    return op >= 0 && op < EMU_WARP_OPS ? op_names[op] : "a warp operation";
+}
+
+/* "thread (3,1)" for a linear thread id. */
+static const char *thread_name(int t, char *buf, size_t len)
+{
+    unsigned bx = blockDim.x ? blockDim.x : 1;
+    snprintf(buf, len, "thread (%u,%u)", (unsigned)t % bx, (unsigned)t / bx);
+    return buf;
+}
+
+/* The lane a shuffle reads for `lane`, or -1 when it keeps its own value. */
+static int shuffle_source(const struct fiber *f, int lane)
+{
+    int w = f->width, start = lane & ~(w - 1), src;
+    switch (f->op) {
+    case EMU_SHFL_IDX:
+        return start + (f->arg & (w - 1));
+    case EMU_SHFL_UP:
+        src = lane - f->arg;
+        return src >= start ? src : -1;
+    case EMU_SHFL_DOWN:
+        src = lane + f->arg;
+        return src < start + w ? src : -1;
+    default: /* EMU_SHFL_XOR */
+        src = lane ^ (f->arg & 31);
+        return src < start + w ? src : -1;
+    }
+}
+
+/* Completes the operation the lanes of `mask` (warp from `first`) all wait at. */
+static int complete(int first, unsigned mask)
+{
+    struct fiber *lead = &rt.fibers[first + __builtin_ctz(mask)];
+    int op = lead->op;
+    unsigned long long ballot = 0, all = 1, any = 0;
+    long long acc = 0;
+    int started = 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(mask >> l & 1))
+            continue;
+        const struct fiber *f = &rt.fibers[first + l];
+        long long v = lead->arg == 1 ? (long long)(int)(unsigned)f->value : (long long)(unsigned)f->value;
+        ballot |= (unsigned long long)(f->value != 0) << l;
+        all &= f->value != 0;
+        any |= f->value != 0;
+        if (!started)
+            acc = v;
+        else if (op == EMU_REDUCE_ADD)
+            acc += v;
+        else if (op == EMU_REDUCE_MIN)
+            acc = v < acc ? v : acc;
+        else if (op == EMU_REDUCE_MAX)
+            acc = v > acc ? v : acc;
+        else if (op == EMU_REDUCE_AND)
+            acc &= v;
+        else if (op == EMU_REDUCE_OR)
+            acc |= v;
+        else if (op == EMU_REDUCE_XOR)
+            acc ^= v;
+        started = 1;
+    }
+    for (int l = 0; l < 32; l++) {
+        if (!(mask >> l & 1))
+            continue;
+        struct fiber *f = &rt.fibers[first + l];
+        char who[40], where[96];
+        switch (op) {
+        case EMU_SHFL_IDX:
+        case EMU_SHFL_UP:
+        case EMU_SHFL_DOWN:
+        case EMU_SHFL_XOR: {
+            if (f->width < 1 || f->width > 32 || (f->width & (f->width - 1))) {
+                snprintf(rt.error, sizeof rt.error,
+                         "block (%u,%u): %s calls %s with width %d (%s): the width must be a power of 2 from 1 to 32",
+                         blockIdx.x, blockIdx.y, thread_name(first + l, who, sizeof who), op_name(op), f->width,
+                         emu_where(f->barrier_pc, where, sizeof where));
+                return EMU_WARP_MISMATCH;
+            }
+            int src = shuffle_source(f, l);
+            if (src >= 0 && !(mask >> src & 1)) {
+                snprintf(rt.error, sizeof rt.error,
+                         "block (%u,%u): %s reads lane %d with %s (%s), but lane %d is not in the mask 0x%08x: a "
+                         "value from a lane that does not take part is undefined on a GPU",
+                         blockIdx.x, blockIdx.y, thread_name(first + l, who, sizeof who), src, op_name(op),
+                         emu_where(f->barrier_pc, where, sizeof where), src, mask);
+                return EMU_WARP_MISMATCH;
+            }
+            f->result = src >= 0 ? rt.fibers[first + src].value : f->value;
+            break;
+        }
+        case EMU_VOTE_BALLOT:
+            f->result = ballot;
+            break;
+        case EMU_VOTE_ALL:
+            f->result = all;
+            break;
+        case EMU_VOTE_ANY:
+            f->result = any;
+            break;
+        case EMU_MATCH_ANY:
+        case EMU_MATCH_ALL: {
+            unsigned same = 0;
+            for (int k = 0; k < 32; k++)
+                if ((mask >> k & 1) && rt.fibers[first + k].value == f->value)
+                    same |= 1u << k;
+            f->result = op == EMU_MATCH_ANY ? same : same == mask ? mask : 0;
+            break;
+        }
+        case EMU_WARP_SYNC:
+            f->result = 0;
+            break;
+        default: /* the reductions */
+            f->result = (unsigned long long)(unsigned)acc;
+        }
+    }
+    for (int l = 0; l < 32; l++)
+        if (mask >> l & 1) {
+            rt.fibers[first + l].state = READY;
+            rt.fibers[first + l].epoch++;
+        }
+    return 0;
+}
+
+/* Completes every warp operation whose lanes have all arrived, when no thread can run. A lane
+ * its mask names that returned, waits at a barrier or waits at another operation can never
+ * arrive: an error. Returns how many operations completed, or -1 (rt.error says why). */
+static int resolve_warps(int threads)
+{
+    int completed = 0;
+    for (int first = 0; first < threads; first += 32) {
+        int lanes = threads - first < 32 ? threads - first : 32;
+        for (int l = 0; l < lanes; l++) {
+            struct fiber *f = &rt.fibers[first + l];
+            if (f->state != AT_WARP)
+                continue;
+            char who[40], other[40], where[96], there[96];
+            emu_where(f->barrier_pc, where, sizeof where);
+            thread_name(first + l, who, sizeof who);
+            if (!(f->mask >> l & 1)) {
+                snprintf(rt.error, sizeof rt.error,
+                         "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, which leaves out its own lane %d: "
+                         "every lane that calls it must be in the mask",
+                         blockIdx.x, blockIdx.y, who, op_name(f->op), where, f->mask, l);
+                return -1;
+            }
+            if (lanes < 32 && (f->mask >> lanes) != 0) {
+                snprintf(rt.error, sizeof rt.error,
+                         "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, which names lane %d, but its warp "
+                         "has only %d threads (the block has %d)",
+                         blockIdx.x, blockIdx.y, who, op_name(f->op), where, f->mask, lanes + __builtin_ctz(f->mask >> lanes),
+                         lanes, threads);
+                return -1;
+            }
+            for (int k = 0; k < 32; k++) {
+                if (!(f->mask >> k & 1) || k == l)
+                    continue;
+                const struct fiber *g = &rt.fibers[first + k];
+                thread_name(first + k, other, sizeof other);
+                if (g->state == AT_WARP && g->op == f->op && g->mask == f->mask)
+                    continue;
+                if (g->state == EXITED)
+                    snprintf(rt.error, sizeof rt.error,
+                             "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, but lane %d, %s, has returned: "
+                             "a lane the mask names must call it too (an early `return`, or a mask wider than the "
+                             "lanes that get there?)",
+                             blockIdx.x, blockIdx.y, who, op_name(f->op), where, f->mask, k, other);
+                else if (g->state == AT_BARRIER)
+                    snprintf(rt.error, sizeof rt.error,
+                             "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, but lane %d, %s, waits at "
+                             "__syncthreads() in %s: a lane the mask names must call it too",
+                             blockIdx.x, blockIdx.y, who, op_name(f->op), where, f->mask, k, other,
+                             emu_where(g->barrier_pc, there, sizeof there));
+                else
+                    snprintf(rt.error, sizeof rt.error,
+                             "block (%u,%u): lanes %d and %d of a warp meet at different warp operations: %s calls "
+                             "%s (%s) with the mask 0x%08x, %s calls %s (%s) with the mask 0x%08x; the lanes of a "
+                             "mask must all call the same one",
+                             blockIdx.x, blockIdx.y, l, k, who, op_name(f->op), where, f->mask, other, op_name(g->op),
+                             emu_where(g->barrier_pc, there, sizeof there), g->mask);
+                return -1;
+            }
+            if (complete(first, f->mask))
+                return -1;
+            completed++;
+        }
+    }
+    return completed;
+}
+
 static int run_block(int threads, char *shared_begin, char *shared_end)
 {
     /* Every float a NaN of its own bits: reading shared memory nobody wrote shows in the output. */
@@ -283,17 +643,27 @@ static int run_block(int threads, char *shared_begin, char *shared_end)
         prepare_fiber(t);
     for (;;) {
         int running = 0;
-        for (int t = 0; t < threads; t++) {
-            if (rt.fibers[t].state != READY)
-                continue;
-            running++;
-            rt.current = t;
-            set_coordinates(t);
-            emu_trace_switch_to(t, rt.stacks + (size_t)t * STACK_BYTES, rt.stacks + (size_t)(t + 1) * STACK_BYTES);
-            emu_switch(&rt.scheduler_sp, rt.fibers[t].sp);
+        for (int more = 1; more;) {
+            for (int t = 0; t < threads; t++) {
+                if (rt.fibers[t].state != READY)
+                    continue;
+                running++;
+                rt.current = t;
+                set_coordinates(t);
+                emu_trace_switch_to(t, rt.fibers[t].epoch, rt.stacks + (size_t)t * STACK_BYTES,
+                                    rt.stacks + (size_t)(t + 1) * STACK_BYTES);
+                emu_switch(&rt.scheduler_sp, rt.fibers[t].sp);
+            }
+            more = resolve_warps(threads);
+            if (more < 0)
+                return EMU_WARP_MISMATCH;
         }
         emu_trace_interval_end(threads, 32);
-        /* A race first: a read of unwritten shared memory is often its consequence. */
+        /* Threads that skipped a barrier first: what they then do races with the others. A race
+         * next: a read of unwritten shared memory is often its consequence. */
+        int rc = running ? check_barrier(threads) : 0;
+        if (rc)
+            return rc;
         if (report_race())
             return EMU_RACE;
         int bad = report_bad_access();
@@ -301,15 +671,17 @@ static int run_block(int threads, char *shared_begin, char *shared_end)
             return bad;
         if (running == 0)
             return 0;
-        int rc = check_barrier(threads);
-        if (rc)
-            return rc;
-        int all_exited = 1;
+        int all_exited = 1, votes[3] = {0, 1, 0};
         for (int t = 0; t < threads; t++)
             if (rt.fibers[t].state == AT_BARRIER) {
                 rt.fibers[t].state = READY;
                 all_exited = 0;
+                votes[EMU_BLOCK_COUNT] += rt.fibers[t].vote != 0;
+                votes[EMU_BLOCK_AND] &= rt.fibers[t].vote != 0;
+                votes[EMU_BLOCK_OR] |= rt.fibers[t].vote != 0;
+                rt.fibers[t].vote = 0;
             }
+        memcpy(rt.votes, votes, sizeof votes);
         if (all_exited)
             return 0;
     }
@@ -343,14 +715,17 @@ int emu_launch(struct dim3 grid, struct dim3 block, char *shared_begin, char *sh
     blockDim = block;
     gridDim = grid;
     emu_trace_set_shared(shared_begin, shared_end);
-    const void *readable[] = {&threadIdx, &blockIdx, &blockDim, &gridDim};
-    const size_t bytes[] = {sizeof threadIdx, sizeof blockIdx, sizeof blockDim, sizeof gridDim};
-    emu_trace_set_readable(readable, bytes, 4);
+    const void *readable[] = {&threadIdx, &blockIdx, &blockDim, &gridDim, rt.constants};
+    const size_t bytes[] = {sizeof threadIdx, sizeof blockIdx, sizeof blockDim, sizeof gridDim,
+                            rt.constants ? (size_t)(rt.constants_end - rt.constants) : 0};
+    emu_trace_set_readable(readable, bytes, 5);
     emu_trace_reset_races();
+    emu_trace_launch_begin();
     for (unsigned z = 0; z < grid.z; z++)
         for (unsigned y = 0; y < grid.y; y++)
             for (unsigned x = 0; x < grid.x; x++) {
                 blockIdx = (struct uint3){x, y, z};
+                emu_trace_block(((long)z * grid.y + y) * grid.x + x);
                 int rc = run_block((int)threads, shared_begin, shared_end);
                 if (rc)
                     return rc;

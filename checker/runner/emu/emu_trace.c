@@ -4,13 +4,17 @@
  * device buffers are logged per thread; when every thread of a block has stopped (at a
  * barrier or its end), the accesses of each warp are grouped into warp instructions, by code
  * address and by how many times that thread had executed it, and priced as the hardware
- * would: shared memory in wavefronts (per bank, the distinct 4-byte words asked of it; the same
- * word twice is a broadcast), global memory in distinct 32-byte sectors.
+ * would (checker/model/bank_model.c): shared memory in wavefronts, global memory in 32-byte
+ * sectors. An atomic is priced as a read and a write.
  *
  * Shared accesses are logged in every run, counted or not, for the race check: between two
- * barriers, no thread may read or write a shared word another thread wrote. */
+ * barriers, no thread may read or write a shared word another thread wrote, unless both are
+ * lanes of one warp with a warp operation (__syncwarp, a shuffle, a vote) between them, or
+ * both accesses are atomics. Global memory has a check of its own across the blocks of a
+ * launch: no block may read or write a word another block wrote (atomics apart). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "compare.h"
 #include "emu.h"
@@ -19,8 +23,11 @@ struct access {
     uintptr_t pc;
     uintptr_t addr;
     uint32_t size;
-    uint32_t op; /* enum mem_op */
+    uint32_t op : 3;      /* enum mem_op */
+    uint32_t atomic : 1;  /* part of an atomic operation */
+    uint32_t epoch : 28;  /* warp operations its thread had completed (saturating) */
 };
+#define MAX_EPOCH ((1u << 28) - 1)
 
 struct log {
     struct access *a;
@@ -34,7 +41,10 @@ static struct {
     const char *shared_begin, *shared_end;
     struct emu_buffer buffers[8];
     int nbuffers;
-    int current;
+    int current, epoch, atomic;
+    int atomics_seen; /* an atomic in this interval: the race check looks for plain-atomic pairs */
+    long block; /* the running block's linear id */
+    uintptr_t last_pc;
     const char *stack_begin, *stack_end;
     const char *readable[8];
     size_t readable_bytes[8];
@@ -45,11 +55,59 @@ static struct {
     int nlines;
 } tr;
 
+/* ---- blocks of one launch: which block wrote, read or atomically changed each word of a
+ * writable buffer (block id + 1; HIGH_BIT: more than one block). Mapped lazily and zeroed at
+ * every launch by dropping the pages. */
+#define MANY 0x80000000u
+static struct shadow {
+    uint32_t *writer, *reader, *atomic;
+    size_t words;
+} shadows[8];
+
+static void shadow_drop(struct shadow *sh)
+{
+    uint32_t **arrays[3] = {&sh->writer, &sh->reader, &sh->atomic};
+    for (int k = 0; k < 3; k++)
+        if (*arrays[k]) {
+            munmap(*arrays[k], sh->words * sizeof(uint32_t));
+            *arrays[k] = NULL;
+        }
+}
+
 void emu_set_buffers(const struct emu_buffer *buffers, int n)
 {
-    tr.nbuffers = n < 8 ? n : 8;
+    n = n < 8 ? n : 8;
+    for (int i = 0; i < 8; i++)
+        if (i >= n || buffers[i].begin != tr.buffers[i].begin || buffers[i].end != tr.buffers[i].end)
+            shadow_drop(&shadows[i]);
+    tr.nbuffers = n;
     if (tr.nbuffers > 0)
         memcpy(tr.buffers, buffers, (size_t)tr.nbuffers * sizeof *buffers);
+}
+
+void emu_trace_launch_begin(void)
+{
+    for (int i = 0; i < 8; i++) {
+        uint32_t *arrays[3] = {shadows[i].writer, shadows[i].reader, shadows[i].atomic};
+        for (int k = 0; k < 3; k++)
+            if (arrays[k])
+                madvise(arrays[k], shadows[i].words * sizeof(uint32_t), MADV_DONTNEED);
+    }
+}
+
+void emu_trace_block(long block)
+{
+    tr.block = block;
+}
+
+static uint32_t *shadow_array(uint32_t **array, size_t words)
+{
+    if (!*array) {
+        void *p = mmap(NULL, words * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+        *array = p == MAP_FAILED ? NULL : p;
+    }
+    return *array;
 }
 
 void emu_trace_set_shared(const char *begin, const char *end)
@@ -58,9 +116,10 @@ void emu_trace_set_shared(const char *begin, const char *end)
     tr.shared_end = end;
 }
 
-void emu_trace_switch_to(int thread, const char *stack_begin, const char *stack_end)
+void emu_trace_switch_to(int thread, int epoch, const char *stack_begin, const char *stack_end)
 {
     tr.current = thread;
+    tr.epoch = epoch;
     tr.stack_begin = stack_begin;
     tr.stack_end = stack_end;
 }
@@ -107,12 +166,67 @@ static int inside(const char *c, uint32_t size, const char *begin, const char *e
     return c >= begin && c < end && size <= (size_t)(end - c);
 }
 
-static void bad_access(int kind, int is_write, uintptr_t pc, const char *buffer, long offset)
+/* Keeps the first wrong access; returns whether this one was it. */
+static int bad_access(int kind, int is_write, uintptr_t pc, const char *buffer, long offset)
 {
     if (ba.found)
-        return;
+        return 0;
     ba.found = 1;
-    ba.bad = (struct emu_bad_access){kind, is_write, tr.current, pc, buffer, offset};
+    ba.bad = (struct emu_bad_access){kind, is_write, tr.current, pc, buffer, offset, 0, 0, -1, 0};
+    return 1;
+}
+
+static void record(const void *p, uint32_t size, int write, uintptr_t pc, int aligned);
+
+void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc)
+{
+    tr.atomic = 1;
+    record(p, size, 0, pc, 1);
+    record(p, size, 1, pc, 1);
+    tr.atomic = 0;
+}
+
+uintptr_t emu_trace_last_pc(void)
+{
+    return tr.last_pc;
+}
+
+/* Blocks of a launch run in no fixed order on a GPU (here: one after another), so a word of
+ * global memory that one block writes may be neither read nor written by another, unless
+ * both use atomics. */
+static void check_blocks(int i, const char *c, uint32_t size, int write, uintptr_t pc)
+{
+    struct shadow *sh = &shadows[i];
+    const struct emu_buffer *b = &tr.buffers[i];
+    sh->words = (size_t)(b->end - b->begin) / 4;
+    uint32_t *writer = shadow_array(&sh->writer, sh->words), *reader = shadow_array(&sh->reader, sh->words),
+             *atomic = shadow_array(&sh->atomic, sh->words);
+    if (!writer || !reader || !atomic || ba.found)
+        return;
+    uint32_t me = (uint32_t)tr.block + 1;
+    for (size_t w = (size_t)(c - b->begin) / 4; w <= (size_t)(c + size - 1 - b->begin) / 4 && w < sh->words; w++) {
+        /* The other block that makes this access a race, and what it did (1 wrote, 0 read, 2 atomic). */
+        uint32_t other = 0;
+        int did = 0;
+        if (writer[w] && writer[w] != me)
+            other = writer[w], did = 1;
+        else if ((tr.atomic || write) && reader[w] && reader[w] != me)
+            other = reader[w], did = 0;
+        else if (!tr.atomic && atomic[w] && atomic[w] != me)
+            other = atomic[w], did = 2;
+        if (other) {
+            if (bad_access(EMU_BLOCK_RACE, write || tr.atomic, pc, b->name, (long)w)) {
+                ba.bad.other_block = (other & MANY) && (other & ~MANY) == me ? -1 : (long)(other & ~MANY) - 1;
+                ba.bad.other_wrote = did;
+            }
+            return;
+        }
+        uint32_t *slot = tr.atomic ? &atomic[w] : write ? &writer[w] : &reader[w];
+        if (!*slot)
+            *slot = me;
+        else if ((*slot & ~MANY) != me)
+            *slot |= MANY;
+    }
 }
 
 /* An access that is not to shared memory or inside a buffer: into a guard zone around a buffer
@@ -141,10 +255,15 @@ static void check_outside(const char *c, uint32_t size, int write, uintptr_t pc)
     emu_wild_access(pc, c, write);
 }
 
-static void record(const void *p, uint32_t size, int write, uintptr_t pc)
+/* aligned: the compiler's hook for an access of a naturally aligned type. Accesses of 8 and 16
+ * bytes are float2/float4-like loads and stores, which must sit at a multiple of their size
+ * (on a GPU anything else stops the kernel), whichever hook the compiler chose: it calls the
+ * "unaligned" one when it cannot prove the alignment, as for a float4 cast from &tile[r][c]. */
+static void record(const void *p, uint32_t size, int write, uintptr_t pc, int aligned)
 {
     if (size == 0)
         return;
+    tr.last_pc = pc;
     const char *c = p;
     int shared = inside(c, size, tr.shared_begin, tr.shared_end);
     int global = 0;
@@ -153,7 +272,15 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc)
             global = 1;
             if (write && tr.buffers[i].read_only)
                 bad_access(EMU_INPUT_WRITE, 1, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
+            else if (!tr.buffers[i].read_only)
+                check_blocks(i, c, size, write, pc);
+            if (aligned && size > 1 && (uintptr_t)c % size &&
+                bad_access(EMU_MISALIGNED, write, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4)))
+                ba.bad.size = (int)size, ba.bad.misalignment = (int)((uintptr_t)c % size);
         }
+    if (shared && aligned && size > 1 && (uintptr_t)c % size &&
+        bad_access(EMU_MISALIGNED, write, pc, NULL, (long)((c - tr.shared_begin) / 4)))
+        ba.bad.size = (int)size, ba.bad.misalignment = (int)((uintptr_t)c % size);
     if (!shared && !global)
         check_outside(c, size, write, pc);
     if (shared && !write && size >= 4) {
@@ -174,7 +301,9 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc)
         l->cap = cap;
     }
     uint32_t op = shared ? (write ? SHARED_ST : SHARED_LD) : (write ? GLOBAL_ST : GLOBAL_LD);
-    l->a[l->n++] = (struct access){pc, (uintptr_t)c, size, op};
+    uint32_t epoch = (uint32_t)tr.epoch < MAX_EPOCH ? (uint32_t)tr.epoch : MAX_EPOCH;
+    l->a[l->n++] = (struct access){pc, (uintptr_t)c, size, op, (uint32_t)(tr.atomic != 0), epoch};
+    tr.atomics_seen |= tr.atomic;
 }
 
 /* A range too large to check as one is memory nobody gave a kernel. */
@@ -187,10 +316,10 @@ static uint32_t range(const void *p, unsigned long n, int write, uintptr_t pc)
 
 /* ---- the compiler's instrumentation entry points ---- */
 #define HOOKS(n)                                                                                                 \
-    void __tsan_read##n(void *p) { record(p, n, 0, (uintptr_t)__builtin_return_address(0)); }                   \
-    void __tsan_write##n(void *p) { record(p, n, 1, (uintptr_t)__builtin_return_address(0)); }                  \
-    void __tsan_unaligned_read##n(void *p) { record(p, n, 0, (uintptr_t)__builtin_return_address(0)); }         \
-    void __tsan_unaligned_write##n(void *p) { record(p, n, 1, (uintptr_t)__builtin_return_address(0)); }
+    void __tsan_read##n(void *p) { record(p, n, 0, (uintptr_t)__builtin_return_address(0), 1); }                \
+    void __tsan_write##n(void *p) { record(p, n, 1, (uintptr_t)__builtin_return_address(0), 1); }               \
+    void __tsan_unaligned_read##n(void *p) { record(p, n, 0, (uintptr_t)__builtin_return_address(0), n >= 8); } \
+    void __tsan_unaligned_write##n(void *p) { record(p, n, 1, (uintptr_t)__builtin_return_address(0), n >= 8); }
 HOOKS(1)
 HOOKS(2)
 HOOKS(4)
@@ -199,18 +328,18 @@ HOOKS(16)
 void __tsan_read_range(void *p, unsigned long n)
 {
     uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(p, range(p, n, 0, pc), 0, pc);
+    record(p, range(p, n, 0, pc), 0, pc, 0);
 }
 void __tsan_write_range(void *p, unsigned long n)
 {
     uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(p, range(p, n, 1, pc), 1, pc);
+    record(p, range(p, n, 1, pc), 1, pc, 0);
 }
 /* Copies and fills the compiler turns into calls: each side checked as a range, then done. */
 static void record_copy(void *dst, const void *src, unsigned long n, uintptr_t pc)
 {
-    record(src, range(src, n, 0, pc), 0, pc);
-    record(dst, range(dst, n, 1, pc), 1, pc);
+    record(src, range(src, n, 0, pc), 0, pc, 0);
+    record(dst, range(dst, n, 1, pc), 1, pc, 0);
 }
 void *__tsan_memcpy(void *dst, const void *src, unsigned long n);
 void *__tsan_memcpy(void *dst, const void *src, unsigned long n)
@@ -228,7 +357,7 @@ void *__tsan_memset(void *dst, int c, unsigned long n);
 void *__tsan_memset(void *dst, int c, unsigned long n)
 {
     uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(dst, range(dst, n, 1, pc), 1, pc);
+    record(dst, range(dst, n, 1, pc), 1, pc, 0);
     return memset(dst, c, n);
 }
 void __tsan_init(void) {}
@@ -263,7 +392,7 @@ static void price(const struct item *g, size_t n, struct op_counts *c, uint32_t 
     struct emu_lane_access lanes[32 * 4];
     size_t k = 0;
     for (size_t i = 0; i < n && k < sizeof lanes / sizeof lanes[0]; i++)
-        lanes[k++] = (struct emu_lane_access){g[i].addr, g[i].size};
+        lanes[k++] = (struct emu_lane_access){g[i].addr, g[i].size, (int)g[i].lane};
     emu_price(lanes, (int)k, (enum mem_op)op, c);
 }
 
@@ -295,6 +424,8 @@ static size_t gather_warp(int first, int lanes, struct item *items)
     for (int lane = 0; lane < lanes; lane++) {
         const struct log *l = &tr.logs[first + lane];
         size_t start = n;
+        /* An atomic is priced as its read and its write (Nsight Compute counts atomics apart;
+         * pricing them keeps a kernel from hiding a conflicted load in an atomicAdd(p, 0)). */
         for (size_t i = 0; i < l->n; i++)
             items[n++] = (struct item){l->a[i].pc, 0, l->a[i].op, l->a[i].addr, l->a[i].size, (uint32_t)lane};
         /* Occurrence numbers within this lane: sort by pc (stable by position), count runs. */
@@ -307,40 +438,130 @@ static size_t gather_warp(int first, int lanes, struct item *items)
     return n;
 }
 
-/* ---- the race check ---- */
+/* ---- the race check ----
+ * Two accesses to one shared word race when different threads make them, one writes, they are
+ * not both atomics, and nothing orders them: they lie between the same two barriers and, for
+ * two lanes of one warp, between the same two warp operations (the same epoch). Among a set of
+ * accesses that nothing orders, remembering for each word the first plain write, the first
+ * atomic and the first plain access, and comparing every access with those three, finds a race
+ * whenever there is one. The set is the whole interval for threads of different warps, and
+ * one epoch of one warp for its lanes. */
 
 #define MAX_SHARED_WORDS (228 * 1024 / 4) /* the most shared memory a block can have */
 
+/* The first access of a kind to each word in the current set: its thread + 1 and code address;
+ * stamp tells the set it belongs to, so that no array needs clearing between sets. */
+struct first_access {
+    uint64_t stamp[MAX_SHARED_WORDS];
+    int thread[MAX_SHARED_WORDS];
+    uintptr_t pc[MAX_SHARED_WORDS];
+};
+enum { FIRST_WRITE, FIRST_ATOMIC, FIRST_PLAIN, FIRSTS };
+
 static struct {
-    int writer[MAX_SHARED_WORDS]; /* thread + 1 that wrote the word in this interval, 0 none */
-    uintptr_t writer_pc[MAX_SHARED_WORDS];
+    struct first_access first[FIRSTS];
+    uint64_t stamp;
     int found;
     struct emu_race race;
 } rc;
 
-/* Looks for a word one thread wrote and another read or wrote between the same two barriers. */
-static void check_races(int threads)
+/* The accesses of one set: lanes [from, to) of the block, entries [begin[t], end[t]) of each
+ * thread's log. by_warp: two threads differ when their warps do (the set is an interval). */
+static void check_set(int from, int to, const size_t *begin, const size_t *end, int by_warp)
 {
+    int atomics = tr.atomics_seen;
+    uint64_t stamp = ++rc.stamp;
     size_t words = (size_t)(tr.shared_end - tr.shared_begin) / 4;
-    if (rc.found || words == 0 || words > MAX_SHARED_WORDS)
-        return;
-    memset(rc.writer, 0, words * sizeof rc.writer[0]);
     for (int pass = 0; pass < 2 && !rc.found; pass++)
-        for (int t = 0; t < threads && !rc.found; t++)
-            for (size_t i = 0; i < tr.logs[t].n && !rc.found; i++) {
+        for (int t = from; t < to && !rc.found; t++)
+            for (size_t i = begin[t - from]; i < end[t - from] && !rc.found; i++) {
                 const struct access *a = &tr.logs[t].a[i];
                 if (a->op != SHARED_LD && a->op != SHARED_ST)
                     continue;
                 size_t w = (size_t)(a->addr - (uintptr_t)tr.shared_begin) / 4;
-                int other = rc.writer[w] - 1;
-                if (pass == 0 && a->op == SHARED_ST && other < 0) {
-                    rc.writer[w] = t + 1; /* first pass: who writes what */
-                    rc.writer_pc[w] = a->pc;
-                } else if (pass == 1 && other >= 0 && other != t) {
+                if (w >= words)
+                    continue;
+                int kinds[2] = {a->atomic ? FIRST_ATOMIC : a->op == SHARED_ST ? FIRST_WRITE : -1,
+                                a->atomic || !atomics ? -1 : FIRST_PLAIN};
+                if (pass == 0) {
+                    for (int k = 0; k < 2; k++) {
+                        struct first_access *f = kinds[k] >= 0 ? &rc.first[kinds[k]] : NULL;
+                        if (f && f->stamp[w] != stamp) {
+                            f->stamp[w] = stamp;
+                            f->thread[w] = t;
+                            f->pc[w] = a->pc;
+                        }
+                    }
+                    continue;
+                }
+                /* A plain write races with any access; an atomic with plain accesses; a plain access with atomics. */
+                const int against[3] = {FIRST_WRITE, !atomics ? -1 : a->atomic ? FIRST_PLAIN : FIRST_ATOMIC, -1};
+                for (int k = 0; against[k] >= 0 && !rc.found; k++) {
+                    const struct first_access *f = &rc.first[against[k]];
+                    int o = f->stamp[w] == stamp ? f->thread[w] : -1;
+                    if (o < 0 || (by_warp ? o / 32 == t / 32 : o == t))
+                        continue;
                     rc.found = 1;
-                    rc.race = (struct emu_race){t, other, a->op == SHARED_ST, a->pc, rc.writer_pc[w]};
+                    rc.race = (struct emu_race){t, o, a->op == SHARED_ST, o / 32 == t / 32,
+                                                a->atomic || against[k] == FIRST_ATOMIC, a->pc, f->pc[w]};
                 }
             }
+}
+
+static void check_races(int threads)
+{
+    static size_t begin[MAX_THREADS], end[MAX_THREADS];
+    if (rc.found || tr.shared_end - tr.shared_begin > MAX_SHARED_WORDS * 4)
+        return;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (int t = 0; t < threads; t++) {
+        begin[t] = 0, end[t] = tr.logs[t].n;
+        for (size_t i = 0; i < end[t]; i++) {
+            lo = tr.logs[t].a[i].epoch < lo ? tr.logs[t].a[i].epoch : lo;
+            hi = tr.logs[t].a[i].epoch > hi ? tr.logs[t].a[i].epoch : hi;
+        }
+    }
+    /* No warp operation in this interval: nothing orders any two threads (one pass). A race
+     * within a warp found so is reported only if no two warps race too: those need a barrier,
+     * and a __syncwarp() would not do. */
+    if (lo >= hi) {
+        check_set(0, threads, begin, end, 0);
+        if (rc.found && rc.race.same_warp) {
+            struct emu_race within = rc.race;
+            rc.found = 0;
+            check_set(0, threads, begin, end, 1);
+            if (!rc.found)
+                rc.race = within, rc.found = 1;
+        }
+        return;
+    }
+    /* Threads of different warps: nothing orders them between two barriers. */
+    check_set(0, threads, begin, end, 1);
+    /* Lanes of one warp: one epoch at a time (each log is in its thread's order, epochs rising). */
+    for (int first = 0; first < threads && !rc.found; first += 32) {
+        int lanes = threads - first < 32 ? threads - first : 32;
+        size_t *cur = begin + first, *stop = end + first;
+        for (int l = 0; l < lanes; l++)
+            cur[l] = 0;
+        for (;;) {
+            uint32_t epoch = UINT32_MAX;
+            for (int l = 0; l < lanes; l++)
+                if (cur[l] < tr.logs[first + l].n && tr.logs[first + l].a[cur[l]].epoch < epoch)
+                    epoch = tr.logs[first + l].a[cur[l]].epoch;
+            if (epoch == UINT32_MAX || rc.found)
+                break;
+            for (int l = 0; l < lanes; l++) {
+                const struct log *g = &tr.logs[first + l];
+                size_t i = cur[l];
+                while (i < g->n && g->a[i].epoch == epoch)
+                    i++;
+                stop[l] = i;
+            }
+            check_set(first, first + lanes, cur, stop, 0);
+            for (int l = 0; l < lanes; l++)
+                cur[l] = stop[l];
+        }
+    }
 }
 
 int emu_trace_race(struct emu_race *race)
@@ -359,6 +580,7 @@ void emu_trace_reset_races(void)
 void emu_trace_interval_end(int threads, int warp_size)
 {
     check_races(threads);
+    tr.atomics_seen = 0;
     if (!tr.on) {
         for (int t = 0; t < threads; t++)
             tr.logs[t].n = 0;

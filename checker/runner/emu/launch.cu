@@ -41,6 +41,9 @@ extern "C" char WB_CAT(__start_wb_shared_, WB_ROLE)[] __attribute__((weak));
 extern "C" char WB_CAT(__stop_wb_shared_, WB_ROLE)[] __attribute__((weak));
 #define WB_SHARED_BEGIN WB_CAT(__start_wb_shared_, WB_ROLE)
 #define WB_SHARED_END WB_CAT(__stop_wb_shared_, WB_ROLE)
+/* And of its __constant__ data, which its kernel may read. */
+extern "C" char WB_CAT(__start_wb_const_, WB_ROLE)[] __attribute__((weak));
+extern "C" char WB_CAT(__stop_wb_const_, WB_ROLE)[] __attribute__((weak));
 
 static int launch(const struct kernel_entry *, const float *in0, const float *in1, float *out, int rows, int cols)
 {
@@ -50,6 +53,7 @@ static int launch(const struct kernel_entry *, const float *in0, const float *in
     (void)in1;
     (void)cols;
     auto body = [&]() { WB_ROLE::WB_KERNEL(WB_ARGS); };
+    emu_launch_constants(WB_CAT(__start_wb_const_, WB_ROLE), WB_CAT(__stop_wb_const_, WB_ROLE));
     return emu_launch(grid, block, WB_SHARED_BEGIN, WB_SHARED_END,
                       [](void *f) { (*static_cast<decltype(body) *>(f))(); }, &body);
 }
