@@ -26,38 +26,45 @@ for file in "${files[@]}"; do
   fi
   names+=("$name")
 done
+echo "  building the check programs of ${#names[@]} mutants..."
 # What every program shares (the solutions' and baselines' objects) first, then the mutants'.
 $make -s --no-print-directory programs SRC=solutions > /dev/null 2>&1
 for name in "${names[@]}"; do
   echo "programs SRC=build/mutants/$name LESSON=$(sed -n 's/^lesson: //p' "checker/mutants/$name.mutant")"
 done | xargs -P "$(nproc)" -L 1 "$make" -s --no-print-directory > /dev/null 2>&1
 
+# Grades one mutant and says at once what became of it; its verdict (pass, fail or skip) goes to
+# build/mutants/NAME.verdict for the count below.
 grade() {
-  local dir=build/mutants/$1
-  $make -s --no-print-directory check SRC="$dir" LESSON="$(sed -n 's/^lesson: //p' "checker/mutants/$1.mutant")" \
-    > "$dir.log" 2>&1
-  echo $? > "$dir.rc"
+  local name=$1 file=checker/mutants/$1.mutant dir=build/mutants/$1
+  local expect out rc said=0 verdict
+  expect=$(sed -n 's/^expect: //p' "$file")
+  out=$($make -s --no-print-directory check SRC="$dir" LESSON="$(sed -n 's/^lesson: //p' "$file")" 2>&1)
+  rc=$?
+  printf '%s\n' "$out" > "$dir.log"
+  # "a | b": either phrase will do (the judges may word one mistake differently).
+  while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$out" && said=1; done < <(sed 's/ | /\n/g' <<<"$expect")
+  if [ $rc -ne 0 ] && [ $said = 1 ]; then
+    verdict=pass; printf '  rejected, as it must: %-24s ("%s")\n' "$name" "$expect"
+  elif grep -q 'cannot be graded on a GPU' <<<"$out"; then
+    verdict=skip; printf '  skipped (no GPU):      %s\n' "$name"
+  else
+    verdict=fail
+    printf '  NOT REJECTED AS IT MUST: %s (exit %d, expected "%s"); its report:\n%s\n' "$name" $rc "$expect" \
+      "$(sed 's/^/    | /' <<<"$out")"
+  fi
+  echo $verdict > "$dir.verdict"
 }
 export -f grade
 export make
+rm -f build/mutants/*.verdict
 printf '%s\n' "${names[@]}" | xargs -r -P "$([ -n "${EMU:-}" ] && nproc || echo 1)" -I{} bash -c 'grade {}'
-
 for name in "${names[@]}"; do
-  file=checker/mutants/$name.mutant dir=build/mutants/$name
-  expect=$(sed -n 's/^expect: //p' "$file")
-  out=$(cat "$dir.log")
-  rc=$(cat "$dir.rc" 2>/dev/null || echo 99)
-  # "a | b": either phrase will do (the judges may word one mistake differently).
-  said=0
-  while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$out" && said=1; done < <(sed 's/ | /\n/g' <<<"$expect")
-  if [ $rc -ne 0 ] && [ $said = 1 ]; then
-    pass=$((pass + 1)); printf '  rejected, as it must: %-24s ("%s")\n' "$name" "$expect"
-  elif grep -q 'cannot be graded on a GPU' <<<"$out"; then
-    skip=$((skip + 1)); printf '  skipped (no GPU):      %s\n' "$name"
-  else
-    fail=$((fail + 1)); printf '  NOT REJECTED AS IT MUST: %s (exit %d, expected "%s"); its report:\n' "$name" $rc "$expect"
-    sed 's/^/    | /' <<<"$out"
-  fi
+  case $(cat "build/mutants/$name.verdict" 2>/dev/null) in
+    pass) pass=$((pass + 1)) ;;
+    skip) skip=$((skip + 1)) ;;
+    *) fail=$((fail + 1)) ;;
+  esac
 done
 echo "mutants: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

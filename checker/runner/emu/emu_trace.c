@@ -56,7 +56,7 @@ static struct {
 } tr;
 
 /* ---- blocks of one launch: which block wrote, read or atomically changed each word of a
- * writable buffer (block id + 1; HIGH_BIT: more than one block). Mapped lazily and zeroed at
+ * writable buffer (block id + 1, with MANY: more than one block). Mapped lazily and zeroed at
  * every launch by dropping the pages. */
 #define MANY 0x80000000u
 static struct shadow {
