@@ -374,7 +374,12 @@ handout-test: $(WORKBOOK)
 	    "check SRC=exercises LESSON=all EXPECT=fail"; do \
 	  $(MAKE) -s --no-print-directory $$run > ../run.log 2>&1 || { echo "handout: make $$run:"; cat ../run.log; exit 1; }; \
 	  tail -n 1 ../run.log; done
-	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail"
+	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && $(MAKE) -s --no-print-directory lesson4 > ../run.log && \
+	  { $(MAKE) -s --no-print-directory check ONLY='correct 1x1' >> ../run.log 2>&1; \
+	    $(MAKE) -s --no-print-directory status > ../status.log; } && grep -q "ONLY's cases passed: no pass" ../run.log && \
+	  ! grep -E '04_padding +passed' ../status.log || { echo "handout: a run of some cases (ONLY=) counted as a pass:"; \
+	    cat ../run.log ../status.log; exit 1; }
+	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail; a partial run is no pass"
 
 # Both judges where they can run: every solution must pass, every stub and every mutant must
 # fail, every right kernel of checker/tests/features/ must pass. The emulator runs anywhere; the

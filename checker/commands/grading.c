@@ -32,8 +32,15 @@
 struct outcome {
     int not_started; /* the student's copy does not exist yet */
     int built, ran, no_gpu, tests, failed, hung;
+    int partial; /* ONLY picked some cases: passing them is not passing the lesson */
     double speed_ms, speedup;
 };
+
+/* A lesson passes when every one of its cases ran and passed. */
+static int passed(const struct outcome *o)
+{
+    return o->ran && o->failed == 0 && !o->partial;
+}
 
 /* The build folder for a source folder: build/<SRC with '/' as '_'>. The Makefile's SRC_ID
  * makes the same name. */
@@ -156,8 +163,11 @@ static struct outcome check_one(const struct lesson *l, const char *src)
     if (!f)
         return o;
     int n;
-    o.ran = fscanf(f, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %lf speedup %lf", &n, &o.tests,
+    char line[512] = "";
+    o.ran = fgets(line, sizeof line, f) &&
+            sscanf(line, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %lf speedup %lf", &n, &o.tests,
                    &o.failed, &o.no_gpu, &o.hung, &o.speed_ms, &o.speedup) == 7;
+    o.partial = strstr(line, " partial 1") != NULL;
     fclose(f);
     if (o.ran && !o.no_gpu && o.speed_ms > 0 && !grade_log)
         explain(l, dir, srcarg);
@@ -172,6 +182,8 @@ static const char *verdict(const struct outcome *o, char *buf, size_t len)
         snprintf(buf, len, "does not build (see above)");
     else if (!o->ran)
         snprintf(buf, len, "the check did not finish");
+    else if (o->failed == 0 && o->partial)
+        snprintf(buf, len, "ONLY's cases passed: no pass");
     else if (o->failed == 0)
         snprintf(buf, len, "passed");
     else if (o->hung)
@@ -209,8 +221,9 @@ int cmd_check(const char *src, const char *expect, int argc, char **argv)
         out[n] = check_one(l, src);
         if (out[n].no_gpu)
             return 3; /* the check said why in one sentence; nothing else can be graded either */
-        if (own_work && out[n].ran) {
-            state_record_check(&s, l->number, out[n].failed == 0, out[n].speed_ms, out[n].speedup);
+        /* A run of some cases (ONLY=) that passed them says nothing of the lesson: not recorded. */
+        if (own_work && out[n].ran && (!out[n].partial || out[n].failed)) {
+            state_record_check(&s, l->number, passed(&out[n]), out[n].speed_ms, out[n].speedup);
             save_state(&s);
         }
         n++;
@@ -221,13 +234,13 @@ int cmd_check(const char *src, const char *expect, int argc, char **argv)
     fprintf(sum, "\n%-22s %-30s %s\n", "Lesson", "Result", "Points");
     for (int i = 0; i < n; i++) {
         char v[64], name[80];
-        int passed = out[i].ran && out[i].failed == 0;
+        int pass = passed(&out[i]);
         snprintf(name, sizeof name, "%d %s", ls[i]->number, ls[i]->folder);
-        fprintf(sum, "%-22s %-30s %d/%d\n", name, verdict(&out[i], v, sizeof v), passed ? ls[i]->points : 0,
+        fprintf(sum, "%-22s %-30s %d/%d\n", name, verdict(&out[i], v, sizeof v), pass ? ls[i]->points : 0,
                 ls[i]->points);
-        score += passed ? ls[i]->points : 0;
+        score += pass ? ls[i]->points : 0;
         total += ls[i]->points;
-        as_expected += strcmp(expect, "fail") == 0 ? (out[i].built && out[i].ran && !passed) : passed;
+        as_expected += strcmp(expect, "fail") == 0 ? (out[i].built && out[i].ran && !pass) : pass;
     }
     if (strcmp(expect, "score") == 0) {
         fprintf(sum, "Score: %d/%d\n", score, total);
@@ -257,6 +270,7 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
     struct outcome out[MAX_LESSONS];
     const struct lesson *ls[MAX_LESSONS];
     int n = 0, score = 0, total = 0;
+    unsetenv("ONLY"); /* a grade runs every case */
     if (make_dirs(outdir) != 0) {
         fprintf(stderr, "Cannot create %s: %s\n", outdir, strerror(errno));
         return 2;
@@ -289,7 +303,7 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
     fprintf(json, "{\n  \"tests\": [\n");
     fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
     for (int i = 0; i < n; i++) {
-        int passed = out[i].ran && out[i].failed == 0, points = passed ? ls[i]->points : 0;
+        int pass = passed(&out[i]), points = pass ? ls[i]->points : 0;
         char title[256];
         score += points;
         total += ls[i]->points;
@@ -302,7 +316,7 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         fprintf(json, "    {\"name\": ");
         json_string(json, title_of(ls[i], title, sizeof title));
         fprintf(json, ", \"number\": \"%d\", \"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"output\": ",
-                ls[i]->number, points, ls[i]->points, passed ? "passed" : "failed");
+                ls[i]->number, points, ls[i]->points, pass ? "passed" : "failed");
         json_string(json, report ? report : "");
         fprintf(json, "}%s\n", i + 1 < n ? "," : "");
         free(report);

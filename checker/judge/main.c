@@ -302,8 +302,12 @@ static void write_result(int failed, int total, int no_gpu)
     FILE *f = fopen(path, "w");
     if (!f)
         return;
-    fprintf(f, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %.6g speedup %.6g solution_ms %.6g baseline_ms %.6g\n",
-            checking.lesson->number, total, failed, no_gpu, checking.hung, checking.speed_ms, checking.speedup, checking.solution_ms, checking.baseline_ms);
+    /* partial: ONLY picked some cases, so passing them is not passing the lesson. */
+    const char *only = getenv("ONLY");
+    fprintf(f, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %.6g speedup %.6g solution_ms %.6g baseline_ms %.6g "
+               "partial %d\n",
+            checking.lesson->number, total, failed, no_gpu, checking.hung, checking.speed_ms, checking.speedup,
+            checking.solution_ms, checking.baseline_ms, only && *only);
     fclose(f);
 }
 
