@@ -48,6 +48,8 @@ extern struct check_run checking;
 
 /* The report, on stdout (stderr with `# ` when cmocka's TAP/XML has stdout). */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Drops cmocka's "[ LINE ] --- checker/...: error: Failure!" lines from stderr (quiet_cmocka.c). */
+void quiet_cmocka_locations(void);
 /* "N=100" or "100x257". */
 const char *size_text(const struct check_case *c, char *buf, size_t len);
 

@@ -383,6 +383,7 @@ int main(int argc, char **argv)
         return 0;
     }
     find_parts(argv[0]);
+    quiet_cmocka_locations();
     const char *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
     checking.narrate_to_stderr = fmt && *fmt && strcasecmp(fmt, "stdout") != 0;
     const char *seed = getenv("SEED");

@@ -130,6 +130,8 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
     static char line[320];
     size_t total = (size_t)c->rows * (size_t)c->cols;
     bool square = c->rows == c->cols && c->rows > 1;
+    /* Below one tile every tile is an edge tile: "only the edge is wrong" would tell nothing. */
+    bool whole_tiles = c->tile > 0 && c->rows >= c->tile && c->cols >= c->tile;
 
     if (c->wrong == 0)
         return "every element matches the reference.";
@@ -153,7 +155,7 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                      "only the last %s was never written (still NaN poison): an off-by-one in a bounds "
                      "check (`< N - 1` where `< N` was meant?).",
                      last_row ? "row" : "column");
-        else if (c->wrong_inside == 0)
+        else if (c->wrong_inside == 0 && whole_tiles)
             snprintf(line, sizeof line,
                      "%zu element%s in the partial tiles at the edge %s never written (still NaN poison): "
                      "does the kernel handle only sizes that are multiples of %d?",
@@ -184,6 +186,13 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                  "%zu element%s %s NaN where the reference has a number: the kernel read memory nobody "
                  "wrote (outside an input, or shared memory a barrier should have waited for).",
                  c->other_nans, s_(c->other_nans), c->other_nans == 1 ? "is" : "are");
+        return line;
+    }
+    if (!whole_tiles) {
+        snprintf(line, sizeof line,
+                 "%zu of %zu elements are wrong; this matrix is smaller than one %dx%d tile, so the size says "
+                 "nothing of where the mistake is: compare the first differences above with a larger size's.",
+                 c->wrong, total, c->tile, c->tile);
         return line;
     }
     if (c->wrong_inside == 0)

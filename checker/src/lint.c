@@ -29,6 +29,7 @@ struct lexer {
     int at_line_start;
     const char *base; /* the spliced text, and each of its characters' line in the file */
     const int *line_at;
+    int unclosed_comment; /* the line of a comment that is never closed, if any */
 };
 
 /* Translation phase 2: every backslash-newline removed, each remaining character remembering
@@ -77,6 +78,7 @@ static void skip_space(struct lexer *lx)
             while (*lx->p && *lx->p != '\n')
                 lx->p++;
         } else if (p[0] == '/' && p[1] == '*') {
+            int opened = lx->line_at ? lx->line_at[p - lx->base] : lx->line;
             lx->p += 2;
             while (*lx->p && !(lx->p[0] == '*' && lx->p[1] == '/')) {
                 if (*lx->p == '\n')
@@ -85,6 +87,8 @@ static void skip_space(struct lexer *lx)
             }
             if (*lx->p)
                 lx->p += 2;
+            else
+                lx->unclosed_comment = opened;
         } else {
             return;
         }
@@ -381,10 +385,10 @@ static int lint_spliced(const char *text, const int *lines, const char *kernel, 
     static struct macros m;
     memset(&m, 0, sizeof m);
     memset(p, 0, sizeof *p);
-    struct lexer lx = {text, 1, 1, text, lines};
+    struct lexer lx = {text, 1, 1, text, lines, 0};
     struct token t, prev = {0};
     struct statement s = {0};
-    int depth = 0, kernels = 0;
+    int depth = 0, kernels = 0, found_line = 1;
     char found[NAME_MAX_LEN] = "";
     next_token(&lx, &t);
     while (t.kind != TOK_END) {
@@ -410,8 +414,10 @@ static int lint_spliced(const char *text, const int *lines, const char *kernel, 
                 strcpy(s.words[s.nwords++], "__global__");
             char name[NAME_MAX_LEN] = "";
             kernel_name(&lx, &t, name, sizeof name);
-            if (kernels == 1)
+            if (kernels == 1) {
                 snprintf(found, sizeof found, "%s", name);
+                found_line = t.line;
+            }
             s.header_done = 1;
             continue; /* t is the token after the name's '(' or the declaration's end */
         }
@@ -444,6 +450,9 @@ static int lint_spliced(const char *text, const int *lines, const char *kernel, 
         prev = t;
         next_token(&lx, &t);
     }
+    if (lx.unclosed_comment)
+        return problem(p, lx.unclosed_comment, "this comment (/*) is never closed: everything after it, to the end "
+                                               "of the file, is part of it (a missing */?)");
     if (judge_statement(&s, p))
         return 1;
     if (kernels == 0)
@@ -451,7 +460,7 @@ static int lint_spliced(const char *text, const int *lines, const char *kernel, 
     if (kernels > 1)
         return problem(p, 1, "%d __global__ functions: a lesson file defines exactly one kernel, %s", kernels, kernel);
     if (strcmp(found, kernel) != 0)
-        return problem(p, 1, "the kernel is named %s; this lesson's must be named %s (the harness launches %s)",
+        return problem(p, found_line, "the kernel is named %s; this lesson's must be named %s (the harness launches %s)",
                        found[0] ? found : "(nothing)", kernel, kernel);
     return 0;
 }

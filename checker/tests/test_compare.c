@@ -585,6 +585,23 @@ static void diagnose_wrong_only_edge_tiles(void **state)
     free(got);
 }
 
+/* Below one tile there is no inside: the diagnosis says so instead of blaming the edge. */
+static void diagnose_wrong_below_one_tile(void **state)
+{
+    (void)state;
+    const int sizes[] = {1, 31};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        float *want = counting((size_t)n * n), *got = counting((size_t)n * n);
+        got[(size_t)n * n - 1] = -1.0f;
+        const char *s = diagnose_square(got, want, n, 32, FAMILY_MATMUL, NULL, NULL, tolerance_exact());
+        assert_null(strstr(s, "only tiles at the edge"));
+        assert_contains(s, "smaller than one 32x32 tile");
+        free(want);
+        free(got);
+    }
+}
+
 static void diagnose_wrong_inside(void **state)
 {
     (void)state;
@@ -715,6 +732,7 @@ int main(void)
         cmocka_unit_test(diagnose_guard_values),
         cmocka_unit_test(diagnose_other_nans),
         cmocka_unit_test(diagnose_wrong_only_edge_tiles),
+        cmocka_unit_test(diagnose_wrong_below_one_tile),
         cmocka_unit_test(diagnose_wrong_inside),
         cmocka_unit_test(diagnose_without_inputs),
         cmocka_unit_test(guard_scan_finds_nearest_write),

@@ -99,6 +99,10 @@ static void refuses_wrong_kernels(void **state)
     refused("__device__ int f(int x) { return x; }\n", 1, "no __global__ kernel");
     refused(KERNEL_OK "__global__ void other(float *o) { o[0] = 1; }\n", 1, "exactly one kernel, k");
     refused("__global__ void kernel(float *o) { o[0] = 1; }\n", 1, "must be named k");
+    /* at the kernel's own line, not the file's first */
+    refused("#define TILE 32\n\n__global__ void kernel(float *o) { o[0] = 1; }\n", 3, "must be named k");
+    /* a comment that is never closed hides the kernel: named as such, at its line */
+    refused("#define TILE 32\n/* the kernel\n" KERNEL_OK, 2, "this comment (/*) is never closed");
 }
 
 /* What a compiler sees, the lint must see: each trick once walked past a simpler tokenizer. */

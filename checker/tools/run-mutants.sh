@@ -44,6 +44,10 @@ grade() {
   printf '%s\n' "$out" > "$dir.log"
   # "a | b": either phrase will do (the judges may word one mistake differently).
   while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$out" && said=1; done < <(sed 's/ | /\n/g' <<<"$expect")
+  # The report is the student's: no line of the checker's own source may show in it.
+  if grep -q 'checker/judge/' <<<"$out"; then
+    said=0; expect="$expect; and no checker/judge/ source line (one was shown)"
+  fi
   if [ $rc -ne 0 ] && [ $said = 1 ]; then
     verdict=pass; printf '  rejected, as it must: %-24s ("%s")\n' "$name" "$expect"
   elif grep -q 'cannot be graded on a GPU' <<<"$out"; then
