@@ -364,8 +364,10 @@ grade-test: $(WORKBOOK)
 HANDOUT_TEST := build/handout-test
 handout-test: $(WORKBOOK)
 	$(Q)rm -rf $(HANDOUT_TEST) && mkdir -p $(HANDOUT_TEST)
-	$(Q)checker/tools/handout.sh $(HANDOUT_TEST)/workbook.tar.gz > $(HANDOUT_TEST)/handout.log
-	$(Q)if tar -tzf $(HANDOUT_TEST)/workbook.tar.gz | grep -E '/(solutions|checker/mutants|checker/redteam|checker/tests)/'; then \
+	$(Q)probe=handout-untracked-probe.txt; echo "an instructor's note" > $$probe; \
+	  checker/tools/handout.sh $(HANDOUT_TEST)/workbook.tar.gz > $(HANDOUT_TEST)/handout.log; rc=$$?; rm -f $$probe; \
+	  [ $$rc -eq 0 ] || { cat $(HANDOUT_TEST)/handout.log; exit 1; }
+	$(Q)if tar -tzf $(HANDOUT_TEST)/workbook.tar.gz | grep -E '/(solutions|checker/mutants|checker/redteam|checker/tests)/|untracked-probe'; then \
 	  echo "handout: the tarball holds the files above, which must stay out of it"; exit 1; fi
 	$(Q)tar -C $(HANDOUT_TEST) -xzf $(HANDOUT_TEST)/workbook.tar.gz && cp -r solutions $(HANDOUT_TEST)/shared-memory-workbook/hand-in
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && $(MAKE) -s --no-print-directory programs SRC=exercises && \

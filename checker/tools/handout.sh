@@ -24,8 +24,15 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 dest=$stage/$top
 mkdir -p "$dest"
-# What git tracks, and new files it does not ignore yet; not what was deleted since.
-git ls-files -z --cached --others --exclude-standard |
+# What git tracks, as it is now; never a file git does not track (an instructor's grade logs,
+# notes, hand-ins lying in the tree): those are named and left out.
+untracked=$(git ls-files --others --exclude-standard | grep -v -e '^solutions/' -e '^checker/mutants/' \
+  -e '^checker/redteam/' -e '^checker/tests/' -e '^\.ci/' || true)
+if [ -n "$untracked" ]; then
+  echo "Left out, because git does not track them (git add what students should get):"
+  sed 's/^/  /' <<<"$untracked" | head -20
+fi
+git ls-files -z --cached |
   grep -zv -e '^solutions/' -e '^checker/mutants/' -e '^checker/redteam/' -e '^checker/tests/' -e '^\.ci/' |
   while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done | xargs -0 cp --parents -t "$dest"
 

@@ -21,6 +21,7 @@ enum {
     EMU_WARP_MISMATCH = 9,     /* a warp operation whose lanes cannot all meet (emu_runtime.c) */
     EMU_MISALIGNED = 10,       /* an 8- or 16-byte access at an address not a multiple of its size */
     EMU_BLOCK_RACE = 11,       /* two blocks of one launch touch the same global word, one writing */
+    EMU_UNSET_OUTPUT_READ = 12, /* a read of an output element nothing had written yet */
 };
 
 /* A shared word that one thread wrote and another read (or wrote) with no barrier between (or,

@@ -340,6 +340,12 @@ static int report_bad_access(void)
                  blockIdx.x, blockIdx.y, x, y, b.is_write ? "writes" : "reads", b.size, at, where,
                  (long)(b.misalignment), b.size);
     }
+    else if (b.kind == EMU_UNSET_OUTPUT_READ)
+        snprintf(rt.error, sizeof rt.error,
+                 "block (%u,%u): thread (%u,%u) reads element %ld of its output %s (%s) before anything wrote it: "
+                 "an output starts with whatever the memory held (on a GPU, cudaMalloc does not clear it), so a sum "
+                 "kept in it (%s[i] += ...) starts from garbage; keep the sum in a register from 0 and store it once",
+                 blockIdx.x, blockIdx.y, x, y, b.offset, b.buffer, where, b.buffer);
     else if (b.kind == EMU_BLOCK_RACE) {
         char other[64];
         unsigned gx = gridDim.x ? gridDim.x : 1;

@@ -272,8 +272,13 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
             global = 1;
             if (write && tr.buffers[i].read_only)
                 bad_access(EMU_INPUT_WRITE, 1, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
-            else if (!tr.buffers[i].read_only)
+            else if (!tr.buffers[i].read_only) {
                 check_blocks(i, c, size, write, pc);
+                /* The output starts as POISON_BITS: one still there was never written. */
+                uint32_t v;
+                if (!write && !tr.atomic && size >= 4 && (memcpy(&v, c, sizeof v), v == POISON_BITS))
+                    bad_access(EMU_UNSET_OUTPUT_READ, 0, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
+            }
             if (aligned && size > 1 && (uintptr_t)c % size &&
                 bad_access(EMU_MISALIGNED, write, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4)))
                 ba.bad.size = (int)size, ba.bad.misalignment = (int)((uintptr_t)c % size);
