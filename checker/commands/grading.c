@@ -244,6 +244,19 @@ int cmd_check(const char *src, const char *expect, int argc, char **argv)
     }
     if (strcmp(expect, "score") == 0) {
         fprintf(sum, "Score: %d/%d\n", score, total);
+        /* After a pass of the selected lesson: what comes next. */
+        if (own_work && n == 1 && passed(&out[0]) && ls[0]->number == s.current) {
+            const struct lesson *next = NULL;
+            for (int i = 0; i + 1 < reg.count; i++)
+                if (reg.lessons[i].number == ls[0]->number)
+                    next = &reg.lessons[i + 1];
+            if (next)
+                fprintf(sum, "Passed. Next: `make next` starts lesson %d (%s); `make quiz` checks what you learned.\n",
+                        next->number, next->folder);
+            else
+                fprintf(sum, "Passed: that was the last lesson. `make quiz` checks what you learned; `make status` "
+                             "shows your whole record.\n");
+        }
         return score == total ? 0 : 1;
     }
     fprintf(sum, "%s: %d of %d lessons %s as they must.\n", src, as_expected, n, strcmp(expect, "fail") == 0 ? "failed" : "passed");

@@ -82,6 +82,30 @@ int cmd_status(void)
     return 0;
 }
 
+/* ---- next ---- */
+
+/* The lesson after the selected one, for `make next`: its number on stdout, or a sentence on
+ * stderr and 1 when there is none yet (nothing selected, or the last lesson). */
+int cmd_next_lesson(void)
+{
+    struct state s;
+    load_state(&s);
+    if (s.current == 0) {
+        fprintf(stderr, "No lesson selected yet: `make lesson1` starts the first.\n");
+        return 1;
+    }
+    for (int i = 0; i + 1 < reg.count; i++)
+        if (reg.lessons[i].number == s.current) {
+            if (!s.lesson[s.current].passed)
+                fprintf(stderr, "(Lesson %d has not passed yet; you can come back to it with `make lesson%d`.)\n",
+                        s.current, s.current);
+            printf("%d\n", reg.lessons[i + 1].number);
+            return 0;
+        }
+    fprintf(stderr, "Lesson %d is the last one: there is no next lesson.\n", s.current);
+    return 1;
+}
+
 /* ---- hint ---- */
 
 int cmd_hint(const struct lesson *l)
@@ -97,7 +121,26 @@ int cmd_hint(const struct lesson *l)
     }
     struct state s;
     load_state(&s);
-    int k = s.lesson[l->number].hints_shown; /* the next one, 0-based */
+    int seen = s.lesson[l->number].hints_shown;
+    int k = seen; /* the next one, 0-based */
+    /* HINT=k: hint k again, if it was seen (hints go from weak to strong: none is skipped). */
+    const char *again = getenv("HINT");
+    if (again && *again) {
+        char *end;
+        long want = strtol(again, &end, 10);
+        if (*end || want < 1 || want > h.count) {
+            printf("HINT=%s: lesson %d has hints 1 to %d.\n", again, l->number, h.count);
+            free(text);
+            return 1;
+        }
+        if (want > seen + 1) {
+            printf("You have seen %d of lesson %d's hints; `make hint` shows hint %d first (each is a little "
+                   "stronger than the one before).\n", seen, l->number, seen + 1);
+            free(text);
+            return 1;
+        }
+        k = (int)want - 1;
+    }
     if (k >= h.count)
         k = h.count - 1;
     printf("%.*s\n\n", (int)h.len[k], h.start[k]);
@@ -105,10 +148,13 @@ int cmd_hint(const struct lesson *l)
         printf("(Hint %d of %d; `make hint` again for a stronger one.)\n", k + 1, h.count);
     else
         printf("(That was the last hint; lessons/%s/README.md derives the whole kernel.)\n", l->folder);
-    if (s.lesson[l->number].hints_shown < h.count) {
+    if (k == seen && s.lesson[l->number].hints_shown < h.count) {
         s.lesson[l->number].hints_shown++;
         save_state(&s);
     }
+    if (seen > 1 || (seen == 1 && k != 0))
+        printf("(Seen so far: hints 1 to %d; `make hint HINT=n` shows hint n again.)\n",
+               s.lesson[l->number].hints_shown);
     free(text);
     return 0;
 }
@@ -138,6 +184,10 @@ int cmd_reset(const struct lesson *l)
     s.lesson[l->number].passed = false; /* "passed once" stays in the record */
     save_state(&s);
     printf("%s is the stub again.\n", work);
+    if (s.lesson[l->number].hints_shown > 0)
+        printf("The %d hint%s you have seen stay%s yours: `make hint HINT=1` shows the first again.\n",
+               s.lesson[l->number].hints_shown, s.lesson[l->number].hints_shown == 1 ? "" : "s",
+               s.lesson[l->number].hints_shown == 1 ? "s" : "");
     return 0;
 }
 

@@ -108,7 +108,7 @@ int save_state(const struct state *s)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: workbook select N | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
+    fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
                     "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | bankmap 32x32|32x33|xor | lesson-list\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
@@ -149,6 +149,8 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (strcmp(cmd, "next-lesson") == 0)
+        return argc == 2 ? cmd_next_lesson() : usage();
     if (strcmp(cmd, "mutate") == 0)
         return argc == 4 ? cmd_mutate(argv[2], argv[3]) : usage();
     if (strcmp(cmd, "grade") == 0)

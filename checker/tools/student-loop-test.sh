@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The student's loop, tried in a fresh handout folder (make handout-test runs it there, where
+# work/ and its record are the test's own): each step must keep the promise the README makes.
+#   Usage: (cd UNPACKED_HANDOUT && checker/tools/student-loop-test.sh)
+set -u
+make=${MAKE:-make}
+m() { "$make" -s --no-print-directory "$@" 2>&1; }
+failed=0
+expect() { # expect WHAT OUTPUT PATTERN: the output must match the extended regex
+  if grep -qE -- "$3" <<<"$2"; then echo "  ok: $1"; else
+    echo "  BROKEN PROMISE: $1 (no /$3/ in:)"; sed 's/^/    | /' <<<"$2" | tail -15; failed=1; fi
+}
+refuse() { # refuse WHAT OUTPUT PATTERN: the output must not match
+  if grep -qE -- "$3" <<<"$2"; then echo "  BROKEN PROMISE: $1 (/$3/ in:)"; sed 's/^/    | /' <<<"$2" | tail -15; failed=1
+  else echo "  ok: $1"; fi
+}
+
+m lesson4 > /dev/null
+# Lesson 4's stub is lesson 3's right (but slow) kernel: its correctness cases pass.
+out=$(m check ONLY='correct 1x1')
+expect "a run of some cases (ONLY=) is reported as no pass" "$out" "ONLY's cases passed: no pass"
+refuse "... and not recorded as a pass in make status" "$(m status)" '04_padding +passed'
+
+first=$(m hint)
+m hint > /dev/null
+again=$(m hint HINT=1)
+expect "make hint HINT=1 shows the first hint again" "$again" "$(head -n 1 <<<"$first" | cut -c1-40 | sed 's/[][\.*^$()+?{}|]/./g')"
+expect "... and says which hints were seen" "$again" "Seen so far: hints 1 to 2"
+expect "make hint HINT=n refuses a hint not reached yet" "$(m hint HINT=4)" "shows hint 3 first"
+expect "make reset says the hints seen stay the student's" "$(m reset)" "hints you have seen stay yours"
+
+expect "make next starts the lesson after the selected one" "$(m next)" "Lesson 5"
+expect "... and selects it" "$(m status)" "^> 5 05_swizzle"
+
+cp hand-in/05_swizzle/*.cu work/05_swizzle/
+expect "a pass of the last lesson says what is left to do" "$(m check)" "that was the last lesson"
+expect "make next after the last lesson says there is none" "$(m next)" "is the last one"
+
+[ $failed -eq 0 ] && echo "student loop: every promise kept"
+exit $failed
