@@ -36,5 +36,18 @@ cp hand-in/05_swizzle/*.cu work/05_swizzle/
 expect "a pass of the last lesson says what is left to do" "$(m check)" "that was the last lesson"
 expect "make next after the last lesson says there is none" "$(m next)" "is the last one"
 
+if command -v entr > /dev/null || command -v inotifywait > /dev/null; then
+  # make watch: a save re-runs the check (given 30 s, then stopped).
+  timeout 30 "$make" -s --no-print-directory watch > watch.log 2>&1 &
+  watcher=$!
+  sleep 3
+  echo "// saved again" >> work/05_swizzle/transpose_swizzled.cu
+  for _ in $(seq 25); do grep -q '^Score' watch.log && break; sleep 1; done
+  kill $watcher 2>/dev/null; wait $watcher 2>/dev/null
+  expect "make watch re-checks the lesson when its file is saved" "$(cat watch.log)" "^Score: 25/25"
+else
+  echo "  skipped: make watch (no entr or inotifywait here)"
+fi
+
 [ $failed -eq 0 ] && echo "student loop: every promise kept"
 exit $failed

@@ -8,8 +8,10 @@ make=${MAKE:-make}
 [ -f "$file" ] || { echo "There is no $file yet: make lessonN starts a lesson."; exit 1; }
 echo "Watching $file: every save runs make check (Ctrl-C stops)."
 if command -v entr > /dev/null; then
-  # -c clears the screen before each check; -p waits for the first save.
-  echo "$file" | exec entr -c -p "$make" -s --no-print-directory check
+  # -p waits for the first save; in a terminal -c clears the screen before each check, and
+  # without one (a pipe, an editor's task runner) -n keeps entr from asking for a terminal.
+  flags=-c; [ -t 1 ] || flags=-n
+  echo "$file" | exec entr -p $flags "$make" -s --no-print-directory check
 elif command -v inotifywait > /dev/null; then
   while inotifywait -qq -e close_write -e moved_to "$(dirname "$file")"; do
     clear 2>/dev/null || true
