@@ -115,8 +115,10 @@ static void explain(const struct lesson *l, const char *dir, const char *srcarg)
     if (!emu || !*emu || (fmt && *fmt && strcasecmp(fmt, "stdout") != 0)) /* TAP/XML stay clean */
         return;
     if (strcmp(emu, "unavailable") == 0) {
-        printf("\n(The CPU emulator would explain these times with exact memory-traffic counts, but it is "
-               "unavailable here: it needs clang++ and llvm-symbolizer.)\n");
+        printf("\n(The CPU emulator would explain these times with exact memory-traffic counts, line by line. "
+               "It needs clang++, llvm-symbolizer, libseccomp and bubblewrap: on Debian or Ubuntu,\n"
+               "  sudo apt-get install clang llvm libseccomp-dev bubblewrap\n"
+               "and the next make check shows them.)\n");
         return;
     }
     snprintf(binary, sizeof binary, "%s/%s/%s", dir, l->folder, emu);

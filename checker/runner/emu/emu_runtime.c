@@ -311,8 +311,9 @@ static int check_barrier(int threads)
                  blockIdx.x, blockIdx.y, waiting, a, other, emu_where(other_pc, b, sizeof b));
     else
         snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): %d thread%s wait%s at __syncthreads() in %s while %d ha%s returned: "
-                 "an early `return` before a barrier? Threads outside the matrix must still reach it",
+                 "block (%u,%u): %d thread%s wait%s at __syncthreads() in %s while %d ha%s returned without "
+                 "reaching it: an early `return` before a barrier, or a barrier inside an `if` that only some "
+                 "threads enter? Threads outside the matrix must still reach it",
                  blockIdx.x, blockIdx.y, waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "", a, exited,
                  exited == 1 ? "s" : "ve");
     return EMU_BARRIER_DIVERGENCE;
