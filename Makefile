@@ -113,7 +113,7 @@ help:
 	@echo "  make watch              re-check the selected lesson every time you save its file (needs entr or inotify-tools)"
 	@echo "  make next               start the lesson after the selected one"
 	@echo "  make hint               the next hint for the selected lesson (HINT=n: hint n again)"
-	@echo "  make quiz               self-check questions (ANSWERS=file answers them from a file)"
+	@echo "  make quiz               self-check questions (Enter skips one; LIST=1 only lists them; ANSWERS=file)"
 	@echo "  make status             your progress: passed, best time, speed-up"
 	@echo "  make reset              restore the stub (your version is kept in work/NN_topic/backups/)"
 	@echo "  make docs               the lessons as a web site in docs/html/ (needs pandoc)"

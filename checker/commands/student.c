@@ -244,15 +244,27 @@ int cmd_quiz(const struct lesson *l)
     if (build_quiz(l, &quiz, &fresh, &seed) != 0)
         return 2;
     char title[256];
-    printf("%s: self-check. Type a number, or the letter of a choice, and Enter.\n", title_of(l, title, sizeof title));
-    int right = quiz_ask(&quiz, stdin, stdout);
+    const char *list = getenv("LIST");
+    if (list && *list && strcmp(list, "0") != 0) { /* the questions alone, to think them over first */
+        printf("%s: the self-check questions (make quiz asks them; the bank questions are made up then).\n",
+               title_of(l, title, sizeof title));
+        quiz_list(&quiz, stdout);
+        return 0;
+    }
+    printf("%s: self-check. Type a number, or the letter of a choice, and Enter (Enter alone skips a question).\n",
+           title_of(l, title, sizeof title));
+    int skipped = 0;
+    int right = quiz_ask(&quiz, stdin, stdout, &skipped);
     if (fresh.count) {
         printf("\nAnd %d bank questions made up just now (again: make quiz SEED=%llu):\n", fresh.count,
                (unsigned long long)seed);
-        right += quiz_ask(&fresh, stdin, stdout);
+        right += quiz_ask(&fresh, stdin, stdout, &skipped);
     }
     int total = quiz.count + fresh.count;
-    printf("\nScore: %d/%d%s\n", right, total, right == total ? "" : " (reread the sections the misses came from)");
+    printf("\nScore: %d/%d%s", right, total, right == total ? "" : " (reread the sections the misses came from)");
+    if (skipped)
+        printf("; %d skipped, their answers still hidden", skipped);
+    printf("\n");
     return right == total ? 0 : 1;
 }
 

@@ -33,7 +33,11 @@ struct quiz {
  * naming the line in err. */
 int quiz_parse(const char *text, struct quiz *quiz, char *err, size_t errlen);
 
-/* Whether a typed answer is right: a number within 1 % (choices: the number or the letter). */
+/* What a typed answer is: right (a number within 1 %; for choices, the number or the letter),
+ * wrong, or no answer at all (nothing, not a number, a choice that does not exist), which is
+ * asked again rather than counted. */
+enum quiz_verdict { QUIZ_RIGHT, QUIZ_WRONG, QUIZ_UNREADABLE, QUIZ_EMPTY };
+enum quiz_verdict quiz_judge_answer(const struct question *q, const char *typed);
 int quiz_answer_is_right(const struct question *q, const char *typed);
 
 /* The QUIZ_* bits of a list like "bank,stride"; 0 if a name is unknown. */
@@ -43,8 +47,13 @@ unsigned quiz_kinds_named(const char *list);
  * by the bank model (emu_price). */
 void quiz_generate(uint64_t seed, int k, struct question *q);
 
-/* Asks the questions on out, reading one answer per line from in; returns how many were right. */
-int quiz_ask(const struct quiz *quiz, FILE *in, FILE *out);
+/* Asks the questions on out, reading one answer per line from in; returns how many were right.
+ * An empty line skips a question without showing its answer (counted in *skipped); an answer
+ * that is none (a typo) is asked again, up to three times, then the question is skipped. */
+int quiz_ask(const struct quiz *quiz, FILE *in, FILE *out, int *skipped);
+
+/* The questions alone, without their answers (make quiz LIST=1). */
+void quiz_list(const struct quiz *quiz, FILE *out);
 
 /* The questions as Markdown with each answer in a closed <details> block (the web page). */
 void quiz_markdown(const struct quiz *quiz, FILE *out);

@@ -129,19 +129,31 @@ unsigned quiz_kinds_named(const char *list)
     return kinds;
 }
 
-int quiz_answer_is_right(const struct question *q, const char *typed)
+enum quiz_verdict quiz_judge_answer(const struct question *q, const char *typed)
 {
     while (isspace((unsigned char)*typed))
         typed++;
+    if (!*typed)
+        return QUIZ_EMPTY;
     char *end;
     double v;
-    if (q->nchoices && isalpha((unsigned char)typed[0]))
+    if (q->nchoices && isalpha((unsigned char)typed[0])) {
         v = tolower((unsigned char)typed[0]) - 'a' + 1;
-    else if ((v = strtod(typed, &end)), end == typed)
-        return 0;
+        end = (char *)typed + 1;
+    } else if ((v = strtod(typed, &end)), end == typed)
+        return QUIZ_UNREADABLE;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end || (q->nchoices && (v < 1 || v > q->nchoices || v != (int)v)))
+        return QUIZ_UNREADABLE; /* "8x", "eight", the choice e) of four */
     if (q->nchoices)
-        return v == q->answer;
-    return fabs(v - q->answer) <= 0.01 * fabs(q->answer) + 1e-9;
+        return v == q->answer ? QUIZ_RIGHT : QUIZ_WRONG;
+    return fabs(v - q->answer) <= 0.01 * fabs(q->answer) + 1e-9 ? QUIZ_RIGHT : QUIZ_WRONG;
+}
+
+int quiz_answer_is_right(const struct question *q, const char *typed)
+{
+    return quiz_judge_answer(q, typed) == QUIZ_RIGHT;
 }
 
 /* ---- bank questions made up on the spot ---- */
@@ -232,31 +244,54 @@ void quiz_generate(uint64_t seed, int k, struct question *q)
 
 /* ---- asking, and the web page ---- */
 
-int quiz_ask(const struct quiz *quiz, FILE *in, FILE *out)
+static void print_question(const struct question *q, int i, FILE *out)
+{
+    fprintf(out, "\nQ%d. %s\n", i + 1, q->text);
+    for (int c = 0; c < q->nchoices; c++)
+        fprintf(out, "   %c) %s\n", 'a' + c, q->choice[c]);
+}
+
+int quiz_ask(const struct quiz *quiz, FILE *in, FILE *out, int *skipped)
 {
     int right = 0;
     char line[256];
     for (int i = 0; i < quiz->count; i++) {
         const struct question *q = &quiz->q[i];
-        fprintf(out, "\nQ%d. %s\n", i + 1, q->text);
-        for (int c = 0; c < q->nchoices; c++)
-            fprintf(out, "   %c) %s\n", 'a' + c, q->choice[c]);
-        fprintf(out, "> ");
-        fflush(out);
-        if (!fgets(line, sizeof line, in)) {
-            fprintf(out, "\n(no more answers)\n");
-            break;
+        print_question(q, i, out);
+        enum quiz_verdict v = QUIZ_UNREADABLE;
+        for (int tries = 0; tries < 3 && v == QUIZ_UNREADABLE; tries++) {
+            fprintf(out, "> ");
+            fflush(out);
+            if (!fgets(line, sizeof line, in)) {
+                fprintf(out, "\n(no more answers)\n");
+                return right;
+            }
+            v = quiz_judge_answer(q, line);
+            if (v == QUIZ_UNREADABLE && q->nchoices)
+                fprintf(out, "That is not one of the choices: type a letter from a to %c (Enter alone skips).\n",
+                        'a' + q->nchoices - 1);
+            else if (v == QUIZ_UNREADABLE)
+                fprintf(out, "That is not a number: type one, like 32 or 0.5 (Enter alone skips).\n");
         }
-        if (quiz_answer_is_right(q, line)) {
+        if (v == QUIZ_RIGHT) {
             right++;
             fprintf(out, "Right. %s\n", q->why);
-        } else if (q->nchoices) {
+        } else if (v == QUIZ_WRONG && q->nchoices) {
             fprintf(out, "Not quite: it is %c) %s. %s\n", 'a' + (int)q->answer - 1, q->choice[(int)q->answer - 1], q->why);
-        } else {
+        } else if (v == QUIZ_WRONG) {
             fprintf(out, "Not quite: it is %g. %s\n", q->answer, q->why);
+        } else {
+            (*skipped)++;
+            fprintf(out, "Skipped; its answer stays hidden for your next try.\n");
         }
     }
     return right;
+}
+
+void quiz_list(const struct quiz *quiz, FILE *out)
+{
+    for (int i = 0; i < quiz->count; i++)
+        print_question(&quiz->q[i], i, out);
 }
 
 void quiz_markdown(const struct quiz *quiz, FILE *out)

@@ -138,11 +138,38 @@ static void asks_and_counts(void **state)
     assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
     FILE *in = fmemopen((void *)"8\nb\n", 4, "r");
     FILE *o = fmemopen(out, sizeof out, "w");
-    assert_int_equal(quiz_ask(&q, in, o), 1);
+    int skipped = 0;
+    assert_int_equal(quiz_ask(&q, in, o, &skipped), 1);
     fclose(in);
     fclose(o);
+    assert_int_equal(skipped, 0);
     assert_non_null(strstr(out, "Right. Two floats."));
     assert_non_null(strstr(out, "Not quite: it is a) A[row * N + k]."));
+}
+
+/* A typo is asked again, not counted; Enter alone skips without showing the answer. */
+static void typos_are_asked_again_and_empty_lines_skip(void **state)
+{
+    (void)state;
+    static struct quiz q;
+    char err[256], out[4096] = "";
+    assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
+    assert_int_equal(quiz_judge_answer(&q.q[0], "8x"), QUIZ_UNREADABLE);
+    assert_int_equal(quiz_judge_answer(&q.q[0], "  "), QUIZ_EMPTY);
+    assert_int_equal(quiz_judge_answer(&q.q[1], "z"), QUIZ_UNREADABLE);
+    assert_int_equal(quiz_judge_answer(&q.q[1], "7"), QUIZ_UNREADABLE);
+    const char *answers = "eight\n8\n\n";
+    FILE *in = fmemopen((void *)answers, strlen(answers), "r");
+    FILE *o = fmemopen(out, sizeof out, "w");
+    int skipped = 0;
+    assert_int_equal(quiz_ask(&q, in, o, &skipped), 1);
+    fclose(in);
+    fclose(o);
+    assert_int_equal(skipped, 1);
+    assert_non_null(strstr(out, "That is not a number"));
+    assert_non_null(strstr(out, "Right. Two floats."));
+    assert_non_null(strstr(out, "Skipped; its answer stays hidden"));
+    assert_null(strstr(out, "A[row * N + k]."));
 }
 
 static void markdown_hides_answers(void **state)
@@ -169,6 +196,7 @@ int main(void)
         cmocka_unit_test(judges_answers),
         cmocka_unit_test(generated_answers_agree_with_hand_arithmetic),
         cmocka_unit_test(asks_and_counts),
+        cmocka_unit_test(typos_are_asked_again_and_empty_lines_skip),
         cmocka_unit_test(markdown_hides_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
