@@ -102,7 +102,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -118,6 +118,7 @@ help:
 	@echo "  make reset              restore the stub (your version is kept in work/NN_topic/backups/)"
 	@echo "  make docs               the lessons as a web site in docs/html/ (needs pandoc)"
 	@echo "  make grade              for courses: all lessons into grade/ (results.json, junit.xml, summary)"
+	@echo "  make grade-all HANDINS=dir  for courses: every student's folder graded, and grades/gradebook.csv"
 	@echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')"
 	@echo "  make test               the workbook's own tests (what CI runs); make mutants: wrong kernels only"
 	@echo "  make doctor             check the tools the workbook needs"
@@ -173,6 +174,14 @@ GRADE_DIR ?= grade
 grade: doctor $(WORKBOOK)
 	$(Q)SANITIZE=$(or $(SANITIZE),1) PROFILE=$(or $(PROFILE),1) MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) \
 	  $(WORKBOOK) grade $(SRC) $(GRADE_DIR) $(LESSONS)
+
+# A whole class: every folder of HANDINS (one per student, laid out like work/) graded as make
+# grade grades it, into GRADEBOOK_DIR/STUDENT/, with GRADEBOOK_DIR/gradebook.csv; resumable.
+GRADEBOOK_DIR ?= grades
+grade-all: doctor $(WORKBOOK)
+	$(if $(HANDINS),,$(error Say which folder holds the hand-ins: make grade-all HANDINS=dir))
+	$(Q)MAKE="$(MAKE)" JUDGE_KIND=$(if $(filter check-emu,$(JUDGE)),emulator,gpu) \
+	  checker/tools/grade-all.sh $(HANDINS) $(GRADEBOOK_DIR)
 
 # Answers come from the terminal, or from a file: make quiz ANSWERS=file (one per line).
 quiz: $(WORKBOOK)
@@ -369,6 +378,11 @@ grade-test: $(WORKBOOK)
 	$(Q)WB_SKIP_LINT=1 $(MAKE) -s --no-print-directory grade EMU=1 SRC=build/forged-handin GRADE_DIR=build/grade-forged > /dev/null 2>&1; \
 	  checker/tools/validate-grade.py build/grade-forged 0 $(TOTAL_POINTS) && ! test -e /tmp/wb-redteam-atexit_forgery
 
+# make grade-all on generated hand-ins (solutions, stubs, wrong kernels, missing files) in the
+# emulator: the expected gradebook, resumable, and the same through the Slurm scripts.
+grade-all-test: $(WORKBOOK)
+	$(Q)MAKE="$(MAKE)" checker/tools/grade-all-test.sh 6
+
 # make handout on this tree, unpacked in a fresh folder: nothing secret inside, and there the
 # solutions dropped in as a student's hand-in pass while the stubs fail (the judge that runs here).
 HANDOUT_TEST := build/handout-test
@@ -394,7 +408,7 @@ handout-test: $(WORKBOOK)
 # GPU judge where there is a GPU, with its tool gates on. One step at a time, each announced
 # with the seconds so far, so that a long run is never silent for long.
 TEST_STEPS := doctor author-check build-all unit-tests quiz-test site-test \
-  $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test) $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test) \
+  $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test grade-all-test) $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test) \
   emulator-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),load-test) gpu-test
 test:
 	$(Q)start=$$(date +%s); for step in $(TEST_STEPS); do \
@@ -431,7 +445,7 @@ PANDOC ?= pandoc
 SITE := docs/html
 SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg tiling.svg)
 SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html $(SITE)/mutants.html $(SITE)/gates.html \
-  $(SITE)/security.html \
+  $(SITE)/security.html $(SITE)/cluster.html \
   $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)
 # Offline (images embedded, styles inline), code highlighted as C++ (pandoc knows no CUDA), the
 # page's title from its first line; pandoc wraps a <summary>'s text in <p>, which is undone.
@@ -464,7 +478,7 @@ $(foreach n,$(LESSONS),$(eval $(call LESSON_PAGE,$(n))))
 
 $(SITE)/index.html: docs/index.md docs/template.html lessons/registry $(WORKBOOK)
 	$(Q)mkdir -p build/docs $(@D)
-	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject; compute-sanitizer and Nsight Compute as [gates](gates.html); what a lesson file [can and cannot do](security.html).\n'; } > build/docs/index.md
+	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject; compute-sanitizer and Nsight Compute as [gates](gates.html); what a lesson file [can and cannot do](security.html); grading a [whole class](cluster.html).\n'; } > build/docs/index.md
 	$(Q)$(PANDOC_HTML) $(call page_title,$<) build/docs/index.md -o $@
 
 # Links between the docs' Markdown files become links between their pages.

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# make grade-all tried on generated hand-ins: N students (default 6), each lesson of LESSONS
+# (default "3 4 5", the quick ones) a solution, a stub, a wrong kernel or missing, by a fixed
+# rule; the gradebook must give every student the points of exactly their solutions. Then it
+# is run again (nothing may be graded twice), and once more after one hand-in changed (only
+# that one is graded again), and through the Slurm scripts with a stand-in for sbatch.
+#   Usage: checker/tools/grade-all-test.sh [N] [LESSONS]   (GENERATE_ONLY=1: only make them)
+set -u
+make=${MAKE:-make}
+n=${1:-6}
+want_lessons=${2:-"3 4 5"}
+dir=build/grade-all-test
+rm -rf "$dir" && mkdir -p "$dir/handins"
+# A wrong kernel per lesson that both judges reject whatever the timing (docs/mutants.md).
+declare -A wrong=([1]=last_row_unwritten [2]=ab_swapped [3]=copy_not_transpose [4]=unpadded [5]=padded_not_swizzled)
+declare -A expected
+lessons_all=$(awk '!/^[ \t]*(#|$)/ { printf "%s ", $1 }' lessons/registry)
+for i in $(seq -w 1 "$n"); do
+  student=student$i total=0
+  mkdir -p "$dir/handins/$student"
+  for l in $want_lessons; do
+    read -r folder kernel points <<<"$(awk -v l="$l" '$1 == l { print $2, $3, $6 }' lessons/registry)"
+    case $(( $(printf "%s lesson %s" "$student" "$l" | sha256sum | cut -c1-6 | sed "s/^/0x/") % 4 )) in
+      0) mkdir -p "$dir/handins/$student/$folder"; cp "solutions/$folder/$kernel.cu" "$dir/handins/$student/$folder/"
+         total=$((total + points)); expected[$student,$l]=$points ;;
+      1) mkdir -p "$dir/handins/$student/$folder"; cp "exercises/$folder/$kernel.cu" "$dir/handins/$student/$folder/" ;;
+      2) build/workbook mutate "checker/mutants/${wrong[$l]}.mutant" "$dir/handins/$student" > /dev/null ;;
+      3) ;; # not handed in
+    esac
+  done
+  expected[$student]=$total
+done
+{
+  printf 'student'; for l in $lessons_all; do printf ',lesson%s' "$l"; done; printf ',total,out_of\n'
+  out_of=$(awk '!/^[ \t]*(#|$)/ { s += $6 } END { print s }' lessons/registry)
+  for i in $(seq -w 1 "$n"); do
+    student=student$i
+    printf '%s' "$student"; for l in $lessons_all; do printf ',%s' "${expected[$student,$l]:-0}"; done
+    printf ',%s,%s\n' "${expected[$student]}" "$out_of"
+  done
+} > "$dir/expected.csv"
+
+# GENERATE_ONLY=1: the hand-ins and expected.csv alone (for a run on a GPU machine).
+[ -n "${GENERATE_ONLY:-}" ] && { echo "$n hand-ins in $dir/handins, the expected gradebook in $dir/expected.csv"; exit 0; }
+failed=0
+t0=$(date +%s)
+$make -s --no-print-directory grade-all HANDINS="$dir/handins" GRADEBOOK_DIR="$dir/grades" > "$dir/run1.log" 2>&1
+echo "  first run: $(( $(date +%s) - t0 )) s for $n hand-ins"
+if diff -u "$dir/expected.csv" "$dir/grades/gradebook.csv"; then echo "  ok: the gradebook gives each student the points of their solutions"
+else echo "  WRONG GRADEBOOK (above: expected, then made); the run said:"; sed 's/^/    | /' "$dir/run1.log"; failed=1; fi
+
+$make -s --no-print-directory grade-all HANDINS="$dir/handins" GRADEBOOK_DIR="$dir/grades" > "$dir/run2.log" 2>&1
+again=$(grep -c 'unchanged since it was graded' "$dir/run2.log")
+if [ "$again" -eq "$n" ]; then echo "  ok: a second run grades nothing again"
+else echo "  RESUME BROKEN: $again of $n hand-ins kept on a second run"; sed 's/^/    | /' "$dir/run2.log"; failed=1; fi
+
+first=$(ls "$dir/handins" | head -n 1)
+echo "// changed" > "$dir/handins/$first/note.txt"
+$make -s --no-print-directory grade-all HANDINS="$dir/handins" GRADEBOOK_DIR="$dir/grades" > "$dir/run3.log" 2>&1
+if [ "$(grep -c 'unchanged since it was graded' "$dir/run3.log")" -eq $((n - 1)) ] && diff -q "$dir/expected.csv" "$dir/grades/gradebook.csv" > /dev/null
+then echo "  ok: after one hand-in changed, only it is graded again"
+else echo "  RESUME BROKEN after a change:"; sed 's/^/    | /' "$dir/run3.log"; failed=1; fi
+# The same class through the Slurm scripts, with a stand-in for sbatch that runs the array's
+# tasks here: the same gradebook.
+SBATCH=checker/tests/fake-sbatch.sh JUDGE_KIND=emulator EMU=1 MAKE=$make \
+  checker/tools/grade-slurm.sh "$dir/handins" "$dir/slurm-grades" > "$dir/slurm.log" 2>&1
+if diff -u "$dir/expected.csv" "$dir/slurm-grades/gradebook.csv"; then
+  echo "  ok: through grade-slurm.sh (an array task per hand-in, then the gradebook), the same gradebook"
+else echo "  SLURM SCRIPTS BROKEN:"; sed 's/^/    | /' "$dir/slurm.log"; failed=1; fi
+[ $failed -eq 0 ] && echo "grade-all: $n hand-ins, gradebook as expected, resumable"
+exit $failed
