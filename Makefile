@@ -366,13 +366,18 @@ site-test:
 	$(Q)if command -v $(PANDOC) > /dev/null && command -v chromium > /dev/null; then checker/tools/docs-test.sh $(SITE); \
 	  else echo "docs in Chromium: skipped (needs pandoc and chromium)"; fi
 
-# make grade on the solutions (full marks) and on the stubs (none), its files checked by a JSON
+# make grade on the solutions (full marks), on the stubs (none) and on the stubs with lesson 2
+# right but not tiled (its correctness points, not its speed's), its files checked by a JSON
 # reader against Gradescope's format and by a JUnit XML parser; with the emulator.
 grade-test: $(WORKBOOK)
 	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=solutions GRADE_DIR=build/grade-solutions > /dev/null
 	$(Q)checker/tools/validate-grade.py build/grade-solutions $(TOTAL_POINTS) $(TOTAL_POINTS)
 	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=exercises GRADE_DIR=build/grade-exercises > /dev/null
 	$(Q)checker/tools/validate-grade.py build/grade-exercises 0 $(TOTAL_POINTS)
+	$(Q)rm -rf build/slow-handin && cp -r exercises build/slow-handin && \
+	  $(WORKBOOK) mutate checker/mutants/not_tiled.mutant build/slow-handin > /dev/null
+	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=build/slow-handin GRADE_DIR=build/grade-slow > /dev/null
+	$(Q)checker/tools/validate-grade.py build/grade-slow 10 $(TOTAL_POINTS)
 	$(Q)rm -rf build/forged-handin /tmp/wb-redteam-atexit_forgery && cp -r exercises build/forged-handin && \
 	  $(WORKBOOK) mutate checker/redteam/atexit_forgery.mutant build/forged-handin > /dev/null
 	$(Q)WB_SKIP_LINT=1 $(MAKE) -s --no-print-directory grade EMU=1 SRC=build/forged-handin GRADE_DIR=build/grade-forged > /dev/null 2>&1; \
@@ -393,6 +398,8 @@ handout-test: $(WORKBOOK)
 	  [ $$rc -eq 0 ] || { cat $(HANDOUT_TEST)/handout.log; exit 1; }
 	$(Q)if tar -tzf $(HANDOUT_TEST)/workbook.tar.gz | grep -E '/(solutions|checker/mutants|checker/redteam|checker/tests)/|untracked-probe'; then \
 	  echo "handout: the tarball holds the files above, which must stay out of it"; exit 1; fi
+	$(Q)if tar -xzOf $(HANDOUT_TEST)/workbook.tar.gz shared-memory-workbook/README.md | grep -nE 'SRC=solutions|For authors|make mutants'; then \
+	  echo "handout: its README is the authors' (the lines above), not the students'"; exit 1; fi
 	$(Q)tar -C $(HANDOUT_TEST) -xzf $(HANDOUT_TEST)/workbook.tar.gz && cp -r solutions $(HANDOUT_TEST)/shared-memory-workbook/hand-in
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && $(MAKE) -s --no-print-directory programs SRC=exercises && \
 	  $(MAKE) -s -j$$(nproc) --no-print-directory programs SRC=hand-in > /dev/null

@@ -104,6 +104,24 @@ int cmd_compile_report(const char *source, const char *log)
 
 int load_quiz(const struct lesson *l, struct quiz *quiz);
 
+/* The first `//` comment line of a stub that states a bank conflict ("a 32-way bank conflict"):
+ * it says what the code does now and turns false once the student fixes it. A stub's comments
+ * say what to do and why. Returns its line number, or 0. */
+static int stale_stub_comment(const char *text)
+{
+    int line = 1;
+    for (const char *p = text; *p; line++) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *c = p + strspn(p, " \t");
+        if (strncmp(c, "//", 2) == 0 && (memmem(c, len - (size_t)(c - p), "-way", 4) ||
+                                          memmem(c, len - (size_t)(c - p), "conflict", 8)))
+            return line;
+        p += len + (end != NULL);
+    }
+    return 0;
+}
+
 /* Says what is wrong with one kernel file, or nothing. Returns the number of problems. */
 static int check_kernel_file(const char *path, const char *kernel, int stub)
 {
@@ -129,6 +147,12 @@ static int check_kernel_file(const char *path, const char *kernel, int stub)
             printf("  %s %s\n", path, rules[i].what);
             bad++;
         }
+    int stale = stub ? stale_stub_comment(text) : 0;
+    if (stale) {
+        printf("  %s:%d: this comment states a bank conflict the student is about to remove, so it turns false "
+               "with the fix: say what to do and why instead\n", path, stale);
+        bad++;
+    }
     free(text);
     return bad;
 }

@@ -14,6 +14,7 @@
 
 #include "backup.h"
 #include "bankmap.h"
+#include "check_record.h"
 #include "hints.h"
 #include "lint.h"
 #include "objgate.h"
@@ -31,15 +32,19 @@
 
 struct outcome {
     int not_started; /* the student's copy does not exist yet */
-    int built, ran, no_gpu, tests, failed, hung;
-    int partial; /* ONLY picked some cases: passing them is not passing the lesson */
-    double speed_ms, speedup;
+    int built, ran;  /* ran: the judge left its record */
+    struct check_record rec;
 };
 
-/* A lesson passes when every one of its cases ran and passed. */
+/* A lesson passes when every one of its cases ran and passed (check_record.h). */
 static int passed(const struct outcome *o)
 {
-    return o->ran && o->failed == 0 && !o->partial;
+    return o->ran && record_passed(&o->rec);
+}
+
+static int points_of(const struct outcome *o)
+{
+    return o->ran ? record_points(&o->rec) : 0;
 }
 
 /* The build folder for a source folder: build/<SRC with '/' as '_'>. The Makefile's SRC_ID
@@ -56,7 +61,7 @@ static void build_dir(char *buf, size_t len, const char *src)
 
 /* Where a graded run's report goes (make grade): its text to `log` (appended), cmocka's
  * JUnit XML to `xml`. NULL: the terminal. */
-static const char *grade_log, *grade_xml;
+static const char *grade_log, *grade_xml, *grade_dir;
 
 /* Runs argv and returns its exit status. With quiet_make, the command's stderr passes through
  * a filter that drops make's "make: *** [target] Error 1" lines: the compile report said it. */
@@ -93,9 +98,12 @@ static int run_command(char *const argv[], const char *result_file, int quiet_ma
         close(fds[1]);
         FILE *err = fdopen(fds[0], "r");
         char line[4096];
+        FILE *to = grade_log ? fopen(grade_log, "a") : NULL; /* a grade keeps the compiler's report */
         while (err && fgets(line, sizeof line, err))
             if (!(strncmp(line, "make", 4) == 0 && strstr(line, ": *** [")))
-                fputs(line, stderr);
+                fputs(line, to ? to : stderr);
+        if (to)
+            fclose(to);
         if (err)
             fclose(err);
     }
@@ -161,37 +169,37 @@ static struct outcome check_one(const struct lesson *l, const char *src)
     remove(result);
     char *run[] = {binary, NULL};
     run_command(run, result, 0);
-    FILE *f = fopen(result, "r");
-    if (!f)
-        return o;
-    int n;
-    char line[512] = "";
-    o.ran = fgets(line, sizeof line, f) &&
-            sscanf(line, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %lf speedup %lf", &n, &o.tests,
-                   &o.failed, &o.no_gpu, &o.hung, &o.speed_ms, &o.speedup) == 7;
-    o.partial = strstr(line, " partial 1") != NULL;
-    fclose(f);
-    if (o.ran && !o.no_gpu && o.speed_ms > 0 && !grade_log)
+    char err[600];
+    o.ran = record_read(result, &o.rec, err, sizeof err) == 0;
+    if (o.ran && !o.rec.no_gpu && o.rec.speed_ms > 0 && !grade_log)
         explain(l, dir, srcarg);
     return o;
 }
 
 static const char *verdict(const struct outcome *o, char *buf, size_t len)
 {
-    if (o->not_started)
+    const struct check_record *r = &o->rec;
+    int failed = record_count(r, RESULT_FAILED), skipped = record_count(r, RESULT_SKIPPED);
+    if (o->not_started && grade_dir)
+        snprintf(buf, len, "not handed in");
+    else if (o->not_started)
         snprintf(buf, len, "not started (make lessonN)");
     else if (!o->built)
-        snprintf(buf, len, "does not build (see above)");
-    else if (!o->ran)
+        snprintf(buf, len, grade_dir ? "does not build (its log says why)" : "does not build (see above)");
+    else if (!o->ran || r->ncases == 0)
         snprintf(buf, len, "the check did not finish");
-    else if (o->failed == 0 && o->partial)
+    else if (r->partial && record_count(r, RESULT_NOT_RUN) == r->ncases)
+        snprintf(buf, len, "ONLY matched no test: none ran");
+    else if (failed == 0 && r->partial)
         snprintf(buf, len, "ONLY's cases passed: no pass");
-    else if (o->failed == 0)
+    else if (record_passed(r))
         snprintf(buf, len, "passed");
-    else if (o->hung)
+    else if (r->hung)
         snprintf(buf, len, "failed: no answer in time");
+    else if (failed == 0)
+        snprintf(buf, len, "%d of %d tests skipped", skipped, r->ncases);
     else
-        snprintf(buf, len, "failed %d of %d tests", o->failed, o->tests);
+        snprintf(buf, len, "failed %d of %d tests", failed, r->ncases);
     return buf;
 }
 
@@ -221,11 +229,12 @@ int cmd_check(const char *src, const char *expect, int argc, char **argv)
         if (n > 0)
             printf("\n");
         out[n] = check_one(l, src);
-        if (out[n].no_gpu)
+        if (out[n].rec.no_gpu)
             return 3; /* the check said why in one sentence; nothing else can be graded either */
-        /* A run of some cases (ONLY=) that passed them says nothing of the lesson: not recorded. */
-        if (own_work && out[n].ran && (!out[n].partial || out[n].failed)) {
-            state_record_check(&s, l->number, passed(&out[n]), out[n].speed_ms, out[n].speedup);
+        /* A run of some cases (ONLY=) that passed them says nothing of the lesson: not recorded.
+         * A file that does not build is recorded: it does not pass. */
+        if (own_work && !(out[n].ran && out[n].rec.partial && !record_count(&out[n].rec, RESULT_FAILED))) {
+            state_record_check(&s, l->number, passed(&out[n]), out[n].rec.speed_ms, out[n].rec.speedup);
             save_state(&s);
         }
         n++;
@@ -236,13 +245,17 @@ int cmd_check(const char *src, const char *expect, int argc, char **argv)
     fprintf(sum, "\n%-22s %-30s %s\n", "Lesson", "Result", "Points");
     for (int i = 0; i < n; i++) {
         char v[64], name[80];
-        int pass = passed(&out[i]);
+        int pass = passed(&out[i]), points = points_of(&out[i]);
         snprintf(name, sizeof name, "%d %s", ls[i]->number, ls[i]->folder);
-        fprintf(sum, "%-22s %-30s %d/%d\n", name, verdict(&out[i], v, sizeof v), pass ? ls[i]->points : 0,
-                ls[i]->points);
-        score += pass ? ls[i]->points : 0;
+        fprintf(sum, "%-22s %-30s %d/%d\n", name, verdict(&out[i], v, sizeof v), points, ls[i]->points);
+        score += points;
         total += ls[i]->points;
-        as_expected += strcmp(expect, "fail") == 0 ? (out[i].built && out[i].ran && !pass) : pass;
+        /* A stub must fail, and earn nothing: a case it passes unchanged is worth 0 (check.h). */
+        int stub_ok = out[i].built && out[i].ran && !pass && points == 0;
+        if (strcmp(expect, "fail") == 0 && out[i].ran && !pass && points)
+            fprintf(sum, "  %s earns %d points unchanged: a case it already passes must be worth 0 in lessons/%s/check.c\n",
+                    name, points, ls[i]->folder);
+        as_expected += strcmp(expect, "fail") == 0 ? stub_ok : pass;
     }
     if (strcmp(expect, "score") == 0) {
         fprintf(sum, "Score: %d/%d\n", score, total);
@@ -259,7 +272,10 @@ int cmd_check(const char *src, const char *expect, int argc, char **argv)
                 fprintf(sum, "Passed: that was the last lesson. `make quiz` checks what you learned; `make status` "
                              "shows your whole record.\n");
         }
-        return score == total ? 0 : 1;
+        int all = 1;
+        for (int i = 0; i < n; i++)
+            all &= passed(&out[i]);
+        return all ? 0 : 1;
     }
     fprintf(sum, "%s: %d of %d lessons %s as they must.\n", src, as_expected, n, strcmp(expect, "fail") == 0 ? "failed" : "passed");
     return as_expected == n ? 0 : 1;
@@ -275,6 +291,33 @@ static void copy_testsuites(FILE *out, const char *xml_path)
     free(xml);
 }
 
+/* One entry of results.json's tests list; number "2.3" is lesson 2's third case (".0": the lesson). */
+static void json_test(FILE *json, int *first, const char *name, int lesson, int k, int score, int max,
+                      const char *status, const char *output)
+{
+    fprintf(json, "%s    {\"name\": ", *first ? "" : ",\n");
+    *first = 0;
+    json_string(json, name);
+    fprintf(json, ", \"number\": \"%d.%d\", \"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"output\": ",
+            lesson, k, score, max, status);
+    json_string(json, output);
+    fprintf(json, "}");
+}
+
+/* Why a case that passed earned less than it is worth, or what a case not run means. */
+static const char *case_note(const struct check_record *r, const struct case_record *c)
+{
+    if (c->result == RESULT_PASSED && c->points < c->max_points && c->kind == CASE_SPEED)
+        return "\nNo points for speed: they count only when every other case of the lesson passed.\n";
+    if (c->result == RESULT_PASSED && c->points < c->max_points)
+        return "\nNo points: compute-sanitizer found errors, so the right outputs were luck.\n";
+    if (c->result == RESULT_SKIPPED && r->hung)
+        return "\nNot run: the kernel did not finish in an earlier case.\n";
+    if (c->result == RESULT_SKIPPED)
+        return "\nSkipped, not passed: the tool it needs did not run (the report above says why).\n";
+    return "";
+}
+
 /* make grade: every lesson graded into OUTDIR as results.json (Gradescope's autograder format),
  * junit.xml (cmocka's test cases, one testsuite per lesson) and summary.txt; the reports of the
  * check programs, which hold anything the kernels printed, stay in lesson-N.log. The verdicts come
@@ -286,6 +329,7 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
     const struct lesson *ls[MAX_LESSONS];
     int n = 0, score = 0, total = 0;
     unsetenv("ONLY"); /* a grade runs every case */
+    grade_dir = outdir;
     if (make_dirs(outdir) != 0) {
         fprintf(stderr, "Cannot create %s: %s\n", outdir, strerror(errno));
         return 2;
@@ -297,11 +341,22 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         snprintf(xml, sizeof xml, "%s/lesson-%d.xml", outdir, ls[n]->number);
         remove(log);
         remove(xml);
+        char work[512];
+        path_of(work, sizeof work, src, ls[n]);
+        if (!file_exists(work)) { /* not handed in: nothing to build, said as such */
+            out[n] = (struct outcome){.not_started = 1};
+            FILE *f = fopen(log, "w");
+            if (f) {
+                fprintf(f, "There is no %s: lesson %d was not handed in.\n", work, ls[n]->number);
+                fclose(f);
+            }
+            continue;
+        }
         grade_log = log;
         grade_xml = xml;
         out[n] = check_one(ls[n], src);
         grade_log = grade_xml = NULL;
-        if (out[n].no_gpu)
+        if (out[n].rec.no_gpu)
             return 3;
     }
     snprintf(path, sizeof path, "%s/results.json", outdir);
@@ -317,40 +372,51 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
     fprintf(sum, "%-22s %-30s %s\n", "Lesson", "Result", "Points");
     fprintf(json, "{\n  \"tests\": [\n");
     fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    int first = 1;
     for (int i = 0; i < n; i++) {
-        int pass = passed(&out[i]), points = pass ? ls[i]->points : 0;
-        char title[256];
+        const struct check_record *r = &out[i].rec;
+        int points = points_of(&out[i]);
+        char title[256], name[400];
         score += points;
         total += ls[i]->points;
+        title_of(ls[i], title, sizeof title);
         snprintf(log, sizeof log, "%s/lesson-%d.log", outdir, ls[i]->number);
         snprintf(xml, sizeof xml, "%s/lesson-%d.xml", outdir, ls[i]->number);
-        char *report = read_text_file(log);
-        int skipped = skipped_tests(report);
-        if (report && strlen(report) > 20000)
-            strcpy(report + 19980, "\n... (cut)\n");
-        fprintf(json, "    {\"name\": ");
-        json_string(json, title_of(ls[i], title, sizeof title));
-        fprintf(json, ", \"number\": \"%d\", \"score\": %d, \"max_score\": %d, \"status\": \"%s\", \"output\": ",
-                ls[i]->number, points, ls[i]->points, pass ? "passed" : "failed");
-        json_string(json, report ? report : "");
-        fprintf(json, "}%s\n", i + 1 < n ? "," : "");
-        free(report);
-        if (!out[i].ran) /* no cmocka run, no suite of its own: the lesson still shows, as failed */
+        verdict(&out[i], v, sizeof v);
+        if (!out[i].ran || r->ncases == 0) {
+            /* No case ran (not started, no build, no record): one test for the lesson, its log the why. */
+            char *report = read_text_file(log);
+            if (report && strlen(report) > 20000)
+                strcpy(report + 19980, "\n... (cut)\n");
+            snprintf(name, sizeof name, "%s: %s", title, v);
+            json_test(json, &first, name, ls[i]->number, 0, 0, ls[i]->points, "failed", report ? report : "");
+            free(report);
             fprintf(junit, "  <testsuite name=\"lesson %d (%s)\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n"
                            "    <testcase classname=\"lesson %d\" name=\"build and run\"><failure message=\"%s\"/></testcase>\n"
                            "  </testsuite>\n",
-                    ls[i]->number, ls[i]->folder, ls[i]->number, verdict(&out[i], v, sizeof v));
-        else
+                    ls[i]->number, ls[i]->folder, ls[i]->number, v);
+        } else {
+            /* One test per case, with its points and its part of the report. */
+            for (int k = 0; k < r->ncases; k++) {
+                const struct case_record *c = &r->cases[k];
+                char text[RECORD_OUTPUT_MAX + 200];
+                snprintf(name, sizeof name, "%s: %s", title, c->name);
+                snprintf(text, sizeof text, "%s%s", c->output ? c->output : "", case_note(r, c));
+                json_test(json, &first, name, ls[i]->number, k + 1, c->points, c->max_points,
+                          c->result == RESULT_PASSED || c->result == RESULT_ELSEWHERE ? "passed" : "failed", text);
+            }
             copy_testsuites(junit, xml);
-        char name[80], result[96];
-        snprintf(name, sizeof name, "%d %s", ls[i]->number, ls[i]->folder);
-        verdict(&out[i], v, sizeof v);
-        if (skipped) /* a gate whose tool was missing is not a pass of that gate */
+        }
+        char lesson_name[80], result[96];
+        int skipped = record_count(r, RESULT_SKIPPED);
+        snprintf(lesson_name, sizeof lesson_name, "%d %s", ls[i]->number, ls[i]->folder);
+        if (skipped && !r->hung) /* a gate whose tool was missing is not a pass of that gate */
             snprintf(result, sizeof result, "%s, %d test%s skipped", v, skipped, skipped == 1 ? "" : "s");
         else
             snprintf(result, sizeof result, "%s", v);
-        fprintf(sum, "%-22s %-30s %d/%d\n", name, result, points, ls[i]->points);
+        fprintf(sum, "%-22s %-30s %d/%d\n", lesson_name, result, points, ls[i]->points);
     }
+    fprintf(json, "\n");
     fprintf(json, "  ],\n  \"score\": %d,\n  \"output\": ", score);
     char line[128];
     snprintf(line, sizeof line, "Score: %d/%d, graded from %s", score, total, src);

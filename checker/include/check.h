@@ -21,21 +21,29 @@ struct check_case {
     int rows, cols;    /* the input's shape; matmul uses rows = cols = N */
     size_t bytes;      /* CASE_SHARED_BYTES only */
     const char *why;   /* CASE_SHARED_BYTES only: the rule, said to the student on failure */
+    int points;        /* what passing it earns in make grade (check_record.h says when it counts);
+                          the cases' points add up to the lesson's in lessons/registry */
 };
 
-#define CORRECT_N(n) {"correct N=" #n, CASE_CORRECT, n, n, 0, NULL}
-#define SPEED_N(n) {"speed N=" #n, CASE_SPEED, n, n, 0, NULL}
-#define CORRECT_RC(r, c) {"correct " #r "x" #c, CASE_CORRECT, r, c, 0, NULL}
-#define SPEED_RC(r, c) {"speed " #r "x" #c, CASE_SPEED, r, c, 0, NULL}
-#define SHARED_BYTES(b, why) {"shared memory is " #b " bytes", CASE_SHARED_BYTES, 0, 0, b, why}
+#define CORRECT_N(n, pts) {"correct N=" #n, CASE_CORRECT, n, n, 0, NULL, pts}
+#define SPEED_N(n, pts) {"speed N=" #n, CASE_SPEED, n, n, 0, NULL, pts}
+#define CORRECT_RC(r, c, pts) {"correct " #r "x" #c, CASE_CORRECT, r, c, 0, NULL, pts}
+#define SPEED_RC(r, c, pts) {"speed " #r "x" #c, CASE_SPEED, r, c, 0, NULL, pts}
+/* A rule of the lesson: worth nothing itself, but the speed case earns nothing while it fails. */
+#define SHARED_BYTES(b, why) {"shared memory is " #b " bytes", CASE_SHARED_BYTES, 0, 0, b, why, 0}
 
 /* The sizes every lesson of a family is checked at: tiny, one short of and one past the tile,
- * odd shapes that leave partial tiles at every edge, and one large size. */
-#define MATMUL_CORRECTNESS \
-    CORRECT_N(1), CORRECT_N(31), CORRECT_N(33), CORRECT_N(100), CORRECT_N(257), CORRECT_N(1000)
-#define TRANSPOSE_CORRECTNESS                                                                       \
-    CORRECT_RC(1, 1), CORRECT_RC(31, 33), CORRECT_RC(33, 31), CORRECT_RC(100, 257), CORRECT_RC(257, 100), \
-        CORRECT_RC(4000, 3000)
+ * odd shapes that leave partial tiles at every edge, each case worth pts; and one large size,
+ * worth nothing itself (the emulator leaves it to the GPU judge, and the points of a lesson are
+ * the same in both judges) but, as every case, needed for the speed case's points.
+ * Where the stub is already correct (it only needs to become faster), pts is 0: a case the
+ * unchanged stub passes earns nothing (make test grades the stubs and demands 0 points). */
+#define MATMUL_CORRECTNESS(pts)                                                                   \
+    CORRECT_N(1, pts), CORRECT_N(31, pts), CORRECT_N(33, pts), CORRECT_N(100, pts), CORRECT_N(257, pts), \
+        CORRECT_N(1000, 0)
+#define TRANSPOSE_CORRECTNESS(pts)                                                                    \
+    CORRECT_RC(1, 1, pts), CORRECT_RC(31, 33, pts), CORRECT_RC(33, 31, pts), CORRECT_RC(100, 257, pts), \
+        CORRECT_RC(257, 100, pts), CORRECT_RC(4000, 3000, 0)
 
 struct lesson_spec {
     /* The speed case passes when baseline time / student time >= min_speedup, both measured

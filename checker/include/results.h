@@ -11,9 +11,4 @@ void json_string(FILE *f, const char *s);
  * XML declaration and the <testsuites> wrapper. Returns how many were copied. */
 int junit_copy_suites(FILE *out, const char *xml);
 
-/* The tests a cmocka report says it skipped (its "[  SKIPPED ] N test(s), listed below" line;
- * a gate whose tool is missing, a case after a hang), so summary.txt can name them: a skip is
- * never to be read as a pass. 0 if none. */
-int skipped_tests(const char *report);
-
 #endif

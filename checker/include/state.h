@@ -1,5 +1,5 @@
 /* The student's progress (work/state): the selected lesson, and per lesson whether it passed,
- * the best time of a correct kernel and how many hints were shown. Plain text, safe to delete. */
+ * the best time of a correct kernel, how many hints were shown and the best quiz score. Plain text, safe to delete. */
 #ifndef WB_STATE_H
 #define WB_STATE_H
 #include <stdbool.h>
@@ -13,6 +13,7 @@ struct lesson_state {
     double best_ms;       /* fastest correct run at the speed size; 0 = none yet */
     double best_speedup;  /* over the baseline, in that run */
     int hints_shown;
+    int quiz_best, quiz_total; /* the best make quiz score (quiz_best of quiz_total); 0 of 0: not taken */
 };
 
 struct state {
@@ -26,5 +27,7 @@ int state_load(const char *path, struct state *s);
 int state_save(const char *path, const struct state *s);
 /* Records one check of a lesson. ms/speedup are those of a correct speed run, or 0 if none. */
 void state_record_check(struct state *s, int lesson, bool passed, double ms, double speedup);
+/* Records a quiz taken: right of total; the best score is kept. */
+void state_record_quiz(struct state *s, int lesson, int right, int total);
 
 #endif

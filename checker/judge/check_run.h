@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "check_record.h"
 #include "gpu_job.h"
 #include "registry.h"
 
@@ -43,11 +44,19 @@ struct check_run {
     char common[900];      /* build/common/NN: the reference side */
     char source[1024];     /* the student's file, for the report */
     int sandbox_warned;
+    struct check_record record; /* what WB_RESULT_FILE receives: each case's verdict and report */
+    int current;                /* the case running (its index in record.cases), or -1 */
+    int later_launch;           /* judging an output of a launch after a first one that was right */
 };
 extern struct check_run checking;
 
-/* The report, on stdout (stderr with `# ` when cmocka's TAP/XML has stdout). */
+/* The report, on stdout (stderr with `# ` when cmocka's TAP/XML has stdout); what is said during
+ * a case is kept in its record too. */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Ends the current case as failed with this sentence (cmocka's failure; kept in the record). */
+void case_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Ends the current case unjudged: RESULT_SKIPPED (never a pass) or RESULT_ELSEWHERE. */
+void case_skip(enum case_result why) __attribute__((noreturn));
 /* Drops cmocka's "[ LINE ] --- checker/...: error: Failure!" lines from stderr (quiet_cmocka.c). */
 void quiet_cmocka_locations(void);
 /* "N=100" or "100x257". */
@@ -114,5 +123,8 @@ void case_sanitizer(const struct check_case *c, uint64_t stream);
 void case_profile(uint64_t stream);
 /* After the student's kernel crashed on the GPU: memcheck on it alone, to point at the access. */
 void explain_crash(const struct check_case *c, uint64_t stream);
+/* After its output was wrong on the GPU (once a run): synccheck and racecheck on it alone, since
+ * a misused barrier shows there only as wrong elements. */
+void explain_wrong(const struct check_case *c, uint64_t stream);
 
 #endif

@@ -2,28 +2,79 @@
  * is read back from each, the inputs, the narration. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include <cmocka.h>
 
 #include "check_run.h"
 #include "isolate.h"
 #include "rng.h"
 #include "symbolize.h"
 
+/* Appends text to the running case's report in the record, cut at RECORD_OUTPUT_MAX. */
+static void keep_for_case(const char *text)
+{
+    if (checking.current < 0)
+        return;
+    struct case_record *c = &checking.record.cases[checking.current];
+    size_t have = c->output ? strlen(c->output) : 0, add = strlen(text);
+    if (have >= RECORD_OUTPUT_MAX)
+        return;
+    if (have + add > RECORD_OUTPUT_MAX)
+        add = RECORD_OUTPUT_MAX - have;
+    char *grown = realloc(c->output, have + add + 1);
+    if (!grown)
+        return;
+    memcpy(grown + have, text, add);
+    grown[have + add] = '\0';
+    c->output = grown;
+}
+
 void say(const char *fmt, ...)
 {
+    char text[4096];
     va_list ap;
     va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
     FILE *out = checking.narrate_to_stderr ? stderr : stdout;
     if (checking.narrate_to_stderr)
         fputs("# ", out);
-    vfprintf(out, fmt, ap);
-    va_end(ap);
+    fputs(text, out);
     fflush(out);
+    keep_for_case(text);
+}
+
+void case_fail(const char *fmt, ...)
+{
+    char why[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    keep_for_case("Failed: ");
+    keep_for_case(why);
+    keep_for_case("\n");
+    fail_msg("%s", why);
+    abort(); /* fail_msg does not return */
+}
+
+void case_skip(enum case_result why)
+{
+    if (checking.current >= 0)
+        checking.record.cases[checking.current].result = why;
+    checking.current = -1;
+    skip();
+    abort(); /* skip does not return */
 }
 
 static size_t round_up(size_t n) { return (n + 63) & ~(size_t)63; }

@@ -116,7 +116,13 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
     const struct comparison *c = vs_sol.wrong ? &vs_sol : &vs_cpu;
     say("  Wrong output %s.\n", when);
     show_mismatches(c, vs_sol.wrong ? reference_name() : "the CPU reference");
-    say("  Diagnosis: %s\n", diagnose(c, &d));
+    if (checking.later_launch) /* the first launch was right: what differs is what changed since */
+        say("  Diagnosis: the first launch of the same kernel on the same inputs was right, so this is no bounds or "
+            "indexing mistake: a later launch computed something else, which a kernel does when it keeps state from "
+            "one launch to the next (a flag or a counter in memory it was not given) or races (a missing "
+            "__syncthreads()?).\n");
+    else
+        say("  Diagnosis: %s\n", diagnose(c, &d));
 out:
     free(idx);
     free(want);
@@ -158,29 +164,31 @@ struct job_mem counted_job(int count, uint64_t stream, char *sz, size_t szlen)
     size_text(&sized, sz, szlen);
     struct job_mem m = job_create(sized.rows, sized.cols, 1, 0);
     if (!m.job)
-        fail_msg("cannot allocate memory for %s", sz);
+        case_fail("cannot allocate memory for %s", sz);
     m.job->count = count;
     fill_inputs(m.job, stream);
     if (run_job(m.job, 3 * checking.timeout_s, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
         job_free(&m);
-        fail_msg("the kernel failed at %s (see above)", sz);
+        case_fail("the kernel failed at %s (see above)", sz);
     }
     snprintf(when, sizeof when, "at %s, so its memory traffic was not judged", sz);
     if (judge_guards(m.job) != 0 || judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {
         job_free(&m);
-        fail_msg("wrong output at %s: memory traffic not judged", sz);
+        case_fail("wrong output at %s: memory traffic not judged", sz);
     }
     /* The counted launch is judged too: its traffic means nothing if its output is wrong. */
     snprintf(when, sizeof when, "in the launch whose memory traffic was counted (%s), though the first was right", sz);
     if (count && !m.job->rep.counted) {
         job_free(&m);
-        fail_msg("the emulator counted nothing at %s", sz);
+        case_fail("the emulator counted nothing at %s", sz);
     }
-    if (count && judge_output(m.job, job_out(m.job, OUT_STUDENT_TIMED), when) != 0) {
-        say("  A kernel whose second launch differs from its first keeps state between launches, or races.\n");
+    checking.later_launch = 1;
+    int later_wrong = count && judge_output(m.job, job_out(m.job, OUT_STUDENT_TIMED), when) != 0;
+    checking.later_launch = 0;
+    if (later_wrong) {
         job_free(&m);
-        fail_msg("wrong output in the counted launch at %s", sz);
+        case_fail("wrong output in the counted launch at %s", sz);
     }
     return m;
 }

@@ -8,7 +8,7 @@
  * student's part as build/SRC/NN/check (the GPU's runner) or check-emu (the emulator's).
  * Environment: SEED (replay inputs), TIMEOUT
  * (seconds per case, default 10), REPS (timed launches per kernel, default 15), ONLY (a
- * cmocka name pattern), WB_RESULT_FILE (where to write a one-line summary for make), SPEED_SIZE
+ * cmocka name pattern), WB_RESULT_FILE (where to write the run's record for make: check_record.h), SPEED_SIZE
  * (run the speed case at N x N instead: for profiling at the emulator's counting size),
  * SANITIZE=1 and PROFILE=1 (the GPU's own tools as extra cases; WB_SANITIZER and WB_NCU name
  * them where they are not on PATH).
@@ -52,7 +52,7 @@ static void case_correct(const struct check_case *c, uint64_t stream)
     char why[700], sz[32], when[96];
     struct job_mem m = job_create(c->rows, c->cols, 1, 0);
     if (!m.job)
-        fail_msg("cannot allocate memory for %s", size_text(c, sz, sizeof sz));
+        case_fail("cannot allocate memory for %s", size_text(c, sz, sizeof sz));
     fill_inputs(m.job, stream);
     size_text(c, sz, sizeof sz);
     snprintf(when, sizeof when, "at %s", sz);
@@ -64,11 +64,15 @@ static void case_correct(const struct check_case *c, uint64_t stream)
             explain_crash(c, stream);
     } else if (judge_guards(m.job) != 0)
         failure = "writes outside the output";
-    else if (judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0)
+    else if (judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {
         failure = "wrong output";
+        /* The emulator names barriers and races itself; racecheck on large sizes takes minutes. */
+        if (!checking.device.emulator && (size_t)c->rows * c->cols <= 300 * 300)
+            explain_wrong(c, stream);
+    }
     job_free(&m);
     if (failure)
-        fail_msg("%s at %s", failure, sz);
+        case_fail("%s at %s", failure, sz);
 }
 
 /* ---- speed ---- */
@@ -82,7 +86,7 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     c = &sized;
     struct job_mem m = job_create(c->rows, c->cols, 1, checking.reps);
     if (!m.job)
-        fail_msg("cannot allocate memory for %s", size_text(c, sz, sizeof sz));
+        case_fail("cannot allocate memory for %s", size_text(c, sz, sizeof sz));
     struct gpu_job *job = m.job;
     fill_inputs(job, stream);
     size_text(c, sz, sizeof sz);
@@ -90,12 +94,12 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     if (run_job(job, 3 * checking.timeout_s, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
         job_free(&m);
-        fail_msg("the kernel failed at %s (see above)", sz);
+        case_fail("the kernel failed at %s (see above)", sz);
     }
     snprintf(when, sizeof when, "at %s, so its speed was not measured", sz);
     if (judge_guards(job) != 0 || judge_output(job, job_out(job, OUT_STUDENT), when) != 0) {
         job_free(&m);
-        fail_msg("wrong output at %s: speed not measured", sz);
+        case_fail("wrong output at %s: speed not measured", sz);
     }
 
     const char *labels[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
@@ -116,7 +120,9 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     say("; required: at least %.2fx.\n", lesson.min_speedup);
 
     snprintf(when, sizeof when, "after the timed runs at %s", sz);
+    checking.later_launch = 1;
     int right_after = judge_output(job, job_out(job, OUT_STUDENT_TIMED), when) == 0;
+    checking.later_launch = 0;
     if (right_after && job->rep.timed_mismatches > 0) {
         say("  %d of the %d timed launches gave another output than the first: a kernel that keeps state between "
             "launches, or a race.\n", job->rep.timed_mismatches, job->rep.reps);
@@ -133,9 +139,9 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     }
     job_free(&m);
     if (!right_after)
-        fail_msg("wrong output after the timed runs at %s", sz);
+        case_fail("wrong output after the timed runs at %s", sz);
     if (yours < lesson.min_speedup)
-        fail_msg("too slow: %.2fx the baseline's speed where %.2fx is required", yours, lesson.min_speedup);
+        case_fail("too slow: %.2fx the baseline's speed where %.2fx is required", yours, lesson.min_speedup);
 }
 
 /* ---- memory traffic (the emulator's replacement for timing) ---- */
@@ -170,7 +176,7 @@ static void case_counts(uint64_t stream)
     else if (lesson.no_bank_conflicts)
         say("  Required: no shared-memory bank conflicts.\n");
     if (bad)
-        fail_msg("%s", why);
+        case_fail("%s", why);
 }
 
 /* ---- shared memory rule ---- */
@@ -181,7 +187,7 @@ static void case_shared_bytes(const struct check_case *c)
     say("  Your kernel declares %zu bytes of static shared memory; this lesson demands exactly %zu.\n", have, c->bytes);
     if (have != c->bytes) {
         say("  %s\n", c->why);
-        fail_msg("%zu bytes of shared memory where %zu are required", have, c->bytes);
+        case_fail("%zu bytes of shared memory where %zu are required", have, c->bytes);
     }
 }
 
@@ -189,21 +195,38 @@ static void case_shared_bytes(const struct check_case *c)
 static struct check_case gate_cases[2];
 static uint64_t gate_stream[2];
 
+/* The emulator's cost of one transposed element (a load, a store, a barrier for its thread)
+ * is about that of four multiply-adds: lesson 3's 4000x3000 took 3.5 s of CPU here. */
+static double case_work(const struct check_case *c)
+{
+    return (double)c->rows * c->cols * (checking.lesson->family == FAMILY_MATMUL ? c->rows : 4);
+}
+
+/* The case behind each entry of the record, and the entry for case c (a lesson case or a gate). */
+static const struct check_case *recorded[RECORD_MAX_CASES];
+static int record_index(const struct check_case *c)
+{
+    for (int i = 0; i < checking.record.ncases; i++)
+        if (recorded[i] == c)
+            return i;
+    return -1;
+}
+
 static void run_case(void **state)
 {
     const struct check_case *c = *state;
+    checking.current = record_index(c);
+    if (checking.current >= 0) /* a case that ends early, by a failure or a crash, failed */
+        checking.record.cases[checking.current].result = RESULT_FAILED;
     if (checking.hung) {
         say("  Skipped: the kernel did not finish in an earlier case.\n");
-        skip();
+        case_skip(RESULT_SKIPPED);
     }
     int gate = c >= gate_cases && c < gate_cases + 2;
     uint64_t stream = gate ? gate_stream[c - gate_cases] : (uint64_t)(c - lesson.cases);
-    /* The emulator's cost of one transposed element (a load, a store, a barrier for its thread)
-     * is about that of four multiply-adds: lesson 3's 4000x3000 took 3.5 s of CPU here. */
-    double work = (double)c->rows * c->cols * (checking.lesson->family == FAMILY_MATMUL ? c->rows : 4);
-    if (checking.device.emulator && c->kind == CASE_CORRECT && work > EMU_MAX_WORK) {
-        say("  Skipped: too large to emulate quickly; the GPU judge checks this size.\n");
-        skip();
+    if (checking.device.emulator && c->kind == CASE_CORRECT && case_work(c) > EMU_MAX_WORK) {
+        say("  Not run here: too large to emulate quickly; the GPU judge checks this size.\n");
+        case_skip(RESULT_ELSEWHERE);
     }
     switch (c->kind) {
     case CASE_CORRECT:
@@ -225,6 +248,9 @@ static void run_case(void **state)
         case_profile(stream);
         break;
     }
+    if (checking.current >= 0)
+        checking.record.cases[checking.current].result = RESULT_PASSED;
+    checking.current = -1;
 }
 
 /* ---- the program ---- */
@@ -294,21 +320,59 @@ static void find_parts(const char *argv0)
         fclose(f);
 }
 
-static void write_result(int failed, int total, int no_gpu)
+/* The record for make (check_record.h), its points by the record's rules. */
+static void write_result(int no_gpu)
 {
-    const char *path = getenv("WB_RESULT_FILE");
+    const char *path = getenv("WB_RESULT_FILE"), *only = getenv("ONLY");
+    struct check_record *r = &checking.record;
     if (!path || !*path)
         return;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    /* partial: ONLY picked some cases, so passing them is not passing the lesson. */
-    const char *only = getenv("ONLY");
-    fprintf(f, "lesson %d tests %d failed %d no_gpu %d hung %d speed_ms %.6g speedup %.6g solution_ms %.6g baseline_ms %.6g "
-               "partial %d\n",
-            checking.lesson->number, total, failed, no_gpu, checking.hung, checking.speed_ms, checking.speedup,
-            checking.solution_ms, checking.baseline_ms, only && *only);
-    fclose(f);
+    r->lesson = checking.lesson->number;
+    r->no_gpu = no_gpu;
+    r->hung = checking.hung;
+    r->partial = only && *only; /* ONLY picked some cases: passing them is not passing the lesson */
+    r->speed_ms = checking.speed_ms;
+    r->speedup = checking.speedup;
+    r->solution_ms = checking.solution_ms;
+    r->baseline_ms = checking.baseline_ms;
+    record_score(r);
+    if (record_write(path, r) != 0)
+        fprintf(stderr, "cannot write the check's record %s\n", path);
+}
+
+/* The record's cases, one per test, before any runs: a case ONLY leaves out stays not-run. */
+static void record_cases(const struct CMUnitTest *tests, size_t n)
+{
+    checking.current = -1;
+    for (size_t i = 0; i < n && i < RECORD_MAX_CASES; i++) {
+        const struct check_case *c = tests[i].initial_state;
+        recorded[checking.record.ncases] = c;
+        struct case_record *rc = &checking.record.cases[checking.record.ncases++];
+        snprintf(rc->name, sizeof rc->name, "%s", tests[i].name);
+        rc->kind = c->kind;
+        rc->max_points = c->points;
+    }
+}
+
+/* The cases' points must add up to what lessons/registry says the lesson is worth, and a case
+ * the emulator leaves to the GPU judge must be worth nothing (the same points in both judges). */
+static int points_agree(void)
+{
+    int sum = 0;
+    for (size_t i = 0; i < lesson.ncases; i++) {
+        const struct check_case *c = &lesson.cases[i];
+        sum += c->points;
+        if (c->kind == CASE_CORRECT && c->points && case_work(c) > EMU_MAX_WORK) {
+            fprintf(stderr, "lessons/%s/check.c: case \"%s\" is worth %d points but is too large for the emulator, "
+                            "which leaves it to the GPU judge: make it worth 0\n",
+                    checking.lesson->folder, c->name, c->points);
+            return 0;
+        }
+    }
+    if (sum != checking.lesson->points)
+        fprintf(stderr, "lessons/%s/check.c: the cases are worth %d points together, lessons/registry says %d\n",
+                checking.lesson->folder, sum, checking.lesson->points);
+    return sum == checking.lesson->points;
 }
 
 /* The cases the GPU's tools add (SANITIZE=1, PROFILE=1): compute-sanitizer at the first
@@ -325,6 +389,7 @@ static size_t add_gate_cases(struct CMUnitTest *tests, size_t n)
         if (k < 0 || gate_cases[k].name || !(k == 0 ? sanitize : profile) || !atoi(k == 0 ? sanitize : profile))
             continue;
         gate_cases[k] = *c;
+        gate_cases[k].points = 0; /* a gate adds no points: its failure takes some (check_record.h) */
         gate_cases[k].kind = k == 0 ? CASE_SANITIZER : CASE_PROFILE;
         gate_stream[k] = i;
         if (k == 0)
@@ -345,17 +410,19 @@ static size_t add_gate_cases(struct CMUnitTest *tests, size_t n)
 static void describe(void)
 {
     char sz[32];
-    printf("  The check demands:\n    correct output (every element, against %s and a CPU reference) at",
+    printf("  The check demands (with the points each case earns in make grade):\n"
+           "    correct output (every element, against %s and a CPU reference) at\n     ",
            reference_name());
     for (size_t i = 0; i < lesson.ncases; i++)
         if (lesson.cases[i].kind == CASE_CORRECT)
-            printf(" %s", size_text(&lesson.cases[i], sz, sizeof sz));
+            printf(" %s (%d)", size_text(&lesson.cases[i], sz, sizeof sz), lesson.cases[i].points);
     printf("\n");
     for (size_t i = 0; i < lesson.ncases; i++) {
         const struct check_case *c = &lesson.cases[i];
         if (c->kind == CASE_SPEED) {
-            printf("    on a GPU, speed at %s: at least %.2fx the speed of %s, timed in the same run\n",
-                   size_text(c, sz, sizeof sz), lesson.min_speedup, lesson.baseline_is);
+            printf("    on a GPU, speed at %s: at least %.2fx the speed of %s, timed in the same run\n"
+                   "      (%d points, earned only when every other case passed too)\n",
+                   size_text(c, sz, sizeof sz), lesson.min_speedup, lesson.baseline_is, c->points);
             if (lesson.max_sector_ratio > 0)
                 printf("    in the emulator: global memory sectors at most %.2f of that kernel's\n", lesson.max_sector_ratio);
             if (lesson.no_bank_conflicts)
@@ -378,6 +445,9 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     checking.have_solution = WB_HAVE_SOLUTION;
+    checking.current = -1;
+    if (!points_agree())
+        return EXIT_USAGE;
     if (argc > 1 && strcmp(argv[1], "--describe") == 0) {
         describe();
         return 0;
@@ -395,7 +465,7 @@ int main(int argc, char **argv)
     say("Lesson %d (%s): checking %s\n", checking.lesson->number, checking.lesson->folder, checking.source);
     int probe = probe_device();
     if (probe != 0) {
-        write_result(1, 1, probe == EXIT_NO_GPU);
+        write_result(probe == EXIT_NO_GPU);
         return probe == EXIT_NO_GPU ? EXIT_NO_GPU : 1;
     }
     if (checking.device.emulator)
@@ -420,13 +490,19 @@ int main(int argc, char **argv)
     }
     /* The emulator checks races, barriers and stray accesses on every run: the tools are the GPU's. */
     size_t ntests = lesson.ncases + (checking.device.emulator ? 0 : add_gate_cases(tests, lesson.ncases));
+    if (ntests > RECORD_MAX_CASES) { /* an author's mistake: every case must reach the record */
+        fprintf(stderr, "lessons/%s/check.c: %zu cases, more than the %d a record holds (check_record.h)\n",
+                checking.lesson->folder, ntests, RECORD_MAX_CASES);
+        return EXIT_USAGE;
+    }
+    record_cases(tests, ntests);
     const char *only = getenv("ONLY");
     if (only && *only)
         cmocka_set_test_filter(only);
     char group[96];
     snprintf(group, sizeof group, "lesson %d (%s)", checking.lesson->number, checking.lesson->folder);
     int failed = _cmocka_run_group_tests(group, tests, ntests, NULL, NULL);
-    write_result(failed, (int)ntests, 0);
+    write_result(0);
     free(tests);
     return failed ? 1 : 0;
 }

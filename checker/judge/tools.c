@@ -141,7 +141,7 @@ void case_sanitizer(const struct check_case *c, uint64_t stream)
     if (!find_tool("WB_SANITIZER", "compute-sanitizer", sanitizer, sizeof sanitizer)) {
         say("  Skipped, not passed: compute-sanitizer was not found (it comes with the CUDA Toolkit; "
             "WB_SANITIZER=path names it).\n");
-        skip();
+        case_skip(RESULT_SKIPPED);
     }
     say("  compute-sanitizer on your kernel alone at %s:\n", size_text(c, sz, sizeof sz));
     const char *tools[][2] = {{"racecheck", "shared-memory races"},
@@ -154,10 +154,10 @@ void case_sanitizer(const struct check_case *c, uint64_t stream)
         unusable += rc < 0;
     }
     if (found)
-        fail_msg("compute-sanitizer found errors in your kernel at %s", sz);
+        case_fail("compute-sanitizer found errors in your kernel at %s", sz);
     if (unusable) {
         say("  Skipped, not passed: a sanitizer tool could not run here.\n");
-        skip();
+        case_skip(RESULT_SKIPPED);
     }
 }
 
@@ -172,13 +172,29 @@ void explain_crash(const struct check_case *c, uint64_t stream)
     sanitize_with(sanitizer, "memcheck", "access outside the buffers this time", c->rows, c->cols, stream);
 }
 
+void explain_wrong(const struct check_case *c, uint64_t stream)
+{
+    static int done;
+    char sanitizer[1024];
+    /* Once a run: the tools take seconds, and one finding explains every size. */
+    if (done++ || !find_tool("WB_SANITIZER", "compute-sanitizer", sanitizer, sizeof sanitizer))
+        return;
+    say("  compute-sanitizer on your kernel alone, same inputs, for a barrier or a race behind the wrong elements:\n");
+    int found = sanitize_with(sanitizer, "synccheck", "misused barriers", c->rows, c->cols, stream) > 0;
+    found += sanitize_with(sanitizer, "racecheck", "shared-memory races", c->rows, c->cols, stream) > 0;
+    if (found)
+        say("  That is the cause to fix first: a barrier that not every thread of a block reaches (an early return, "
+            "or __syncthreads() inside an `if`), or a missing one, leaves wrong elements wherever it bites, often "
+            "at the edges, whatever the diagnosis above says.\n");
+}
+
 void case_profile(uint64_t stream)
 {
     char ncu[1024], sz[32], why[700];
     if (!find_tool("WB_NCU", "ncu", ncu, sizeof ncu)) {
         say("  Skipped, not passed: Nsight Compute (ncu) was not found (it comes with the CUDA Toolkit; "
             "WB_NCU=path names it).\n");
-        skip();
+        case_skip(RESULT_SKIPPED);
     }
     struct job_mem right = counted_job(0, stream, sz, sizeof sz);
     int rows = right.job->rows, cols = right.job->cols;
@@ -204,7 +220,7 @@ void case_profile(uint64_t stream)
     }
     if (bad) {
         say("  Skipped, not passed: %s.\n", why);
-        skip();
+        case_skip(RESULT_SKIPPED);
     }
     const char *labels[2] = {"your kernel", "baseline"};
     say("  Memory traffic at %s, measured by Nsight Compute on the GPU:\n", sz);
@@ -224,5 +240,5 @@ void case_profile(uint64_t stream)
         failed |= conflict_share > NCU_CONFLICT_SHARE;
     }
     if (failed)
-        fail_msg("Nsight Compute's counters break the lesson's traffic rule at %s", sz);
+        case_fail("Nsight Compute's counters break the lesson's traffic rule at %s", sz);
 }

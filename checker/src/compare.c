@@ -198,7 +198,9 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
     }
     if (c->wrong_inside == 0)
         return "only tiles at the edge of the matrix are wrong: check the bounds (loads outside the "
-               "matrix must give 0, stores outside it must be skipped).";
+               "matrix must give 0, stores outside it must be skipped), and that threads outside the "
+               "matrix still do their share of the loads: a load, a loop or a barrier inside "
+               "`if (row < N && col < N)` skips it.";
     snprintf(line, sizeof line, "%zu of %zu elements are wrong, also well inside the matrix.",
              c->wrong, total);
     return line;

@@ -31,12 +31,3 @@ int junit_copy_suites(FILE *out, const char *xml)
         n++;
     return n;
 }
-
-int skipped_tests(const char *report)
-{
-    int n = 0;
-    for (const char *p = report ? strstr(report, "[  SKIPPED ] ") : NULL; p && n == 0; p = strstr(p + 1, "[  SKIPPED ] "))
-        if (sscanf(p, "[  SKIPPED ] %d test(s), listed below", &n) != 1)
-            n = 0;
-    return n;
-}

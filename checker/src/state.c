@@ -11,14 +11,17 @@ int state_load(const char *path, struct state *s)
         return 0;
     char line[256];
     while (fgets(line, sizeof line, f)) {
-        int n, passed, ever, checks, hints;
+        int n, passed, ever, checks, hints, used = 0, best = 0, total = 0;
         double ms, speedup;
         if (sscanf(line, "current %d", &n) == 1 && n >= 0 && n <= MAX_LESSONS) {
             s->current = n;
-        } else if (sscanf(line, "lesson %d passed %d ever_passed %d checks %d best_ms %lf best_speedup %lf hints %d",
-                          &n, &passed, &ever, &checks, &ms, &speedup, &hints) == 7 &&
+        } else if (sscanf(line, "lesson %d passed %d ever_passed %d checks %d best_ms %lf best_speedup %lf hints %d%n",
+                          &n, &passed, &ever, &checks, &ms, &speedup, &hints, &used) == 7 &&
                    n >= 1 && n <= MAX_LESSONS) {
-            s->lesson[n] = (struct lesson_state){passed != 0, ever != 0, checks, ms, speedup, hints};
+            /* The quiz field came later: a record without it is still read. */
+            if (sscanf(line + used, " quiz %d/%d", &best, &total) != 2 || best < 0 || total < best)
+                best = total = 0;
+            s->lesson[n] = (struct lesson_state){passed != 0, ever != 0, checks, ms, speedup, hints, best, total};
         }
     }
     fclose(f);
@@ -36,10 +39,11 @@ int state_save(const char *path, const struct state *s)
     fprintf(f, "current %d\n", s->current);
     for (int n = 1; n <= MAX_LESSONS; n++) {
         const struct lesson_state *l = &s->lesson[n];
-        if (l->checks == 0 && l->hints_shown == 0)
+        if (l->checks == 0 && l->hints_shown == 0 && l->quiz_total == 0)
             continue;
-        fprintf(f, "lesson %d passed %d ever_passed %d checks %d best_ms %.6g best_speedup %.6g hints %d\n", n,
-                l->passed, l->ever_passed, l->checks, l->best_ms, l->best_speedup, l->hints_shown);
+        fprintf(f, "lesson %d passed %d ever_passed %d checks %d best_ms %.6g best_speedup %.6g hints %d quiz %d/%d\n", n,
+                l->passed, l->ever_passed, l->checks, l->best_ms, l->best_speedup, l->hints_shown, l->quiz_best,
+                l->quiz_total);
     }
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         remove(tmp);
@@ -59,5 +63,17 @@ void state_record_check(struct state *s, int lesson, bool passed, double ms, dou
     if (ms > 0 && (l->best_ms == 0 || ms < l->best_ms)) {
         l->best_ms = ms;
         l->best_speedup = speedup;
+    }
+}
+
+void state_record_quiz(struct state *s, int lesson, int right, int total)
+{
+    if (lesson < 1 || lesson > MAX_LESSONS || total <= 0 || right < 0 || right > total)
+        return;
+    struct lesson_state *l = &s->lesson[lesson];
+    /* Best as a fraction: a quiz whose bank questions vary in number still compares fairly. */
+    if (l->quiz_total == 0 || (double)right / total > (double)l->quiz_best / l->quiz_total) {
+        l->quiz_best = right;
+        l->quiz_total = total;
     }
 }

@@ -53,11 +53,12 @@ static void save_load_round_trip(void **state)
     struct state s;
     memset(&s, 0, sizeof s);
     s.current = 4;
-    s.lesson[1] = (struct lesson_state){true, true, 3, 1.25, 3.5, 2};
-    s.lesson[2] = (struct lesson_state){false, true, 7, 0.0078125, 12.75, 4};
-    s.lesson[4] = (struct lesson_state){false, false, 1, 0.0, 0.0, 0};
-    s.lesson[5] = (struct lesson_state){false, false, 0, 0.0, 0.0, 1}; /* only a hint shown */
-    s.lesson[MAX_LESSONS] = (struct lesson_state){true, true, 1, 250.5, 0.5, 0};
+    s.lesson[1] = (struct lesson_state){true, true, 3, 1.25, 3.5, 2, 0, 0};
+    s.lesson[2] = (struct lesson_state){false, true, 7, 0.0078125, 12.75, 4, 0, 0};
+    s.lesson[4] = (struct lesson_state){false, false, 1, 0.0, 0.0, 0, 0, 0};
+    s.lesson[5] = (struct lesson_state){false, false, 0, 0.0, 0.0, 1, 0, 0}; /* only a hint shown */
+    s.lesson[MAX_LESSONS] = (struct lesson_state){true, true, 1, 250.5, 0.5, 0, 0, 0};
+    s.lesson[6] = (struct lesson_state){false, false, 0, 0.0, 0.0, 0, 7, 8}; /* only a quiz taken */
     assert_int_equal(state_save(f->path, &s), 0);
 
     struct state t;
@@ -71,7 +72,26 @@ static void save_load_round_trip(void **state)
         assert_true(b->best_ms == a->best_ms);
         assert_true(b->best_speedup == a->best_speedup);
         assert_int_equal(b->hints_shown, a->hints_shown);
+        assert_int_equal(b->quiz_best, a->quiz_best);
+        assert_int_equal(b->quiz_total, a->quiz_total);
     }
+}
+
+static void quiz_keeps_the_best_score(void **state)
+{
+    (void)state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    state_record_quiz(&s, 2, 5, 8);
+    state_record_quiz(&s, 2, 4, 8); /* a worse try changes nothing */
+    assert_int_equal(s.lesson[2].quiz_best, 5);
+    state_record_quiz(&s, 2, 7, 9);
+    assert_int_equal(s.lesson[2].quiz_best, 7);
+    assert_int_equal(s.lesson[2].quiz_total, 9);
+    state_record_quiz(&s, 2, 10, 9); /* impossible scores are refused */
+    state_record_quiz(&s, 0, 1, 1);
+    assert_int_equal(s.lesson[2].quiz_best, 7);
+    assert_int_equal(s.lesson[0].quiz_total, 0);
 }
 
 static void round_trip_keeps_six_significant_digits(void **state)
@@ -80,7 +100,7 @@ static void round_trip_keeps_six_significant_digits(void **state)
     struct scratch *f = *state;
     struct state s, t;
     memset(&s, 0, sizeof s);
-    s.lesson[3] = (struct lesson_state){true, true, 2, 0.123456789, 7.654321098, 0};
+    s.lesson[3] = (struct lesson_state){true, true, 2, 0.123456789, 7.654321098, 0, 0, 0};
     assert_int_equal(state_save(f->path, &s), 0);
     assert_int_equal(state_load(f->path, &t), 0);
     assert_true(t.lesson[3].best_ms > 0.0);
@@ -169,7 +189,9 @@ static void garbage_lines_skipped(void **state)
                "lesson 99 passed 1 ever_passed 1 checks 4 best_ms 2.5 best_speedup 3 hints 1\n"
                "lesson 0 passed 1 ever_passed 1 checks 4 best_ms 2.5 best_speedup 3 hints 1\n"
                "\n"
-               "lesson 3 passed 0 ever_passed 1 checks 6 best_ms 0.5 best_speedup 8 hints 2\n");
+               "lesson 3 passed 0 ever_passed 1 checks 6 best_ms 0.5 best_speedup 8 hints 2\n"
+               "lesson 4 passed 0 ever_passed 0 checks 1 best_ms 0 best_speedup 0 hints 0 quiz 9/7\n"
+               "lesson 5 passed 0 ever_passed 0 checks 1 best_ms 0 best_speedup 0 hints 0 quiz 6/8\n");
     struct state s;
     assert_int_equal(state_load(f->path, &s), 0);
     assert_int_equal(s.current, 2);
@@ -178,6 +200,11 @@ static void garbage_lines_skipped(void **state)
     assert_true(s.lesson[1].best_ms == 2.5);
     assert_true(s.lesson[1].best_speedup == 3.0);
     assert_int_equal(s.lesson[1].hints_shown, 1);
+    assert_int_equal(s.lesson[1].quiz_total, 0); /* a record from before quizzes were kept */
+    assert_int_equal(s.lesson[4].quiz_total, 0); /* 9 of 7 cannot be */
+    assert_int_equal(s.lesson[4].checks, 1);
+    assert_int_equal(s.lesson[5].quiz_best, 6);
+    assert_int_equal(s.lesson[5].quiz_total, 8);
     assert_int_equal(s.lesson[2].checks, 0);
     assert_false(s.lesson[2].passed);
     assert_int_equal(s.lesson[0].checks, 0);
@@ -307,6 +334,7 @@ int main(void)
         T(save_into_missing_folder_fails),
         T(garbage_lines_skipped),
         T(current_out_of_range_ignored),
+        cmocka_unit_test(quiz_keeps_the_best_score),
         cmocka_unit_test(record_first_check),
         cmocka_unit_test(record_keeps_best_time),
         cmocka_unit_test(record_ignores_zero_time),

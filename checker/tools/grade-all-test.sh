@@ -11,8 +11,12 @@ n=${1:-6}
 want_lessons=${2:-"3 4 5"}
 dir=build/grade-all-test
 rm -rf "$dir" && mkdir -p "$dir/handins"
-# A wrong kernel per lesson that both judges reject whatever the timing (docs/mutants.md).
-declare -A wrong=([1]=last_row_unwritten [2]=ab_swapped [3]=copy_not_transpose [4]=unpadded [5]=padded_not_swizzled)
+# A wrong kernel per lesson that both judges reject whatever the timing (docs/mutants.md), and
+# the points it still earns (check_record.h): ab_swapped and transposed_dims are right at 1x1
+# (one correctness case), unpadded is right but slow where being right earns nothing (lesson 4's
+# stub is right already), padded_not_swizzled is fast but breaks lesson 5's shared-memory rule.
+declare -A wrong=([1]=last_row_unwritten [2]=ab_swapped [3]=transposed_dims [4]=unpadded [5]=padded_not_swizzled)
+declare -A wrong_points=([1]=0 [2]=2 [3]=1 [4]=0 [5]=0)
 declare -A expected
 lessons_all=$(awk '!/^[ \t]*(#|$)/ { printf "%s ", $1 }' lessons/registry)
 for i in $(seq -w 1 "$n"); do
@@ -24,7 +28,8 @@ for i in $(seq -w 1 "$n"); do
       0) mkdir -p "$dir/handins/$student/$folder"; cp "solutions/$folder/$kernel.cu" "$dir/handins/$student/$folder/"
          total=$((total + points)); expected[$student,$l]=$points ;;
       1) mkdir -p "$dir/handins/$student/$folder"; cp "exercises/$folder/$kernel.cu" "$dir/handins/$student/$folder/" ;;
-      2) build/workbook mutate "checker/mutants/${wrong[$l]}.mutant" "$dir/handins/$student" > /dev/null ;;
+      2) build/workbook mutate "checker/mutants/${wrong[$l]}.mutant" "$dir/handins/$student" > /dev/null
+         total=$((total + wrong_points[$l])); expected[$student,$l]=${wrong_points[$l]} ;;
       3) ;; # not handed in
     esac
   done

@@ -36,6 +36,9 @@ git ls-files -z --cached |
   grep -zv -e '^solutions/' -e '^checker/mutants/' -e '^checker/redteam/' -e '^checker/tests/' -e '^\.ci/' |
   while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done | xargs -0 cp --parents -t "$dest"
 
+# The students' README instead of the authors' (which speaks of solutions/, mutants, make test).
+cp checker/tools/handout-README.md "$dest/README.md"
+
 # The registry of the handed-out lessons, baselines moved out of solutions/.
 exposed=()
 registry=$dest/lessons/registry

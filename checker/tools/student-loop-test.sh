@@ -36,6 +36,17 @@ cp hand-in/05_swizzle/*.cu work/05_swizzle/
 expect "a pass of the last lesson says what is left to do" "$(m check)" "that was the last lesson"
 expect "make next after the last lesson says there is none" "$(m next)" "is the last one"
 
+# The quiz's best score is kept for make status (answered from the key: full marks).
+SEED=5 build/workbook quiz-key 5 | SEED=5 WB_RECORD_QUIZ=1 m quiz > /dev/null
+echo 999 | SEED=5 WB_RECORD_QUIZ=1 m quiz > /dev/null # a worse try keeps the best
+expect "make status shows the best quiz score" "$(m status)" "^> 5 05_swizzle .* ([0-9]+)/\\1\$"
+
+# A lesson that passed and then broke is "passed once", and make status says what that means.
+echo "#error broken on purpose" >> work/05_swizzle/transpose_swizzled.cu
+m check > /dev/null
+expect "a lesson that passed and then broke is passed once, explained" "$(m status)" "passed once: an earlier make check passed"
+cp hand-in/05_swizzle/*.cu work/05_swizzle/
+
 if command -v entr > /dev/null || command -v inotifywait > /dev/null; then
   # make watch: a save re-runs the check (given 30 s, then stopped).
   timeout 30 "$make" -s --no-print-directory watch > watch.log 2>&1 &

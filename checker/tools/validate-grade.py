@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks what `make grade` wrote: results.json against the shape Gradescope's autograder reads
-(top-level score and output; tests with name, number, score, max_score, status, output) and
-junit.xml with a JUnit XML parser. Usage: validate-grade.py DIR EXPECTED_SCORE EXPECTED_TOTAL"""
+(top-level score and output; tests with name, number, score, max_score, status, output: one test
+per case of each lesson, numbered "lesson.case", ".0" for a lesson that did not run) and junit.xml
+with a JUnit XML parser (one testsuite per lesson). Usage: validate-grade.py DIR EXPECTED_SCORE EXPECTED_TOTAL"""
 import json
 import sys
 import xml.etree.ElementTree as ET
@@ -29,6 +30,10 @@ def main():
                 fail(f"test {t.get('name')!r}: {key} missing or not {kind}")
         if t["status"] not in ("passed", "failed") or not 0 <= t["score"] <= t["max_score"]:
             fail(f"test {t['name']!r}: bad status or score")
+    numbers = [t["number"] for t in results["tests"]]
+    if len(set(numbers)) != len(numbers) or not all(n.count(".") == 1 for n in numbers):
+        fail(f"test numbers are not unique lesson.case pairs: {numbers}")
+    lessons = {n.split(".")[0] for n in numbers}
     score = sum(t["score"] for t in results["tests"])
     total = sum(t["max_score"] for t in results["tests"])
     if results.get("score") != score or (score, total) != (want_score, want_total):
@@ -36,12 +41,13 @@ def main():
     root = ET.parse(f"{folder}/junit.xml").getroot()
     suites = root.findall("testsuite")
     cases = root.findall("testsuite/testcase")
-    if root.tag != "testsuites" or len(suites) != len(results["tests"]) or not cases:
+    if root.tag != "testsuites" or len(suites) != len(lessons) or not cases:
         fail(f"junit.xml: {len(suites)} testsuites, {len(cases)} testcases")
     failures = len(root.findall("testsuite/testcase/failure"))
     if (failures == 0) != (score == total):
         fail(f"junit.xml has {failures} failures for a score of {score}/{total}")
-    print(f"grade results: 1 passed, 0 failed ({len(results['tests'])} lessons, {len(cases)} JUnit test cases, "
+    print(f"grade results: 1 passed, 0 failed ({len(lessons)} lessons, {len(results['tests'])} graded cases, "
+          f"{len(cases)} JUnit test cases, "
           f"score {score:g}/{total:g})")
 
 

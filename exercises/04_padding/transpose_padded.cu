@@ -48,7 +48,8 @@ __global__ void transpose_padded(const float *in, float *out, int rows, int cols
     int c0 = blockIdx.x * TILE;    // first column of `in` covered by this block
 
     // Phase 1, read: coalesced read of one row of `in` per warp, stored in
-    // row ty of the tile (word ty*32 + tx, bank tx: no conflict).
+    // row ty of the tile: 32 consecutive words, so 32 different banks
+    // whatever the length of a row.
     int r = r0 + ty;
     int c = c0 + tx;
     if (r < rows && c < cols)
@@ -59,8 +60,9 @@ __global__ void transpose_padded(const float *in, float *out, int rows, int cols
     __syncthreads();
 
     // Phase 2, write: coalesced write of one row of `out` per warp, reading
-    // the tile down column ty. Thread tx reads word tx*32 + ty, bank
-    // (tx*32 + ty) % 32 = ty for every tx: a 32-way bank conflict.
+    // the tile down column ty: thread tx reads word tx*W + ty, where W is the
+    // length of a row in words, in bank (tx*W + ty) % 32. The TODO above
+    // chooses W so that the 32 threads meet 32 different banks.
     int orow = c0 + ty;            // row of `out`    = column of `in`
     int ocol = r0 + tx;            // column of `out` = row of `in`
     if (orow < cols && ocol < rows)

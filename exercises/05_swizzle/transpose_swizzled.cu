@@ -60,7 +60,8 @@ __global__ void transpose_swizzled(const float *in, float *out, int rows, int co
     int c0 = blockIdx.x * TILE;    // first column of `in` covered by this block
 
     // Phase 1, read: coalesced read of one row of `in` per warp, stored in
-    // row ty of the tile (word ty*32 + tx, bank tx: no conflict).
+    // row ty of the tile: swz only reorders a row's 32 words, so the warp
+    // still meets 32 different banks.
     int r = r0 + ty;
     int c = c0 + tx;
     // TODO: store into the tile through swz.
@@ -72,8 +73,9 @@ __global__ void transpose_swizzled(const float *in, float *out, int rows, int co
     __syncthreads();
 
     // Phase 2, write: coalesced write of one row of `out` per warp, reading
-    // the tile down column ty. Thread tx reads word tx*32 + ty, bank
-    // (tx*32 + ty) % 32 = ty for every tx: a 32-way bank conflict.
+    // logical column ty of the tile: thread tx reads row tx at physical
+    // column swz(tx, ty), which is its bank (a row is 32 words). The TODO at
+    // swz makes those 32 banks different.
     int orow = c0 + ty;            // row of `out`    = column of `in`
     int ocol = r0 + tx;            // column of `out` = row of `in`
     // TODO: read from the tile through swz.

@@ -1,0 +1,145 @@
+/* The judge's record (check_record.h): the points rules, and the file read back as written. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "check_record.h"
+
+/* Lesson 2's shape: five correctness cases of 2 points, the large one of 0, speed 15, and on a
+ * GPU under make grade the two gates. */
+static struct check_record lesson2(enum case_result all)
+{
+    struct check_record r = {.lesson = 2};
+    const struct { const char *name; enum case_kind kind; int max; } cases[] = {
+        {"correct N=1", CASE_CORRECT, 2},   {"correct N=31", CASE_CORRECT, 2},  {"correct N=33", CASE_CORRECT, 2},
+        {"correct N=100", CASE_CORRECT, 2}, {"correct N=257", CASE_CORRECT, 2}, {"correct N=1000", CASE_CORRECT, 0},
+        {"speed N=2048", CASE_SPEED, 15},   {"compute-sanitizer N=100", CASE_SANITIZER, 0},
+        {"Nsight Compute counters N=128", CASE_PROFILE, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct case_record *c = &r.cases[r.ncases++];
+        snprintf(c->name, sizeof c->name, "%s", cases[i].name);
+        c->kind = cases[i].kind;
+        c->max_points = cases[i].max;
+        c->result = all;
+    }
+    return r;
+}
+
+static void full_marks_when_all_pass(void **state)
+{
+    (void)state;
+    struct check_record r = lesson2(RESULT_PASSED);
+    record_score(&r);
+    assert_int_equal(record_points(&r), 25);
+    assert_int_equal(record_max_points(&r), 25);
+    assert_true(record_passed(&r));
+    r.partial = 1; /* ONLY= */
+    assert_false(record_passed(&r));
+}
+
+static void correct_but_slow_keeps_its_correctness_points(void **state)
+{
+    (void)state;
+    struct check_record r = lesson2(RESULT_PASSED);
+    r.cases[6].result = RESULT_FAILED;
+    record_score(&r);
+    assert_int_equal(record_points(&r), 10);
+    assert_false(record_passed(&r));
+}
+
+static void speed_counts_only_when_every_other_case_passed(void **state)
+{
+    (void)state;
+    struct check_record r = lesson2(RESULT_PASSED);
+    r.cases[5].result = RESULT_FAILED; /* wrong at N=1000 only: fast, but wrong */
+    record_score(&r);
+    assert_int_equal(record_points(&r), 10);
+    r = lesson2(RESULT_PASSED);
+    r.cases[8].result = RESULT_FAILED; /* the counters break the traffic rule */
+    record_score(&r);
+    assert_int_equal(record_points(&r), 10);
+    r = lesson2(RESULT_PASSED);
+    r.cases[8].result = RESULT_SKIPPED; /* a gate not run is not passed */
+    record_score(&r);
+    assert_int_equal(record_points(&r), 10);
+    assert_false(record_passed(&r));
+}
+
+static void a_sanitizer_failure_voids_the_lesson(void **state)
+{
+    (void)state;
+    struct check_record r = lesson2(RESULT_PASSED);
+    r.cases[7].result = RESULT_FAILED;
+    record_score(&r);
+    assert_int_equal(record_points(&r), 0);
+}
+
+static void another_judges_case_stops_nothing(void **state)
+{
+    (void)state;
+    struct check_record r = lesson2(RESULT_PASSED);
+    r.ncases = 7; /* the emulator: no gates */
+    r.cases[5].result = RESULT_ELSEWHERE;
+    record_score(&r);
+    assert_int_equal(record_points(&r), 25);
+    assert_true(record_passed(&r));
+}
+
+static void reads_back_what_it_wrote(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/wb-record-XXXXXX", err[256];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    struct check_record r = lesson2(RESULT_PASSED), back;
+    r.cases[3].result = RESULT_FAILED;
+    r.cases[3].output = strdup("  At N=100: 3 of 10000 elements wrong\n\ttab \\ backslash\nFailed: wrong output\n");
+    r.speedup = 1.47;
+    r.hung = 1;
+    record_score(&r);
+    assert_int_equal(record_write(path, &r), 0);
+    assert_int_equal(record_read(path, &back, err, sizeof err), 0);
+    assert_int_equal(back.ncases, r.ncases);
+    assert_int_equal(record_points(&back), 8);
+    assert_int_equal(back.hung, 1);
+    assert_true(back.speedup == 1.47);
+    assert_string_equal(back.cases[3].output, r.cases[3].output);
+    assert_string_equal(back.cases[6].name, "speed N=2048");
+    assert_int_equal(back.cases[6].kind, CASE_SPEED);
+    assert_null(back.cases[0].output);
+    record_free(&r);
+    record_free(&back);
+    /* Not a record: refused with a sentence, never half read. */
+    FILE *f = fopen(path, "w");
+    fputs("lesson 2 tests 7 failed 0 no_gpu 0\n", f);
+    fclose(f);
+    assert_int_equal(record_read(path, &back, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a check record"));
+    f = fopen(path, "w");
+    fputs("wb-check-record 1\ncase passed sideways 2 2 correct N=1\n", f);
+    fclose(f);
+    assert_int_equal(record_read(path, &back, err, sizeof err), -1);
+    unlink(path);
+    assert_int_equal(record_read(path, &back, err, sizeof err), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(full_marks_when_all_pass),
+        cmocka_unit_test(correct_but_slow_keeps_its_correctness_points),
+        cmocka_unit_test(speed_counts_only_when_every_other_case_passed),
+        cmocka_unit_test(a_sanitizer_failure_voids_the_lesson),
+        cmocka_unit_test(another_judges_case_stops_nothing),
+        cmocka_unit_test(reads_back_what_it_wrote),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
