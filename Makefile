@@ -369,19 +369,20 @@ site-test:
 # make grade on the solutions (full marks), on the stubs (none) and on the stubs with lesson 2
 # right but not tiled (its correctness points, not its speed's), its files checked by a JSON
 # reader against Gradescope's format and by a JUnit XML parser; with the emulator.
-grade-test: $(WORKBOOK)
-	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=solutions GRADE_DIR=build/grade-solutions > /dev/null
+# The four grades run two at a time (each is one core's work); build-all built what they share.
+GRADE_EMU = $(MAKE) -s --no-print-directory grade EMU=1
+grade-test: build-all
+	$(Q)rm -rf build/slow-handin build/forged-handin /tmp/wb-redteam-atexit_forgery && \
+	  cp -r exercises build/slow-handin && $(WORKBOOK) mutate checker/mutants/not_tiled.mutant build/slow-handin > /dev/null && \
+	  cp -r exercises build/forged-handin && $(WORKBOOK) mutate checker/redteam/atexit_forgery.mutant build/forged-handin > /dev/null
+	$(Q)$(GRADE_EMU) SRC=solutions GRADE_DIR=build/grade-solutions > /dev/null & a=$$!; \
+	  $(GRADE_EMU) SRC=exercises GRADE_DIR=build/grade-exercises > /dev/null; b=$$?; wait $$a && [ $$b -eq 0 ]
+	$(Q)$(GRADE_EMU) SRC=build/slow-handin GRADE_DIR=build/grade-slow > /dev/null & a=$$!; \
+	  WB_SKIP_LINT=1 $(GRADE_EMU) SRC=build/forged-handin GRADE_DIR=build/grade-forged > /dev/null 2>&1; wait $$a
 	$(Q)checker/tools/validate-grade.py build/grade-solutions $(TOTAL_POINTS) $(TOTAL_POINTS)
-	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=exercises GRADE_DIR=build/grade-exercises > /dev/null
 	$(Q)checker/tools/validate-grade.py build/grade-exercises 0 $(TOTAL_POINTS)
-	$(Q)rm -rf build/slow-handin && cp -r exercises build/slow-handin && \
-	  $(WORKBOOK) mutate checker/mutants/not_tiled.mutant build/slow-handin > /dev/null
-	$(Q)$(MAKE) -s --no-print-directory grade EMU=1 SRC=build/slow-handin GRADE_DIR=build/grade-slow > /dev/null
 	$(Q)checker/tools/validate-grade.py build/grade-slow 10 $(TOTAL_POINTS)
-	$(Q)rm -rf build/forged-handin /tmp/wb-redteam-atexit_forgery && cp -r exercises build/forged-handin && \
-	  $(WORKBOOK) mutate checker/redteam/atexit_forgery.mutant build/forged-handin > /dev/null
-	$(Q)WB_SKIP_LINT=1 $(MAKE) -s --no-print-directory grade EMU=1 SRC=build/forged-handin GRADE_DIR=build/grade-forged > /dev/null 2>&1; \
-	  checker/tools/validate-grade.py build/grade-forged 0 $(TOTAL_POINTS) && ! test -e /tmp/wb-redteam-atexit_forgery
+	$(Q)checker/tools/validate-grade.py build/grade-forged 0 $(TOTAL_POINTS) && ! test -e /tmp/wb-redteam-atexit_forgery
 
 # make grade-all on generated hand-ins (solutions, stubs, wrong kernels, missing files) in the
 # emulator: the expected gradebook, resumable, and the same through the Slurm scripts.
@@ -423,11 +424,14 @@ test:
 	  $(MAKE) --no-print-directory $$step || { echo "== make test: $$step FAILED"; exit 1; }; done; \
 	  echo "== make test: every step passed, in $$(( $$(date +%s) - start )) s"
 
-emulator-test: $(WORKBOOK)
+# The solutions and the stubs are graded side by side (one core each), after build-all.
+emulator-test: build-all
 	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
-	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) &&) \
-	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh &&) \
-	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) \
+	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) > build/emu-solutions.log 2>&1 & s=$$!;) \
+	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) > build/emu-exercises.log 2>&1; e=$$?; \
+	  $(if $(HAVE_SOLUTIONS),wait $$s; s=$$?; tail -n 1 build/emu-solutions.log;,s=0;) tail -n 1 build/emu-exercises.log; \
+	  [ $$s -eq 0 ] || cat build/emu-solutions.log; [ $$e -eq 0 ] || cat build/emu-exercises.log; [ $$s -eq 0 ] && [ $$e -eq 0 ] && \
+	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh &&) true \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=1); \
 	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi
 
