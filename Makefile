@@ -102,7 +102,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -117,14 +117,15 @@ help:
 	@echo "  make status             your progress: passed, best time, speed-up"
 	@echo "  make reset              restore the stub (your version is kept in work/NN_topic/backups/)"
 	@echo "  make docs               the lessons as a web site in docs/html/ (needs pandoc)"
-	@echo "  make grade              for courses: all lessons into grade/ (results.json, junit.xml, summary)"
-	@echo "  make grade-all HANDINS=dir  for courses: every student's folder graded, and grades/gradebook.csv"
-	@echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')"
-	@echo "  make test               the workbook's own tests (what CI runs); make mutants: wrong kernels only"
+	@echo "  make explore            what an N-way bank conflict costs on this GPU, measured (without one: the model's side)"
+	@echo "  make grade              all lessons graded into grade/ as a course grades them (results.json, summary)"
+	$(if $(HAVE_SOLUTIONS),@echo "  make grade-all HANDINS=dir  for courses: every student's folder graded, and grades/gradebook.csv")
+	$(if $(HAVE_SOLUTIONS),@echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')")
+	$(if $(HAVE_SOLUTIONS),@echo "  make test               the workbook's own tests (what CI runs); make mutants: wrong kernels only")
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
 	@echo
-	@echo "Options: SRC=solutions|exercises|DIR grade other kernels; SEED=n replay inputs;"
+	@echo "Options: SRC=$(if $(HAVE_SOLUTIONS),solutions|)exercises|DIR grade other kernels; SEED=n replay inputs;"
 	@echo "TIMEOUT=s per test (10); REPS=n timed launches (15); ONLY='speed*' some tests;"
 	@echo "SANITIZE=1 compute-sanitizer on your kernel, PROFILE=1 Nsight Compute's counters (GPU judge; both in make grade);"
 	@echo "CUDA_ARCH=90 build for another GPU (found: $(or $(GPU_CC),none; builds for $(CUDA_ARCH))); EMU=1 grade in the CPU"
@@ -415,7 +416,7 @@ handout-test: $(WORKBOOK)
 # fail, every right kernel of checker/tests/features/ must pass. The emulator runs anywhere; the
 # GPU judge where there is a GPU, with its tool gates on. One step at a time, each announced
 # with the seconds so far, so that a long run is never silent for long.
-TEST_STEPS := doctor author-check build-all unit-tests quiz-test site-test \
+TEST_STEPS := doctor author-check build-all unit-tests explore quiz-test site-test \
   $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test grade-all-test) $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test) \
   emulator-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),load-test) gpu-test
 test:
@@ -443,6 +444,17 @@ gpu-test: $(WORKBOOK)
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=); \
 	else echo "No GPU here: the GPU judge's programs were built, not run."; fi
 
+# ---- make explore: the banks measured on this GPU -----------------------------------------
+# One warp's shared loads at strides 0 (broadcast) to 64, timed with clock64(), beside the bank
+# model's wavefronts (checker/tools/bank-explore.cu); without a GPU, the model's side alone. The
+# plot and the table go to build/explore/.
+EXPLORE := build/explore/bank-explore
+$(EXPLORE): checker/tools/bank-explore.cu $(COMMON)/model/bank_model.o $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -Ichecker/include -o $@ $< $(COMMON)/model/bank_model.o
+explore: $(EXPLORE)
+	$(Q)$(EXPLORE) build/explore
+
 # ---- the handout ------------------------------------------------------------------------
 # For a course: the workbook without solutions/ and the wrong kernels, as a tarball; HANDOUT_LESSONS
 # picks lessons ("1 2"; default all). Earlier solutions that are later lessons' baselines go with
@@ -454,7 +466,7 @@ handout:
 # ---- the site (pandoc) ------------------------------------------------------------------
 PANDOC ?= pandoc
 SITE := docs/html
-SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg tiling.svg)
+SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg tiling.svg bank-latency.svg)
 SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html $(SITE)/mutants.html $(SITE)/gates.html \
   $(SITE)/security.html $(SITE)/cluster.html \
   $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)

@@ -114,6 +114,14 @@ static bool equals_transpose(const float *got, const float *want, int n, struct 
     return true;
 }
 
+static bool all_zero(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != 0.0f)
+            return false;
+    return true;
+}
+
 static bool equals(const float *got, const float *want, size_t n, struct tolerance tol)
 {
     for (size_t i = 0; i < n; i++)
@@ -178,10 +186,15 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
     if (c->guard_values > 0) {
         snprintf(line, sizeof line,
                  "%zu element%s hold%s the guard pattern that surrounds the input: the kernel read past "
-                 "the end of the input (a load without its bounds check?).",
+                 "the end of the input (a load without its bounds check, or one that lets the last index through: `<=` or `>` where `<` or `>=` was meant?).",
                  c->guard_values, s_(c->guard_values), c->guard_values == 1 ? "s" : "");
         return line;
     }
+    if (c->other_nans == total && in && in->family == FAMILY_MATMUL) /* NaN in, NaN out: poison + x */
+        return "every element is NaN: the kernel read memory nobody wrote before its first store, most likely "
+               "its output, with values computed from the output itself (C[i] += ... reads C, which starts as "
+               "whatever the memory held, before anything wrote it): keep the sum in a register from 0 and "
+               "store it once.";
     if (c->other_nans > 0) {
         snprintf(line, sizeof line,
                  "%zu element%s %s NaN where the reference has a number: the kernel read memory nobody "
@@ -189,6 +202,9 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                  c->other_nans, s_(c->other_nans), c->other_nans == 1 ? "is" : "are");
         return line;
     }
+    if (in && in->got && all_zero(in->got, total)) /* stored, but never computed */
+        return "every element is 0: the kernel stored zeros instead of computing them (is a TODO still "
+               "open?).";
     if (!whole_tiles) {
         snprintf(line, sizeof line,
                  "%zu of %zu elements are wrong; this matrix is smaller than one %dx%d tile, so the size says "
@@ -201,7 +217,7 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                "matrix must give 0, stores outside it must be skipped), and that threads outside the "
                "matrix still do their share of the loads: a load, a loop or a barrier inside "
                "`if (row < N && col < N)` skips it.";
-    snprintf(line, sizeof line, "%zu of %zu elements are wrong, also well inside the matrix.",
-             c->wrong, total);
+    snprintf(line, sizeof line, "%zu of %zu elements are wrong, some of them well inside the matrix: a "
+             "mistake in what an element computes, not only in the bounds.", c->wrong, total);
     return line;
 }

@@ -20,6 +20,7 @@ m lesson4 > /dev/null
 out=$(m check ONLY='correct 1x1')
 expect "a run of some cases (ONLY=) is reported as no pass" "$out" "ONLY's cases passed: no pass"
 refuse "... and not recorded as a pass in make status" "$(m status)" '04_padding +passed'
+expect "an ONLY that matches no test says so" "$(m check ONLY='no such test')" "ONLY matched no test"
 
 first=$(m hint)
 m hint > /dev/null
