@@ -10,9 +10,10 @@ Q := $(if $(V),,@)
 
 # ---- the lesson registry ---------------------------------------------------------------
 REGISTRY := lessons/registry
-LESSON_ROWS := $(shell awk '!/^[ \t]*(\#|$$)/ { print $$1 ":" $$2 ":" $$3 ":" $$4 ":" $$5 }' $(REGISTRY))
+# Read through checker/tools/lessons.sh, the scripts' one reader of it, by field name.
+LESSON_ROWS := $(shell checker/tools/lessons.sh number folder kernel family baseline | tr ' ' ':')
 LESSONS := $(foreach r,$(LESSON_ROWS),$(firstword $(subst :, ,$(r))))
-TOTAL_POINTS := $(shell awk '!/^[ \t]*(\#|$$)/ { s += $$6 } END { print s }' $(REGISTRY))
+TOTAL_POINTS := $(shell checker/tools/lessons.sh --sum points)
 field = $(word $(2),$(subst :, ,$(filter $(1):%,$(LESSON_ROWS))))
 folder = $(call field,$(1),2)
 kernel = $(call field,$(1),3)
@@ -94,7 +95,11 @@ LIB_SOURCES := $(wildcard checker/src/*.c)
 MODEL_SOURCES := $(wildcard checker/model/*.c)
 # The judge (checker/judge/): main.c is built per lesson, the rest once. It links no kernel.
 CHECK_OBJECTS := $(patsubst checker/judge/%.c,$(COMMON)/judge/%.o,$(filter-out %/main.c,$(wildcard checker/judge/*.c)))
-LIB_OBJECTS := $(patsubst checker/src/%.c,$(COMMON)/lib/%.o,$(LIB_SOURCES)) $(patsubst checker/model/%.c,$(COMMON)/model/%.o,$(MODEL_SOURCES))
+LIB_OBJECTS := $(patsubst checker/src/%.c,$(COMMON)/lib/%.o,$(LIB_SOURCES)) $(patsubst checker/model/%.c,$(COMMON)/model/%.o,$(MODEL_SOURCES)) \
+  $(COMMON)/lib/families.o
+# The problem families (checker/families/, family.h): each file registers itself, and they go
+# into the library as one object, so whatever looks a family up by name links every one.
+FAMILY_OBJECTS := $(patsubst checker/families/%.c,$(COMMON)/families/%.o,$(wildcard checker/families/*.c))
 HEADERS := $(wildcard checker/include/*.h)
 
 # LESSON: which lesson `make check`, `hint` and `reset` act on: a number, or all. Default:
@@ -218,7 +223,6 @@ define kernel_steps
 endef
 cubin_cmd = $(NVCC) $(CUBIN_FLAGS) -o $@ $(1)
 emu_kernel_cmd = $(CLANGXX) $(EMU_CXXFLAGS) -DWB_ROLE=$(2) '-DWB_SOURCE="$(1)"' -c checker/runner/emu/kernel_file.cu -o $@
-upper = $(shell echo $(1) | tr a-z A-Z)
 base_kernel = $(basename $(notdir $(call baseline,$(1))))
 EMU_KERNEL_DEPS := checker/runner/emu/kernel_file.cu checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h
 
@@ -249,10 +253,12 @@ $(COMMON)/$(call folder,$(1))/solution.emu.o: solutions/$(call folder,$(1))/$(ca
 $(COMMON)/$(call folder,$(1))/reference-emu: $(if $(call has_solution,$(1)),$(addprefix $(COMMON)/$(call folder,$(1))/,solution.emu.o launch-solution.o)) \
     $(addprefix $(COMMON)/$(call folder,$(1))/,baseline.emu.o launch-baseline.o) $(EMU_OBJECTS) $(LIBCHECKER)
 	$(Q)$(CLANGXX) -o $$@ $$^ -lseccomp -ldl
-$(COMMON)/$(call folder,$(1))/launch-%.o: checker/runner/emu/launch.cu checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h checker/runner/runner.h $(HEADERS)
+$(COMMON)/$(call folder,$(1))/launch-%.o: checker/runner/emu/launch.cu checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h checker/runner/runner.h \
+    checker/families/$(call family,$(1))_launch.h $(HEADERS)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CLANGXX) $(EMU_LAUNCH_FLAGS) -include checker/runner/emu/cuda_emu.h -DWB_ROLE=$$* \
-	  -DWB_KERNEL=$$(if $$(filter baseline,$$*),$(call base_kernel,$(1)),$(call kernel,$(1))) -DWB_FAMILY_$(call upper,$(call family,$(1))) -c $$< -o $$@
+	$(Q)$(CLANGXX) $(EMU_LAUNCH_FLAGS) -include checker/runner/emu/cuda_emu.h -DWB_ROLE=$$* -Ichecker/families \
+	  -DWB_KERNEL=$$(if $$(filter baseline,$$*),$(call base_kernel,$(1)),$(call kernel,$(1))) \
+	  -DWB_FAMILY_LAUNCH='"$(call family,$(1))_launch.h"' -c $$< -o $$@
 
 # The judge: the lesson's cases, and nothing of any kernel.
 $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)
@@ -292,6 +298,12 @@ $(COMMON)/model/%.o: checker/model/%.c $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+$(COMMON)/families/%.o: checker/families/%.c $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+$(COMMON)/lib/families.o: $(FAMILY_OBJECTS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(LD) -r -o $@ $^
 $(LIBCHECKER): $(LIB_OBJECTS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 

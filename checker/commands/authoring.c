@@ -55,7 +55,12 @@ int cmd_gate(const char *kind, const char *object, const char *kernel, const cha
     char msg[700], role[64];
     const char *base = strrchr(object, '/') ? strrchr(object, '/') + 1 : object;
     snprintf(role, sizeof role, "%.*s", (int)strcspn(base, "."), base);
-    enum family f = strcmp(family, "matmul") == 0 ? FAMILY_MATMUL : FAMILY_TRANSPOSE;
+    const struct family *f = family_named(family);
+    if (!f) {
+        printf("%s: error: lessons/registry names the family '%s', which checker/families/ lacks (%s)\n", source,
+               family, family_names());
+        return 1;
+    }
     if (gate_object(object, kind, role, kernel, f, msg, sizeof msg) == 0)
         return 0;
     printf("%s: error: %s\n", source, msg);

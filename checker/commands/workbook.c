@@ -16,6 +16,7 @@
  *   workbook quiz-key N               the right answers of make quiz (same SEED), for tests
  *   workbook bankmap LAYOUT           an SVG of the banks a column read hits (32x32, 32x33, xor)
  *   workbook lesson-list              the lessons as a Markdown list of links (the site's index)
+ *   workbook counting-size FAMILY     ROWS COLS: the size the family's traffic is counted at (scripts)
  *
  * Run from the workbook's top folder (the Makefile does). The commands live in student.c,
  * grading.c and authoring.c (commands.h). */
@@ -109,7 +110,7 @@ int save_state(const struct state *s)
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
-                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | bankmap 32x32|32x33|xor | lesson-list\n(the Makefile runs these for you: make help)\n");
+                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | bankmap 32x32|32x33|xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -124,6 +125,15 @@ int main(int argc, char **argv)
         if (layout < 0)
             return usage();
         bankmap_svg(stdout, (enum bank_layout)layout, 0);
+        return 0;
+    }
+    if (strcmp(cmd, "counting-size") == 0) {
+        const struct family *f = argc == 3 ? family_named(argv[2]) : NULL;
+        if (!f) {
+            fprintf(stderr, "no family '%s' (%s)\n", argc == 3 ? argv[2] : "", family_names());
+            return 2;
+        }
+        printf("%d %d\n", f->count_rows, f->count_cols);
         return 0;
     }
     if (strcmp(cmd, "lint") == 0)

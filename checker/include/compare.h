@@ -15,8 +15,6 @@
  * written. (A GPU neither fills shared memory nor keeps NaN bits.) */
 #define SHARED_POISON_BITS 0x7FE0FEEDu
 
-enum family { FAMILY_MATMUL, FAMILY_TRANSPOSE };
-
 /* Tolerance |got - want| <= atol + rtol*|want|. Exact (0, 0) for transposes, which only move
  * values. For a K-term float dot product the rounding error of a different but valid
  * summation order grows with K, so both terms scale with K. */
@@ -54,11 +52,11 @@ void compare_sampled(const float *got, const double *want, const size_t *idx, si
 /* What the checker knows about the expected result beyond the reference itself, so a
  * diagnosis can test the usual mistakes. Any pointer may be NULL when not applicable. */
 struct diagnosis_inputs {
-    enum family family;
+    int sums;                  /* the family's elements are sums (family.h: output_is_sum) */
     const float *want;         /* the reference output, rows x cols */
     const float *got;          /* the kernel's output */
-    const float *input;        /* transpose only: the input, which a plain copy reproduces */
-    const float *swapped_ab;   /* matmul only: B*A, the result when A and B are swapped */
+    const float *input;        /* where the output moves input elements: the input, which a plain copy reproduces */
+    const float *swapped_ab;   /* the family's likely mistake computed (matmul: B*A, A and B swapped) */
     struct tolerance tol;
 };
 /* One sentence saying what the pattern of wrong elements suggests; never NULL. */

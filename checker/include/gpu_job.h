@@ -11,7 +11,7 @@
 #define WB_GPU_JOB_H
 #include <stddef.h>
 
-#include "compare.h"
+#include "family.h"
 #include "counts.h"
 
 enum role { ROLE_STUDENT, ROLE_SOLUTION, ROLE_BASELINE, ROLE_COUNT };
@@ -80,14 +80,14 @@ struct gpu_report {
 
 struct gpu_job {
     size_t bytes;          /* the whole job: this header, the inputs and the outputs */
-    enum family family;
-    int rows, cols;        /* matmul: N = rows = cols; transpose: the input's shape */
+    char family[32];       /* its name (checker/families/), which the runners look up */
+    int rows, cols;        /* the inputs' shape (matmul: N = rows = cols) */
     int launch;            /* 0: only read kernel attributes; 1: run student and solution */
     int time_reps;         /* > 0: also time student, solution and baseline this many times */
     int count;             /* emulator: also count every role's memory traffic */
     int roles;             /* SIDE_REFERENCE or SIDE_STUDENT: what this runner runs */
     int have_solution;     /* 0 in a handout: the baseline is the reference */
-    size_t in_elems[2];    /* matmul: A, B; transpose: in, (unused) */
+    size_t in_elems[2];    /* each input's elements (0: the family has no such input) */
     size_t out_elems;
     size_t in_offset[2];   /* byte offsets from the start of this struct */
     size_t out_offset[OUT_COUNT];

@@ -12,11 +12,11 @@
 #define WB_OBJGATE_H
 #include <stddef.h>
 
-#include "compare.h"
+#include "family.h"
 
 /* 0 if the object at path passes; otherwise -1 and a sentence naming what was refused. kind:
  * "cubin" or "emu"; role: the emulator's namespace (student, solution, baseline). */
-int gate_object(const char *path, const char *kind, const char *role, const char *kernel, enum family family,
+int gate_object(const char *path, const char *kind, const char *role, const char *kernel, const struct family *family,
                 char *msg, size_t len);
 
 #endif

@@ -4,7 +4,7 @@
 #define WB_REGISTRY_H
 #include <stddef.h>
 
-#include "compare.h"
+#include "family.h"
 
 #define MAX_LESSONS 32
 
@@ -12,7 +12,7 @@ struct lesson {
     int number;          /* N of `make lessonN` */
     char folder[64];     /* e.g. 03_bank_conflicts, the same under lessons/, exercises/, solutions/ */
     char kernel[64];     /* the student's file is <folder>/<kernel>.cu */
-    enum family family;
+    const struct family *family; /* checker/families/ */
     char baseline[256];  /* a .cu file whose kernel is named like the file */
     int points;
 };
@@ -29,6 +29,5 @@ int registry_load(const char *path, struct registry *reg, char *err, size_t errl
 /* The lesson with this number, or NULL. */
 const struct lesson *registry_find(const struct registry *reg, int number);
 int registry_total_points(const struct registry *reg);
-const char *family_name(enum family f);
 
 #endif

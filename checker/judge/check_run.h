@@ -20,11 +20,9 @@ enum { EXIT_NO_GPU = 3, EXIT_USAGE = 4 };
 
 #define TILE 32
 /* The emulator runs a few million threads a second: larger cases are left to the GPU judge
- * (every edge and partial tile is in the smaller ones), and memory traffic is counted at a
- * size where every tile pattern shows. */
+ * (every edge and partial tile is in the smaller ones); memory traffic is counted at the
+ * family's counting size (family.h). */
 #define EMU_MAX_WORK 20000000.0
-#define EMU_COUNT_N 128  /* matmul: 4 x 4 blocks of 8 tiles each, counted in about a second */
-#define EMU_COUNT_RC 256 /* transposes: 8 x 8 tiles */
 
 /* One run of the check program. */
 struct check_run {

@@ -82,10 +82,12 @@ static size_t round_up(size_t n) { return (n + 63) & ~(size_t)63; }
 struct job_mem job_create(int rows, int cols, int launch, int reps)
 {
     struct job_mem m = {0};
-    int matmul = checking.lesson->family == FAMILY_MATMUL;
-    size_t elems = (size_t)rows * (size_t)cols;
-    size_t in_bytes[2] = {elems * sizeof(float), matmul ? elems * sizeof(float) : 0};
-    size_t out_bytes = elems * sizeof(float);
+    const struct family *f = checking.lesson->family;
+    int orows, ocols;
+    f->output_shape(rows, cols, &orows, &ocols);
+    size_t elems = (size_t)rows * (size_t)cols, out_elems = (size_t)orows * (size_t)ocols;
+    size_t in_bytes[2] = {elems * sizeof(float), f->ninputs > 1 ? elems * sizeof(float) : 0};
+    size_t out_bytes = out_elems * sizeof(float);
     size_t off = round_up(sizeof(struct gpu_job));
     size_t in_off[2], out_off[OUT_COUNT];
     for (int i = 0; i < 2; i++) {
@@ -102,14 +104,14 @@ struct job_mem job_create(int rows, int cols, int launch, int reps)
     m.job = p;
     m.bytes = off;
     m.job->bytes = off;
-    m.job->family = checking.lesson->family;
+    snprintf(m.job->family, sizeof m.job->family, "%s", f->name);
     m.job->rows = rows;
     m.job->cols = cols;
     m.job->launch = launch;
     m.job->time_reps = reps;
     m.job->in_elems[0] = elems;
-    m.job->in_elems[1] = matmul ? elems : 0;
-    m.job->out_elems = elems;
+    m.job->in_elems[1] = f->ninputs > 1 ? elems : 0;
+    m.job->out_elems = out_elems;
     memcpy(m.job->in_offset, in_off, sizeof in_off);
     memcpy(m.job->out_offset, out_off, sizeof out_off);
     return m;
@@ -385,9 +387,5 @@ void fill_inputs(struct gpu_job *job, uint64_t stream)
 
 const char *size_text(const struct check_case *c, char *buf, size_t len)
 {
-    if (checking.lesson->family == FAMILY_MATMUL)
-        snprintf(buf, len, "N=%d", c->rows);
-    else
-        snprintf(buf, len, "%dx%d", c->rows, c->cols);
-    return buf;
+    return checking.lesson->family->size_text(c->rows, c->cols, buf, len);
 }

@@ -19,14 +19,12 @@
 
 static void out_shape(const struct gpu_job *job, int *rows, int *cols)
 {
-    /* matmul: N x N; transpose: the input's cols x rows. */
-    *rows = job->family == FAMILY_MATMUL ? job->rows : job->cols;
-    *cols = job->family == FAMILY_MATMUL ? job->cols : job->rows;
+    checking.lesson->family->output_shape(job->rows, job->cols, rows, cols);
 }
 
 static struct tolerance tolerance_for(const struct gpu_job *job)
 {
-    return job->family == FAMILY_MATMUL ? tolerance_dot(job->rows) : tolerance_exact();
+    return checking.lesson->family->tolerance(job->rows, job->cols);
 }
 
 static void describe_value(char *buf, size_t len, float x)
@@ -64,12 +62,9 @@ static size_t cpu_reference(struct gpu_job *job, size_t *idx, double *want)
     int orows, ocols;
     out_shape(job, &orows, &ocols);
     size_t n = reference_sample(orows, ocols, CPU_FULL_MAX, CPU_SAMPLES, checking.seed, idx);
-    for (size_t i = 0; i < n; i++) {
-        if (job->family == FAMILY_MATMUL)
-            want[i] = ref_matmul_at(job_in(job, 0), job_in(job, 1), job->rows, (int)(idx[i] / ocols), (int)(idx[i] % ocols));
-        else
-            want[i] = ref_transpose_at(job_in(job, 0), job->rows, job->cols, idx[i]);
-    }
+    const struct family *f = checking.lesson->family;
+    for (size_t i = 0; i < n; i++)
+        want[i] = f->reference_at(job_in(job, 0), f->ninputs > 1 ? job_in(job, 1) : NULL, job->rows, job->cols, idx[i]);
     return n;
 }
 
@@ -106,13 +101,14 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
         rc = 0;
         goto out;
     }
-    if (job->family == FAMILY_MATMUL && (size_t)job->rows * job->rows <= CPU_FULL_MAX) {
-        swapped = malloc((size_t)job->rows * job->rows * sizeof *swapped);
-        if (swapped)
-            ref_matmul_swapped(job_in(job, 0), job_in(job, 1), job->rows, swapped);
+    const struct family *f = checking.lesson->family;
+    if (f->mistake && (swapped = malloc((size_t)orows * ocols * sizeof *swapped)) &&
+        f->mistake(job_in(job, 0), f->ninputs > 1 ? job_in(job, 1) : NULL, job->rows, job->cols, swapped) != 0) {
+        free(swapped);
+        swapped = NULL;
     }
-    struct diagnosis_inputs d = {job->family, reference, got,
-                                 job->family == FAMILY_TRANSPOSE ? job_in(job, 0) : NULL, swapped, tol};
+    struct diagnosis_inputs d = {f->output_is_sum, reference, got, f->output_is_input_moved ? job_in(job, 0) : NULL,
+                                 swapped, tol};
     const struct comparison *c = vs_sol.wrong ? &vs_sol : &vs_cpu;
     say("  Wrong output %s.\n", when);
     show_mismatches(c, vs_sol.wrong ? reference_name() : "the CPU reference");
@@ -160,7 +156,8 @@ struct job_mem counted_job(int count, uint64_t stream, char *sz, size_t szlen)
 {
     char why[700], when[96];
     struct check_case sized = {0};
-    sized.rows = sized.cols = checking.lesson->family == FAMILY_MATMUL ? EMU_COUNT_N : EMU_COUNT_RC;
+    sized.rows = checking.lesson->family->count_rows;
+    sized.cols = checking.lesson->family->count_cols;
     size_text(&sized, sz, szlen);
     struct job_mem m = job_create(sized.rows, sized.cols, 1, 0);
     if (!m.job)

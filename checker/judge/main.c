@@ -35,8 +35,6 @@
 #error "build with -DWB_LESSON=<lesson number>"
 #endif
 
-#define WB_STR_(a) #a
-#define WB_STR(a) WB_STR_(a)
 
 struct check_run checking;
 
@@ -195,11 +193,10 @@ static void case_shared_bytes(const struct check_case *c)
 static struct check_case gate_cases[2];
 static uint64_t gate_stream[2];
 
-/* The emulator's cost of one transposed element (a load, a store, a barrier for its thread)
- * is about that of four multiply-adds: lesson 3's 4000x3000 took 3.5 s of CPU here. */
+/* The emulator's cost of a case, in multiply-adds' worth (the family's estimate). */
 static double case_work(const struct check_case *c)
 {
-    return (double)c->rows * c->cols * (checking.lesson->family == FAMILY_MATMUL ? c->rows : 4);
+    return checking.lesson->family->work(c->rows, c->cols);
 }
 
 /* The case behind each entry of the record, and the entry for case c (a lesson case or a gate). */
@@ -375,6 +372,13 @@ static int points_agree(void)
     return sum == checking.lesson->points;
 }
 
+/* The size memory traffic is counted at, as text. */
+static const char *counting_size(char *buf, size_t len)
+{
+    const struct family *f = checking.lesson->family;
+    return f->size_text(f->count_rows, f->count_cols, buf, len);
+}
+
 /* The cases the GPU's tools add (SANITIZE=1, PROFILE=1): compute-sanitizer at the first
  * correctness size of two tiles or more with partial tiles (quick under the tools), the
  * counters on the speed case's inputs. Appended to tests[n]; returns how many. */
@@ -395,8 +399,7 @@ static size_t add_gate_cases(struct CMUnitTest *tests, size_t n)
         if (k == 0)
             snprintf(names[0], sizeof names[0], "compute-sanitizer %s", size_text(c, sz, sizeof sz));
         else
-            snprintf(names[1], sizeof names[1], "Nsight Compute counters %s",
-                     checking.lesson->family == FAMILY_MATMUL ? "N=" WB_STR(EMU_COUNT_N) : WB_STR(EMU_COUNT_RC) "x" WB_STR(EMU_COUNT_RC));
+            snprintf(names[1], sizeof names[1], "Nsight Compute counters %s", counting_size(sz, sizeof sz));
         gate_cases[k].name = names[k];
     }
     size_t added = 0;
@@ -481,8 +484,8 @@ int main(int argc, char **argv)
     if (!tests)
         return 1;
     static char counts_name[64];
-    snprintf(counts_name, sizeof counts_name, "memory traffic %s",
-             checking.lesson->family == FAMILY_MATMUL ? "N=" WB_STR(EMU_COUNT_N) : WB_STR(EMU_COUNT_RC) "x" WB_STR(EMU_COUNT_RC));
+    char sz[32];
+    snprintf(counts_name, sizeof counts_name, "memory traffic %s", counting_size(sz, sizeof sz));
     for (size_t i = 0; i < lesson.ncases; i++) {
         const struct check_case *c = &lesson.cases[i];
         const char *name = checking.device.emulator && c->kind == CASE_SPEED ? counts_name : c->name;

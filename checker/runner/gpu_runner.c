@@ -139,7 +139,7 @@ static int run_role(struct gpu_job *job, int role, const struct dev_buffer in[2]
         fail_setup(job, e, "clearing the output");
         return -1;
     }
-    e = (cudaError_t)entries[role]->launch(entries[role], in[0].data, in[1].data, out->data, job->rows, job->cols);
+    e = (cudaError_t)entries[role]->launch(entries[role], job, in[0].data, in[1].data, out->data);
     if (e != cudaSuccess) {
         fail_kernel(job, role, e, 1);
         return -1;
@@ -206,7 +206,7 @@ static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct
             cudaMemsetAsync(flush, i & 0xFF, flush_bytes, 0);
             poison(&out[r]);
             cudaEventRecord(start, 0);
-            e = (cudaError_t)entries[r]->launch(entries[r], in[0].data, in[1].data, out[r].data, job->rows, job->cols);
+            e = (cudaError_t)entries[r]->launch(entries[r], job, in[0].data, in[1].data, out[r].data);
             if (e != cudaSuccess) {
                 fail_kernel(job, r, e, 1);
                 return -1;
@@ -278,7 +278,7 @@ int gpu_job_run(void *arg)
         memcpy(&pattern[i], &bits, sizeof bits);
     }
     struct dev_buffer in[2] = {{0}}, out[ROLE_COUNT] = {{0}};
-    int n_in = job->family == FAMILY_MATMUL ? 2 : 1;
+    int n_in = job_family(job)->ninputs;
     cudaError_t e = cudaSuccess;
     for (int i = 0; i < n_in && e == cudaSuccess; i++) {
         e = alloc_guarded(&in[i], job->in_elems[i], pattern);
@@ -320,9 +320,9 @@ int gpu_job_run(void *arg)
 
 int gpu_run_plain(struct gpu_job *job)
 {
-    const char *names[2][3] = {{"A", "B", "C"}, {"in", "", "out"}};
-    const char *const *name = names[job->family == FAMILY_MATMUL ? 0 : 1];
-    int n_in = job->family == FAMILY_MATMUL ? 2 : 1;
+    const struct family *f = job_family(job);
+    const char *name[3] = {f->input_names[0], f->input_names[1], f->output_name};
+    int n_in = f->ninputs;
     float *in[2] = {NULL, NULL}, *out = NULL;
     cudaError_t e = cudaSuccess;
     for (int i = 0; i < n_in && e == cudaSuccess; i++) {
@@ -343,7 +343,7 @@ int gpu_run_plain(struct gpu_job *job)
     for (int r = 0; r < ROLE_COUNT; r++) {
         if (!entries[r])
             continue;
-        e = (cudaError_t)entries[r]->launch(entries[r], in[0], in[1], out, job->rows, job->cols);
+        e = (cudaError_t)entries[r]->launch(entries[r], job, in[0], in[1], out);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -358,27 +358,34 @@ int gpu_run_plain(struct gpu_job *job)
 
 /* The mangled name of the family's signature, e.g. _Z12matmul_naivePKfS0_Pfi for
  * matmul_naive(const float *, const float *, float *, int). */
-static void mangled_name(enum family f, const char *kernel, char *buf, size_t len)
+static void mangled_name(const struct family *f, const char *kernel, char *buf, size_t len)
 {
-    snprintf(buf, len, "_Z%zu%s%s", strlen(kernel), kernel, f == FAMILY_MATMUL ? "PKfS0_Pfi" : "PKfPfii");
+    snprintf(buf, len, "_Z%zu%s%s", strlen(kernel), kernel, f->mangled_params);
 }
 
 struct loaded_kernel {
     struct kernel_entry entry;
-    enum family family;
     char name[128];
 };
 
-static int launch_loaded(const struct kernel_entry *k, const float *in0, const float *in1, float *out, int rows, int cols)
+/* The family's arguments: its inputs, the output, then rows (and cols). */
+static int launch_loaded(const struct kernel_entry *k, const struct gpu_job *job, const float *in0, const float *in1,
+                         float *out)
 {
-    const struct loaded_kernel *lk = (const struct loaded_kernel *)k;
-    /* Every lesson uses 32 x 32 threads per block; blockIdx.x walks columns, blockIdx.y rows,
-     * rounded up so partial tiles get a block. */
-    dim3 block = {32, 32, 1};
-    dim3 grid = {(unsigned)(cols + 31) / 32, (unsigned)(rows + 31) / 32, 1};
-    void *matmul_args[] = {&in0, &in1, &out, &rows};
-    void *transpose_args[] = {&in0, &out, &rows, &cols};
-    return (int)cudaLaunchKernel(k->handle, grid, block, lk->family == FAMILY_MATMUL ? matmul_args : transpose_args, 0, 0);
+    const struct family *f = job_family(job);
+    int rows = job->rows, cols = job->cols, n = 0;
+    unsigned g[2];
+    family_grid(f, rows, cols, g);
+    dim3 block = {(unsigned)f->block_x, (unsigned)f->block_y, 1}, grid = {g[0], g[1], 1};
+    void *args[6];
+    args[n++] = &in0;
+    if (f->ninputs > 1)
+        args[n++] = &in1;
+    args[n++] = &out;
+    args[n++] = &rows;
+    if (f->nscalars > 1)
+        args[n++] = &cols;
+    return (int)cudaLaunchKernel(k->handle, grid, block, args, 0, 0);
 }
 
 static int attributes_loaded(const struct kernel_entry *k, size_t *static_smem, int *regs)
@@ -399,8 +406,7 @@ static const struct kernel_entry *load_kernel(struct gpu_job *job, int role, con
     struct loaded_kernel *lk = &loaded[role];
     cudaLibrary_t lib;
     cudaKernel_t kernel;
-    lk->family = job->family;
-    mangled_name(job->family, name, lk->name, sizeof lk->name);
+    mangled_name(job_family(job), name, lk->name, sizeof lk->name);
     cudaError_t e = cudaLibraryLoadFromFile(&lib, path, NULL, NULL, 0, NULL, NULL, 0);
     if (e != cudaSuccess) {
         fail(job, role, e, "%s cannot be loaded on this GPU (%s): was it built for another GPU? `make clean` rebuilds "

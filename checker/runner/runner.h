@@ -9,11 +9,24 @@
 
 #include "gpu_job.h"
 
+/* The job's family, or NULL when the job names none that this program knows. */
+static inline const struct family *job_family(const struct gpu_job *job)
+{
+    return family_named(job->family);
+}
+/* The grid of a launch: one block per tile of the input, blockIdx.x along its columns. */
+static inline void family_grid(const struct family *f, int rows, int cols, unsigned grid[2])
+{
+    grid[0] = (unsigned)((cols + f->tile_x - 1) / f->tile_x);
+    grid[1] = (unsigned)((rows + f->tile_y - 1) / f->tile_y);
+}
+
 struct kernel_entry {
     const char *name;
-    /* Launches with the family's fixed configuration; returns the error of the launch itself
-     * (a cudaError_t on the GPU, an EMU_* code in the emulator), not of the kernel's execution. */
-    int (*launch)(const struct kernel_entry *k, const float *in0, const float *in1, float *out, int rows, int cols);
+    /* Launches as the job's family says (family.h: arguments, block and grid); returns the error
+     * of the launch itself (a cudaError_t on the GPU, an EMU_* code in the emulator), not of the
+     * kernel's execution. */
+    int (*launch)(const struct kernel_entry *k, const struct gpu_job *job, const float *in0, const float *in1, float *out);
     /* Static shared bytes and registers per thread. */
     int (*attributes)(const struct kernel_entry *k, size_t *static_smem, int *regs);
     void *handle; /* the GPU's cudaKernel_t */

@@ -147,10 +147,10 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
         return "every element still holds the NaN poison the output starts with: the kernel wrote nothing "
                "(is a TODO still open, or does every thread return before its store?), or it wrote values "
                "computed from the output itself (C[i] += ... reads C before anything wrote it).";
-    if (in && in->got && in->input && in->family == FAMILY_TRANSPOSE && equals(in->got, in->input, total, in->tol))
+    if (in && in->got && in->input && equals(in->got, in->input, total, in->tol))
         return "the output equals the input, element for element: the kernel copied instead of "
                "transposing (row and column swapped in the store, or the tile read the way it was written?).";
-    if (in && in->got && in->want && in->family == FAMILY_MATMUL && square &&
+    if (in && in->got && in->want && in->sums && square &&
         equals_transpose(in->got, in->want, c->rows, in->tol))
         return "the output is the transpose of the right answer: row and col are swapped "
                "(does threadIdx.y pick the column?).";
@@ -190,7 +190,7 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                  c->guard_values, s_(c->guard_values), c->guard_values == 1 ? "s" : "");
         return line;
     }
-    if (c->other_nans == total && in && in->family == FAMILY_MATMUL) /* NaN in, NaN out: poison + x */
+    if (c->other_nans == total && in && in->sums) /* NaN in, NaN out: poison + x */
         return "every element is NaN: the kernel read memory nobody wrote before its first store, most likely "
                "its output, with values computed from the output itself (C[i] += ... reads C, which starts as "
                "whatever the memory held, before anything wrote it): keep the sum in a register from 0 and "

@@ -140,21 +140,13 @@ static const char *const EMU_CALLS[] = {
     "tgamma*", "lgamma*", "__isnan*", "__isinf*", "__finite*", "__fpclassify*", "__signbit*", NULL};
 static const char *const CUBIN_CALLS[] = {"vprintf", "__assertfail", ".nv.*", NULL};
 
-static void demangled_contract(char *buf, size_t len, const char *kernel, enum family f)
+static void demangled_contract(char *buf, size_t len, const char *kernel, const struct family *f)
 {
-    snprintf(buf, len, "%s(%s)", kernel,
-             f == FAMILY_MATMUL ? "const float *A, const float *B, float *C, int N" : "const float *in, float *out, int rows, int cols");
-}
-
-static const char *signature(enum family f, int in_namespace)
-{
-    if (f == FAMILY_MATMUL)
-        return in_namespace ? "PKfS1_Pfi" : "PKfS0_Pfi";
-    return "PKfPfii";
+    snprintf(buf, len, "%s(%s)", kernel, f->params);
 }
 
 /* The contract's kernel is defined (want, a mangled name); else a sentence. */
-static int find_kernel(const struct elf *e, const char *want, const char *kernel, enum family f, int entry_only,
+static int find_kernel(const struct elf *e, const char *want, const char *kernel, const struct family *f, int entry_only,
                        char *msg, size_t len)
 {
     int found = 0, entries = 0;
@@ -184,7 +176,7 @@ static int find_kernel(const struct elf *e, const char *want, const char *kernel
     return 0;
 }
 
-static int gate_cubin(const struct elf *e, const char *kernel, enum family f, char *msg, size_t len)
+static int gate_cubin(const struct elf *e, const char *kernel, const struct family *f, char *msg, size_t len)
 {
     for (int i = 0; i < e->eh->e_shnum; i++) {
         const char *name = section_name(e, i);
@@ -201,11 +193,11 @@ static int gate_cubin(const struct elf *e, const char *kernel, enum family f, ch
             return refuse(msg, len, "your kernel calls `%s`, which lesson files may not use (device code may call "
                                     "its own functions, CUDA's math and printf)", symbol_name(e, k));
     char want[256];
-    snprintf(want, sizeof want, "_Z%zu%s%s", strlen(kernel), kernel, signature(f, 0));
+    snprintf(want, sizeof want, "_Z%zu%s%s", strlen(kernel), kernel, f->mangled_params);
     return find_kernel(e, want, kernel, f, 1, msg, len);
 }
 
-static int gate_emu(const struct elf *e, const char *role, const char *kernel, enum family f, char *msg, size_t len)
+static int gate_emu(const struct elf *e, const char *role, const char *kernel, const struct family *f, char *msg, size_t len)
 {
     char ns[80], shared[96];
     snprintf(ns, sizeof ns, "_ZN%zu%s", strlen(role), role);
@@ -264,11 +256,11 @@ static int gate_emu(const struct elf *e, const char *role, const char *kernel, e
                                     "kernels and device functions only", name);
     }
     char want[256];
-    snprintf(want, sizeof want, "%s%zu%sE%s", ns, strlen(kernel), kernel, signature(f, 1));
+    snprintf(want, sizeof want, "%s%zu%sE%s", ns, strlen(kernel), kernel, f->mangled_params_nested);
     return find_kernel(e, want, kernel, f, 0, msg, len);
 }
 
-int gate_object(const char *path, const char *kind, const char *role, const char *kernel, enum family family,
+int gate_object(const char *path, const char *kind, const char *role, const char *kernel, const struct family *family,
                 char *msg, size_t len)
 {
     struct elf e;

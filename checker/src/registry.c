@@ -6,22 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *family_name(enum family f)
-{
-    return f == FAMILY_MATMUL ? "matmul" : "transpose";
-}
-
-static int parse_family(const char *s, enum family *f)
-{
-    if (strcmp(s, "matmul") == 0)
-        *f = FAMILY_MATMUL;
-    else if (strcmp(s, "transpose") == 0)
-        *f = FAMILY_TRANSPOSE;
-    else
-        return -1;
-    return 0;
-}
-
 static int is_identifier(const char *s)
 {
     if (!isalpha((unsigned char)*s) && *s != '_')
@@ -65,8 +49,8 @@ static int parse_line(const char *line, int lineno, struct registry *reg, char *
         snprintf(err, errlen, "lessons/registry line %d: kernel '%s' is not a C identifier", lineno, kernel);
         return -1;
     }
-    if (parse_family(family, &l->family) != 0) {
-        snprintf(err, errlen, "lessons/registry line %d: unknown family '%s' (matmul or transpose)", lineno, family);
+    if (!(l->family = family_named(family))) {
+        snprintf(err, errlen, "lessons/registry line %d: unknown family '%s' (%s)", lineno, family, family_names());
         return -1;
     }
     size_t bl = strlen(baseline);

@@ -7,7 +7,7 @@
 set -u
 runs=${RUNS:-10}
 make=${MAKE:-make}
-rows=$(awk '!/^[ \t]*(#|$)/ { print $1 ":" $2 ":" $3 ":" $5 }' lessons/registry)
+rows=$(checker/tools/lessons.sh number folder kernel baseline | tr ' ' ':')
 lessons=${LESSONS:-$(awk -F: '{ print $1 }' <<<"$rows")}
 as_student=build/baseline-as-student
 wrong=0

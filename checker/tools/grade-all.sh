@@ -91,7 +91,7 @@ export GPUS_LIST="${gpus[*]:-}"
 if [ -n "$only" ]; then [ -f "$out/$only/.graded" ]; exit; fi
 
 # The gradebook, from each student's summary.txt (the lessons' points in registry order).
-lessons=$(awk '!/^[ \t]*(#|$)/ { printf "%s ", $1 }' lessons/registry)
+lessons=$(checker/tools/lessons.sh number | paste -sd' ')
 {
   printf 'student'; for n in $lessons; do printf ',lesson%s' "$n"; done; printf ',total,out_of\n'
   for student in "${students[@]}"; do

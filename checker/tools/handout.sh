@@ -59,12 +59,12 @@ while read -r number folder kernel family baseline points; do
     baseline=$copy
   fi
   printf '%-8s %-17s %-19s %-10s %-49s %s\n' "$number" "$folder" "$kernel" "$family" "$baseline" "$points" >> "$registry"
-done < <(awk '!/^[ \t]*(#|$)/' lessons/registry)
+done < <(checker/tools/lessons.sh number folder kernel family baseline points)
 grep -q '^[0-9]' "$registry" || { echo "No lesson of '${want# }' is in lessons/registry." >&2; exit 1; }
 
 {
   echo "A handout of the shared-memory workbook, made $(date -u +%Y-%m-%d) from commit $(git rev-parse --short HEAD)."
-  echo "Lessons: $(awk '/^[0-9]/ { printf "%s ", $1 }' "$registry")(solutions/ and the checker's wrong kernels are not included)."
+  echo "Lessons: $(REGISTRY=$registry checker/tools/lessons.sh number | paste -sd' ') (solutions/ and the checker's wrong kernels are not included)."
   echo "Checks compare with the baseline kernel and a CPU reference instead of the solution."
   if [ ${#exposed[@]} -gt 0 ]; then
     echo "Earlier solutions included as baselines (students can read them):"

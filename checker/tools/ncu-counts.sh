@@ -8,8 +8,8 @@ set -u
 metrics=$(sed -n '/^const char NCU_METRICS/,/;/p' checker/src/gates.c | grep -o '[a-z0-9_.]*\.sum' | paste -sd,)
 out=${1:-build/ncu}
 mkdir -p "$out"
-awk '!/^[ \t]*(#|$)/ { print $1, $2, $4 }' lessons/registry | while read -r n folder family; do
-  size=$([ "$family" = matmul ] && echo 128 || echo 256)
+checker/tools/lessons.sh number folder family | while read -r n folder family; do
+  read -r size _ <<<"$(build/workbook counting-size "$family")" # square at every family's size so far
   # The speed case's reference runner (ncu follows the judge's child processes) launches the
   # solution twice, then the baseline: the first three kernels.
   ONLY='speed*' SPEED_SIZE=$size REPS=10 TIMEOUT=300 \

@@ -56,7 +56,7 @@ static int run_role(struct gpu_job *job, int role, struct host_buffer in[2], str
 {
     current_role = role;
     memset(out->data, 0xFF, out->elems * sizeof(float)); /* POISON_BITS in every float */
-    int rc = entries[role]->launch(entries[role], in[0].data, in[1].data, out->data, job->rows, job->cols);
+    int rc = entries[role]->launch(entries[role], job, in[0].data, in[1].data, out->data);
     if (rc) {
         job->rep.failed_role = role;
         const char *e = emu_error();
@@ -121,7 +121,8 @@ int gpu_job_run(void *arg)
         return JOB_OK;
 
     struct host_buffer in[2] = {{0}}, out[ROLE_COUNT] = {{0}};
-    int n_in = job->family == FAMILY_MATMUL ? 2 : 1;
+    const struct family *f = job_family(job);
+    int n_in = f->ninputs;
     int ok = 1;
     for (int i = 0; i < n_in && ok; i++) {
         ok = alloc_guarded(&in[i], job->in_elems[i]) == 0;
@@ -138,13 +139,12 @@ int gpu_job_run(void *arg)
     /* What the kernel was given: every access outside these, its stack and its shared memory is
      * stopped with its line (emu_trace.c). */
     struct emu_buffer buffers[2 + ROLE_COUNT];
-    const char *in_names[2][2] = {{"A", "B"}, {"in", ""}};
-    const char *out_name = job->family == FAMILY_MATMUL ? "C" : "out";
+    const char *out_name = f->output_name;
     size_t guard = GUARD_ELEMS * sizeof(float);
     int nb = 0;
     for (int i = 0; i < n_in; i++)
         buffers[nb++] = (struct emu_buffer){(char *)in[i].data, (char *)(in[i].data + in[i].elems), guard,
-                                            in_names[job->family == FAMILY_MATMUL ? 0 : 1][i], 1};
+                                            f->input_names[i], 1};
     for (int r = 0; r < ROLE_COUNT; r++)
         if (entries[r])
             buffers[nb++] = (struct emu_buffer){(char *)out[r].data, (char *)(out[r].data + out[r].elems), guard,

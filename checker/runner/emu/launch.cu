@@ -2,7 +2,7 @@
  * solution, baseline) with that role's name, and linked with the role's kernel file
  * (kernel_file.cu) into a runner:
  *
- *   clang++ -DWB_ROLE=student -DWB_KERNEL=transpose_padded -DWB_FAMILY_TRANSPOSE -c launch.cu
+ *   clang++ -DWB_ROLE=student -DWB_KERNEL=transpose_padded -DWB_FAMILY_LAUNCH='"transpose_launch.h"' -c launch.cu
  *
  * It is the workbook's own code, so it is built without the tracer's instrumentation: only the
  * lesson file's accesses are traced. The GPU's runner needs no such file: it loads cubins
@@ -19,22 +19,11 @@ extern "C" {
 #define WB_STR_(a) #a
 #define WB_STR(a) WB_STR_(a)
 
-/* The kernel's signature is the family's contract; a lesson file whose kernel differs fails
- * the gate before it gets here. */
+/* The kernel's signature is the family's contract (checker/families/NAME_launch.h, named by
+ * WB_FAMILY_LAUNCH); a lesson file whose kernel differs fails the gate before it gets here. */
 namespace WB_ROLE {
-#if defined(WB_FAMILY_MATMUL)
-void WB_KERNEL(const float *A, const float *B, float *C, int N);
-#define WB_ARGS in0, in1, out, rows
-#elif defined(WB_FAMILY_TRANSPOSE)
-void WB_KERNEL(const float *in, float *out, int rows, int cols);
-#define WB_ARGS in0, out, rows, cols
-#else
-#error "define WB_FAMILY_MATMUL or WB_FAMILY_TRANSPOSE"
-#endif
+#include WB_FAMILY_LAUNCH
 }
-
-/* Every lesson uses 32 x 32 threads per block, one thread per output element of a 32 x 32 tile. */
-static const int BLOCK = 32;
 
 /* The bounds of this role's __shared__ variables (weak: a kernel may have none). */
 extern "C" char WB_CAT(__start_wb_shared_, WB_ROLE)[] __attribute__((weak));
@@ -45,11 +34,14 @@ extern "C" char WB_CAT(__stop_wb_shared_, WB_ROLE)[] __attribute__((weak));
 extern "C" char WB_CAT(__start_wb_const_, WB_ROLE)[] __attribute__((weak));
 extern "C" char WB_CAT(__stop_wb_const_, WB_ROLE)[] __attribute__((weak));
 
-static int launch(const struct kernel_entry *, const float *in0, const float *in1, float *out, int rows, int cols)
+/* The block and the grid are the family's (family.h); rows and cols come from the job. */
+static int launch(const struct kernel_entry *, const struct gpu_job *job, const float *in0, const float *in1, float *out)
 {
-    dim3 block(BLOCK, BLOCK);
-    /* blockIdx.x walks columns, blockIdx.y rows; rounded up so partial tiles get a block. */
-    dim3 grid((cols + BLOCK - 1) / BLOCK, (rows + BLOCK - 1) / BLOCK);
+    const struct family *fam = job_family(job);
+    int rows = job->rows, cols = job->cols;
+    unsigned g[2];
+    family_grid(fam, rows, cols, g);
+    dim3 block(fam->block_x, fam->block_y), grid(g[0], g[1]);
     (void)in1;
     (void)cols;
     auto body = [&]() { WB_ROLE::WB_KERNEL(WB_ARGS); };

@@ -1,0 +1,58 @@
+/* The transpose family (family.h): out (cols x rows) = the transpose of in (rows x cols), one
+ * thread per element of a 32 x 32 tile; lessons 3 to 5. */
+#include <stdio.h>
+
+#include "family.h"
+#include "reference.h"
+
+static void output_shape(int rows, int cols, int *orows, int *ocols)
+{
+    *orows = cols;
+    *ocols = rows;
+}
+
+static const char *size_text(int rows, int cols, char *buf, size_t len)
+{
+    snprintf(buf, len, "%dx%d", rows, cols);
+    return buf;
+}
+
+/* A transpose only moves values: exact. */
+static struct tolerance tolerance(int rows, int cols)
+{
+    (void)rows, (void)cols;
+    return tolerance_exact();
+}
+
+static double reference_at(const float *in, const float *unused, int rows, int cols, size_t i)
+{
+    (void)unused;
+    return ref_transpose_at(in, rows, cols, i);
+}
+
+/* The emulator's cost of one element (a load, a store, a barrier for its thread) is about that
+ * of four multiply-adds: lesson 3's 4000x3000 took 3.5 s of CPU on the development machine. */
+static double work(int rows, int cols)
+{
+    return (double)rows * cols * 4;
+}
+
+const struct family family_transpose = {
+    .name = "transpose",
+    .ninputs = 1,
+    .input_names = {"in", NULL},
+    .output_name = "out",
+    .params = "const float *in, float *out, int rows, int cols",
+    .mangled_params = "PKfPfii",
+    .mangled_params_nested = "PKfPfii",
+    .nscalars = 2,
+    .block_x = 32, .block_y = 32, .tile_x = 32, .tile_y = 32,
+    .output_shape = output_shape,
+    .size_text = size_text,
+    .tolerance = tolerance,
+    .reference_at = reference_at,
+    .output_is_input_moved = 1,
+    .work = work,
+    .count_rows = 256, .count_cols = 256, /* 8 x 8 tiles */
+};
+WB_FAMILY(family_transpose);

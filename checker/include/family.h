@@ -1,0 +1,55 @@
+/* A kind of problem a lesson poses (the family column of lessons/registry): what its kernel
+ * takes and gives, how it is launched, judged and counted. Each family is one file in
+ * checker/families/ defining one `struct family`, plus the header its kernels are declared and
+ * called with in the emulator (checker/families/NAME_launch.h); the judge, the runners and the
+ * gates ask the descriptor and know no family by name. A job names its family (the runners
+ * find the same descriptor by that name). */
+#ifndef WB_FAMILY_H
+#define WB_FAMILY_H
+#include <stddef.h>
+
+#include "compare.h"
+
+struct family {
+    const char *name;                 /* the registry's word */
+    /* The kernel: `kernel(inputs..., output, scalars...)`, all floats row-major. */
+    int ninputs;                      /* 1 or 2 */
+    const char *input_names[2];       /* as reports name the buffers: "A", "B"; "in" */
+    const char *output_name;          /* "C"; "out" */
+    const char *params;               /* the contract's parameters, for messages */
+    const char *mangled_params;       /* their Itanium mangling, e.g. "PKfS0_Pfi" */
+    const char *mangled_params_nested;/* the same for a kernel in a namespace (back-references shift) */
+    int nscalars;                     /* scalars after the output: 1 = (rows), 2 = (rows, cols) */
+    /* The launch: block_x x block_y threads per block, one block per tile_x x tile_y elements of
+     * the input (rows x cols), blockIdx.x along the columns, partial tiles rounded up. */
+    int block_x, block_y, tile_x, tile_y;
+    /* Shapes: inputs are rows x cols each; the output's shape: */
+    void (*output_shape)(int rows, int cols, int *orows, int *ocols);
+    /* "N=100" or "100x257". */
+    const char *(*size_text)(int rows, int cols, char *buf, size_t len);
+    /* Judging: how far an element may be from the double-precision CPU reference, and that
+     * reference at output element i (row-major). */
+    struct tolerance (*tolerance)(int rows, int cols);
+    double (*reference_at)(const float *in0, const float *in1, int rows, int cols, size_t i);
+    /* What a likely mistake would have produced, for the diagnosis (NULL: nothing): matmul's
+     * B*A. Fills out (the output's shape) and returns 0, or -1 when too large to compute. */
+    int (*mistake)(const float *in0, const float *in1, int rows, int cols, float *out);
+    int output_is_sum;                /* elements are sums (C += ... shows as NaN everywhere) */
+    int output_is_input_moved;        /* elements are input elements moved (a copy shows as the input) */
+    /* The emulator: its cost of a rows x cols case in multiply-adds' worth of work, and the
+     * size memory traffic is counted at (every tile pattern shows there). */
+    double (*work)(int rows, int cols);
+    int count_rows, count_cols;
+};
+
+/* Each family file registers its descriptor: WB_FAMILY(family_matmul); the families are then
+ * found by name, with no list of them anywhere else. */
+#define WB_FAMILY(var) \
+    __attribute__((used, section("wb_families"))) const struct family *const var##_registered = &var
+
+/* The family of this registry word; NULL when there is none. */
+const struct family *family_named(const char *name);
+/* The families' names, comma-separated, for messages. */
+const char *family_names(void);
+
+#endif
