@@ -109,6 +109,7 @@ struct job_mem job_create(int rows, int cols, int launch, int reps)
     m.job->cols = cols;
     m.job->launch = launch;
     m.job->time_reps = reps;
+    m.job->time_copy = reps > 0 && f->output_is_input_moved;
     m.job->in_elems[0] = elems;
     m.job->in_elems[1] = f->ninputs > 1 ? elems : 0;
     m.job->out_elems = out_elems;
@@ -202,6 +203,7 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which, cons
         rep->cc_major = s->cc_major, rep->cc_minor = s->cc_minor;
         rep->driver_version = s->driver_version, rep->runtime_version = s->runtime_version;
         rep->l2_bytes = s->l2_bytes;
+        memcpy(rep->copy_ms, s->copy_ms, sizeof rep->copy_ms);
         if (job->launch)
             memcpy(job_out(job, OUT_REFERENCE), job_out(side, OUT_REFERENCE), job->out_elems * sizeof(float));
     } else {

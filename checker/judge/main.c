@@ -75,6 +75,28 @@ static void case_correct(const struct check_case *c, uint64_t stream)
 
 /* ---- speed ---- */
 
+/* Where the family moves data (a transpose): each kernel's bandwidth, bytes read and written
+ * per second, beside cudaMemcpy's of the same bytes timed in the same run: the physical limit. */
+static void bandwidth(const struct gpu_job *job, const double med[ROLE_COUNT], const char *const labels[ROLE_COUNT])
+{
+    double copy = stats_median(job->rep.copy_ms, (size_t)job->rep.reps);
+    if (!job->time_copy || copy <= 0)
+        return;
+    double bytes = (double)(job->in_elems[0] + job->out_elems) * sizeof(float);
+    say("  Bandwidth (bytes read and written per second) against cudaMemcpy of the same data, same run:\n");
+    const double gbs_copy = bytes / (copy * 1e6);
+    for (int r = -1; r < ROLE_COUNT; r++) {
+        if (r >= 0 && !role_present(r))
+            continue;
+        double gbs = r < 0 ? gbs_copy : bytes / (med[r] * 1e6), share = gbs / gbs_copy;
+        char bar[41];
+        int n = (int)(40 * (share < 1 ? share : 1) + 0.5);
+        memset(bar, '#', (size_t)n);
+        bar[n] = '\0';
+        say("    %-19s %6.0f GB/s %4.0f%%  %s\n", r < 0 ? "cudaMemcpy" : labels[r], gbs, 100 * share, bar);
+    }
+}
+
 static void case_speed(const struct check_case *c, uint64_t stream)
 {
     char why[700], sz[32], when[96];
@@ -116,6 +138,7 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     if (solution_present())
         say(", the solution's %.2fx", stats_speedup(med[ROLE_BASELINE], med[ROLE_SOLUTION]));
     say("; required: at least %.2fx.\n", lesson.min_speedup);
+    bandwidth(job, med, labels);
 
     snprintf(when, sizeof when, "after the timed runs at %s", sz);
     checking.later_launch = 1;

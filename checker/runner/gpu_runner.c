@@ -181,9 +181,13 @@ static int same_as_first(struct gpu_job *job, const struct dev_buffer *out)
 static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct dev_buffer out[ROLE_COUNT])
 {
     size_t flush_bytes = 2 * (job->rep.l2_bytes > 0 ? job->rep.l2_bytes : (size_t)64 << 20);
-    void *flush = NULL;
+    void *flush = NULL, *copy = NULL;
     cudaEvent_t start, stop;
     cudaError_t e = cudaMalloc(&flush, flush_bytes);
+    /* The physical limit beside the kernels: the reference side copies the input as they move it. */
+    int time_copy = job->time_copy && entries[ROLE_BASELINE];
+    if (e == cudaSuccess && time_copy)
+        e = cudaMalloc(&copy, job->in_elems[0] * sizeof(float));
     if (e == cudaSuccess)
         e = cudaEventCreate(&start);
     if (e == cudaSuccess)
@@ -224,7 +228,19 @@ static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct
             if (r == ROLE_STUDENT && same_as_first(job, &out[r]) != 0)
                 job->rep.timed_mismatches++;
         }
+        if (time_copy) {
+            cudaMemsetAsync(flush, i & 0xFF, flush_bytes, 0);
+            cudaEventRecord(start, 0);
+            cudaMemcpyAsync(copy, in[0].data, job->in_elems[0] * sizeof(float), cudaMemcpyDeviceToDevice, 0);
+            cudaEventRecord(stop, 0);
+            if ((e = cudaEventSynchronize(stop)) != cudaSuccess) {
+                fail_setup(job, e, "timing cudaMemcpy");
+                return -1;
+            }
+            cudaEventElapsedTime(&job->rep.copy_ms[i], start, stop);
+        }
     }
+    cudaFree(copy);
     job->rep.reps = reps;
     return 0;
 }
