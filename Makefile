@@ -437,13 +437,17 @@ test:
 	  $(MAKE) --no-print-directory $$step || { echo "== make test: $$step FAILED"; exit 1; }; done; \
 	  echo "== make test: every step passed, in $$(( $$(date +%s) - start )) s"
 
-# The solutions and the stubs are graded side by side (one core each), after build-all.
+# The solutions and the stubs are graded side by side (one core each), after build-all; the
+# line table must tell apart two accesses on one line (lesson 1's A and B loads).
 emulator-test: build-all
 	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
 	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) > build/emu-solutions.log 2>&1 & s=$$!;) \
 	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) > build/emu-exercises.log 2>&1; e=$$?; \
 	  $(if $(HAVE_SOLUTIONS),wait $$s; s=$$?; tail -n 1 build/emu-solutions.log;,s=0;) tail -n 1 build/emu-exercises.log; \
 	  [ $$s -eq 0 ] || cat build/emu-solutions.log; [ $$e -eq 0 ] || cat build/emu-exercises.log; [ $$s -eq 0 ] && [ $$e -eq 0 ] && \
+	  $(if $(HAVE_SOLUTIONS),{ ONLY='memory*' WB_RESULT_FILE= build/solutions/01_naive_matmul/check-emu 2>/dev/null | \
+	    grep -cE 'matmul_naive.cu:[0-9]+:[0-9]+ global loads' | grep -qx 2 || \
+	    { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column)"; false; }; } &&) \
 	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh &&) true \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=1); \
 	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi

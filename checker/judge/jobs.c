@@ -164,7 +164,7 @@ static void take_lines(struct gpu_report *rep, const struct gpu_report *side, co
     int n = side->npcs < 0 ? 0 : side->npcs > MAX_COUNTED_PCS ? MAX_COUNTED_PCS : side->npcs;
     for (int i = 0; i < n; i++)
         pcs[i] = side->pcs[i].pc;
-    symbolize(exe, pcs, n, where);
+    symbolize(exe, pcs, n, where, 1); /* file:line:column: A's load apart from B's on one line */
     rep->nlines = 0;
     for (int p = 0; p < n; p++) {
         int i = 0;

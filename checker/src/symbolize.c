@@ -10,12 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Keeps the path as the student wrote it: relative to the top folder, without "./". */
-static void tidy_path(char *out, size_t len, char *loc)
+/* Keeps the path as the student wrote it: relative to the top folder, without "./"; the column
+ * only when asked for (llvm-symbolizer gives file:line:column; column 0 is none). */
+static void tidy_path(char *out, size_t len, char *loc, int with_column)
 {
     loc[strcspn(loc, "\n")] = '\0';
-    char *colon = strrchr(loc, ':'); /* drop the column */
-    if (colon && colon > strchr(loc, ':'))
+    char *colon = strrchr(loc, ':');
+    if (colon && colon > strchr(loc, ':') && (!with_column || strcmp(colon, ":0") == 0))
         *colon = '\0';
     const char *file = loc;
     char cwd[1024];
@@ -27,7 +28,7 @@ static void tidy_path(char *out, size_t len, char *loc)
     snprintf(out, len, "%.*s", (int)(len > 0 ? len - 1 : 0), file);
 }
 
-void symbolize(const char *exe, const uint64_t *offsets, int n, char (*where)[96])
+void symbolize(const char *exe, const uint64_t *offsets, int n, char (*where)[96], int with_column)
 {
     for (int i = 0; i < n; i++)
         snprintf(where[i], sizeof where[i], "?");
@@ -59,7 +60,7 @@ void symbolize(const char *exe, const uint64_t *offsets, int n, char (*where)[96
             row = 0;
         } else if (row++ % 2 == 1 && line[0] != '?' && (row == 2 || in_header)) {
             in_header = strstr(line, "cuda_emu.h:") != NULL;
-            tidy_path(where[i], sizeof where[i], line);
+            tidy_path(where[i], sizeof where[i], line, with_column);
         }
     }
     if (p)
@@ -81,7 +82,7 @@ void symbolize_marks(const char *exe, const char *text, char *out, size_t len)
             at[n++] = p;
     }
     char where[MAX_MARKS][96];
-    symbolize(exe, offsets, n, where);
+    symbolize(exe, offsets, n, where, 0);
     size_t k = 0;
     const char *p = text;
     for (int i = 0; i <= n && k + 1 < len; i++) {
