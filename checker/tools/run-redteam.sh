@@ -17,41 +17,49 @@ rm -f /tmp/wb-redteam-*
 # Names given on the command line: only those.
 files=(checker/redteam/*.mutant)
 [ $# -gt 0 ] && files=("${@/#/checker/redteam/}") && files=("${files[@]/%/.mutant}")
+# Both modes of one attack run at once (a core each); its side effects are looked for after both.
+grade_mode() { # grade_mode FILE MODE: the report into DIR.log, the exit status into DIR.rc
+  local file=$1 mode=$2 dir=build/redteam/$(basename "$1" .mutant)-$2 needs
+  needs=$(sed -n 's/^gpu-needs: //p' "$file")
+  (if [ "$mode" = unlinted ]; then export WB_SKIP_LINT=1; fi
+   # A GPU attack only a compute-sanitizer gate sees (gpu-needs: SANITIZE) runs with it on.
+   if [ -n "$needs" ] && [ "$judge" = GPU ]; then export "$needs=1"; fi
+   $make -s --no-print-directory check SRC="$dir" LESSON="$(sed -n 's/^lesson: //p' "$file")" > "$dir.log" 2>&1
+   echo $? > "$dir.rc")
+}
 for file in "${files[@]}"; do
   name=$(basename "$file" .mutant)
   sentinel=$(sed -n 's/^sentinel: //p' "$file")
+  modes=()
   for mode in linted unlinted; do
+    if build/workbook mutate "$file" "build/redteam/$name-$mode" > /dev/null 2>&1; then modes+=("$mode")
+    else fail=$((fail + 1)); echo "  CANNOT BUILD ATTACK $name ($mode)"; fi
+  done
+  for mode in "${modes[@]}"; do grade_mode "$file" "$mode" & done
+  wait
+  effect=""
+  [ -n "$sentinel" ] && [ -e "$sentinel" ] && effect="it made $sentinel"
+  pgrep -f wb-redteam-survivor > /dev/null && effect="${effect:+$effect; }a process it started survived"
+  for mode in "${modes[@]}"; do
     dir=build/redteam/$name-$mode
     expect=$(sed -n "s/^expect$([ $mode = unlinted ] && echo -unlinted): //p" "$file")
-    if ! build/workbook mutate "$file" "$dir" > /dev/null 2>&1; then
-      fail=$((fail + 1)); echo "  CANNOT BUILD ATTACK $name"; continue
-    fi
-    # A GPU attack only a compute-sanitizer gate sees (gpu-needs: SANITIZE) runs with it on.
-    needs=$(sed -n 's/^gpu-needs: //p' "$file")
-    out=$(if [ $mode = unlinted ]; then export WB_SKIP_LINT=1; fi
-          if [ -n "$needs" ] && [ "$judge" = GPU ]; then export "$needs=1"; fi
-          $make -s --no-print-directory check SRC="$dir" LESSON="$(sed -n 's/^lesson: //p' "$file")" 2>&1)
-    rc=$?
-    printf '%s\n' "$out" > "$dir.log"
+    out=$(cat "$dir.log") rc=$(cat "$dir.rc")
     said=0
     while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$out" && said=1; done < <(sed 's/ | /\n/g' <<<"$expect")
     # On a GPU some attacks have nothing to act on (no host code of a lesson file is compiled):
     # one whose file says why (gpu-may-pass:) may pass there, as long as it did nothing.
-    [ $rc -eq 0 ] && [ "$judge" = GPU ] && grep -q '^gpu-may-pass: ' "$file" && said=1 && rc=1
-    effect=""
-    [ -n "$sentinel" ] && [ -e "$sentinel" ] && effect="it made $sentinel"
-    pgrep -f wb-redteam-survivor > /dev/null && effect="${effect:+$effect; }a process it started survived"
+    [ "$rc" -eq 0 ] && [ "$judge" = GPU ] && grep -q '^gpu-may-pass: ' "$file" && said=1 && rc=1
     if grep -q 'cannot be graded on a GPU' <<<"$out"; then
       echo "  skipped (no GPU): $name"; continue
-    elif [ $rc -ne 0 ] && [ $said = 1 ] && [ -z "$effect" ]; then
+    elif [ "$rc" -ne 0 ] && [ $said = 1 ] && [ -z "$effect" ]; then
       pass=$((pass + 1)); printf '  refused, as it must (%-8s): %-22s ("%s")\n' "$mode" "$name" "$expect"
     else
       fail=$((fail + 1))
-      printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:\n' "$mode" "$name" $rc "$expect" "${effect:+; $effect}"
+      printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:\n' "$mode" "$name" "$rc" "$expect" "${effect:+; $effect}"
       sed 's/^/    | /' <<<"$out" | tail -n 25
     fi
-    pkill -f wb-redteam-survivor 2>/dev/null; rm -f "$sentinel"
   done
+  pkill -f wb-redteam-survivor 2>/dev/null; [ -n "$sentinel" ] && rm -f "$sentinel"
 done
 echo "red team ($judge): $pass passed, $fail failed"
 [ $fail -eq 0 ]
