@@ -110,9 +110,11 @@ struct job_mem job_create(int rows, int cols, int launch, int reps)
     m.job->launch = launch;
     m.job->time_reps = reps;
     m.job->time_copy = reps > 0 && f->output_is_input_moved;
-    m.job->in_elems[0] = elems;
-    m.job->in_elems[1] = f->ninputs > 1 ? elems : 0;
-    m.job->out_elems = out_elems;
+    /* Without a launch the job has no buffers, and says so: a side's copy of an input must never
+     * reach past the job's end (with the header a whole number of pages, that is another page). */
+    m.job->in_elems[0] = launch ? elems : 0;
+    m.job->in_elems[1] = launch && f->ninputs > 1 ? elems : 0;
+    m.job->out_elems = launch ? out_elems : 0;
     memcpy(m.job->in_offset, in_off, sizeof in_off);
     memcpy(m.job->out_offset, out_off, sizeof out_off);
     return m;

@@ -150,7 +150,8 @@ int side_start(const struct gpu_job *job, int side, double cpu_s, struct side_ru
     memcpy(s->copy, job, sizeof *job);
     memset(&s->copy->rep, 0, sizeof s->copy->rep);
     for (int i = 0; i < 2; i++)
-        memcpy(job_in(s->copy, i), job_in((struct gpu_job *)job, i), job->in_elems[i] * sizeof(float));
+        if (job->in_offset[i] + job->in_elems[i] * sizeof(float) <= job->bytes) /* never past the job */
+            memcpy(job_in(s->copy, i), job_in((struct gpu_job *)job, i), job->in_elems[i] * sizeof(float));
     s->copy->roles = side;
     s->copy->have_solution = solution_present();
     snprintf(s->folder, sizeof s->folder, "/tmp/wb-runner-XXXXXX");
