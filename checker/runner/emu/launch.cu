@@ -43,7 +43,6 @@ static int launch(const struct kernel_entry *, const struct gpu_job *job, const 
     family_grid(fam, rows, cols, g);
     dim3 block(fam->block_x, fam->block_y), grid(g[0], g[1]);
     (void)in1;
-    (void)cols;
     auto body = [&]() { WB_ROLE::WB_KERNEL(WB_ARGS); };
     emu_launch_constants(WB_CAT(__start_wb_const_, WB_ROLE), WB_CAT(__stop_wb_const_, WB_ROLE));
     return emu_launch(grid, block, WB_SHARED_BEGIN, WB_SHARED_END,
