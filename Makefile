@@ -11,7 +11,7 @@ Q := $(if $(V),,@)
 # ---- the lesson registry ---------------------------------------------------------------
 REGISTRY := lessons/registry
 # Read through checker/tools/lessons.sh, the scripts' one reader of it, by field name.
-LESSON_ROWS := $(shell checker/tools/lessons.sh number folder kernel family baseline | tr ' ' ':')
+LESSON_ROWS := $(shell checker/tools/lessons.sh number folder kernel family baseline baseline_family | tr ' ' ':')
 LESSONS := $(foreach r,$(LESSON_ROWS),$(firstword $(subst :, ,$(r))))
 TOTAL_POINTS := $(shell checker/tools/lessons.sh --sum points)
 field = $(word $(2),$(subst :, ,$(filter $(1):%,$(LESSON_ROWS))))
@@ -19,6 +19,9 @@ folder = $(call field,$(1),2)
 kernel = $(call field,$(1),3)
 family = $(call field,$(1),4)
 baseline = $(call field,$(1),5)
+# The family the baseline is written for (its launch): the lesson's, or another (registry).
+base_family = $(call field,$(1),6)
+role_family = $(if $(filter baseline,$(2)),$(call base_family,$(1)),$(call family,$(1)))
 
 # ---- tools -----------------------------------------------------------------------------
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
@@ -243,9 +246,9 @@ $(BUILD)/$(call folder,$(1))/check-emu: $(COMMON)/$(call folder,$(1))/judge $(BU
 
 # The reference side, once: the solution (absent in a handout) and the baseline.
 $(COMMON)/$(call folder,$(1))/baseline.cubin: $(call baseline,$(1)) | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
+	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call cubin_cmd,$$<),cubin)
 $(COMMON)/$(call folder,$(1))/baseline.emu.o: $(call baseline,$(1)) $(EMU_KERNEL_DEPS) | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call family,$(1)),$$(call emu_kernel_cmd,$$<,baseline),emu)
+	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call emu_kernel_cmd,$$<,baseline),emu)
 $(COMMON)/$(call folder,$(1))/solution.cubin: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
 	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
 $(COMMON)/$(call folder,$(1))/solution.emu.o: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu $(EMU_KERNEL_DEPS) | $(WORKBOOK)
@@ -254,11 +257,11 @@ $(COMMON)/$(call folder,$(1))/reference-emu: $(if $(call has_solution,$(1)),$(ad
     $(addprefix $(COMMON)/$(call folder,$(1))/,baseline.emu.o launch-baseline.o) $(EMU_OBJECTS) $(LIBCHECKER)
 	$(Q)$(CLANGXX) -o $$@ $$^ -lseccomp -ldl
 $(COMMON)/$(call folder,$(1))/launch-%.o: checker/runner/emu/launch.cu checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h checker/runner/runner.h \
-    checker/families/$(call family,$(1))_launch.h $(HEADERS)
+    checker/families/$(call family,$(1))_launch.h checker/families/$(call base_family,$(1))_launch.h $(HEADERS)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CLANGXX) $(EMU_LAUNCH_FLAGS) -include checker/runner/emu/cuda_emu.h -DWB_ROLE=$$* -Ichecker/families \
 	  -DWB_KERNEL=$$(if $$(filter baseline,$$*),$(call base_kernel,$(1)),$(call kernel,$(1))) \
-	  -DWB_FAMILY_LAUNCH='"$(call family,$(1))_launch.h"' -c $$< -o $$@
+	  -DWB_FAMILY_NAME=$$(call role_family,$(1),$$*) -DWB_FAMILY_LAUNCH='"$$(call role_family,$(1),$$*)_launch.h"' -c $$< -o $$@
 
 # The judge: the lesson's cases, and nothing of any kernel.
 $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)

@@ -1,5 +1,6 @@
-/* The transpose family (family.h): out (cols x rows) = the transpose of in (rows x cols), one
- * thread per element of a 32 x 32 tile; lessons 3 to 5. */
+/* The transpose families (family.h): out (cols x rows) = the transpose of in (rows x cols), one
+ * block per 32 x 32 tile: `transpose` with a thread per element (32 x 32 threads; lessons 3 to
+ * 5), `transpose_32x8` with 32 x 8 threads, four elements each (lesson 6). */
 #include <stdio.h>
 
 #include "family.h"
@@ -37,22 +38,30 @@ static double work(int rows, int cols)
     return (double)rows * cols * 4;
 }
 
+/* What both launches share: the kernel's parameters, and how its output is judged. */
+#define TRANSPOSE_CONTRACT                                                                        \
+    .ninputs = 1, .input_names = {"in", NULL}, .output_name = "out",                              \
+    .params = "const float *in, float *out, int rows, int cols", .mangled_params = "PKfPfii",   \
+    .mangled_params_nested = "PKfPfii", .nscalars = 2
+#define TRANSPOSE_JUDGING                                                                         \
+    .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                 \
+    .reference_at = reference_at, .output_is_input_moved = 1, .work = work
+
 const struct family family_transpose = {
     .name = "transpose",
-    .ninputs = 1,
-    .input_names = {"in", NULL},
-    .output_name = "out",
-    .params = "const float *in, float *out, int rows, int cols",
-    .mangled_params = "PKfPfii",
-    .mangled_params_nested = "PKfPfii",
-    .nscalars = 2,
+    TRANSPOSE_CONTRACT,
     .block_x = 32, .block_y = 32, .tile_x = 32, .tile_y = 32,
-    .output_shape = output_shape,
-    .size_text = size_text,
-    .tolerance = tolerance,
-    .reference_at = reference_at,
-    .output_is_input_moved = 1,
-    .work = work,
+    TRANSPOSE_JUDGING,
     .count_rows = 256, .count_cols = 256, /* 8 x 8 tiles */
 };
 WB_FAMILY(family_transpose);
+
+/* The same problem with a quarter of the threads: the launch asks for coarsening. */
+const struct family family_transpose_32x8 = {
+    .name = "transpose_32x8",
+    TRANSPOSE_CONTRACT,
+    .block_x = 32, .block_y = 8, .tile_x = 32, .tile_y = 32,
+    TRANSPOSE_JUDGING,
+    .count_rows = 256, .count_cols = 256,
+};
+WB_FAMILY(family_transpose_32x8);

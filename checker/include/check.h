@@ -49,11 +49,16 @@ struct lesson_spec {
     /* The speed case passes when baseline time / student time >= min_speedup, both measured
      * in the same run (a ratio holds on any GPU; absolute times do not). */
     double min_speedup;
+    /* Where the family moves data (a transpose): also at least this share of the bandwidth of
+     * cudaMemcpy of the same data, timed in the same run (0: no such rule). */
+    double min_copy_share;
     /* The emulator's exact rules, which replace timing there: the student's global memory
-     * sectors at most this fraction of the baseline's (0: no rule), and no shared-memory bank
-     * conflicts at all. */
+     * sectors at most this fraction of the baseline's (0: no rule), no shared-memory bank
+     * conflicts at all, and at least this many bytes loaded from global memory per thread
+     * between barriers (0: no rule; traffic.h). */
     double max_sector_ratio;
     int no_bank_conflicts;
+    double min_loaded_per_barrier;
     const char *baseline_is;  /* what the baseline kernel is, for the report */
     const struct check_case *cases;
     size_t ncases;

@@ -83,6 +83,7 @@ struct gpu_report {
 struct gpu_job {
     size_t bytes;          /* the whole job: this header, the inputs and the outputs */
     char family[32];       /* its name (checker/families/), which the runners look up */
+    char baseline_family[32]; /* the family the baseline kernel is written for: its launch */
     int rows, cols;        /* the inputs' shape (matmul: N = rows = cols) */
     int launch;            /* 0: only read kernel attributes; 1: run student and solution */
     int time_reps;         /* > 0: also time student, solution and baseline this many times */

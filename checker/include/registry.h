@@ -14,6 +14,9 @@ struct lesson {
     char kernel[64];     /* the student's file is <folder>/<kernel>.cu */
     const struct family *family; /* checker/families/ */
     char baseline[256];  /* a .cu file whose kernel is named like the file */
+    /* The family the baseline is written for ("FAMILY:path" in the registry; else the lesson's):
+     * another launch of the same contract, e.g. the previous lesson's solution. */
+    const struct family *baseline_family;
     int points;
 };
 

@@ -21,10 +21,19 @@ void traffic_table(say_fn say, const char *const labels[], const struct mem_coun
  * requests, 65536 wavefronts (31 extra per request: a 32-way bank conflict)". */
 void traffic_lines(say_fn say, const struct line_counts *lines, int n);
 
-/* A lesson's rules: student's global sectors at most max_sector_ratio times the baseline's
- * (0: no such rule), and no bank conflicts at all when no_conflicts. Returns 0 if kept; else
- * -1 with the broken rule's sentence in why. */
-int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, double max_sector_ratio,
-                    int no_conflicts, char *why, size_t len);
+/* Global bytes loaded per thread's arrival at __syncthreads(): what a thread has in flight
+ * before it waits (0 where no thread waits at a barrier). */
+double loaded_per_barrier(const struct mem_counts *c);
+
+/* A lesson's rules on the counts (0: no such rule). */
+struct traffic_rules {
+    double max_sector_ratio;      /* the student's global sectors at most this times the baseline's */
+    int no_conflicts;             /* no shared-memory bank conflicts at all */
+    double min_loaded_per_barrier;/* at least this many bytes loaded per barrier arrival (a kernel
+                                     without barriers keeps it) */
+};
+/* Returns 0 if the student's counts keep the rules; else -1 with the broken rule's sentence. */
+int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,
+                    char *why, size_t len);
 
 #endif

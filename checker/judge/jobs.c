@@ -105,6 +105,7 @@ struct job_mem job_create(int rows, int cols, int launch, int reps)
     m.bytes = off;
     m.job->bytes = off;
     snprintf(m.job->family, sizeof m.job->family, "%s", f->name);
+    snprintf(m.job->baseline_family, sizeof m.job->baseline_family, "%s", checking.lesson->baseline_family->name);
     m.job->rows = rows;
     m.job->cols = cols;
     m.job->launch = launch;

@@ -82,6 +82,7 @@ static void bandwidth(const struct gpu_job *job, const double med[ROLE_COUNT], c
     double copy = stats_median(job->rep.copy_ms, (size_t)job->rep.reps);
     if (!job->time_copy || copy <= 0)
         return;
+    checking.copy_share = copy / med[ROLE_STUDENT];
     double bytes = (double)(job->in_elems[0] + job->out_elems) * sizeof(float);
     say("  Bandwidth (bytes read and written per second) against cudaMemcpy of the same data, same run:\n");
     const double gbs_copy = bytes / (copy * 1e6);
@@ -139,6 +140,8 @@ static void case_speed(const struct check_case *c, uint64_t stream)
         say(", the solution's %.2fx", stats_speedup(med[ROLE_BASELINE], med[ROLE_SOLUTION]));
     say("; required: at least %.2fx.\n", lesson.min_speedup);
     bandwidth(job, med, labels);
+    if (lesson.min_copy_share > 0)
+        say("  Required: at least %.0f%% of cudaMemcpy's bandwidth.\n", 100 * lesson.min_copy_share);
 
     snprintf(when, sizeof when, "after the timed runs at %s", sz);
     checking.later_launch = 1;
@@ -163,6 +166,9 @@ static void case_speed(const struct check_case *c, uint64_t stream)
         case_fail("wrong output after the timed runs at %s", sz);
     if (yours < lesson.min_speedup)
         case_fail("too slow: %.2fx the baseline's speed where %.2fx is required", yours, lesson.min_speedup);
+    if (lesson.min_copy_share > 0 && !(checking.copy_share >= lesson.min_copy_share))
+        case_fail("too slow: %.0f%% of cudaMemcpy's bandwidth where %.0f%% is required", 100 * checking.copy_share,
+                  100 * lesson.min_copy_share);
 }
 
 /* ---- memory traffic (the emulator's replacement for timing) ---- */
@@ -185,8 +191,13 @@ static void case_counts(uint64_t stream)
     traffic_table(say, labels, shown, nshown);
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
-    int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], lesson.max_sector_ratio,
-                              lesson.no_bank_conflicts, why, sizeof why);
+    const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_per_barrier};
+    int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, why, sizeof why);
+    if (lesson.min_loaded_per_barrier > 0) {
+        say("  Bytes loaded from global memory per thread between barriers (what a thread has in flight when it waits):\n");
+        for (int i = 0; i < nshown; i++)
+            say("    %-19s %6.1f\n", labels[i], loaded_per_barrier(&shown[i]));
+    }
     struct mem_counts solution = rep->counts[ROLE_SOLUTION];
     job_free(&m);
     if (lesson.max_sector_ratio > 0)
@@ -196,6 +207,8 @@ static void case_counts(uint64_t stream)
             (unsigned long long)all_conflicts(&solution));
     else if (lesson.no_bank_conflicts)
         say("  Required: no shared-memory bank conflicts.\n");
+    if (lesson.min_loaded_per_barrier > 0)
+        say("  Required: at least %.0f bytes loaded per thread between barriers.\n", lesson.min_loaded_per_barrier);
     if (bad)
         case_fail("%s", why);
 }
@@ -355,6 +368,7 @@ static void write_result(int no_gpu)
     r->speedup = checking.speedup;
     r->solution_ms = checking.solution_ms;
     r->baseline_ms = checking.baseline_ms;
+    r->copy_share = checking.copy_share;
     record_score(r);
     if (record_write(path, r) != 0)
         fprintf(stderr, "cannot write the check's record %s\n", path);
@@ -449,10 +463,16 @@ static void describe(void)
             printf("    on a GPU, speed at %s: at least %.2fx the speed of %s, timed in the same run\n"
                    "      (%d points, earned only when every other case passed too)\n",
                    size_text(c, sz, sizeof sz), lesson.min_speedup, lesson.baseline_is, c->points);
+            if (lesson.min_copy_share > 0)
+                printf("      and at least %.0f%% of the bandwidth of cudaMemcpy of the same data, timed in the same run\n",
+                       100 * lesson.min_copy_share);
             if (lesson.max_sector_ratio > 0)
                 printf("    in the emulator: global memory sectors at most %.2f of that kernel's\n", lesson.max_sector_ratio);
             if (lesson.no_bank_conflicts)
                 printf("    in the emulator: no shared-memory bank conflicts\n");
+            if (lesson.min_loaded_per_barrier > 0)
+                printf("    in the emulator: at least %.0f bytes loaded per thread between barriers\n",
+                       lesson.min_loaded_per_barrier);
         }
         else if (c->kind == CASE_SHARED_BYTES)
             printf("    exactly %zu bytes of static shared memory: %s\n", c->bytes, c->why);

@@ -380,15 +380,16 @@ static void mangled_name(const struct family *f, const char *kernel, char *buf, 
 }
 
 struct loaded_kernel {
-    struct kernel_entry entry;
+    struct kernel_entry entry; /* first: launch_loaded gets the loaded_kernel as its entry */
     char name[128];
+    const struct family *family; /* the one it is written for, whose launch it gets */
 };
 
 /* The family's arguments: its inputs, the output, then rows (and cols). */
 static int launch_loaded(const struct kernel_entry *k, const struct gpu_job *job, const float *in0, const float *in1,
                          float *out)
 {
-    const struct family *f = job_family(job);
+    const struct family *f = ((const struct loaded_kernel *)k)->family;
     int rows = job->rows, cols = job->cols, n = 0;
     unsigned g[2];
     family_grid(f, rows, cols, g);
@@ -422,7 +423,12 @@ static const struct kernel_entry *load_kernel(struct gpu_job *job, int role, con
     struct loaded_kernel *lk = &loaded[role];
     cudaLibrary_t lib;
     cudaKernel_t kernel;
-    mangled_name(job_family(job), name, lk->name, sizeof lk->name);
+    lk->family = job_role_family(job, role);
+    if (!lk->family) {
+        fail(job, role, cudaErrorInvalidValue, "%s is written for a family this runner does not know.", role_names[role]);
+        return NULL;
+    }
+    mangled_name(lk->family, name, lk->name, sizeof lk->name);
     cudaError_t e = cudaLibraryLoadFromFile(&lib, path, NULL, NULL, 0, NULL, NULL, 0);
     if (e != cudaSuccess) {
         fail(job, role, e, "%s cannot be loaded on this GPU (%s): was it built for another GPU? `make clean` rebuilds "

@@ -14,6 +14,11 @@ static inline const struct family *job_family(const struct gpu_job *job)
 {
     return family_named(job->family);
 }
+/* The family role's kernel is written for, whose launch it gets: the baseline's may differ. */
+static inline const struct family *job_role_family(const struct gpu_job *job, int role)
+{
+    return family_named(role == ROLE_BASELINE ? job->baseline_family : job->family);
+}
 /* The grid of a launch: one block per tile of the input, blockIdx.x along its columns. */
 static inline void family_grid(const struct family *f, int rows, int cols, unsigned grid[2])
 {

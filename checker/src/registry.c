@@ -53,6 +53,24 @@ static int parse_line(const char *line, int lineno, struct registry *reg, char *
         snprintf(err, errlen, "lessons/registry line %d: unknown family '%s' (%s)", lineno, family, family_names());
         return -1;
     }
+    /* "[FAMILY:]path": a baseline written for another launch of the same contract. */
+    l->baseline_family = l->family;
+    char *colon = strchr(baseline, ':');
+    if (colon) {
+        *colon = '\0';
+        if (!(l->baseline_family = family_named(baseline))) {
+            snprintf(err, errlen, "lessons/registry line %d: the baseline's family '%s' is unknown (%s)", lineno,
+                     baseline, family_names());
+            return -1;
+        }
+        memmove(baseline, colon + 1, strlen(colon + 1) + 1);
+        const struct family *a = l->family, *b = l->baseline_family;
+        if (a->ninputs != b->ninputs || a->nscalars != b->nscalars || strcmp(a->mangled_params, b->mangled_params) != 0) {
+            snprintf(err, errlen, "lessons/registry line %d: the baseline's family %s takes other arguments than %s (%s)",
+                     lineno, b->name, a->name, a->params);
+            return -1;
+        }
+    }
     size_t bl = strlen(baseline);
     if (bl < 4 || strcmp(baseline + bl - 3, ".cu") != 0) {
         snprintf(err, errlen, "lessons/registry line %d: baseline '%s' should be a .cu file", lineno, baseline);

@@ -61,10 +61,16 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n)
         }
 }
 
-int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, double max_sector_ratio,
-                    int no_conflicts, char *why, size_t len)
+double loaded_per_barrier(const struct mem_counts *c)
 {
-    if (no_conflicts && all_conflicts(student) > 0) {
+    return c->barrier_arrivals ? 32.0 * (double)c->op[GLOBAL_LD].wavefronts / (double)c->barrier_arrivals : 0.0;
+}
+
+int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,
+                    char *why, size_t len)
+{
+    double max_sector_ratio = rules->max_sector_ratio;
+    if (rules->no_conflicts && all_conflicts(student) > 0) {
         snprintf(why, len, "%" PRIu64 " shared-memory bank conflicts where none are allowed", all_conflicts(student));
         return -1;
     }
@@ -76,6 +82,14 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
                      sectors(student), ratio, sectors(baseline), max_sector_ratio);
             return -1;
         }
+    }
+    double loaded = loaded_per_barrier(student);
+    if (rules->min_loaded_per_barrier > 0 && student->barrier_arrivals && loaded < rules->min_loaded_per_barrier) {
+        snprintf(why, len,
+                 "%.1f bytes loaded from global memory per thread between barriers, where at least %.0f are required: "
+                 "a thread waits at __syncthreads() with too few loads in flight",
+                 loaded, rules->min_loaded_per_barrier);
+        return -1;
     }
     return 0;
 }

@@ -41,21 +41,25 @@ static void real_registry_loads(void **state)
     int rc = registry_load("lessons/registry", &reg, err, sizeof err);
     if (rc != 0)
         fail_msg("registry_load: %s", err);
-    assert_int_equal(reg.count, 5);
-
     static const struct {
         const char *folder, *kernel;
         const char *family;
         const char *baseline;
         int points;
+        const char *baseline_family;
     } want[] = {
-        {"01_naive_matmul", "matmul_naive", "matmul", "checker/baselines/matmul_uncoalesced.cu", 10},
-        {"02_tiled_matmul", "matmul_tiled", "matmul", "solutions/01_naive_matmul/matmul_naive.cu", 25},
-        {"03_bank_conflicts", "transpose_shared", "transpose", "checker/baselines/transpose_naive.cu", 20},
-        {"04_padding", "transpose_padded", "transpose", "solutions/03_bank_conflicts/transpose_shared.cu", 20},
-        {"05_swizzle", "transpose_swizzled", "transpose", "solutions/03_bank_conflicts/transpose_shared.cu", 25},
+        {"01_naive_matmul", "matmul_naive", "matmul", "checker/baselines/matmul_uncoalesced.cu", 10, "matmul"},
+        {"02_tiled_matmul", "matmul_tiled", "matmul", "solutions/01_naive_matmul/matmul_naive.cu", 25, "matmul"},
+        {"03_bank_conflicts", "transpose_shared", "transpose", "checker/baselines/transpose_naive.cu", 20, "transpose"},
+        {"04_padding", "transpose_padded", "transpose", "solutions/03_bank_conflicts/transpose_shared.cu", 20, "transpose"},
+        {"05_swizzle", "transpose_swizzled", "transpose", "solutions/03_bank_conflicts/transpose_shared.cu", 25, "transpose"},
+        {"06_coarsening", "transpose_coarsened", "transpose_32x8", "solutions/05_swizzle/transpose_swizzled.cu", 25,
+         "transpose"},
     };
-    for (int i = 0; i < 5; i++) {
+    const int n = (int)(sizeof want / sizeof want[0]);
+    assert_int_equal(reg.count, n);
+    int total = 0;
+    for (int i = 0; i < n; i++) {
         const struct lesson *l = &reg.lessons[i];
         assert_int_equal(l->number, i + 1);
         assert_string_equal(l->folder, want[i].folder);
@@ -63,8 +67,10 @@ static void real_registry_loads(void **state)
         assert_string_equal(l->family->name, want[i].family);
         assert_string_equal(l->baseline, want[i].baseline);
         assert_int_equal(l->points, want[i].points);
+        assert_string_equal(l->baseline_family->name, want[i].baseline_family);
+        total += want[i].points;
     }
-    assert_int_equal(registry_total_points(&reg), 100);
+    assert_int_equal(registry_total_points(&reg), total);
 }
 
 static void real_registry_files_exist(void **state)
@@ -136,6 +142,31 @@ static void last_line_without_newline_and_crlf(void **state)
     assert_string_equal(reg.lessons[0].baseline, "a.cu");
     assert_int_equal(reg.lessons[1].points, 8);
     assert_string_equal(reg.lessons[1].baseline, "dir/b.cu");
+}
+
+/* "FAMILY:path": a baseline written for another launch of the lesson's contract. */
+static void baseline_family_given_or_the_lessons(void **state)
+{
+    (void)state;
+    struct registry reg;
+    char err[512] = "";
+    int rc = registry_parse("1 01_a k transpose_32x8 transpose:dir/a.cu 5\n2 02_b k transpose_32x8 b.cu 5\n", &reg, err,
+                            sizeof err);
+    if (rc != 0)
+        fail_msg("registry_parse: %s", err);
+    assert_string_equal(reg.lessons[0].baseline, "dir/a.cu");
+    assert_string_equal(reg.lessons[0].baseline_family->name, "transpose");
+    assert_string_equal(reg.lessons[0].family->name, "transpose_32x8");
+    assert_string_equal(reg.lessons[1].baseline, "b.cu");
+    assert_string_equal(reg.lessons[1].baseline_family->name, "transpose_32x8");
+}
+
+static void error_baseline_family(void **state)
+{
+    (void)state;
+    expect_error("1 01_a k transpose nosuch:a.cu 5\n", 1, "the baseline's family 'nosuch' is unknown");
+    expect_error("1 01_a k transpose matmul:a.cu 5\n", 1, "takes other arguments than transpose");
+    expect_error("1 01_a k transpose transpose_32x8:a.c 5\n", 1, "should be a .cu file");
 }
 
 static void error_too_few_fields(void **state)
@@ -260,7 +291,7 @@ static void find_present_and_absent(void **state)
     struct registry reg;
     char err[512] = "";
     assert_int_equal(registry_load("lessons/registry", &reg, err, sizeof err), 0);
-    for (int n = 1; n <= 5; n++) {
+    for (int n = 1; n <= reg.count; n++) {
         const struct lesson *l = registry_find(&reg, n);
         assert_non_null(l);
         assert_int_equal(l->number, n);
@@ -268,7 +299,7 @@ static void find_present_and_absent(void **state)
     }
     assert_string_equal(registry_find(&reg, 3)->folder, "03_bank_conflicts");
     assert_null(registry_find(&reg, 0));
-    assert_null(registry_find(&reg, 6));
+    assert_null(registry_find(&reg, reg.count + 1));
     assert_null(registry_find(&reg, -1));
 }
 
@@ -283,6 +314,12 @@ static void families_found_by_name(void **state)
     assert_null(family_named("Matmul"));
     assert_non_null(strstr(family_names(), "matmul"));
     assert_non_null(strstr(family_names(), "transpose"));
+    /* Two launches of one contract: the same arguments, other threads per block. */
+    const struct family *a = family_named("transpose"), *b = family_named("transpose_32x8");
+    assert_string_equal(a->mangled_params, b->mangled_params);
+    assert_int_equal(a->block_y, 32);
+    assert_int_equal(b->block_y, 8);
+    assert_int_equal(b->tile_y, 32);
 }
 
 int main(void)
@@ -302,6 +339,8 @@ int main(void)
         cmocka_unit_test(kernel_identifier_forms_accepted),
         cmocka_unit_test(error_unknown_family),
         cmocka_unit_test(error_baseline_not_cu),
+        cmocka_unit_test(baseline_family_given_or_the_lessons),
+        cmocka_unit_test(error_baseline_family),
         cmocka_unit_test(error_points_out_of_range),
         cmocka_unit_test(points_range_limits_accepted),
         cmocka_unit_test(error_no_lessons),

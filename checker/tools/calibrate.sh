@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Measures the speed checks on this machine's GPU: for each lesson, RUNS times, the speed case
-# of the reference solution and of the baseline kernel dropped in as the student's file. The
-# thresholds in lessons/NN/check.c must let every solution run pass and every baseline run fail.
+# of the reference solution and of the baseline kernel dropped in as the student's file (where
+# the baseline is written for another launch, lesson 6's, the lesson's mutant marked
+# `calibrates: yes` instead). The thresholds in lessons/NN/check.c must let every solution run
+# pass and every slow run fail.
 # Prints a Markdown table (for docs/measurements.md) and exits non-zero if any run went the
 # wrong way.  Usage: RUNS=10 LESSONS="2 4 5" checker/tools/calibrate.sh   (make variables pass through)
 set -u
 runs=${RUNS:-10}
 make=${MAKE:-make}
-rows=$(checker/tools/lessons.sh number folder kernel baseline | tr ' ' ':')
+rows=$(checker/tools/lessons.sh number folder kernel baseline family baseline_family | tr ' ' ':')
 lessons=${LESSONS:-$(awk -F: '{ print $1 }' <<<"$rows")}
 as_student=build/baseline-as-student
 wrong=0
@@ -15,14 +17,22 @@ wrong=0
 record() { awk -v key="$1" '$1 == key { print $2 }' "$2"; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-echo "| lesson | graded kernel | passed | speed-up over baseline: min / median / max | required | graded kernel ms | solution ms | baseline ms |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| lesson | graded kernel | passed | speed-up over baseline: min / median / max | required | % of cudaMemcpy: median | graded kernel ms | solution ms | baseline ms |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for n in $lessons; do
-  IFS=: read -r _ folder kernel baseline < <(grep "^$n:" <<<"$rows")
-  mkdir -p "$as_student/$folder"
-  # The baseline under the lesson's kernel name, so it can stand in for the student's file.
-  sed "s/\b$(basename "$baseline" .cu)\b/$kernel/g" "$baseline" > "$as_student/$folder/$kernel.cu"
-  for src in solutions "$as_student"; do
+  IFS=: read -r _ folder kernel baseline family baseline_family < <(grep "^$n:" <<<"$rows")
+  slow=$as_student slow_name="baseline as student"
+  if [ "$family" = "$baseline_family" ]; then
+    mkdir -p "$as_student/$folder"
+    # The baseline under the lesson's kernel name, so it can stand in for the student's file.
+    sed "s/\b$(basename "$baseline" .cu)\b/$kernel/g" "$baseline" > "$as_student/$folder/$kernel.cu"
+  else
+    mutant=$(grep -l '^calibrates: yes' $(grep -l "^lesson: $n\$" checker/mutants/*.mutant) | head -1)
+    [ -n "$mutant" ] || { echo "lesson $n: its baseline is written for another launch, and no mutant of it says 'calibrates: yes'" >&2; exit 1; }
+    slow=build/mutants/$(basename "$mutant" .mutant) slow_name="$(basename "$mutant" .mutant) (mutant)"
+    build/workbook mutate "$mutant" "$slow" >&2 || exit 1
+  fi
+  for src in solutions "$slow"; do
     id=$(tr / _ <<<"$src")
     bin=build/$id/$folder/check
     $make -s --no-print-directory SRC="$src" "$bin" >&2 || exit 1
@@ -33,15 +43,17 @@ for n in $lessons; do
       ONLY='speed*' WB_RESULT_FILE="build/$id/$folder/result" "$bin" >> "build/$id/$folder/calibration.log" 2>&1
       result=build/$id/$folder/result # the judge's record, read by key (checker/include/check_record.h)
       [ "$(awk '$1 == "case" && $3 == "speed" { print $2 }' "$result")" = passed ] && passed=$((passed + 1))
-      echo "$(record speedup "$result") $(record speed_ms "$result") $(record solution_ms "$result") $(record baseline_ms "$result")" \
+      echo "$(record speedup "$result") $(record speed_ms "$result") $(record solution_ms "$result") $(record baseline_ms "$result") $(record copy_share "$result")" \
         >> "build/$id/$folder/calibration"
     done
     f=build/$id/$folder/calibration
     sp_min=$(awk '{ print $1 }' "$f" | sort -g | head -1)
     sp_max=$(awk '{ print $1 }' "$f" | sort -g | tail -1)
-    what=$([ "$src" = solutions ] && echo "solution" || echo "baseline as student")
-    printf '| %s %s | %s | %d/%d | %.2f / %.2f / %.2f | %s | %.3f | %.3f | %.3f |\n' "$n" "$folder" "$what" \
+    what=$([ "$src" = solutions ] && echo "solution" || echo "$slow_name")
+    share=$(awk '{ print $5 }' "$f" | median)
+    printf '| %s %s | %s | %d/%d | %.2f / %.2f / %.2f | %s | %s | %.3f | %.3f | %.3f |\n' "$n" "$folder" "$what" \
       "$passed" "$runs" "$sp_min" "$(awk '{ print $1 }' "$f" | median)" "$sp_max" "$required" \
+      "$(awk -v s="$share" 'BEGIN { print (s > 0 ? sprintf("%.1f%%", 100 * s) : "-") }')" \
       "$(awk '{ print $2 }' "$f" | median)" "$(awk '{ print $3 }' "$f" | median)" "$(awk '{ print $4 }' "$f" | median)"
     if [ "$src" = solutions ] && [ $passed -ne "$runs" ]; then wrong=1; fi
     if [ "$src" != solutions ] && [ $passed -ne 0 ]; then wrong=1; fi

@@ -43,7 +43,7 @@ cp checker/tools/handout-README.md "$dest/README.md"
 exposed=()
 registry=$dest/lessons/registry
 awk '/^[ \t]*(#|$)/' lessons/registry > "$registry"
-while read -r number folder kernel family baseline points; do
+while read -r number folder kernel family baseline points baseline_family; do
   if [ "$want" != " all " ] && [[ "$want" != *" $number "* ]]; then
     rm -rf "$dest/lessons/$folder" "$dest/exercises/$folder"
     continue
@@ -58,8 +58,9 @@ while read -r number folder kernel family baseline points; do
       xargs -0 perl -0pi -e "s{\Q$dir/\E(\n[ \t]*\*[ \t]*)?\Q$file\E}{checker/baselines/\$1$file}g"
     baseline=$copy
   fi
-  printf '%-8s %-17s %-19s %-10s %-49s %s\n' "$number" "$folder" "$kernel" "$family" "$baseline" "$points" >> "$registry"
-done < <(checker/tools/lessons.sh number folder kernel family baseline points)
+  [ "$baseline_family" = "$family" ] || baseline=$baseline_family:$baseline
+  printf '%-8s %-17s %-19s %-14s %-49s %s\n' "$number" "$folder" "$kernel" "$family" "$baseline" "$points" >> "$registry"
+done < <(checker/tools/lessons.sh number folder kernel family baseline points baseline_family)
 grep -q '^[0-9]' "$registry" || { echo "No lesson of '${want# }' is in lessons/registry." >&2; exit 1; }
 
 {

@@ -101,6 +101,7 @@ void emu_fiber_main(void)
 static void wait_at_barrier(uintptr_t pc)
 {
     struct fiber *f = &rt.fibers[rt.current];
+    emu_trace_barrier();
     f->state = AT_BARRIER;
     f->barrier_pc = pc;
     emu_switch(&f->sp, rt.scheduler_sp);

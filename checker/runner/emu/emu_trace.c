@@ -140,6 +140,12 @@ void emu_trace_start(void)
     tr.on = 1;
 }
 
+void emu_trace_barrier(void)
+{
+    if (tr.on)
+        tr.total.barrier_arrivals++;
+}
+
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines)
 {
     tr.on = 0;

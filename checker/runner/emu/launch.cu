@@ -2,7 +2,8 @@
  * solution, baseline) with that role's name, and linked with the role's kernel file
  * (kernel_file.cu) into a runner:
  *
- *   clang++ -DWB_ROLE=student -DWB_KERNEL=transpose_padded -DWB_FAMILY_LAUNCH='"transpose_launch.h"' -c launch.cu
+ *   clang++ -DWB_ROLE=student -DWB_KERNEL=transpose_padded -DWB_FAMILY_NAME=transpose \
+ *           -DWB_FAMILY_LAUNCH='"transpose_launch.h"' -c launch.cu
  *
  * It is the workbook's own code, so it is built without the tracer's instrumentation: only the
  * lesson file's accesses are traced. The GPU's runner needs no such file: it loads cubins
@@ -34,10 +35,11 @@ extern "C" char WB_CAT(__stop_wb_shared_, WB_ROLE)[] __attribute__((weak));
 extern "C" char WB_CAT(__start_wb_const_, WB_ROLE)[] __attribute__((weak));
 extern "C" char WB_CAT(__stop_wb_const_, WB_ROLE)[] __attribute__((weak));
 
-/* The block and the grid are the family's (family.h); rows and cols come from the job. */
+/* The block and the grid are those of the family the kernel is written for (family.h: a
+ * baseline's may differ from the lesson's); rows and cols come from the job. */
 static int launch(const struct kernel_entry *, const struct gpu_job *job, const float *in0, const float *in1, float *out)
 {
-    const struct family *fam = job_family(job);
+    const struct family *fam = family_named(WB_STR(WB_FAMILY_NAME));
     int rows = job->rows, cols = job->cols;
     unsigned g[2];
     family_grid(fam, rows, cols, g);
