@@ -62,6 +62,7 @@ const struct family family_matmul = {
     .reference_at = reference_at,
     .mistake = swapped,
     .output_is_sum = 1,
+    .output_tile = 32,
     .work = work,
     .count_rows = 128, .count_cols = 128, /* 4 x 4 blocks of 8 tiles each, counted in about a second */
 };

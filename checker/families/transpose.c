@@ -45,7 +45,7 @@ static double work(int rows, int cols)
     .mangled_params_nested = "PKfPfii", .nscalars = 2
 #define TRANSPOSE_JUDGING                                                                         \
     .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                 \
-    .reference_at = reference_at, .output_is_input_moved = 1, .work = work
+    .reference_at = reference_at, .output_is_input_moved = 1, .output_tile = 32, .work = work
 
 const struct family family_transpose = {
     .name = "transpose",

@@ -59,6 +59,7 @@ struct lesson_spec {
     double max_sector_ratio;
     int no_bank_conflicts;
     double min_loaded_per_barrier;
+    double max_barriers_per_thread; /* at most this many __syncthreads() per thread (0: no rule) */
     const char *baseline_is;  /* what the baseline kernel is, for the report */
     const struct check_case *cases;
     size_t ncases;

@@ -36,7 +36,7 @@ struct comparison {
     size_t shared_values;  /* elements holding SHARED_POISON_BITS: from unwritten shared memory */
     size_t other_nans;     /* NaNs the kernel computed */
     size_t wrong_inside;   /* wrong elements in tiles that lie wholly inside the matrix */
-    int tile;              /* tile width used to tell edge tiles from inner ones */
+    int tile;              /* tile width used to tell edge tiles from inner ones (0: no tiles) */
     size_t shown;
     struct mismatch first[MAX_SHOWN_MISMATCHES];
 };

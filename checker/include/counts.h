@@ -15,9 +15,10 @@ struct op_counts {
 
 struct mem_counts {
     struct op_counts op[MEM_OPS];
-    /* Threads' arrivals at __syncthreads() (the emulator's; 0 from Nsight Compute): global
-     * bytes loaded per arrival are the bytes a thread has in flight before it waits. */
-    uint64_t barrier_arrivals;
+    /* Threads' arrivals at __syncthreads(), and threads launched (the emulator's; 0 from Nsight
+     * Compute): global bytes loaded per arrival are the bytes a thread has in flight before it
+     * waits; arrivals per thread, the barriers each thread waits at. */
+    uint64_t barrier_arrivals, threads;
 };
 
 /* Counts of one source line of the kernel. */

@@ -35,6 +35,8 @@ struct family {
      * B*A. Fills out (the output's shape) and returns 0, or -1 when too large to compute. */
     int (*mistake)(const float *in0, const float *in1, int rows, int cols, float *out);
     int output_is_sum;                /* elements are sums (C += ... shows as NaN everywhere) */
+    int output_tile;                  /* the output's tiles, edge in elements, for telling mistakes at
+                                         the edge from those inside (0: its elements form no tiles) */
     int output_is_input_moved;        /* elements are input elements moved (a copy shows as the input) */
     /* The emulator: its cost of a rows x cols case in multiply-adds' worth of work, and the
      * size memory traffic is counted at (every tile pattern shows there). */

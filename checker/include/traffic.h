@@ -24,6 +24,8 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n);
 /* Global bytes loaded per thread's arrival at __syncthreads(): what a thread has in flight
  * before it waits (0 where no thread waits at a barrier). */
 double loaded_per_barrier(const struct mem_counts *c);
+/* The barriers a thread waits at, on average over the threads launched. */
+double barriers_per_thread(const struct mem_counts *c);
 
 /* A lesson's rules on the counts (0: no such rule). */
 struct traffic_rules {
@@ -31,6 +33,7 @@ struct traffic_rules {
     int no_conflicts;             /* no shared-memory bank conflicts at all */
     double min_loaded_per_barrier;/* at least this many bytes loaded per barrier arrival (a kernel
                                      without barriers keeps it) */
+    double max_barriers_per_thread;/* at most this many barriers per thread */
 };
 /* Returns 0 if the student's counts keep the rules; else -1 with the broken rule's sentence. */
 int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,

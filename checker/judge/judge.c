@@ -87,7 +87,7 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
     /* The reference kernel must agree with the CPU, or nothing can be judged. */
     struct comparison sol;
     const float *reference = job_out(job, OUT_REFERENCE);
-    compare_sampled(reference, want, idx, n, orows, ocols, TILE, tol, &sol);
+    compare_sampled(reference, want, idx, n, orows, ocols, checking.lesson->family->output_tile, tol, &sol);
     if (sol.wrong) {
         show_mismatches(&sol, "the CPU reference (the output of the workbook's own kernel)");
         say("  The workbook's own kernel (%s) is wrong here: this is a bug in the workbook, please report it.\n",
@@ -95,8 +95,8 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
         goto out;
     }
     struct comparison vs_sol, vs_cpu;
-    compare_outputs(got, reference, orows, ocols, TILE, tol, &vs_sol);
-    compare_sampled(got, want, idx, n, orows, ocols, TILE, tol, &vs_cpu);
+    compare_outputs(got, reference, orows, ocols, checking.lesson->family->output_tile, tol, &vs_sol);
+    compare_sampled(got, want, idx, n, orows, ocols, checking.lesson->family->output_tile, tol, &vs_cpu);
     if (vs_sol.wrong == 0 && vs_cpu.wrong == 0) {
         rc = 0;
         goto out;

@@ -191,12 +191,18 @@ static void case_counts(uint64_t stream)
     traffic_table(say, labels, shown, nshown);
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
-    const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_per_barrier};
+    const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_per_barrier,
+                                        lesson.max_barriers_per_thread};
     int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, why, sizeof why);
     if (lesson.min_loaded_per_barrier > 0) {
         say("  Bytes loaded from global memory per thread between barriers (what a thread has in flight when it waits):\n");
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.1f\n", labels[i], loaded_per_barrier(&shown[i]));
+    }
+    if (lesson.max_barriers_per_thread > 0) {
+        say("  Barriers (__syncthreads) each thread waits at:\n");
+        for (int i = 0; i < nshown; i++)
+            say("    %-19s %6.1f\n", labels[i], barriers_per_thread(&shown[i]));
     }
     struct mem_counts solution = rep->counts[ROLE_SOLUTION];
     job_free(&m);
@@ -209,6 +215,8 @@ static void case_counts(uint64_t stream)
         say("  Required: no shared-memory bank conflicts.\n");
     if (lesson.min_loaded_per_barrier > 0)
         say("  Required: at least %.0f bytes loaded per thread between barriers.\n", lesson.min_loaded_per_barrier);
+    if (lesson.max_barriers_per_thread > 0)
+        say("  Required: at most %.0f barriers per thread.\n", lesson.max_barriers_per_thread);
     if (bad)
         case_fail("%s", why);
 }
@@ -473,6 +481,9 @@ static void describe(void)
             if (lesson.min_loaded_per_barrier > 0)
                 printf("    in the emulator: at least %.0f bytes loaded per thread between barriers\n",
                        lesson.min_loaded_per_barrier);
+            if (lesson.max_barriers_per_thread > 0)
+                printf("    in the emulator: at most %.0f barriers (__syncthreads) per thread\n",
+                       lesson.max_barriers_per_thread);
         }
         else if (c->kind == CASE_SHARED_BYTES)
             printf("    exactly %zu bytes of static shared memory: %s\n", c->bytes, c->why);

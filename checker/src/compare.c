@@ -191,10 +191,10 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
         return line;
     }
     if (c->other_nans == total && in && in->sums) /* NaN in, NaN out: poison + x */
-        return "every element is NaN: the kernel read memory nobody wrote before its first store, most likely "
-               "its output, with values computed from the output itself (C[i] += ... reads C, which starts as "
-               "whatever the memory held, before anything wrote it): keep the sum in a register from 0 and "
-               "store it once.";
+        return "every element is NaN: each sum took in memory nobody wrote. Either values computed from the "
+               "output itself (C[i] += ... reads C, which starts as whatever the memory held, before anything "
+               "wrote it: keep the sum in a register from 0 and store it once), or loads past the end of an "
+               "input (the checker surrounds every input with NaN: is a load missing its bounds check?).";
     if (c->other_nans > 0) {
         snprintf(line, sizeof line,
                  "%zu element%s %s NaN where the reference has a number: the kernel read memory nobody "
@@ -205,6 +205,13 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
     if (in && in->got && all_zero(in->got, total)) /* stored, but never computed */
         return "every element is 0: the kernel stored zeros instead of computing them (is a TODO still "
                "open?).";
+    if (c->tile == 0) {
+        snprintf(line, sizeof line,
+                 "%zu of %zu elements are wrong, the first at row %d, col %d (listed above with what was expected): "
+                 "compare their values with the reference's to see what the kernel added, or missed.",
+                 c->wrong, total, c->first[0].row, c->first[0].col);
+        return line;
+    }
     if (!whole_tiles) {
         snprintf(line, sizeof line,
                  "%zu of %zu elements are wrong; this matrix is smaller than one %dx%d tile, so the size says "

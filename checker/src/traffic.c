@@ -66,6 +66,11 @@ double loaded_per_barrier(const struct mem_counts *c)
     return c->barrier_arrivals ? 32.0 * (double)c->op[GLOBAL_LD].wavefronts / (double)c->barrier_arrivals : 0.0;
 }
 
+double barriers_per_thread(const struct mem_counts *c)
+{
+    return c->threads ? (double)c->barrier_arrivals / (double)c->threads : 0.0;
+}
+
 int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,
                     char *why, size_t len)
 {
@@ -89,6 +94,14 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
                  "%.1f bytes loaded from global memory per thread between barriers, where at least %.0f are required: "
                  "a thread waits at __syncthreads() with too few loads in flight",
                  loaded, rules->min_loaded_per_barrier);
+        return -1;
+    }
+    double waits = barriers_per_thread(student);
+    if (rules->max_barriers_per_thread > 0 && waits > rules->max_barriers_per_thread) {
+        snprintf(why, len,
+                 "%.1f barriers per thread, where at most %.0f are allowed: every __syncthreads() stops the whole block "
+                 "until its slowest warp arrives",
+                 waits, rules->max_barriers_per_thread);
         return -1;
     }
     return 0;

@@ -618,13 +618,15 @@ static void diagnose_wrong_inside(void **state)
     free(got);
 }
 
-/* C[i] += ... on an output that starts as NaN: NaN everywhere, not the poison's own bits. */
+/* C[i] += ... on an output that starts as NaN, or sums over the NaN guard past an input's end:
+ * NaN everywhere, not the poison's own bits; both causes are named. */
 static void diagnose_all_nan_matmul(void **state)
 {
     (void)state;
     float *want = counting(33 * 33), *got = filled(33 * 33, NAN);
     const char *s = diagnose_square(got, want, 33, 32, 1, NULL, NULL, tolerance_exact());
     assert_contains(s, "values computed from the output itself");
+    assert_contains(s, "loads past the end of an input");
     free(want);
     free(got);
 }
@@ -637,6 +639,22 @@ static void diagnose_all_zero(void **state)
     const char *s = diagnose_square(got, want, 33, 32, 1, NULL, NULL, tolerance_exact());
     assert_contains(s, "every element is 0");
     assert_contains(s, "TODO");
+    free(want);
+    free(got);
+}
+
+/* An output whose elements form no tiles (block sums): no sentence about tiles or edges. */
+static void diagnose_without_tiles(void **state)
+{
+    (void)state;
+    float *want = counting(5 * 3), *got = counting(5 * 3);
+    got[14] = -5.0f;
+    struct comparison c;
+    compare_outputs(got, want, 5, 3, 0, tolerance_exact(), &c);
+    const char *s = diagnose(&c, NULL);
+    assert_contains(s, "1 of 15 elements are wrong, the first at row 4, col 2");
+    assert_lacks(s, "tile");
+    assert_lacks(s, "matrix");
     free(want);
     free(got);
 }
@@ -760,6 +778,7 @@ int main(void)
         cmocka_unit_test(diagnose_wrong_only_edge_tiles),
         cmocka_unit_test(diagnose_wrong_below_one_tile),
         cmocka_unit_test(diagnose_wrong_inside),
+        cmocka_unit_test(diagnose_without_tiles),
         cmocka_unit_test(diagnose_all_zero),
         cmocka_unit_test(diagnose_all_nan_matmul),
         cmocka_unit_test(diagnose_without_inputs),

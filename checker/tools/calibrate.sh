@@ -21,18 +21,21 @@ echo "| lesson | graded kernel | passed | speed-up over baseline: min / median /
 echo "|---|---|---|---|---|---|---|---|---|"
 for n in $lessons; do
   IFS=: read -r _ folder kernel baseline family baseline_family < <(grep "^$n:" <<<"$rows")
-  slow=$as_student slow_name="baseline as student"
+  # The slow kernels: the baseline as the student's file where it can stand in for it, and every
+  # mutant of the lesson marked `calibrates: yes` (the fastest wrong way the lesson expects).
+  slow=()
   if [ "$family" = "$baseline_family" ]; then
     mkdir -p "$as_student/$folder"
     # The baseline under the lesson's kernel name, so it can stand in for the student's file.
     sed "s/\b$(basename "$baseline" .cu)\b/$kernel/g" "$baseline" > "$as_student/$folder/$kernel.cu"
-  else
-    mutant=$(grep -l '^calibrates: yes' $(grep -l "^lesson: $n\$" checker/mutants/*.mutant) | head -1)
-    [ -n "$mutant" ] || { echo "lesson $n: its baseline is written for another launch, and no mutant of it says 'calibrates: yes'" >&2; exit 1; }
-    slow=build/mutants/$(basename "$mutant" .mutant) slow_name="$(basename "$mutant" .mutant) (mutant)"
-    build/workbook mutate "$mutant" "$slow" >&2 || exit 1
+    slow+=("$as_student")
   fi
-  for src in solutions "$slow"; do
+  for mutant in $(grep -l '^calibrates: yes' $(grep -l "^lesson: $n\$" checker/mutants/*.mutant) /dev/null); do
+    slow+=("build/mutants/$(basename "$mutant" .mutant)")
+    build/workbook mutate "$mutant" "${slow[-1]}" >&2 || exit 1
+  done
+  [ ${#slow[@]} -gt 0 ] || { echo "lesson $n: its baseline is written for another launch, and no mutant of it says 'calibrates: yes'" >&2; exit 1; }
+  for src in solutions "${slow[@]}"; do
     id=$(tr / _ <<<"$src")
     bin=build/$id/$folder/check
     $make -s --no-print-directory SRC="$src" "$bin" >&2 || exit 1
@@ -49,7 +52,11 @@ for n in $lessons; do
     f=build/$id/$folder/calibration
     sp_min=$(awk '{ print $1 }' "$f" | sort -g | head -1)
     sp_max=$(awk '{ print $1 }' "$f" | sort -g | tail -1)
-    what=$([ "$src" = solutions ] && echo "solution" || echo "$slow_name")
+    case $src in
+      solutions) what=solution ;;
+      "$as_student") what="baseline as student" ;;
+      *) what="$(basename "$src") (mutant)" ;;
+    esac
     share=$(awk '{ print $5 }' "$f" | median)
     printf '| %s %s | %s | %d/%d | %.2f / %.2f / %.2f | %s | %s | %.3f | %.3f | %.3f |\n' "$n" "$folder" "$what" \
       "$passed" "$runs" "$sp_min" "$(awk '{ print $1 }' "$f" | median)" "$sp_max" "$required" \

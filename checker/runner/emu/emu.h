@@ -83,8 +83,9 @@ struct emu_line_counts {
 /* Tracing: off by default (correctness runs need no counts). */
 void emu_trace_start(void);
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines);
-/* A thread arrives at __syncthreads(): counted while tracing. */
+/* A thread arrives at __syncthreads(); a launch starts n threads: counted while tracing. */
 void emu_trace_barrier(void);
+void emu_trace_threads(uint64_t n);
 
 /* A mark for a code address of the kernel ("{pc:0x1a2b}"), which the judge turns into
  * "file.cu:31" (symbolize.h): the runner itself may start no programs. */

@@ -720,6 +720,7 @@ int emu_launch(struct dim3 grid, struct dim3 block, char *shared_begin, char *sh
                 rt.fibers[t++].idx = (struct uint3){x, y, z};
     rt.body = body;
     rt.ctx = ctx;
+    emu_trace_threads((uint64_t)threads * grid.x * grid.y * grid.z);
     blockDim = block;
     gridDim = grid;
     emu_trace_set_shared(shared_begin, shared_end);

@@ -146,6 +146,12 @@ void emu_trace_barrier(void)
         tr.total.barrier_arrivals++;
 }
 
+void emu_trace_threads(uint64_t n)
+{
+    if (tr.on)
+        tr.total.threads += n;
+}
+
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines)
 {
     tr.on = 0;
