@@ -53,10 +53,10 @@ __global__ void block_sum(const float *in, float *out, int rows, int cols)
     // The tree: at step d (1, 2, 4, ..., 128) the sums d words apart are added
     // in pairs, by the first threads of the block (no divergence until fewer
     // than 32 are left). Thread t works on word i = 2*d*t.
-    // TODO: this is the strided-index tree. Find its conflict in the line
-    //       report, then add the pairs so that a warp's 32 threads touch 32
-    //       consecutive words (and stop using shared memory once one warp
-    //       holds every partial sum).
+    // TODO: this is the strided-index tree. Read its shared-memory lines in
+    //       `make check EMU=1 ONLY='memory*'`, then add the pairs so that a
+    //       warp's 32 threads touch 32 consecutive words (and stop using
+    //       shared memory once one warp holds every partial sum).
     for (int d = 1; d < THREADS; d *= 2) {
         int i = 2 * d * t;
         if (i < THREADS)
