@@ -55,6 +55,7 @@ static void real_registry_loads(void **state)
         {"05_swizzle", "transpose_swizzled", "transpose", "solutions/03_bank_conflicts/transpose_shared.cu", 25, "transpose"},
         {"06_coarsening", "transpose_coarsened", "transpose_32x8", "solutions/05_swizzle/transpose_swizzled.cu", 25,
          "transpose"},
+        {"07_reduction", "block_sum", "reduce", "lessons/07_reduction/block_sum_strided.cu", 25, "reduce"},
     };
     const int n = (int)(sizeof want / sizeof want[0]);
     assert_int_equal(reg.count, n);
@@ -232,7 +233,7 @@ static void kernel_identifier_forms_accepted(void **state)
 static void error_unknown_family(void **state)
 {
     (void)state;
-    expect_error(GOOD1 "2 02_x k reduce b.cu 5\n", 2, "unknown family 'reduce' (");
+    expect_error(GOOD1 "2 02_x k histogram b.cu 5\n", 2, "unknown family 'histogram' (");
     expect_error("1 01_x k Matmul b.cu 5\n", 1, "unknown family");
 }
 
