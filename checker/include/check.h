@@ -54,11 +54,11 @@ struct lesson_spec {
     double min_copy_share;
     /* The emulator's exact rules, which replace timing there: the student's global memory
      * sectors at most this fraction of the baseline's (0: no rule), no shared-memory bank
-     * conflicts at all, and at least this many bytes loaded from global memory per thread
-     * between barriers (0: no rule; traffic.h). */
+     * conflicts at all, every thread loading at least this many bytes from global memory
+     * between two of its barriers (0: no rule; traffic.h). */
     double max_sector_ratio;
     int no_bank_conflicts;
-    double min_loaded_per_barrier;
+    double min_loaded_between_barriers;
     double max_barriers_per_thread; /* at most this many __syncthreads() per thread (0: no rule) */
     const char *baseline_is;  /* what the baseline kernel is, for the report */
     const struct check_case *cases;

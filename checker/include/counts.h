@@ -15,10 +15,13 @@ struct op_counts {
 
 struct mem_counts {
     struct op_counts op[MEM_OPS];
-    /* Threads' arrivals at __syncthreads(), and threads launched (the emulator's; 0 from Nsight
-     * Compute): global bytes loaded per arrival are the bytes a thread has in flight before it
-     * waits; arrivals per thread, the barriers each thread waits at. */
+    /* The emulator's alone (0 from Nsight Compute): threads' arrivals at __syncthreads(), and
+     * threads launched (arrivals per thread: the barriers each thread waits at); and, over every
+     * thread, the least of its largest global load between two of its barriers (or before the
+     * first, or after the last), in bytes: what the least busy thread can have in flight
+     * together. burst_threads: the threads that went into it (0: none measured). */
     uint64_t barrier_arrivals, threads;
+    uint64_t min_burst_bytes, burst_threads;
 };
 
 /* Counts of one source line of the kernel. */

@@ -191,13 +191,13 @@ static void case_counts(uint64_t stream)
     traffic_table(say, labels, shown, nshown);
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
-    const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_per_barrier,
+    const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_between_barriers,
                                         lesson.max_barriers_per_thread};
     int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, why, sizeof why);
-    if (lesson.min_loaded_per_barrier > 0) {
-        say("  Bytes loaded from global memory per thread between barriers (what a thread has in flight when it waits):\n");
+    if (lesson.min_loaded_between_barriers > 0) {
+        say("  Global bytes the least busy thread loads between two of its barriers (what it can have in flight):\n");
         for (int i = 0; i < nshown; i++)
-            say("    %-19s %6.1f\n", labels[i], loaded_per_barrier(&shown[i]));
+            say("    %-19s %6.0f\n", labels[i], least_burst(&shown[i]));
     }
     if (lesson.max_barriers_per_thread > 0) {
         say("  Barriers (__syncthreads) each thread waits at:\n");
@@ -213,8 +213,9 @@ static void case_counts(uint64_t stream)
             (unsigned long long)all_conflicts(&solution));
     else if (lesson.no_bank_conflicts)
         say("  Required: no shared-memory bank conflicts.\n");
-    if (lesson.min_loaded_per_barrier > 0)
-        say("  Required: at least %.0f bytes loaded per thread between barriers.\n", lesson.min_loaded_per_barrier);
+    if (lesson.min_loaded_between_barriers > 0)
+        say("  Required: every thread loads at least %.0f bytes between two of its barriers.\n",
+            lesson.min_loaded_between_barriers);
     if (lesson.max_barriers_per_thread > 0)
         say("  Required: at most %.0f barriers per thread.\n", lesson.max_barriers_per_thread);
     if (bad)
@@ -478,9 +479,9 @@ static void describe(void)
                 printf("    in the emulator: global memory sectors at most %.2f of that kernel's\n", lesson.max_sector_ratio);
             if (lesson.no_bank_conflicts)
                 printf("    in the emulator: no shared-memory bank conflicts\n");
-            if (lesson.min_loaded_per_barrier > 0)
-                printf("    in the emulator: at least %.0f bytes loaded per thread between barriers\n",
-                       lesson.min_loaded_per_barrier);
+            if (lesson.min_loaded_between_barriers > 0)
+                printf("    in the emulator: every thread loads at least %.0f bytes between two of its barriers\n",
+                       lesson.min_loaded_between_barriers);
             if (lesson.max_barriers_per_thread > 0)
                 printf("    in the emulator: at most %.0f barriers (__syncthreads) per thread\n",
                        lesson.max_barriers_per_thread);

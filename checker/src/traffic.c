@@ -61,9 +61,9 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n)
         }
 }
 
-double loaded_per_barrier(const struct mem_counts *c)
+double least_burst(const struct mem_counts *c)
 {
-    return c->barrier_arrivals ? 32.0 * (double)c->op[GLOBAL_LD].wavefronts / (double)c->barrier_arrivals : 0.0;
+    return c->burst_threads ? (double)c->min_burst_bytes : -1.0;
 }
 
 double barriers_per_thread(const struct mem_counts *c)
@@ -88,12 +88,19 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
             return -1;
         }
     }
-    double loaded = loaded_per_barrier(student);
-    if (rules->min_loaded_per_barrier > 0 && student->barrier_arrivals && loaded < rules->min_loaded_per_barrier) {
+    double burst = least_burst(student), want = rules->min_loaded_between_barriers;
+    if (want > 0 && burst == 0) {
         snprintf(why, len,
-                 "%.1f bytes loaded from global memory per thread between barriers, where at least %.0f are required: "
-                 "a thread waits at __syncthreads() with too few loads in flight",
-                 loaded, rules->min_loaded_per_barrier);
+                 "some threads load nothing from global memory: every thread must take its share of the loads, at "
+                 "least %.0f bytes between two of its barriers",
+                 want);
+        return -1;
+    }
+    if (want > 0 && burst > 0 && burst < want) {
+        snprintf(why, len,
+                 "a thread loads only %.0f bytes from global memory between two of its barriers, where at least %.0f "
+                 "are required: a barrier between its loads makes each wait for the one before",
+                 burst, want);
         return -1;
     }
     double waits = barriers_per_thread(student);

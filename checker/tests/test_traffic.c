@@ -1,5 +1,6 @@
 /* Unit tests for checker/src/traffic.c: the figures derived from the counts (conflicts,
- * sectors, bytes loaded per barrier, barriers per thread) and every rule of traffic_verdict,
+ * sectors, the least busy thread's load between barriers, barriers per thread) and every rule of
+ * traffic_verdict,
  * each shown to fail with its sentence and to pass at its limit. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,8 +18,9 @@ static void assert_says(const char *text, const char *part)
         fail_msg("expected \"%s\" in \"%s\"", part, text);
 }
 
-/* A warp-level transpose of one 32 x 32 tile: 32 load requests of 4 sectors each. */
-static struct mem_counts tile_counts(uint64_t barrier_arrivals, uint64_t threads)
+/* A warp-level transpose of one 32 x 32 tile: 32 load requests of 4 sectors each; burst: the
+ * least busy thread's bytes between two barriers (-1: not measured). */
+static struct mem_counts tile_counts(uint64_t barrier_arrivals, uint64_t threads, int burst)
 {
     struct mem_counts c = {0};
     c.op[GLOBAL_LD] = (struct op_counts){32, 128, 0};
@@ -27,21 +29,22 @@ static struct mem_counts tile_counts(uint64_t barrier_arrivals, uint64_t threads
     c.op[SHARED_ST] = (struct op_counts){32, 32, 32};
     c.barrier_arrivals = barrier_arrivals;
     c.threads = threads;
+    c.burst_threads = burst >= 0 ? threads : 0;
+    c.min_burst_bytes = burst >= 0 ? (uint64_t)burst : 0;
     return c;
 }
 
 static void derived_figures(void **state)
 {
     (void)state;
-    struct mem_counts one_each = tile_counts(1024, 1024), four_each = tile_counts(256, 256);
+    struct mem_counts one_each = tile_counts(1024, 1024, 4), four_each = tile_counts(256, 256, 16);
     assert_int_equal(sectors(&one_each), 256);
     assert_int_equal(all_conflicts(&one_each), 0);
-    /* 128 sectors of 32 bytes over 1024 arrivals: 4 bytes; over 256: 16. */
-    assert_true(loaded_per_barrier(&one_each) == 4.0);
-    assert_true(loaded_per_barrier(&four_each) == 16.0);
+    assert_true(least_burst(&one_each) == 4.0);
+    assert_true(least_burst(&four_each) == 16.0);
     assert_true(barriers_per_thread(&four_each) == 1.0);
-    struct mem_counts none = tile_counts(0, 0);
-    assert_true(loaded_per_barrier(&none) == 0.0);
+    struct mem_counts none = tile_counts(0, 0, -1);
+    assert_true(least_burst(&none) == -1.0);
     assert_true(barriers_per_thread(&none) == 0.0);
     none.op[SHARED_LD].wavefronts = 32 * 32;
     assert_int_equal(conflicts(&none.op[SHARED_LD]), 32 * 31);
@@ -51,24 +54,27 @@ static void each_rule_fails_with_its_sentence(void **state)
 {
     (void)state;
     char why[400];
-    struct mem_counts base = tile_counts(1024, 1024), c = tile_counts(1024, 1024);
+    struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(1024, 1024, 4);
     c.op[SHARED_LD].wavefronts = 64;
     struct traffic_rules no_conflicts = {0, 1, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &no_conflicts, why, sizeof why), -1);
     assert_says(why, "32 shared-memory bank conflicts where none are allowed");
 
-    c = tile_counts(1024, 1024);
+    c = tile_counts(1024, 1024, 4);
     c.op[GLOBAL_LD].wavefronts = 256;
     struct traffic_rules sectors_rule = {1.0, 0, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &sectors_rule, why, sizeof why), -1);
     assert_says(why, "384 global memory sectors, 1.50 of the baseline's 256");
 
-    c = tile_counts(1024 + 256, 256); /* a barrier after every load, and one more */
+    c = tile_counts(1024 + 256, 256, 4); /* a barrier after every load */
     struct traffic_rules in_flight = {0, 0, 16, 0};
     assert_int_equal(traffic_verdict(&c, &base, &in_flight, why, sizeof why), -1);
-    assert_says(why, "3.2 bytes loaded from global memory per thread between barriers, where at least 16");
+    assert_says(why, "a thread loads only 4 bytes from global memory between two of its barriers, where at least 16");
+    c = tile_counts(0, 256, 0); /* one warp does the work, the others load nothing */
+    assert_int_equal(traffic_verdict(&c, &base, &in_flight, why, sizeof why), -1);
+    assert_says(why, "some threads load nothing from global memory");
 
-    c = tile_counts(9 * 256, 256);
+    c = tile_counts(9 * 256, 256, 4);
     struct traffic_rules waits = {0, 0, 0, 4};
     assert_int_equal(traffic_verdict(&c, &base, &waits, why, sizeof why), -1);
     assert_says(why, "9.0 barriers per thread, where at most 4 are allowed");
@@ -78,11 +84,11 @@ static void rules_kept_at_their_limits(void **state)
 {
     (void)state;
     char why[400] = "";
-    struct mem_counts base = tile_counts(1024, 1024), c = tile_counts(256, 256);
+    struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(256, 256, 16);
     struct traffic_rules all = {1.0, 1, 16, 1};
     assert_int_equal(traffic_verdict(&c, &base, &all, why, sizeof why), 0);
-    /* No barrier at all: nothing waits, so the in-flight rule holds; no rules: anything goes. */
-    c = tile_counts(0, 256);
+    /* No barrier at all, every thread loading its 16 bytes: kept; no rules: anything goes. */
+    c = tile_counts(0, 256, 16);
     assert_int_equal(traffic_verdict(&c, &base, &all, why, sizeof why), 0);
     struct traffic_rules none = {0, 0, 0, 0};
     c.op[SHARED_LD].wavefronts = 1000;

@@ -40,6 +40,7 @@ expect "a pass of the last lesson says what is left to do" "$(m check)" "that wa
 expect "make next after the last lesson says there is none" "$(m next)" "is the last one"
 m lesson5 > /dev/null
 cp hand-in/05_swizzle/*.cu work/05_swizzle/
+m check > /dev/null # passed: the steps below break it again
 
 # The quiz's best score is kept for make status (answered from the key: full marks).
 SEED=5 build/workbook quiz-key 5 | SEED=5 WB_RECORD_QUIZ=1 m quiz > /dev/null

@@ -15,7 +15,7 @@ const struct lesson_spec lesson = {
     .min_copy_share = 0.70,
     .max_sector_ratio = 1.0,
     .no_bank_conflicts = 1,
-    .min_loaded_per_barrier = 16,
+    .min_loaded_between_barriers = 16,
     .baseline_is = "lesson 5's swizzled transpose (32x32 threads, one element each)",
     CASES(cases),
 };

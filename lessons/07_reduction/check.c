@@ -13,6 +13,7 @@ static const struct check_case cases[] = {
 /* Thresholds from the H200 (docs/measurements.md). */
 const struct lesson_spec lesson = {
     .min_speedup = 1.45,
+    .max_sector_ratio = 1.0,
     .no_bank_conflicts = 1,
     .max_barriers_per_thread = 4,
     .baseline_is = "the strided-index tree (lessons/07_reduction/block_sum_strided.cu)",

@@ -24,8 +24,9 @@
  *                 threads) and the share of cudaMemcpy's bandwidth that
  *                 lessons/06_coarsening/check.c declares, all timed in the
  *                 same run. In the emulator: no bank conflicts, no more
- *                 global sectors than the baseline, and every thread's loads
- *                 in flight together before it waits at a barrier.
+ *                 global sectors than the baseline, and every thread loading
+ *                 its 16 bytes between two of its barriers (not one at a
+ *                 time with a barrier between them).
  *   Running    make lesson6   copies this stub to work/06_coarsening/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.

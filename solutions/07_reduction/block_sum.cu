@@ -24,7 +24,8 @@
  *                 (lessons/07_reduction/block_sum_strided.cu, the stub's
  *                 kernel) that lessons/07_reduction/check.c declares, both
  *                 timed in the same run. In the emulator: no bank conflicts,
- *                 and at most the barriers per thread it declares.
+ *                 no more global sectors than the baseline, and at most the
+ *                 barriers per thread it declares.
  *   Running    make lesson7   copies this stub to work/07_reduction/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.

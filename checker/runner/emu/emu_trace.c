@@ -5,7 +5,8 @@
  * barrier or its end), the accesses of each warp are grouped into warp instructions, by code
  * address and by how many times that thread had executed it, and priced as the hardware
  * would (checker/model/bank_model.c): shared memory in wavefronts, global memory in 32-byte
- * sectors. An atomic is priced as a read and a write.
+ * sectors. An atomic is priced as a read and a write; lanes of one shared-memory atomic that
+ * hit the same word are not a broadcast but take a pass each (the GPU serialises them).
  *
  * Shared accesses are logged in every run, counted or not, for the race check: between two
  * barriers, no thread may read or write a shared word another thread wrote, unless both are
@@ -95,8 +96,28 @@ void emu_trace_launch_begin(void)
     }
 }
 
+/* Each thread of the running block: the most global bytes it loaded between two barriers. */
+static struct {
+    uint32_t most[MAX_THREADS];
+    int threads;
+} bursts;
+
+/* The finished block's threads into the total's least burst. */
+static void fold_bursts(void)
+{
+    for (int t = 0; t < bursts.threads; t++) {
+        if (tr.total.burst_threads == 0 || bursts.most[t] < tr.total.min_burst_bytes)
+            tr.total.min_burst_bytes = bursts.most[t];
+        tr.total.burst_threads++;
+    }
+    memset(bursts.most, 0, (size_t)bursts.threads * sizeof bursts.most[0]);
+    bursts.threads = 0;
+}
+
 void emu_trace_block(long block)
 {
+    if (tr.on)
+        fold_bursts();
     tr.block = block;
 }
 
@@ -136,6 +157,7 @@ void emu_trace_set_readable(const void *const *begin, const size_t *bytes, int n
 void emu_trace_start(void)
 {
     memset(&tr.total, 0, sizeof tr.total);
+    memset(&bursts, 0, sizeof bursts);
     tr.nlines = 0;
     tr.on = 1;
 }
@@ -154,6 +176,7 @@ void emu_trace_threads(uint64_t n)
 
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines)
 {
+    fold_bursts();
     tr.on = 0;
     *total = tr.total;
     memcpy(lines, tr.lines, (size_t)tr.nlines * sizeof *lines);
@@ -390,7 +413,7 @@ struct item {
     uint32_t occurrence; /* how many times this thread had executed pc before */
     uint32_t op;
     uintptr_t addr;
-    uint32_t size, lane;
+    uint32_t size, lane, atomic;
 };
 
 static int by_instruction(const void *x, const void *y)
@@ -408,8 +431,14 @@ static void price(const struct item *g, size_t n, struct op_counts *c, uint32_t 
 {
     struct emu_lane_access lanes[32 * 4];
     size_t k = 0;
-    for (size_t i = 0; i < n && k < sizeof lanes / sizeof lanes[0]; i++)
-        lanes[k++] = (struct emu_lane_access){g[i].addr, g[i].size, (int)g[i].lane};
+    for (size_t i = 0; i < n && k < sizeof lanes / sizeof lanes[0]; i++) {
+        /* A shared atomic's lanes on one word queue up: priced as words of the same bank
+         * (128 bytes apart per lane), never as a broadcast. */
+        uintptr_t addr = g[i].addr;
+        if (g[i].atomic && (op == SHARED_LD || op == SHARED_ST))
+            addr += (uintptr_t)g[i].lane * 128;
+        lanes[k++] = (struct emu_lane_access){addr, g[i].size, (int)g[i].lane};
+    }
     emu_price(lanes, (int)k, (enum mem_op)op, c);
 }
 
@@ -444,7 +473,8 @@ static size_t gather_warp(int first, int lanes, struct item *items)
         /* An atomic is priced as its read and its write (Nsight Compute counts atomics apart;
          * pricing them keeps a kernel from hiding a conflicted load in an atomicAdd(p, 0)). */
         for (size_t i = 0; i < l->n; i++)
-            items[n++] = (struct item){l->a[i].pc, 0, l->a[i].op, l->a[i].addr, l->a[i].size, (uint32_t)lane};
+            items[n++] = (struct item){l->a[i].pc, 0, l->a[i].op, l->a[i].addr, l->a[i].size, (uint32_t)lane,
+                                       l->a[i].atomic};
         /* Occurrence numbers within this lane: sort by pc (stable by position), count runs. */
         for (size_t i = start; i < n; i++)
             items[i].occurrence = (uint32_t)(i - start); /* position, as a tie-breaker */
@@ -604,8 +634,16 @@ void emu_trace_interval_end(int threads, int warp_size)
         return;
     }
     size_t total = 0;
-    for (int t = 0; t < threads; t++)
+    bursts.threads = threads;
+    for (int t = 0; t < threads; t++) {
         total += tr.logs[t].n;
+        uint32_t loaded = 0;
+        for (size_t i = 0; i < tr.logs[t].n; i++)
+            if (tr.logs[t].a[i].op == GLOBAL_LD && !tr.logs[t].a[i].atomic)
+                loaded += tr.logs[t].a[i].size;
+        if (loaded > bursts.most[t])
+            bursts.most[t] = loaded;
+    }
     if (total == 0)
         return;
     struct item *items = malloc(total * sizeof *items);
