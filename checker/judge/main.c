@@ -148,7 +148,8 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     int right_after = judge_output(job, job_out(job, OUT_STUDENT_TIMED), when) == 0;
     checking.later_launch = 0;
     if (right_after && job->rep.timed_mismatches > 0) {
-        say("  %d of the %d timed launches gave another output than the first: a kernel that keeps state between "
+        say("  %d of the %d timed launches gave another output than the first (beyond the rounding another order of "
+            "additions explains): a kernel that keeps state between "
             "launches, or a race.\n", job->rep.timed_mismatches, job->rep.reps);
         right_after = 0;
     }
@@ -196,6 +197,7 @@ static void case_counts(uint64_t stream)
     int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, why, sizeof why);
     if (lesson.min_loaded_between_barriers > 0) {
         say("  Global bytes the least busy thread loads between two of its barriers (what it can have in flight):\n");
+        /* (Threads that load nothing at all are left out: idle threads are for timing to judge.) */
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.0f\n", labels[i], least_burst(&shown[i]));
     }

@@ -102,10 +102,13 @@ static struct {
     int threads;
 } bursts;
 
-/* The finished block's threads into the total's least burst. */
+/* The finished block's threads into the total's least burst: of the threads that load at all
+ * (a kernel may leave some threads idle and give the others more; only timing can judge that). */
 static void fold_bursts(void)
 {
     for (int t = 0; t < bursts.threads; t++) {
+        if (bursts.most[t] == 0)
+            continue;
         if (tr.total.burst_threads == 0 || bursts.most[t] < tr.total.min_burst_bytes)
             tr.total.min_burst_bytes = bursts.most[t];
         tr.total.burst_threads++;
