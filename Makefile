@@ -288,10 +288,17 @@ $(COMMON)/sandbox.o: checker/runner/sandbox.c checker/runner/sandbox.h $(HEADERS
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(GPU_RUNNER): checker/runner/gpu_runner.c checker/runner/runner.h $(HEADERS) $(LIBCHECKER)
+# cuBLAS, the matmul family's yardstick, is opened with dlopen (checker/runner/gpu_limit.c), from
+# the toolkit nvcc belongs to.
+CUBLAS_LIB ?= $(firstword $(wildcard $(dir $(shell readlink -f $(NVCC) 2>/dev/null))../lib64/libcublas.so \
+    $(dir $(shell readlink -f $(NVCC) 2>/dev/null))../lib/libcublas.so) libcublas.so)
+$(GPU_RUNNER): checker/runner/gpu_runner.c checker/runner/gpu_limit.c checker/runner/gpu_limit.h checker/runner/runner.h \
+    $(HEADERS) $(LIBCHECKER)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O2 -Ichecker/include -Ichecker/runner -Xcompiler "$(WARN) -std=gnu11" -c $< -o $@.o
-	$(Q)$(NVCC) -o $@ $@.o $(LIBCHECKER)
+	$(Q)$(NVCC) -O2 -Ichecker/include -Ichecker/runner -Xcompiler "$(WARN) -std=gnu11" '-DWB_CUBLAS_LIB="$(CUBLAS_LIB)"' \
+	  -c checker/runner/gpu_limit.c -o $@.limit.o
+	$(Q)$(NVCC) -o $@ $@.o $@.limit.o $(LIBCHECKER) -ldl
 
 $(COMMON)/lib/%.o: checker/src/%.c $(HEADERS)
 	$(Q)mkdir -p $(@D)

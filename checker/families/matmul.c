@@ -41,6 +41,12 @@ static int swapped(const float *A, const float *B, int rows, int cols, float *ou
     return 0;
 }
 
+/* A multiply-add per term: 2 N^3 floating-point operations, cuBLAS's SGEMM the yardstick. */
+static double flops(int rows, int cols)
+{
+    return 2.0 * rows * cols * rows;
+}
+
 static double work(int rows, int cols)
 {
     return (double)rows * cols * rows;
@@ -64,6 +70,7 @@ const struct family family_matmul = {
     .output_is_sum = 1,
     .output_tile = 32,
     .work = work,
+    .limit = {"cublasSgemm", flops, "TFLOP/s", 1e12, "floating-point operations per second"},
     .count_rows = 128, .count_cols = 128, /* 4 x 4 blocks of 8 tiles each, counted in about a second */
 };
 WB_FAMILY(family_matmul);

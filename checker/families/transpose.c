@@ -38,6 +38,12 @@ static double work(int rows, int cols)
     return (double)rows * cols * 4;
 }
 
+/* A transpose reads and writes every element once: a copy's work, and cudaMemcpy its limit. */
+static double bytes_moved(int rows, int cols)
+{
+    return 2.0 * rows * cols * sizeof(float);
+}
+
 /* What both launches share: the kernel's parameters, and how its output is judged. */
 #define TRANSPOSE_CONTRACT                                                                        \
     .ninputs = 1, .input_names = {"in", NULL}, .output_name = "out",                              \
@@ -45,7 +51,8 @@ static double work(int rows, int cols)
     .mangled_params_nested = "PKfPfii", .nscalars = 2
 #define TRANSPOSE_JUDGING                                                                         \
     .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                 \
-    .reference_at = reference_at, .output_is_input_moved = 1, .output_tile = 32, .work = work
+    .reference_at = reference_at, .output_is_input_moved = 1, .output_tile = 32, .work = work,    \
+    .limit = {"cudaMemcpy", bytes_moved, "GB/s", 1e9, "bytes read and written per second"}
 
 const struct family family_transpose = {
     .name = "transpose",

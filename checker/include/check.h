@@ -49,9 +49,10 @@ struct lesson_spec {
     /* The speed case passes when baseline time / student time >= min_speedup, both measured
      * in the same run (a ratio holds on any GPU; absolute times do not). */
     double min_speedup;
-    /* Where the family moves data (a transpose): also at least this share of the bandwidth of
-     * cudaMemcpy of the same data, timed in the same run (0: no such rule). */
-    double min_copy_share;
+    /* Also at least this share of the throughput of the family's yardstick doing the same work,
+     * timed in the same run (family.h: cudaMemcpy for a transpose, cuBLAS for a matmul; 0: no
+     * such rule). */
+    double min_limit_share;
     /* The emulator's exact rules, which replace timing there: the student's global memory
      * sectors at most this fraction of the baseline's (0: no rule), no shared-memory bank
      * conflicts at all, every thread loading at least this many bytes from global memory

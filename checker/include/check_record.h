@@ -33,7 +33,7 @@ struct check_record {
     int lesson, no_gpu, hung;
     int partial; /* ONLY picked some cases: passing them is not passing the lesson */
     double speed_ms, speedup, solution_ms, baseline_ms;
-    double copy_share; /* the student's bandwidth over cudaMemcpy's (0: not timed) */
+    double limit_share; /* the student's throughput over the family's yardstick's (0: not timed) */
     int ncases;
     struct case_record cases[RECORD_MAX_CASES];
 };

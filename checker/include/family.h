@@ -38,6 +38,15 @@ struct family {
     int output_tile;                  /* the output's tiles, edge in elements, for telling mistakes at
                                          the edge from those inside (0: its elements form no tiles) */
     int output_is_input_moved;        /* elements are input elements moved (a copy shows as the input) */
+    /* The GPU judge's yardstick: a routine that does the same work, timed beside the kernels in
+     * the same run, and the throughput both are shown in (NULL routine: none). */
+    struct limit {
+        const char *routine;                 /* "cudaMemcpy" (of the input), "cublasSgemm" */
+        double (*amount)(int rows, int cols);/* the work of one launch, e.g. bytes moved */
+        const char *unit;                    /* "GB/s", "TFLOP/s" */
+        double scale;                        /* amount per unit: 1e9 bytes, 1e12 operations */
+        const char *what;                    /* "bytes read and written per second" */
+    } limit;
     /* The emulator: its cost of a rows x cols case in multiply-adds' worth of work, and the
      * size memory traffic is counted at (every tile pattern shows there). */
     double (*work)(int rows, int cols);

@@ -55,11 +55,12 @@ struct gpu_report {
     int forbidden_syscall;
     /* Timed launches of the student's kernel whose output differed from its first launch's. */
     int timed_mismatches;
-    /* Timings, ms[role][rep], of `reps` launches of each role; copy_ms: cudaMemcpy of the
-     * input, device to device, timed the same way by the reference side (jobs with time_copy). */
+    /* Timings, ms[role][rep], of `reps` launches of each role; limit_ms: the family's limit
+     * routine (cudaMemcpy of the input, cuBLAS), timed the same way by the reference side (jobs
+     * with time_limit). */
     int reps;
     float ms[ROLE_COUNT][MAX_REPS];
-    float copy_ms[MAX_REPS];
+    float limit_ms[MAX_REPS];
     /* Memory traffic of each role (emulator, when the job asked for counts), and the student's
      * busiest source lines. */
     int counted;
@@ -88,7 +89,7 @@ struct gpu_job {
     int launch;            /* 0: only read kernel attributes; 1: run student and solution */
     int time_reps;         /* > 0: also time student, solution and baseline this many times */
     int count;             /* emulator: also count every role's memory traffic */
-    int time_copy;         /* GPU: also time cudaMemcpy of the input (the family moves data) */
+    int time_limit;        /* GPU: also time the family's limit routine (family.h) */
     int roles;             /* SIDE_REFERENCE or SIDE_STUDENT: what this runner runs */
     int have_solution;     /* 0 in a handout: the baseline is the reference */
     size_t in_elems[2];    /* each input's elements (0: the family has no such input) */

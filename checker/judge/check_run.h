@@ -35,7 +35,7 @@ struct check_run {
     int hung;              /* a case ran out of time: later cases are skipped */
     /* From a speed case whose output was right before and after timing; 0 otherwise. */
     double speed_ms, speedup, solution_ms, baseline_ms;
-    double copy_share;     /* the student's bandwidth over cudaMemcpy's, where the copy was timed */
+    double limit_share;    /* the student's throughput over the family's yardstick's, where timed */
     struct gpu_report device;
     int emulator;          /* this judge is check-emu: the emulator's runners */
     int have_solution;     /* 0 in a handout (no solutions/) */

@@ -110,7 +110,7 @@ struct job_mem job_create(int rows, int cols, int launch, int reps)
     m.job->cols = cols;
     m.job->launch = launch;
     m.job->time_reps = reps;
-    m.job->time_copy = reps > 0 && f->output_is_input_moved;
+    m.job->time_limit = reps > 0 && f->limit.routine;
     /* Without a launch the job has no buffers, and says so: a side's copy of an input must never
      * reach past the job's end (with the header a whole number of pages, that is another page). */
     m.job->in_elems[0] = launch ? elems : 0;
@@ -206,7 +206,7 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which, cons
         rep->cc_major = s->cc_major, rep->cc_minor = s->cc_minor;
         rep->driver_version = s->driver_version, rep->runtime_version = s->runtime_version;
         rep->l2_bytes = s->l2_bytes;
-        memcpy(rep->copy_ms, s->copy_ms, sizeof rep->copy_ms);
+        memcpy(rep->limit_ms, s->limit_ms, sizeof rep->limit_ms);
         if (job->launch)
             memcpy(job_out(job, OUT_REFERENCE), job_out(side, OUT_REFERENCE), job->out_elems * sizeof(float));
     } else {

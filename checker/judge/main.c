@@ -75,26 +75,28 @@ static void case_correct(const struct check_case *c, uint64_t stream)
 
 /* ---- speed ---- */
 
-/* Where the family moves data (a transpose): each kernel's bandwidth, bytes read and written
- * per second, beside cudaMemcpy's of the same bytes timed in the same run: the physical limit. */
-static void bandwidth(const struct gpu_job *job, const double med[ROLE_COUNT], const char *const labels[ROLE_COUNT])
+/* Each kernel's throughput beside the family's yardstick doing the same work in the same run
+ * (family.h: cudaMemcpy of the data a transpose moves, cuBLAS for a matmul), with bars. */
+static void limit_report(const struct gpu_job *job, const double med[ROLE_COUNT], const char *const labels[ROLE_COUNT])
 {
-    double copy = stats_median(job->rep.copy_ms, (size_t)job->rep.reps);
-    if (!job->time_copy || copy <= 0)
+    const struct limit *l = &checking.lesson->family->limit;
+    double limit = stats_median(job->rep.limit_ms, (size_t)job->rep.reps);
+    if (!job->time_limit || limit <= 0)
         return;
-    checking.copy_share = copy / med[ROLE_STUDENT];
-    double bytes = (double)(job->in_elems[0] + job->out_elems) * sizeof(float);
-    say("  Bandwidth (bytes read and written per second) against cudaMemcpy of the same data, same run:\n");
-    const double gbs_copy = bytes / (copy * 1e6);
+    checking.limit_share = limit / med[ROLE_STUDENT];
+    double amount = l->amount(job->rows, job->cols);
+    say("  Throughput (%s) against %s doing the same work, same run:\n", l->what, l->routine);
+    const double best = amount / (limit * 1e-3) / l->scale;
     for (int r = -1; r < ROLE_COUNT; r++) {
         if (r >= 0 && !role_present(r))
             continue;
-        double gbs = r < 0 ? gbs_copy : bytes / (med[r] * 1e6), share = gbs / gbs_copy;
+        double rate = r < 0 ? best : amount / (med[r] * 1e-3) / l->scale, share = rate / best;
         char bar[41];
         int n = (int)(40 * (share < 1 ? share : 1) + 0.5);
         memset(bar, '#', (size_t)n);
         bar[n] = '\0';
-        say("    %-19s %6.0f GB/s %4.0f%%  %s\n", r < 0 ? "cudaMemcpy" : labels[r], gbs, 100 * share, bar);
+        say("    %-19s %8.*f %-7s %4.0f%%  %s\n", r < 0 ? l->routine : labels[r], rate < 100 ? 1 : 0, rate, l->unit,
+            100 * share, bar);
     }
 }
 
@@ -139,9 +141,10 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     if (solution_present())
         say(", the solution's %.2fx", stats_speedup(med[ROLE_BASELINE], med[ROLE_SOLUTION]));
     say("; required: at least %.2fx.\n", lesson.min_speedup);
-    bandwidth(job, med, labels);
-    if (lesson.min_copy_share > 0)
-        say("  Required: at least %.0f%% of cudaMemcpy's bandwidth.\n", 100 * lesson.min_copy_share);
+    limit_report(job, med, labels);
+    if (lesson.min_limit_share > 0)
+        say("  Required: at least %.0f%% of %s's throughput.\n", 100 * lesson.min_limit_share,
+            checking.lesson->family->limit.routine);
 
     snprintf(when, sizeof when, "after the timed runs at %s", sz);
     checking.later_launch = 1;
@@ -167,9 +170,9 @@ static void case_speed(const struct check_case *c, uint64_t stream)
         case_fail("wrong output after the timed runs at %s", sz);
     if (yours < lesson.min_speedup)
         case_fail("too slow: %.2fx the baseline's speed where %.2fx is required", yours, lesson.min_speedup);
-    if (lesson.min_copy_share > 0 && !(checking.copy_share >= lesson.min_copy_share))
-        case_fail("too slow: %.0f%% of cudaMemcpy's bandwidth where %.0f%% is required", 100 * checking.copy_share,
-                  100 * lesson.min_copy_share);
+    if (lesson.min_limit_share > 0 && !(checking.limit_share >= lesson.min_limit_share))
+        case_fail("too slow: %.0f%% of %s's throughput where %.0f%% is required", 100 * checking.limit_share,
+                  checking.lesson->family->limit.routine, 100 * lesson.min_limit_share);
 }
 
 /* ---- memory traffic (the emulator's replacement for timing) ---- */
@@ -379,7 +382,7 @@ static void write_result(int no_gpu)
     r->speedup = checking.speedup;
     r->solution_ms = checking.solution_ms;
     r->baseline_ms = checking.baseline_ms;
-    r->copy_share = checking.copy_share;
+    r->limit_share = checking.limit_share;
     record_score(r);
     if (record_write(path, r) != 0)
         fprintf(stderr, "cannot write the check's record %s\n", path);
@@ -474,9 +477,9 @@ static void describe(void)
             printf("    on a GPU, speed at %s: at least %.2fx the speed of %s, timed in the same run\n"
                    "      (%d points, earned only when every other case passed too)\n",
                    size_text(c, sz, sizeof sz), lesson.min_speedup, lesson.baseline_is, c->points);
-            if (lesson.min_copy_share > 0)
-                printf("      and at least %.0f%% of the bandwidth of cudaMemcpy of the same data, timed in the same run\n",
-                       100 * lesson.min_copy_share);
+            if (lesson.min_limit_share > 0)
+                printf("      and at least %.0f%% of the throughput of %s doing the same work, timed in the same run\n",
+                       100 * lesson.min_limit_share, checking.lesson->family->limit.routine);
             if (lesson.max_sector_ratio > 0)
                 printf("    in the emulator: global memory sectors at most %.2f of that kernel's\n", lesson.max_sector_ratio);
             if (lesson.no_bank_conflicts)

@@ -108,8 +108,8 @@ int record_write(const char *path, const struct check_record *r)
     if (!f)
         return -1;
     fprintf(f, RECORD_MAGIC "\nlesson %d\nno_gpu %d\nhung %d\npartial %d\nspeed_ms %.6g\nspeedup %.6g\n"
-               "solution_ms %.6g\nbaseline_ms %.6g\ncopy_share %.6g\npoints %d\nmax_points %d\npassed %d\n",
-            r->lesson, r->no_gpu, r->hung, r->partial, r->speed_ms, r->speedup, r->solution_ms, r->baseline_ms, r->copy_share,
+               "solution_ms %.6g\nbaseline_ms %.6g\nlimit_share %.6g\npoints %d\nmax_points %d\npassed %d\n",
+            r->lesson, r->no_gpu, r->hung, r->partial, r->speed_ms, r->speedup, r->solution_ms, r->baseline_ms, r->limit_share,
             record_points(r), record_max_points(r), record_passed(r));
     for (int i = 0; i < r->ncases; i++) {
         const struct case_record *c = &r->cases[i];
@@ -188,8 +188,8 @@ int record_read(const char *path, struct check_record *r, char *err, size_t errl
             r->solution_ms = strtod(rest, NULL);
         else if (strcmp(key, "baseline_ms") == 0)
             r->baseline_ms = strtod(rest, NULL);
-        else if (strcmp(key, "copy_share") == 0)
-            r->copy_share = strtod(rest, NULL);
+        else if (strcmp(key, "limit_share") == 0)
+            r->limit_share = strtod(rest, NULL);
         /* points, max_points, passed: written for scripts; recomputed from the cases here. */
     }
     free(line);

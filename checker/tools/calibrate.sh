@@ -17,7 +17,7 @@ wrong=0
 record() { awk -v key="$1" '$1 == key { print $2 }' "$2"; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-echo "| lesson | graded kernel | passed | speed-up over baseline: min / median / max | required | % of cudaMemcpy: median | graded kernel ms | solution ms | baseline ms |"
+echo "| lesson | graded kernel | passed | speed-up over baseline: min / median / max | required | % of the yardstick (cudaMemcpy, cuBLAS): median | graded kernel ms | solution ms | baseline ms |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for n in $lessons; do
   IFS=: read -r _ folder kernel baseline family baseline_family < <(grep "^$n:" <<<"$rows")
@@ -46,7 +46,7 @@ for n in $lessons; do
       ONLY='speed*' WB_RESULT_FILE="build/$id/$folder/result" "$bin" >> "build/$id/$folder/calibration.log" 2>&1
       result=build/$id/$folder/result # the judge's record, read by key (checker/include/check_record.h)
       [ "$(awk '$1 == "case" && $3 == "speed" { print $2 }' "$result")" = passed ] && passed=$((passed + 1))
-      echo "$(record speedup "$result") $(record speed_ms "$result") $(record solution_ms "$result") $(record baseline_ms "$result") $(record copy_share "$result")" \
+      echo "$(record speedup "$result") $(record speed_ms "$result") $(record solution_ms "$result") $(record baseline_ms "$result") $(record limit_share "$result")" \
         >> "build/$id/$folder/calibration"
     done
     f=build/$id/$folder/calibration

@@ -12,7 +12,7 @@ static const struct check_case cases[] = {
 /* H200, 20 runs each (docs/measurements.md): see the thresholds' derivation there. */
 const struct lesson_spec lesson = {
     .min_speedup = 1.6,
-    .min_copy_share = 0.70,
+    .min_limit_share = 0.70,
     .max_sector_ratio = 1.0,
     .no_bank_conflicts = 1,
     .min_loaded_between_barriers = 16,

@@ -1,0 +1,16 @@
+/* The GPU runner's yardsticks (family.h: struct limit): a vendor routine that does a family's
+ * work, timed beside the kernels on the reference side. The runner knows routines by name,
+ * not families. */
+#ifndef WB_GPU_LIMIT_H
+#define WB_GPU_LIMIT_H
+#include <cuda_runtime_api.h>
+
+#include "gpu_job.h"
+
+/* Readies the routine the job's family names (cuBLAS is loaded only here, and only on the
+ * reference side of a timed job); the reason in why on failure. */
+cudaError_t limit_prepare(const struct gpu_job *job, char *why, size_t len);
+/* One run of it on the job's inputs, on the current stream, into scratch (the output's size). */
+cudaError_t limit_launch(const struct gpu_job *job, const float *in0, const float *in1, float *scratch);
+
+#endif
