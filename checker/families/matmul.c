@@ -1,5 +1,6 @@
-/* The matmul family (family.h): C = A * B for N x N floats, one thread per element of C in
- * 32 x 32 blocks; lessons 1 and 2. */
+/* The matmul families (family.h): C = A * B for N x N floats. `matmul`: one thread per element
+ * of C in 32 x 32 blocks (lessons 1 and 2); `matmul_128`: 256 threads per 128 x 128 block of C,
+ * 64 elements each (lesson 8, the register-blocked SGEMM). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,25 +53,33 @@ static double work(int rows, int cols)
     return (double)rows * cols * rows;
 }
 
+/* What both launches share: the kernel's parameters, and how its output is judged. */
+#define MATMUL_CONTRACT                                                                              \
+    .ninputs = 2, .input_names = {"A", "B"}, .output_name = "C",                                    \
+    .params = "const float *A, const float *B, float *C, int N", .mangled_params = "PKfS0_Pfi",     \
+    .mangled_params_nested = "PKfS1_Pfi", .nscalars = 1
+#define MATMUL_JUDGING                                                                               \
+    .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                    \
+    .reference_at = reference_at, .mistake = swapped, .output_is_sum = 1, .work = work,              \
+    .limit = {"cublasSgemm", flops, "TFLOP/s", 1e12, "floating-point operations per second"}
+
 const struct family family_matmul = {
     .name = "matmul",
-    .ninputs = 2,
-    .input_names = {"A", "B"},
-    .output_name = "C",
-    .params = "const float *A, const float *B, float *C, int N",
-    .mangled_params = "PKfS0_Pfi",
-    .mangled_params_nested = "PKfS1_Pfi",
-    .nscalars = 1,
+    MATMUL_CONTRACT,
     .block_x = 32, .block_y = 32, .tile_x = 32, .tile_y = 32,
-    .output_shape = output_shape,
-    .size_text = size_text,
-    .tolerance = tolerance,
-    .reference_at = reference_at,
-    .mistake = swapped,
-    .output_is_sum = 1,
+    MATMUL_JUDGING,
     .output_tile = 32,
-    .work = work,
-    .limit = {"cublasSgemm", flops, "TFLOP/s", 1e12, "floating-point operations per second"},
     .count_rows = 128, .count_cols = 128, /* 4 x 4 blocks of 8 tiles each, counted in about a second */
 };
 WB_FAMILY(family_matmul);
+
+/* The same contract for a register-blocked kernel: 256 threads per 128 x 128 block of C. */
+const struct family family_matmul_128 = {
+    .name = "matmul_128",
+    MATMUL_CONTRACT,
+    .block_x = 256, .block_y = 1, .tile_x = 128, .tile_y = 128,
+    MATMUL_JUDGING,
+    .output_tile = 128,
+    .count_rows = 256, .count_cols = 256, /* 2 x 2 blocks, 32 K-steps of 8 */
+};
+WB_FAMILY(family_matmul_128);

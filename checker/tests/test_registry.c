@@ -56,6 +56,7 @@ static void real_registry_loads(void **state)
         {"06_coarsening", "transpose_coarsened", "transpose_32x8", "solutions/05_swizzle/transpose_swizzled.cu", 25,
          "transpose"},
         {"07_reduction", "block_sum", "reduce", "lessons/07_reduction/block_sum_strided.cu", 25, "reduce"},
+        {"08_sgemm", "sgemm_blocked", "matmul_128", "solutions/02_tiled_matmul/matmul_tiled.cu", 30, "matmul"},
     };
     const int n = (int)(sizeof want / sizeof want[0]);
     assert_int_equal(reg.count, n);

@@ -48,6 +48,7 @@ extern "C" WB_EMU_CONVERGENT void emu_syncthreads(void);
 #define __noinline__ __attribute__((noinline))
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
 /* __constant__ data: read-only, in a section of its role's own that kernels may read. A
  * __constant__ variable needs an initialiser here (a lesson file has no host code to fill it). */
 #define __constant__ static const __attribute__((section("wb_const_" WB_EMU_STR(WB_ROLE)), used))

@@ -263,6 +263,16 @@ void emu_set_fatal_handler(void (*handler)(const char *sentence))
     fatal_handler = handler;
 }
 
+static int report_bad_access(void);
+
+void emu_stop_at_bad_access(void)
+{
+    report_bad_access();
+    if (fatal_handler)
+        fatal_handler(rt.error);
+    abort();
+}
+
 void emu_wild_access(uintptr_t pc, const void *addr, int is_write)
 {
     char where[96];

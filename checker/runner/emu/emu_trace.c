@@ -318,12 +318,16 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
                     bad_access(EMU_UNSET_OUTPUT_READ, 0, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
             }
             if (aligned && size > 1 && (uintptr_t)c % size &&
-                bad_access(EMU_MISALIGNED, write, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4)))
+                bad_access(EMU_MISALIGNED, write, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4))) {
                 ba.bad.size = (int)size, ba.bad.misalignment = (int)((uintptr_t)c % size);
+                emu_stop_at_bad_access(); /* the CPU's own aligned vector access would fault next */
+            }
         }
     if (shared && aligned && size > 1 && (uintptr_t)c % size &&
-        bad_access(EMU_MISALIGNED, write, pc, NULL, (long)((c - tr.shared_begin) / 4)))
+        bad_access(EMU_MISALIGNED, write, pc, NULL, (long)((c - tr.shared_begin) / 4))) {
         ba.bad.size = (int)size, ba.bad.misalignment = (int)((uintptr_t)c % size);
+        emu_stop_at_bad_access();
+    }
     if (!shared && !global)
         check_outside(c, size, write, pc);
     if (shared && !write && size >= 4) {
