@@ -267,9 +267,10 @@ static int report_bad_access(void);
 
 void emu_stop_at_bad_access(void)
 {
+    if (!fatal_handler)
+        return;
     report_bad_access();
-    if (fatal_handler)
-        fatal_handler(rt.error);
+    fatal_handler(rt.error);
     abort();
 }
 
