@@ -247,6 +247,15 @@ static int gate_emu(const struct elf *e, const char *role, const char *kernel, c
             return refuse(msg, len, "your kernel calls `%s`, which the emulator does not allow: it reads or writes "
                                     "memory through a pointer where the tracer cannot see it (sincosf: use sinf and "
                                     "cosf)", name);
+        /* A plain memset or memcpy is the compiler's, not the student's (an explicit one is traced
+         * and allowed): it fills or copies a local array it keeps in memory. */
+        if (s->st_shndx == SHN_UNDEF && s->st_name && (!strcmp(name, "memset") || !strcmp(name, "memcpy")))
+            return refuse(msg, len, "the emulator's compiler turned an initialisation or copy of a local array into a "
+                                    "call to `%s`, which the emulator cannot follow: this happens when an array such "
+                                    "as `float acc[8][8] = {}` is used in a loop the compiler does not unroll. Unroll "
+                                    "the loops over it (#pragma unroll with constant bounds) or set it with a loop of "
+                                    "stores: nvcc may well keep it in registers, but the emulator must see every "
+                                    "access", name);
         if (s->st_shndx == SHN_UNDEF && s->st_name && !allowed(name, EMU_CALLS))
             return refuse(msg, len, "your kernel calls `%s`, which lesson files may not use (device code may call its "
                                     "own functions, CUDA's math and printf)", name);

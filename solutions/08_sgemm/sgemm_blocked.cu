@@ -20,6 +20,9 @@
  *   Rules      Exactly one __global__ kernel, sgemm_blocked, plus optional
  *              __device__ helpers and #defines. No #include lines, no host
  *              code, no main, no <<<>>> launches, no library calls (cuBLAS...).
+ *              Read the shared tiles with explicit float4 loads: the emulator
+ *              counts each access as the source writes it (nvcc may fuse
+ *              scalar loads; the emulator does not).
  *   Passing    1. Correct: on every tested size, C matches the reference
  *                 solution and a CPU reference within a floating-point
  *                 tolerance.
