@@ -61,6 +61,9 @@ struct lesson_spec {
     int no_bank_conflicts;
     double min_loaded_between_barriers;
     double max_barriers_per_thread; /* at most this many __syncthreads() per thread (0: no rule) */
+    /* On a GPU with PROFILE=1, where no_bank_conflicts is set: Nsight Compute's bank conflicts at
+     * most this share of the kernel's shared wavefronts (0: the default, 5%; docs/gates.md). */
+    double max_conflict_share;
     const char *baseline_is;  /* what the baseline kernel is, for the report */
     const struct check_case *cases;
     size_t ncases;

@@ -235,9 +235,10 @@ void case_profile(uint64_t stream)
         failed |= sector_ratio > lesson.max_sector_ratio;
     }
     if (lesson.no_bank_conflicts) {
+        const double allowed = lesson.max_conflict_share > 0 ? lesson.max_conflict_share : NCU_CONFLICT_SHARE;
         say("  Bank conflicts: %.4f of your shared-memory wavefronts; required: at most %.2f (this counter is not "
-            "exactly zero on conflict-free kernels).\n", conflict_share, NCU_CONFLICT_SHARE);
-        failed |= conflict_share > NCU_CONFLICT_SHARE;
+            "exactly zero on conflict-free kernels).\n", conflict_share, allowed);
+        failed |= conflict_share > allowed;
     }
     if (failed)
         case_fail("Nsight Compute's counters break the lesson's traffic rule at %s", sz);

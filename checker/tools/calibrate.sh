@@ -17,7 +17,7 @@ wrong=0
 record() { awk -v key="$1" '$1 == key { print $2 }' "$2"; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-echo "| lesson | graded kernel | passed | speed-up over baseline: min / median / max | required | % of the yardstick (cudaMemcpy, cuBLAS): median | graded kernel ms | solution ms | baseline ms |"
+echo "| lesson | graded kernel | passed | speed-up over baseline: min / median / max | required | % of the yardstick (cudaMemcpy, cuBLAS), median: graded / solution / baseline | graded kernel ms | solution ms | baseline ms |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for n in $lessons; do
   IFS=: read -r _ folder kernel baseline family baseline_family < <(grep "^$n:" <<<"$rows")
@@ -57,10 +57,13 @@ for n in $lessons; do
       "$as_student") what="baseline as student" ;;
       *) what="$(basename "$src") (mutant)" ;;
     esac
-    share=$(awk '{ print $5 }' "$f" | median)
+    # The yardstick's time is the graded kernel's over its share; the solution's and the
+    # baseline's shares follow from it, run by run.
+    shares=$(for col in 2 3 4; do awk -v c=$col '{ print ($5 > 0 && $c > 0) ? $5 * $2 / $c : 0 }' "$f" | median; done |
+      awk '{ printf "%s%s", (NR > 1 ? " / " : ""), ($1 > 0 ? sprintf("%.1f%%", 100 * $1) : "-") }')
     printf '| %s %s | %s | %d/%d | %.2f / %.2f / %.2f | %s | %s | %.3f | %.3f | %.3f |\n' "$n" "$folder" "$what" \
       "$passed" "$runs" "$sp_min" "$(awk '{ print $1 }' "$f" | median)" "$sp_max" "$required" \
-      "$(awk -v s="$share" 'BEGIN { print (s > 0 ? sprintf("%.1f%%", 100 * s) : "-") }')" \
+      "$shares" \
       "$(awk '{ print $2 }' "$f" | median)" "$(awk '{ print $3 }' "$f" | median)" "$(awk '{ print $4 }' "$f" | median)"
     if [ "$src" = solutions ] && [ $passed -ne "$runs" ]; then wrong=1; fi
     if [ "$src" != solutions ] && [ $passed -ne 0 ]; then wrong=1; fi
