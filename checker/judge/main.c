@@ -269,6 +269,10 @@ static void run_case(void **state)
         say("  Skipped: the kernel did not finish in an earlier case.\n");
         case_skip(RESULT_SKIPPED);
     }
+    if (checking.stop_at_failure && record_count(&checking.record, RESULT_FAILED) > (checking.current >= 0)) {
+        say("  Skipped: an earlier case failed (WB_STOP_AT_FAILURE=1).\n");
+        case_skip(RESULT_SKIPPED);
+    }
     int gate = c >= gate_cases && c < gate_cases + 2;
     uint64_t stream = gate ? gate_stream[c - gate_cases] : (uint64_t)(c - lesson.cases);
     if (checking.device.emulator && c->kind == CASE_CORRECT && case_work(c) > EMU_MAX_WORK) {
@@ -524,6 +528,7 @@ int main(int argc, char **argv)
     checking.timeout_s = env_double("TIMEOUT", 10.0, 1.0, 600.0);
     checking.reps = (int)env_double("REPS", 15, 10, MAX_REPS);
     checking.speed_size = (int)env_double("SPEED_SIZE", 0, 0, 16384);
+    checking.stop_at_failure = env_double("WB_STOP_AT_FAILURE", 0, 0, 1) == 1;
 
     say("Lesson %d (%s): checking %s\n", checking.lesson->number, checking.lesson->folder, checking.source);
     int probe = probe_device();
