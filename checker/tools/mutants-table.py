@@ -55,7 +55,7 @@ def main(emu_dir, gpu_dir):
         emu = said(emu_dir, name, phrases) or "not run"
         gpu = said(gpu_dir, name, phrases)
         if gpu is None:
-            gpu = "not run: only the emulator's thread order exposes it, and no GPU tool sees it"
+            gpu = "not run (`only: emulator`): no GPU tool sees it"
         rows.append((int(field(text, "lesson")), name, field(text, "what"), emu, gpu))
     for lesson, name, what, emu, gpu in sorted(rows):
         cell = lambda s: s.replace("|", "\\|")
