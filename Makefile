@@ -110,7 +110,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: help-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -127,11 +127,17 @@ help:
 	@echo "  make docs               the lessons as a web site in docs/html/ (needs pandoc)"
 	@echo "  make explore            what an N-way bank conflict costs on this GPU, measured (without one: the model's side)"
 	@echo "  make grade              all lessons graded into grade/ as a course grades them (results.json, summary)"
-	$(if $(HAVE_SOLUTIONS),@echo "  make grade-all HANDINS=dir  for courses: every student's folder graded, and grades/gradebook.csv")
-	$(if $(HAVE_SOLUTIONS),@echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')")
-	$(if $(HAVE_SOLUTIONS),@echo "  make test               the workbook's own tests (what CI runs); make mutants: wrong kernels only")
+	@# The authors' targets, in the authors' copy only (a handout has no solutions/). A shell test,
+	@# not $$(if ...): a comma in the text would end make's argument.
+	@if [ -d solutions ]; then \
+	  echo "  make grade-all HANDINS=dir  for courses: every student's folder graded, and grades/gradebook.csv"; \
+	  echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')"; \
+	  echo "  make test               the workbook's own tests (what CI runs)"; \
+	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
+	fi
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
+	@echo "  make help               this list"
 	@echo
 	@echo "Options: SRC=$(if $(HAVE_SOLUTIONS),solutions|)exercises|DIR grade other kernels; SEED=n replay inputs;"
 	@echo "TIMEOUT=s per test (10); REPS=n timed launches (15); ONLY='speed*' some tests;"
@@ -431,14 +437,19 @@ handout-test: $(WORKBOOK)
 	    "check SRC=exercises LESSON=all EXPECT=fail"; do \
 	  $(MAKE) -s --no-print-directory $$run > ../run.log 2>&1 || { echo "handout: make $$run:"; cat ../run.log; exit 1; }; \
 	  tail -n 1 ../run.log; done
+	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && MAKE="$(MAKE)" checker/tools/help-test.sh README.md
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && MAKE="$(MAKE)" $(CURDIR)/checker/tools/student-loop-test.sh
 	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail"
+
+# make help works and lists every target the README names (checker/tools/help-test.sh).
+help-test:
+	$(Q)MAKE="$(MAKE)" checker/tools/help-test.sh README.md
 
 # Both judges where they can run: every solution must pass, every stub and every mutant must
 # fail, every right kernel of checker/tests/features/ must pass. The emulator runs anywhere; the
 # GPU judge where there is a GPU, with its tool gates on. One step at a time, each announced
 # with the seconds so far, so that a long run is never silent for long.
-TEST_STEPS := doctor author-check build-all unit-tests explore quiz-test site-test \
+TEST_STEPS := doctor help-test author-check build-all unit-tests explore quiz-test site-test \
   $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test grade-all-test) $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test) \
   emulator-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),load-test) gpu-test
 test:
