@@ -46,8 +46,10 @@ export WB_SANITIZER ?= $(wildcard $(CUDA_BIN)compute-sanitizer)
 export WB_NCU ?= $(wildcard $(CUDA_BIN)ncu)
 
 # EMU=1: grade in the CPU emulator (checker/runner/emu/), the default where no GPU is found.
+# EMU=ptx: the PTX interpreter (checker/runner/ptx/), which runs the PTX nvcc makes of a lesson
+# file and none of its code natively; it is to replace the native emulator.
 EMU ?= $(if $(GPU_CC),,1)
-JUDGE := $(if $(EMU),check-emu,check)
+JUDGE := $(if $(filter ptx,$(EMU)),check-ptx,$(if $(EMU),check-emu,check))
 HAVE_CLANG := $(shell command -v $(CLANGXX) 2>/dev/null)
 # What `make test` builds and grades: the emulator where clang++ is, the GPU judge everywhere.
 TEST_JUDGES := check $(if $(HAVE_CLANG),check-emu)
@@ -93,6 +95,7 @@ LIBCHECKER := $(COMMON)/libchecker.a
 # The emulator's runner: its main, the job, the scheduler, the tracer, and the sandbox.
 EMU_OBJECTS := $(patsubst checker/runner/emu/%.c,$(COMMON)/emu/%.o,$(wildcard checker/runner/emu/*.c)) $(COMMON)/sandbox.o
 GPU_RUNNER := $(COMMON)/gpu-runner
+PTX_RUNNER := $(COMMON)/ptx-runner
 LIB_SOURCES := $(wildcard checker/src/*.c)
 # The bank-and-sector model the emulator's tracer, the quiz and the bank maps share.
 MODEL_SOURCES := $(wildcard checker/model/*.c)
@@ -226,11 +229,16 @@ define kernel_steps
 	$(Q)if ! $(4) > $@.log 2>&1; then \
 	  echo "$(1) does not compile:"; $(WORKBOOK) compile-report $(1) $@.log; rm -f $@; exit 1; \
 	fi; $(WORKBOOK) compile-report $(1) $@.log
-	$(Q)if ! $(WORKBOOK) gate $(5) $@ $(2) $(3) $(1) > $@.log; then \
+	$(if $(filter ptx,$(5)),,$(Q)if ! $(WORKBOOK) gate $(5) $@ $(2) $(3) $(1) > $@.log; then \
 	  echo "$(1) was refused:"; cat $@.log; rm -f $@; exit 1; \
-	fi
+	fi)
 endef
 cubin_cmd = $(NVCC) $(CUBIN_FLAGS) -o $@ $(1)
+# The PTX interpreter's input: what nvcc makes of the file for one fixed architecture, with the
+# source lines (.loc) its messages quote. Its gate is the interpreter, which refuses what it
+# does not know.
+PTX_FLAGS := -ptx -lineinfo -arch=sm_90
+ptx_cmd = $(NVCC) $(PTX_FLAGS) -o $@ $(1)
 emu_kernel_cmd = $(CLANGXX) $(EMU_CXXFLAGS) -DWB_ROLE=$(2) '-DWB_SOURCE="$(1)"' -c checker/runner/emu/kernel_file.cu -o $@
 base_kernel = $(basename $(notdir $(call baseline,$(1))))
 EMU_KERNEL_DEPS := checker/runner/emu/kernel_file.cu checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h
@@ -249,6 +257,15 @@ $(BUILD)/$(call folder,$(1))/check: $(COMMON)/$(call folder,$(1))/judge $(BUILD)
 $(BUILD)/$(call folder,$(1))/check-emu: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student-emu \
     $(COMMON)/$(call folder,$(1))/reference-emu
 	$(Q)cp $$< $$@ && echo "$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu" > $$(@D)/source
+$(BUILD)/$(call folder,$(1))/student.ptx: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx)
+$(BUILD)/$(call folder,$(1))/check-ptx: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.ptx \
+    $(COMMON)/$(call folder,$(1))/baseline.ptx $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.ptx) $(PTX_RUNNER)
+	$(Q)cp $$< $$@ && echo "$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu" > $$(@D)/source
+$(COMMON)/$(call folder,$(1))/baseline.ptx: $(call baseline,$(1)) | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call ptx_cmd,$$<),ptx)
+$(COMMON)/$(call folder,$(1))/solution.ptx: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx)
 
 # The reference side, once: the solution (absent in a handout) and the baseline.
 $(COMMON)/$(call folder,$(1))/baseline.cubin: $(call baseline,$(1)) | $(WORKBOOK)
@@ -289,6 +306,17 @@ $(COMMON)/judge/%.o: checker/judge/%.c checker/judge/check_run.h $(HEADERS)
 $(COMMON)/emu/%.o: checker/runner/emu/%.c $(HEADERS) checker/runner/emu/emu.h checker/runner/emu/emu_warp.h checker/runner/runner.h checker/runner/sandbox.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# The PTX interpreter's runner: one program for every lesson and role (it reads their PTX); the
+# emulator's job, tracer and sentences are its own too.
+PTX_OBJECTS := $(patsubst checker/runner/ptx/%.c,$(COMMON)/ptx/%.o,$(wildcard checker/runner/ptx/*.c)) \
+  $(addprefix $(COMMON)/emu/,emu_job.o emu_trace.o emu_report.o) $(COMMON)/sandbox.o
+$(COMMON)/ptx/%.o: checker/runner/ptx/%.c checker/runner/ptx/ptx.h checker/runner/ptx/ptx_exec.h $(HEADERS) \
+    checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx -c $< -o $@
+$(PTX_RUNNER): $(PTX_OBJECTS) $(LIBCHECKER)
+	$(Q)$(CC) -o $@ $^ -lseccomp -lm
 
 $(COMMON)/sandbox.o: checker/runner/sandbox.c checker/runner/sandbox.h $(HEADERS)
 	$(Q)mkdir -p $(@D)
@@ -346,7 +374,7 @@ build/tests/emu_kernels.o: checker/tests/emu/kernels.cu $(HEADERS) checker/runne
 	$(Q)$(CLANGXX) $(filter-out $(NO_UNTRACED),$(EMU_CXXFLAGS)) -DWB_ROLE=emutest -c $< -o $@
 
 build/tests/test_emu_run: checker/tests/test_emu_run.c build/tests/emu_kernels.o \
-    $(COMMON)/emu/emu_runtime.o $(COMMON)/emu/emu_trace.o $(LIBCHECKER) $(HEADERS)
+    $(COMMON)/emu/emu_runtime.o $(COMMON)/emu/emu_trace.o $(COMMON)/emu/emu_report.o $(LIBCHECKER) $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@.o
 	$(Q)$(CLANGXX) -o $@ $@.o $(filter %.o %.a,$(wordlist 2,99,$^)) $(CMOCKA_LIBS) -ldl

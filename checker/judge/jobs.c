@@ -159,9 +159,22 @@ static void take_text(char *dst, size_t len, const char *src, const char *exe)
         snprintf(dst, len, "%s", clean);
 }
 
-/* The student's busiest code addresses, added up by source line: the report's line table. */
+/* The student's busiest code addresses, added up by source line: the report's line table. The
+ * PTX interpreter names its lines itself (our code, reading the student's PTX): they are taken
+ * as printable text. */
 static void take_lines(struct gpu_report *rep, const struct gpu_report *side, const char *exe)
 {
+    if (checking.ptx) {
+        rep->nlines = side->nlines < 0 ? 0 : side->nlines > MAX_COUNTED_LINES ? MAX_COUNTED_LINES : side->nlines;
+        for (int i = 0; i < rep->nlines; i++) {
+            rep->lines[i] = side->lines[i];
+            rep->lines[i].where[sizeof rep->lines[i].where - 1] = '\0';
+            for (char *c = rep->lines[i].where; *c; c++)
+                if (*c < 32 || *c > 126)
+                    *c = ' ';
+        }
+        return;
+    }
     static uint64_t pcs[MAX_COUNTED_PCS];
     static char where[MAX_COUNTED_PCS][96];
     int n = side->npcs < 0 ? 0 : side->npcs > MAX_COUNTED_PCS ? MAX_COUNTED_PCS : side->npcs;

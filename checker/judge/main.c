@@ -347,7 +347,7 @@ static int probe_device(void)
     return -1;
 }
 
-/* Which judge this is (check or check-emu, by its name), where its runners lie, and the
+/* Which judge this is (check, check-emu or check-ptx, by its name), where its runners lie, and the
  * student's file (the build writes its path beside this program). */
 static void find_parts(const char *argv0)
 {
@@ -355,7 +355,8 @@ static void find_parts(const char *argv0)
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     self[len > 0 ? len : 0] = '\0';
     const char *name = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
-    checking.emulator = strlen(name) > 4 && strcmp(name + strlen(name) - 4, "-emu") == 0;
+    checking.ptx = strlen(name) > 4 && strcmp(name + strlen(name) - 4, "-ptx") == 0;
+    checking.emulator = checking.ptx || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, "-emu") == 0);
     snprintf(checking.here, sizeof checking.here, "%s", self);
     char *slash = strrchr(checking.here, '/');
     if (slash)

@@ -25,8 +25,9 @@ int solution_present(void)
     return checking.have_solution;
 }
 
-static char gpu_runner[1000], student_runner[1000], reference_runner[1000];
+static char gpu_runner[1000], student_runner[1000], reference_runner[1000], ptx_runner[1000];
 static char student_cubin[1000], solution_cubin[1000], baseline_cubin[1000], baseline_kernel[128];
+static char student_ptx[1000], solution_ptx[1000], baseline_ptx[1000], solution_source[600];
 
 /* Where the runners lie: build/SRC/NN (beside this program) and build/common/NN. */
 static void find_runners(void)
@@ -39,6 +40,12 @@ static void find_runners(void)
     snprintf(student_cubin, sizeof student_cubin, "%s/student.cubin", checking.here);
     snprintf(solution_cubin, sizeof solution_cubin, "%s/solution.cubin", checking.common);
     snprintf(baseline_cubin, sizeof baseline_cubin, "%s/baseline.cubin", checking.common);
+    snprintf(ptx_runner, sizeof ptx_runner, "%s/../ptx-runner", checking.common);
+    snprintf(student_ptx, sizeof student_ptx, "%s/student.ptx", checking.here);
+    snprintf(solution_ptx, sizeof solution_ptx, "%s/solution.ptx", checking.common);
+    snprintf(baseline_ptx, sizeof baseline_ptx, "%s/baseline.ptx", checking.common);
+    snprintf(solution_source, sizeof solution_source, "solutions/%s/%s.cu", checking.lesson->folder,
+             checking.lesson->kernel);
     char base[256];
     snprintf(base, sizeof base, "%s", checking.lesson->baseline);
     snprintf(baseline_kernel, sizeof baseline_kernel, "%s", basename(base));
@@ -49,7 +56,24 @@ char **runner_argv(int side, int plain, char **argv)
 {
     find_runners();
     int n = 0;
-    if (checking.emulator) {
+    if (checking.ptx) {
+        /* One interpreter for every role, each kernel's PTX and the name its messages give it. */
+        argv[n++] = ptx_runner;
+        if (side == SIDE_STUDENT) {
+            argv[n++] = "student";
+            argv[n++] = student_ptx;
+            argv[n++] = (char *)checking.lesson->kernel;
+            argv[n++] = checking.source;
+        } else {
+            argv[n++] = "reference";
+            argv[n++] = solution_present() ? solution_ptx : "-";
+            argv[n++] = (char *)checking.lesson->kernel;
+            argv[n++] = solution_source;
+            argv[n++] = baseline_ptx;
+            argv[n++] = baseline_kernel;
+            argv[n++] = (char *)checking.lesson->baseline;
+        }
+    } else if (checking.emulator) {
         argv[n++] = side == SIDE_STUDENT ? student_runner : reference_runner;
     } else {
         argv[n++] = gpu_runner;
@@ -120,8 +144,12 @@ static int exec_runner(void *arg)
         if (bw) {
             /* The whole file system read-only (the runner may lie anywhere, /tmp too), the empty
              * folder as the working one. */
-            char *argv[] = {(char *)bw, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-                            "--dev", "/dev", "--chdir", (char *)l->folder, "--clearenv", "--", l->argv[0], NULL};
+            char *argv[32] = {(char *)bw, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+                              "--dev", "/dev", "--chdir", (char *)l->folder, "--clearenv", "--"};
+            int n = 13;
+            for (int i = 0; l->argv[i] && n < 31; i++) /* the runner and its arguments */
+                argv[n++] = l->argv[i];
+            argv[n] = NULL;
             execve(bw, argv, env);
         } else
             execve(l->argv[0], l->argv, env);

@@ -66,6 +66,11 @@ void emu_set_buffers(const struct emu_buffer *buffers, int n);
 /* Who ends the run after emu_wild_access (the runner: its sentence into the job, then exit). */
 void emu_set_fatal_handler(void (*handler)(const char *sentence));
 
+/* The sentence for what the tracer found, into error; 0 when it found nothing (emu_report.c):
+ * the first wrong single access (returns its kind), or the first race (returns 1). */
+int emu_report_bad_access(char *error, size_t len);
+int emu_report_race(char *error, size_t len);
+
 /* The role whose kernel runs now (emu_job.c). */
 int emu_job_current_role(void);
 
@@ -80,6 +85,15 @@ struct emu_line_counts {
 };
 
 
+/* One access of size bytes at p by the current thread (emu_trace_switch_to), made by the
+ * instruction at pc, checked and logged as the compiler's hooks do it, before it happens (a
+ * scheduler that interprets the kernel calls this instead). 8- and 16-byte accesses must be
+ * aligned to their size. */
+void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc);
+/* on: a read of shared memory nobody wrote is not an error in itself; the scheduler follows the
+ * value and judges where it goes (the PTX interpreter). */
+void emu_trace_values_judged(int on);
+
 /* Tracing: off by default (correctness runs need no counts). */
 void emu_trace_start(void);
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines);
@@ -90,6 +104,9 @@ void emu_trace_threads(uint64_t n);
 /* A mark for a code address of the kernel ("{pc:0x1a2b}"), which the judge turns into
  * "file.cu:31" (symbolize.h): the runner itself may start no programs. */
 const char *emu_where(uintptr_t pc, char *buf, size_t len);
+/* 1 where emu_where names the source line itself (the PTX interpreter), 0 where it writes a
+ * mark that the judge turns into one. */
+int emu_names_lines(void);
 /* That mark's offset for a code address. */
 uint64_t emu_pc_offset(uintptr_t pc);
 

@@ -80,6 +80,33 @@ static int busiest_first(const void *x, const void *y)
     return (wa < wb) - (wa > wb);
 }
 
+/* The busiest code addresses added up by the source line the runtime names (file:line:column),
+ * the busiest first: the report's line table, where the runtime knows its lines itself. */
+static void name_lines(struct gpu_job *job, const struct emu_line_counts *lines, int nlines)
+{
+    struct gpu_report *rep = &job->rep;
+    rep->nlines = 0;
+    rep->npcs = 0;
+    for (int p = 0; p < nlines; p++) {
+        char where[160];
+        emu_where(lines[p].pc, where, sizeof where);
+        int i = 0;
+        while (i < rep->nlines && strcmp(rep->lines[i].where, where) != 0)
+            i++;
+        if (i == rep->nlines) {
+            if (rep->nlines == MAX_COUNTED_LINES)
+                continue;
+            memset(&rep->lines[i], 0, sizeof rep->lines[i]);
+            snprintf(rep->lines[rep->nlines++].where, sizeof rep->lines[i].where, "%.95s", where);
+        }
+        for (int o = 0; o < MEM_OPS; o++) {
+            rep->lines[i].op[o].requests += lines[p].op[o].requests;
+            rep->lines[i].op[o].wavefronts += lines[p].op[o].wavefronts;
+            rep->lines[i].op[o].ideal += lines[p].op[o].ideal;
+        }
+    }
+}
+
 /* Runs each role of this side again with the tracer counting; the student's output of that
  * run goes to OUT_STUDENT_TIMED, to be judged like the first. */
 static int count_roles(struct gpu_job *job, struct host_buffer in[2], struct host_buffer out[ROLE_COUNT])
@@ -98,6 +125,10 @@ static int count_roles(struct gpu_job *job, struct host_buffer in[2], struct hos
             continue;
         memcpy(job_out(job, OUT_STUDENT_TIMED), out[r].data, job->out_elems * sizeof(float));
         qsort(lines, (size_t)nlines, sizeof *lines, busiest_first);
+        if (emu_names_lines()) {
+            name_lines(job, lines, nlines);
+            continue;
+        }
         job->rep.npcs = nlines < MAX_COUNTED_PCS ? nlines : MAX_COUNTED_PCS;
         for (int i = 0; i < job->rep.npcs; i++) {
             job->rep.pcs[i].pc = emu_pc_offset(lines[i].pc);

@@ -263,13 +263,12 @@ void emu_set_fatal_handler(void (*handler)(const char *sentence))
     fatal_handler = handler;
 }
 
-static int report_bad_access(void);
 
 void emu_stop_at_bad_access(void)
 {
     if (!fatal_handler)
         return;
-    report_bad_access();
+    emu_report_bad_access(rt.error, sizeof rt.error);
     fatal_handler(rt.error);
     abort();
 }
@@ -329,127 +328,6 @@ static int check_barrier(int threads)
                  blockIdx.x, blockIdx.y, waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "", a, exited,
                  exited == 1 ? "s" : "ve");
     return EMU_BARRIER_DIVERGENCE;
-}
-
-/* Says what the tracer found wrong in a single access, if anything; returns its kind. */
-static int report_bad_access(void)
-{
-    struct emu_bad_access b;
-    if (!emu_trace_bad_access(&b))
-        return 0;
-    char where[96];
-    emu_where(b.pc, where, sizeof where);
-    unsigned bx = blockDim.x ? blockDim.x : 1, x = (unsigned)b.thread % bx, y = (unsigned)b.thread / bx;
-    if (b.kind == EMU_MISALIGNED) {
-        char at[96];
-        if (b.buffer)
-            snprintf(at, sizeof at, "at element %ld of %s", b.offset, b.buffer);
-        else
-            snprintf(at, sizeof at, "in shared memory");
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) %s %d bytes %s (%s) at an address %ld bytes past a multiple of %d: a "
-                 "float2 or float4 access needs an address that is a multiple of its size (on a GPU the kernel "
-                 "stops with \"misaligned address\"); do its rows or its index keep it one?",
-                 blockIdx.x, blockIdx.y, x, y, b.is_write ? "writes" : "reads", b.size, at, where,
-                 (long)(b.misalignment), b.size);
-    }
-    else if (b.kind == EMU_UNSET_OUTPUT_READ)
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) reads element %ld of its output %s (%s) before anything wrote it: "
-                 "an output starts with whatever the memory held (on a GPU, cudaMalloc does not clear it), so a sum "
-                 "kept in it (%s[i] += ...) starts from garbage; keep the sum in a register from 0 and store it once",
-                 blockIdx.x, blockIdx.y, x, y, b.offset, b.buffer, where, b.buffer);
-    else if (b.kind == EMU_BLOCK_RACE) {
-        char other[64];
-        unsigned gx = gridDim.x ? gridDim.x : 1;
-        if (b.other_block >= 0)
-            snprintf(other, sizeof other, "block (%lu,%lu)", (unsigned long)b.other_block % gx,
-                     (unsigned long)b.other_block / gx);
-        else
-            snprintf(other, sizeof other, "another block");
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) %s element %ld of %s (%s), which %s %s: blocks of one launch run "
-                 "in no fixed order, so one block may not read or write what another writes (except with atomics)",
-                 blockIdx.x, blockIdx.y, x, y, b.is_write ? "writes" : "reads", b.offset, b.buffer, where, other,
-                 b.other_wrote == 1 ? "wrote" : b.other_wrote == 2 ? "changed with an atomic" : "read");
-    } else if (b.kind == EMU_INPUT_WRITE)
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) writes element %ld of its input %s (%s): a kernel may only read its "
-                 "inputs (the harness gives the same ones to every launch)",
-                 blockIdx.x, blockIdx.y, x, y, b.offset, b.buffer, where);
-    else if (b.kind == EMU_OUT_OF_BOUNDS && !b.is_write && b.offset < 0)
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) reads %ld element%s before the start of %s (%s): a negative index?",
-                 blockIdx.x, blockIdx.y, x, y, -b.offset, b.offset == -1 ? "" : "s", b.buffer, where);
-    else if (b.kind == EMU_OUT_OF_BOUNDS && !b.is_write)
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) reads element %ld of %s, past its end (%s): a load without its bounds "
-                 "check?",
-                 blockIdx.x, blockIdx.y, x, y, b.offset, b.buffer, where);
-    else if (b.kind == EMU_UNSET_SHARED_READ)
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) reads shared memory that no thread of the block has written "
-                 "(%s): a tile element nobody loaded, an index outside the loaded part, or a read that maps "
-                 "indices differently from the write",
-                 blockIdx.x, blockIdx.y, x, y, where);
-    else if (b.offset < 0)
-        snprintf(rt.error, sizeof rt.error, "block (%u,%u): thread (%u,%u) writes %ld element%s before the start of %s (%s)",
-                 blockIdx.x, blockIdx.y, x, y, -b.offset, b.offset == -1 ? "" : "s", b.buffer, where);
-    else
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) writes element %ld of %s, past its end (%s): a store without its "
-                 "bounds check?",
-                 blockIdx.x, blockIdx.y, x, y, b.offset, b.buffer, where);
-    return b.kind;
-}
-
-/* Says what the race check found, if anything. */
-static int report_race(void)
-{
-    struct emu_race r;
-    if (!emu_trace_race(&r))
-        return 0;
-    char where[2][96];
-    emu_where(r.pc, where[0], sizeof where[0]);
-    emu_where(r.writer_pc, where[1], sizeof where[1]);
-    unsigned bx = blockDim.x ? blockDim.x : 1;
-    unsigned x = (unsigned)r.thread % bx, y = (unsigned)r.thread / bx, wx = (unsigned)r.writer % bx,
-             wy = (unsigned)r.writer / bx;
-    /* Two plain writes: an index collision, whatever orders them; a read beside a write in one
-     * warp: a missing __syncwarp(). */
-    if (r.same_warp && !r.atomic && !r.is_write)
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) reads a shared word (%s) that thread (%u,%u), a lane of the same "
-                 "warp, writes (%s), with no __syncwarp() between them: a race, since the lanes of a warp do not "
-                 "run in lock step (a __syncwarp(), or a shuffle instead of shared memory, orders them)",
-                 blockIdx.x, blockIdx.y, x, y, where[0], wx, wy, where[1]);
-    else if (r.atomic)
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) %s a shared word (%s) that thread (%u,%u) %s (%s), with no %s "
-                 "between them: an atomic orders only other atomics, so a plain access beside one is a race",
-                 blockIdx.x, blockIdx.y, x, y, r.is_write ? "writes" : "reads", where[0], wx, wy,
-                 "also uses", where[1], r.same_warp ? "__syncwarp()" : "barrier");
-    else if (r.is_write)
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): threads (%u,%u) and (%u,%u) write the same shared word (%s and %s) between the same "
-                 "two barriers: their indices collide, so one overwrites the other (is the mapping one-to-one?)",
-                 blockIdx.x, blockIdx.y, x, y, wx, wy, where[0], where[1]);
-    else {
-        /* Which barrier is missing depends on what the read wanted: a value not written yet (the
-         * read came too early) or the old value the write then replaced (the write came too early). */
-        struct emu_bad_access b;
-        int too_early = r.writer < r.thread ||
-                        (emu_trace_bad_access(&b) && b.kind == EMU_UNSET_SHARED_READ && b.pc == r.pc);
-        snprintf(rt.error, sizeof rt.error,
-                 "block (%u,%u): thread (%u,%u) reads shared memory (%s) %s thread (%u,%u) %s (%s), with no "
-                 "barrier between them: a race, whose outcome on a GPU depends on timing. %s",
-                 blockIdx.x, blockIdx.y, x, y, where[0], too_early ? "that" : "before", wx, wy,
-                 too_early ? "writes" : "writes it", where[1],
-                 too_early ? "The read needs the write done first: a __syncthreads() after the write is missing."
-                           : "The write replaces a value still being read: a __syncthreads() after the read, "
-                             "before the next write, is missing.");
-    }
-    return 1;
 }
 
 /* ---- the warps' collective operations ---- */
@@ -683,9 +561,9 @@ static int run_block(int threads, char *shared_begin, char *shared_end)
         int rc = running ? check_barrier(threads) : 0;
         if (rc)
             return rc;
-        if (report_race())
+        if (emu_report_race(rt.error, sizeof rt.error))
             return EMU_RACE;
-        int bad = report_bad_access();
+        int bad = emu_report_bad_access(rt.error, sizeof rt.error);
         if (bad)
             return bad;
         if (running == 0)
@@ -750,6 +628,11 @@ int emu_launch(struct dim3 grid, struct dim3 block, char *shared_begin, char *sh
                 if (rc)
                     return rc;
             }
+    return 0;
+}
+
+int emu_names_lines(void)
+{
     return 0;
 }
 

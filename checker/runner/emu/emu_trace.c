@@ -54,6 +54,7 @@ static struct {
     struct mem_counts total;
     struct emu_line_counts lines[EMU_MAX_LINES];
     int nlines;
+    int values_judged; /* the scheduler judges reads of unwritten shared memory by their use */
 } tr;
 
 /* ---- blocks of one launch: which block wrote, read or atomically changed each word of a
@@ -330,7 +331,7 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
     }
     if (!shared && !global)
         check_outside(c, size, write, pc);
-    if (shared && !write && size >= 4) {
+    if (shared && !write && size >= 4 && !tr.values_judged) {
         uint32_t v;
         memcpy(&v, c, sizeof v);
         if (v == SHARED_POISON_BITS)
@@ -351,6 +352,16 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
     uint32_t epoch = (uint32_t)tr.epoch < MAX_EPOCH ? (uint32_t)tr.epoch : MAX_EPOCH;
     l->a[l->n++] = (struct access){pc, (uintptr_t)c, size, op, (uint32_t)(tr.atomic != 0), epoch};
     tr.atomics_seen |= tr.atomic;
+}
+
+void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc)
+{
+    record(p, size, write, pc, 1);
+}
+
+void emu_trace_values_judged(int on)
+{
+    tr.values_judged = on;
 }
 
 /* A range too large to check as one is memory nobody gave a kernel. */

@@ -1,0 +1,1505 @@
+/* The PTX interpreter's engine (ptx_exec.h).
+ *
+ * Scheduling. Blocks run one after another. In a block, each warp runs in lockstep: of its
+ * lanes that can go on, those at the lowest instruction index execute it together (nvcc lays
+ * out structured code so that a branch's paths come before the point where they meet, so this
+ * reconverges where an immediate post-dominator stack would). A lane stops at bar.sync (until
+ * every thread of the block has arrived), at a warp's collective operation (until every lane
+ * its mask names has arrived at one) or at its end. Warps run in order up to each barrier, so a
+ * missing barrier gives wrong results every time rather than by luck.
+ *
+ * Values. A read of shared memory that no thread of the block has written is not an error in
+ * itself (compilers load speculatively): the value is marked, the mark follows it through
+ * registers and shared memory, and it is an error where it reaches global memory, an address or
+ * a branch.
+ *
+ * Memory. Every shared and global access goes through the emulator's tracer, which checks it
+ * before it happens, finds races between barriers and prices each warp instruction in banks and
+ * sectors (bank_model.h). Instruction i is the tracer's code address i + 1. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "emu.h"
+#include "ptx_exec.h"
+
+#define MAX_THREADS 1024
+#define MAX_WARPS (MAX_THREADS / 32)
+
+/* The launch's coordinates, which the tracer's sentences read (emu_report.c). */
+struct emu_uint3 {
+    unsigned x, y, z;
+} blockIdx, blockDim, gridDim;
+
+enum lane_state { READY, AT_BARRIER, AT_WARP, EXITED };
+
+/* Shared memory's bytes: never written, written, written with a marked value. */
+enum { UNSET = 0, SET = 1, MARKED = 2 };
+
+static struct {
+    const struct ptx_launch *L; /* &launch: the last launch's, kept for naming its lines afterwards */
+    struct ptx_launch launch;
+    const struct ptx_kernel *k;
+    int threads, warps;
+    uint64_t *regs;   /* [reg][thread] */
+    uint32_t *marks;  /* [reg][warp]: lanes whose value came from unwritten shared memory */
+    int pc[MAX_THREADS];
+    uint8_t state[MAX_THREADS];
+    int epoch[MAX_THREADS]; /* warp operations each lane completed (the race check's order) */
+    int vote[MAX_THREADS];  /* its predicate at a bar.red */
+    unsigned char *shared, *shared_state;
+    size_t shared_bytes;
+    unsigned char *local; /* [thread][local_bytes] */
+    size_t local_bytes;
+    unsigned long long clock;
+    int running_insn;     /* where the running warp is (for a CPU-time stop) */
+    int running_thread;
+    /* the first value error (a marked value used): its sentence */
+    int value_error;
+    char value_sentence[600];
+    char error[600];
+} X;
+
+const char *ptx_where(int insn, char *buf, size_t len)
+{
+    if (!X.k || insn < 0 || insn >= X.k->ninsns) {
+        snprintf(buf, len, "?");
+        return buf;
+    }
+    const struct ptx_insn *in = &X.k->insns[insn];
+    const char *file = in->file == 1 && X.L->source ? X.L->source
+                       : in->file >= 1 && in->file <= PTX_MAX_FILES && X.L->m->files[in->file] ? X.L->m->files[in->file]
+                                                                                                : "?";
+    if (in->line)
+        snprintf(buf, len, "%s:%d:%d", file, in->line, in->col);
+    else
+        snprintf(buf, len, "%s (instruction %d: %s)", file, insn, in->text);
+    return buf;
+}
+
+/* ---- the runtime interface the tracer and emu_job.c expect (emu.h) ---- */
+static void (*fatal_handler)(const char *sentence);
+
+void emu_set_fatal_handler(void (*handler)(const char *sentence))
+{
+    fatal_handler = handler;
+}
+
+const char *emu_error(void)
+{
+    return X.error;
+}
+
+const char *emu_where(uintptr_t pc, char *buf, size_t len)
+{
+    return ptx_where((int)pc - 1, buf, len);
+}
+
+int emu_names_lines(void)
+{
+    return 1;
+}
+
+uint64_t emu_pc_offset(uintptr_t pc)
+{
+    return pc;
+}
+
+void emu_stop_at_bad_access(void)
+{
+    if (!fatal_handler)
+        return;
+    emu_report_bad_access(X.error, sizeof X.error);
+    fatal_handler(X.error);
+    abort();
+}
+
+static const char *thread_name(int t, char *buf, size_t len)
+{
+    unsigned bx = blockDim.x ? blockDim.x : 1;
+    snprintf(buf, len, "thread (%u,%u)", (unsigned)t % bx, (unsigned)t / bx);
+    return buf;
+}
+
+void emu_wild_access(uintptr_t pc, const void *addr, int is_write)
+{
+    char where[160], who[40];
+    snprintf(X.error, sizeof X.error,
+             "block (%u,%u): %s %s memory it was not given, at %p (%s): nowhere near its inputs, its output, its "
+             "shared memory or its own variables. A kernel may touch only those; the run was stopped",
+             blockIdx.x, blockIdx.y, thread_name(X.running_thread, who, sizeof who), is_write ? "writes" : "reads",
+             addr, emu_where(pc, where, sizeof where));
+    if (fatal_handler)
+        fatal_handler(X.error);
+    abort();
+}
+
+void emu_describe_spin(uintptr_t pc, char *buf, size_t len)
+{
+    char where[160], who[40];
+    (void)pc;
+    snprintf(buf, len, "%s of block (%u,%u) was running %s when it was stopped",
+             thread_name(X.running_thread, who, sizeof who), blockIdx.x, blockIdx.y,
+             ptx_where(X.running_insn, where, sizeof where));
+}
+
+/* ---- registers and operands ---- */
+static inline uint64_t *reg(int r, int t)
+{
+    return &X.regs[(size_t)r * (size_t)X.threads + (size_t)t];
+}
+static inline uint32_t *mark(int r, int w)
+{
+    return &X.marks[(size_t)r * (size_t)X.warps + (size_t)w];
+}
+
+static inline float as_f(uint64_t v)
+{
+    uint32_t u = (uint32_t)v;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline double as_d(uint64_t v)
+{
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+static inline uint64_t of_f(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline uint64_t of_d(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+
+/* The bits of a value of type t, sign- or zero-extended to 64. */
+static inline uint64_t extend(uint64_t v, int t)
+{
+    switch (t) {
+    case T_S8: return (uint64_t)(int64_t)(int8_t)v;
+    case T_S16: return (uint64_t)(int64_t)(int16_t)v;
+    case T_S32: return (uint64_t)(int64_t)(int32_t)v;
+    case T_B8: case T_U8: return v & 0xff;
+    case T_B16: case T_U16: case T_F16: case T_BF16: return v & 0xffff;
+    case T_B32: case T_U32: case T_F32: case T_F16X2: return v & 0xffffffffu;
+    case T_PRED: return v & 1;
+    default: return v;
+    }
+}
+
+static uint64_t special(int sr, int t)
+{
+    unsigned bx = blockDim.x, by = blockDim.y;
+    unsigned x = (unsigned)t % bx, y = ((unsigned)t / bx) % by, z = (unsigned)t / (bx * by);
+    int lane = t % 32;
+    switch (sr) {
+    case SR_TID_X: return x;
+    case SR_TID_Y: return y;
+    case SR_TID_Z: return z;
+    case SR_NTID_X: return blockDim.x;
+    case SR_NTID_Y: return blockDim.y;
+    case SR_NTID_Z: return blockDim.z;
+    case SR_CTAID_X: return blockIdx.x;
+    case SR_CTAID_Y: return blockIdx.y;
+    case SR_CTAID_Z: return blockIdx.z;
+    case SR_NCTAID_X: return gridDim.x;
+    case SR_NCTAID_Y: return gridDim.y;
+    case SR_NCTAID_Z: return gridDim.z;
+    case SR_LANEID: return (uint64_t)lane;
+    case SR_WARPID: return (uint64_t)(t / 32);
+    case SR_NWARPID: return (uint64_t)X.warps;
+    case SR_CLOCK: case SR_CLOCK64: case SR_GLOBALTIMER: return ++X.clock;
+    case SR_LANEMASK_EQ: return 1u << lane;
+    case SR_LANEMASK_LT: return (1u << lane) - 1;
+    case SR_LANEMASK_LE: return (uint32_t)((2ull << lane) - 1);
+    case SR_LANEMASK_GT: return (uint32_t)~((2ull << lane) - 1);
+    case SR_LANEMASK_GE: return (uint32_t)~((1u << lane) - 1);
+    default: return 0;
+    }
+}
+
+/* An address operand's value: a variable's place in its space, a parameter's in the block. */
+static uint64_t sym_address(const struct ptx_operand *o)
+{
+    if (o->sym <= -2)
+        return (uint64_t)X.k->params[-2 - o->sym].offset;
+    return (uint64_t)X.L->m->vars[o->sym].offset;
+}
+
+/* The value of operand o for thread t, read as type ty. */
+static inline uint64_t val(const struct ptx_operand *o, int ty, int t)
+{
+    switch (o->kind) {
+    case K_REG: {
+        uint64_t v = *reg(o->reg, t);
+        return o->neg ? !(v & 1) : v;
+    }
+    case K_IMM:
+        if (ty == T_F32)
+            return of_f((float)o->imm);
+        if (ty == T_F64)
+            return of_d((double)o->imm);
+        return (uint64_t)o->imm;
+    case K_FIMM:
+        if (ty == T_F32)
+            return of_f((float)as_d((uint64_t)o->imm));
+        return (uint64_t)o->imm;
+    case K_SPECIAL:
+        return special(o->reg, t);
+    case K_SYM:
+        return sym_address(o) + (uint64_t)o->imm;
+    default:
+        return 0;
+    }
+}
+
+/* The marked lanes among `lanes` of the operands' registers. */
+static inline uint32_t marks_of(const struct ptx_insn *in, int first, int w, uint32_t lanes)
+{
+    uint32_t m = 0;
+    for (int i = first; i < in->nops; i++) {
+        const struct ptx_operand *o = &in->o[i];
+        if ((o->kind == K_REG || o->kind == K_MEM) && o->reg >= 0)
+            m |= *mark(o->reg, w);
+        else if (o->kind == K_VEC)
+            for (int e = 0; e < o->nvec; e++)
+                if (o->vec[e] >= 0)
+                    m |= *mark(o->vec[e], w);
+    }
+    return m & lanes;
+}
+
+static inline void set_marks(int r, int w, uint32_t lanes, uint32_t marked)
+{
+    uint32_t *m = mark(r, w);
+    *m = (*m & ~lanes) | (marked & lanes);
+}
+
+static inline void put(int r, int t, uint64_t v, int ty)
+{
+    *reg(r, t) = extend(v, ty);
+}
+
+/* ---- errors ---- */
+static int fail(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(int kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(X.error, sizeof X.error, fmt, ap);
+    va_end(ap);
+    return kind;
+}
+
+/* A marked value used where it matters: the first such use, kept for the block's end. */
+static void value_used(int insn, int t, const char *what)
+{
+    if (X.value_error)
+        return;
+    char where[160], who[40];
+    X.value_error = 1;
+    snprintf(X.value_sentence, sizeof X.value_sentence,
+             "block (%u,%u): %s %s a value it read from shared memory that no thread of the block had written "
+             "(%s): a tile element nobody loaded, an index outside the loaded part, or a read that maps indices "
+             "differently from the write",
+             blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, ptx_where(insn, where, sizeof where));
+}
+
+/* ---- memory ---- */
+static inline unsigned char *local_of(int t)
+{
+    return X.local + (size_t)t * X.local_bytes;
+}
+
+/* Where an access lands: the tracer sees shared and global memory (as on a GPU, where local,
+ * constant and parameter memory are not what the lessons count). */
+enum land { IN_SHARED, IN_LOCAL, IN_CONST, IN_PARAM, IN_GLOBAL };
+
+/* Where an access of `size` bytes at address a in space sp lands, for thread t: a pointer the
+ * interpreter may use, or NULL after the error is set; *land says where, and *shared_off is the
+ * offset in shared memory where it is there. */
+static unsigned char *locate(int insn, int t, int sp, uint64_t a, int size, int write, int *land, size_t *shared_off)
+{
+    char where[160], who[40];
+    const struct ptx_module *m = X.L->m;
+    *shared_off = (size_t)-1;
+    switch (sp) {
+    case S_SHARED:
+        *land = IN_SHARED;
+        if (a + (uint64_t)size > X.shared_bytes || a > X.shared_bytes) {
+            fail(EMU_OUT_OF_BOUNDS,
+                 "block (%u,%u): %s %s shared memory at byte %lld, outside the block's %zu bytes of shared arrays "
+                 "(%s): an index outside its tile?",
+                 blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), write ? "writes" : "reads", (long long)a,
+                 X.shared_bytes, ptx_where(insn, where, sizeof where));
+            return NULL;
+        }
+        *shared_off = (size_t)a;
+        return X.shared + a;
+    case S_LOCAL:
+        *land = IN_LOCAL;
+        if (a + (uint64_t)size > X.local_bytes || a > X.local_bytes) {
+            fail(EMU_OUT_OF_BOUNDS,
+                 "block (%u,%u): %s indexes a local array outside its bounds (%s): on a GPU it would %s memory "
+                 "that is not the array's",
+                 blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), ptx_where(insn, where, sizeof where),
+                 write ? "write" : "read");
+            return NULL;
+        }
+        return local_of(t) + a;
+    case S_CONST:
+        *land = IN_CONST;
+        if (write || a + (uint64_t)size > m->const_bytes || a > m->const_bytes) {
+            fail(EMU_OUT_OF_BOUNDS, "block (%u,%u): %s %s __constant__ data past its end (%s): an index outside the table?",
+                 blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), write ? "writes" : "reads",
+                 ptx_where(insn, where, sizeof where));
+            return NULL;
+        }
+        return m->const_data + a;
+    case S_PARAM:
+        *land = IN_PARAM;
+        if (write || a + (uint64_t)size > (uint64_t)X.k->param_bytes) {
+            fail(EMU_BAD_LAUNCH, "a parameter access outside the kernel's parameters (%s)",
+                 ptx_where(insn, where, sizeof where));
+            return NULL;
+        }
+        return (unsigned char *)X.L->params + a;
+    default: { /* global or generic: one of the runner's own pointers, which the tracer checks */
+        unsigned char *p = (unsigned char *)(uintptr_t)a;
+        *land = IN_GLOBAL;
+        if (sp != S_GLOBAL && p >= X.shared && p + size <= X.shared + X.shared_bytes) {
+            *land = IN_SHARED;
+            *shared_off = (size_t)(p - X.shared);
+        } else if (sp != S_GLOBAL && p >= local_of(t) && p + size <= local_of(t) + X.local_bytes) {
+            *land = IN_LOCAL;
+        } else if (sp != S_GLOBAL && m->const_bytes && p >= m->const_data && p + size <= m->const_data + m->const_bytes) {
+            *land = IN_CONST;
+            if (write) {
+                fail(EMU_WILD_ACCESS, "block (%u,%u): %s writes __constant__ data (%s)", blockIdx.x, blockIdx.y,
+                     thread_name(t, who, sizeof who), ptx_where(insn, where, sizeof where));
+                return NULL;
+            }
+        }
+        return p;
+    }
+    }
+}
+
+/* One lane's access through the tracer, which checks it before it happens (and stops a wild
+ * one), looks for races and counts it. */
+static inline void trace(int insn, int t, const void *p, int size, int write)
+{
+    emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
+    emu_trace_access(p, (uint32_t)size, write, (uintptr_t)insn + 1);
+}
+
+/* Reads `size` bytes for a load; *marked when any came from unwritten shared memory. */
+static int load(int insn, int t, int sp, uint64_t a, int size, void *dst, int *marked)
+{
+    size_t off;
+    int land;
+    unsigned char *p = locate(insn, t, sp, a, size, 0, &land, &off);
+    if (!p)
+        return -1;
+    *marked = 0;
+    if (land == IN_SHARED || land == IN_GLOBAL)
+        trace(insn, t, p, size, 0);
+    if (off != (size_t)-1)
+        for (int i = 0; i < size; i++)
+            *marked |= X.shared_state[off + (size_t)i] != SET;
+    memcpy(dst, p, (size_t)size);
+    return 0;
+}
+
+static int store(int insn, int t, int sp, uint64_t a, int size, const void *src, int marked)
+{
+    size_t off;
+    int land;
+    unsigned char *p = locate(insn, t, sp, a, size, 1, &land, &off);
+    if (!p)
+        return -1;
+    if (land == IN_SHARED || land == IN_GLOBAL)
+        trace(insn, t, p, size, 1);
+    if (off != (size_t)-1)
+        memset(X.shared_state + off, marked ? MARKED : SET, (size_t)size);
+    else if (marked && land == IN_GLOBAL)
+        value_used(insn, t, "stores to global memory");
+    memcpy(p, src, (size_t)size);
+    return 0;
+}
+
+/* ---- arithmetic ---- */
+static inline int is_f(int ty)
+{
+    return ty == T_F32 || ty == T_F64;
+}
+
+static double fval(uint64_t v, int ty)
+{
+    return ty == T_F32 ? (double)as_f(v) : as_d(v);
+}
+static uint64_t fput(double d, int ty)
+{
+    return ty == T_F32 ? of_f((float)d) : of_d(d);
+}
+
+/* Integer bits of width: the type's. */
+static inline int width(int ty)
+{
+    return 8 * ptx_type_bytes(ty);
+}
+
+static uint64_t int_binary(int op, int flags, int ty, uint64_t a, uint64_t b)
+{
+    int w = width(ty), s = ptx_type_signed(ty);
+    uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
+    int64_t sa = (int64_t)extend(a, s ? ty : ty), sb = (int64_t)extend(b, s ? ty : ty);
+    uint64_t ua = a & mask, ub = b & mask;
+    switch (op) {
+    case OP_ADD: return (a + b) & mask;
+    case OP_SUB: return (a - b) & mask;
+    case OP_MUL:
+    case OP_MUL24:
+        if (flags & F_WIDE)
+            return s ? (uint64_t)((int64_t)(int32_t)sa * (int64_t)(int32_t)sb) : (uint64_t)((ua & 0xffffffffu) * (ub & 0xffffffffu));
+        if (flags & F_HI) {
+            if (w == 64) {
+                if (s)
+                    return (uint64_t)(((__int128)sa * (__int128)sb) >> 64);
+                return (uint64_t)(((unsigned __int128)ua * (unsigned __int128)ub) >> 64);
+            }
+            return s ? (uint64_t)((sa * sb) >> w) & mask : ((ua * ub) >> w) & mask;
+        }
+        return (a * b) & mask;
+    case OP_DIV:
+        if (ub == 0)
+            return mask;
+        if (s) {
+            if (sb == -1)
+                return (uint64_t)(-(uint64_t)sa) & mask;
+            return (uint64_t)(sa / sb) & mask;
+        }
+        return ua / ub;
+    case OP_REM:
+        if (ub == 0)
+            return ua;
+        if (s) {
+            if (sb == -1)
+                return 0;
+            return (uint64_t)(sa % sb) & mask;
+        }
+        return ua % ub;
+    case OP_MIN: return s ? (uint64_t)(sa < sb ? sa : sb) & mask : (ua < ub ? ua : ub);
+    case OP_MAX: return s ? (uint64_t)(sa > sb ? sa : sb) & mask : (ua > ub ? ua : ub);
+    case OP_AND: return a & b & mask;
+    case OP_OR: return (a | b) & mask;
+    case OP_XOR: return (a ^ b) & mask;
+    case OP_SHL: return (b & 0xffffffffu) >= (uint64_t)w ? 0 : (a << (b & 0xffffffffu)) & mask;
+    case OP_SHR: {
+        uint64_t n = b & 0xffffffffu;
+        if (s)
+            return (uint64_t)(sa >> (n >= (uint64_t)w ? w - 1 : (int)n)) & mask;
+        return n >= (uint64_t)w ? 0 : ua >> n;
+    }
+    default: return 0;
+    }
+}
+
+static double fbinary(int op, double a, double b, int ty)
+{
+    switch (op) {
+    case OP_ADD: return ty == T_F32 ? (double)((float)a + (float)b) : a + b;
+    case OP_SUB: return ty == T_F32 ? (double)((float)a - (float)b) : a - b;
+    case OP_MUL: return ty == T_F32 ? (double)((float)a * (float)b) : a * b;
+    case OP_DIV: return ty == T_F32 ? (double)((float)a / (float)b) : a / b;
+    case OP_MIN: return isnan(a) ? b : isnan(b) ? a : a < b ? a : b;
+    case OP_MAX: return isnan(a) ? b : isnan(b) ? a : a > b ? a : b;
+    case OP_COPYSIGN: return copysign(b, a);
+    default: return 0;
+    }
+}
+
+static int compare(int cmp, int ty, uint64_t a, uint64_t b)
+{
+    if (is_f(ty)) {
+        double x = fval(a, ty), y = fval(b, ty);
+        int un = isnan(x) || isnan(y);
+        switch (cmp) {
+        case C_EQ: return !un && x == y;
+        case C_NE: return !un && x != y;
+        case C_LT: return !un && x < y;
+        case C_LE: return !un && x <= y;
+        case C_GT: return !un && x > y;
+        case C_GE: return !un && x >= y;
+        case C_EQU: return un || x == y;
+        case C_NEU: return un || x != y;
+        case C_LTU: return un || x < y;
+        case C_LEU: return un || x <= y;
+        case C_GTU: return un || x > y;
+        case C_GEU: return un || x >= y;
+        case C_NUM: return !un;
+        case C_NAN: return un;
+        default: return 0;
+        }
+    }
+    int s = ptx_type_signed(ty) && cmp != C_LO && cmp != C_LS && cmp != C_HI && cmp != C_HS;
+    uint64_t ua = extend(a, ty), ub = extend(b, ty);
+    if (ty == T_PRED)
+        ua &= 1, ub &= 1;
+    int64_t sa = (int64_t)ua, sb = (int64_t)ub;
+    switch (cmp) {
+    case C_EQ: return ua == ub;
+    case C_NE: return ua != ub;
+    case C_LT: return s ? sa < sb : ua < ub;
+    case C_LE: return s ? sa <= sb : ua <= ub;
+    case C_GT: return s ? sa > sb : ua > ub;
+    case C_GE: return s ? sa >= sb : ua >= ub;
+    case C_LO: return ua < ub;
+    case C_LS: return ua <= ub;
+    case C_HI: return ua > ub;
+    case C_HS: return ua >= ub;
+    default: return 0;
+    }
+}
+
+static double round_to_int(double x, int rnd)
+{
+    switch (rnd) {
+    case R_RNI: case R_RN: return nearbyint(x);
+    case R_RMI: case R_RM: return floor(x);
+    case R_RPI: case R_RP: return ceil(x);
+    default: return trunc(x);
+    }
+}
+
+static uint64_t convert(const struct ptx_insn *in, uint64_t v)
+{
+    int dt = in->type, st = in->type2;
+    if (is_f(dt) && is_f(st)) {
+        double d = fval(v, st);
+        if (in->rnd >= R_RNI)
+            d = round_to_int(d, in->rnd);
+        return fput(d, dt);
+    }
+    if (is_f(dt)) { /* from an integer */
+        double d = ptx_type_signed(st) ? (double)(int64_t)extend(v, st) : (double)extend(v, st);
+        if (st == T_S64 || st == T_U64) { /* round once, to float directly */
+            float f = ptx_type_signed(st) ? (float)(int64_t)v : (float)v;
+            return dt == T_F32 ? of_f(f) : fput(ptx_type_signed(st) ? (double)(int64_t)v : (double)v, dt);
+        }
+        return fput(d, dt);
+    }
+    if (is_f(st)) { /* to an integer: rounded, saturated, NaN to 0 */
+        double d = fval(v, st);
+        if (isnan(d))
+            return 0;
+        d = round_to_int(d, in->rnd ? in->rnd : R_RZI);
+        int w = width(dt);
+        if (ptx_type_signed(dt)) {
+            double lo = -ldexp(1, w - 1), hi = ldexp(1, w - 1) - 1;
+            d = d < lo ? lo : d > hi ? hi : d;
+            return extend((uint64_t)(int64_t)d, dt);
+        }
+        double hi = ldexp(1, w) - 1;
+        d = d < 0 ? 0 : d > hi ? hi : d;
+        return (uint64_t)d;
+    }
+    /* integer to integer: the source extended by its type, cut to the destination's */
+    uint64_t x = extend(v, st);
+    if (in->flags & F_SAT) {
+        int w = width(dt);
+        if (ptx_type_signed(dt)) {
+            int64_t lo = -(int64_t)(1ull << (w - 1)), hi = (int64_t)((1ull << (w - 1)) - 1), s = (int64_t)x;
+            if (!ptx_type_signed(st) && x > (uint64_t)hi)
+                s = hi;
+            return extend((uint64_t)(s < lo ? lo : s > hi ? hi : s), dt);
+        }
+        if (ptx_type_signed(st) && (int64_t)x < 0)
+            return 0;
+        uint64_t hi = w == 64 ? ~0ull : (1ull << w) - 1;
+        return x > hi ? hi : x;
+    }
+    return extend(x, dt);
+}
+
+/* ---- one warp ---- */
+
+/* The lanes of warp w that are READY at the lowest instruction: their mask, and that index. */
+static uint32_t next_group(int w, int *pc)
+{
+    int first = w * 32, lanes = X.threads - first < 32 ? X.threads - first : 32, lo = -1;
+    uint32_t m = 0;
+    for (int l = 0; l < lanes; l++) {
+        int t = first + l;
+        if (X.state[t] != READY)
+            continue;
+        if (lo < 0 || X.pc[t] < lo) {
+            lo = X.pc[t];
+            m = 1u << l;
+        } else if (X.pc[t] == lo)
+            m |= 1u << l;
+    }
+    *pc = lo;
+    return m;
+}
+
+#define FOR_LANES(m, l)                                                                                           \
+    for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
+
+/* Executes instruction i for the lanes of `active` (all at i) of warp w. Returns 0, or an
+ * EMU_* code with X.error set. */
+static int step(int w, int i, uint32_t active)
+{
+    const struct ptx_insn *in = &X.k->insns[i];
+    int first = w * 32;
+    uint32_t exec = active;
+    X.running_insn = i;
+    if (in->pred >= 0) {
+        uint32_t on = 0;
+        FOR_LANES(active, l) {
+            int t = first + (int)l;
+            if (((*reg(in->pred, t) & 1) != 0) != in->pred_neg)
+                on |= 1u << l;
+        }
+        exec = on;
+        uint32_t pm = *mark(in->pred, w) & active;
+        if (pm && (in->op == OP_BRA || in->op == OP_ST || in->op == OP_ATOM || in->op == OP_RED || in->op == OP_RET ||
+                   in->op == OP_EXIT))
+            value_used(i, first + __builtin_ctz(pm), "decides a branch with");
+    }
+    const struct ptx_operand *o = in->o;
+    int ty = in->type;
+    /* the common case: lanes that did not jump or stop go on to the next instruction */
+    int advance = 1;
+    char who[40], where[160];
+    switch (in->op) {
+    case OP_MOV: {
+        uint32_t mk = marks_of(in, 1, w, exec);
+        if (o[0].kind == K_VEC) { /* unpack: mov.b64 {a,b}, x */
+            int parts = o[0].nvec, bits = width(ty) / parts;
+            FOR_LANES(exec, l) {
+                int t = first + (int)l;
+                uint64_t v = val(&o[1], ty, t);
+                for (int e = 0; e < parts; e++)
+                    if (o[0].vec[e] >= 0)
+                        *reg(o[0].vec[e], t) = bits == 64 ? v : (v >> (e * bits)) & ((1ull << bits) - 1);
+            }
+            for (int e = 0; e < parts; e++)
+                if (o[0].vec[e] >= 0)
+                    set_marks(o[0].vec[e], w, exec, mk);
+            break;
+        }
+        if (o[1].kind == K_VEC) { /* pack: mov.b64 x, {a,b} */
+            int parts = o[1].nvec, bits = width(ty) / parts;
+            FOR_LANES(exec, l) {
+                int t = first + (int)l;
+                uint64_t v = 0;
+                for (int e = 0; e < parts; e++)
+                    if (o[1].vec[e] >= 0)
+                        v |= (*reg(o[1].vec[e], t) & (bits == 64 ? ~0ull : (1ull << bits) - 1)) << (e * bits);
+                put(o[0].reg, first + (int)l, v, ty);
+            }
+            set_marks(o[0].reg, w, exec, mk);
+            break;
+        }
+        FOR_LANES(exec, l)
+            put(o[0].reg, first + (int)l, val(&o[1], ty, first + (int)l), ty);
+        set_marks(o[0].reg, w, exec, mk);
+        break;
+    }
+    case OP_CVTA: {
+        /* to a space: the generic pointer into its offset; from one: the offset into a pointer */
+        uint32_t mk = marks_of(in, 1, w, exec);
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = val(&o[1], T_U64, t), r = a;
+            unsigned char *base = in->space == S_SHARED ? X.shared
+                                  : in->space == S_LOCAL ? local_of(t)
+                                  : in->space == S_CONST ? X.L->m->const_data
+                                                         : NULL;
+            if (base)
+                r = (in->flags & F_TO) ? a - (uint64_t)(uintptr_t)base : a + (uint64_t)(uintptr_t)base;
+            put(o[0].reg, t, r, ty == T_U32 ? T_U32 : T_U64);
+        }
+        set_marks(o[0].reg, w, exec, mk);
+        break;
+    }
+    case OP_CVT: {
+        uint32_t mk = marks_of(in, 1, w, exec);
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            put(o[0].reg, t, convert(in, val(&o[1], in->type2, t)), ty);
+        }
+        set_marks(o[0].reg, w, exec, mk);
+        break;
+    }
+    case OP_LD: {
+        int size = ptx_type_bytes(ty), n = in->vec;
+        uint32_t am = o[1].reg >= 0 ? *mark(o[1].reg, w) & exec : 0;
+        if (am) {
+            value_used(i, first + __builtin_ctz(am), "uses as an address");
+            exec &= ~am;
+        }
+        uint32_t marked = 0;
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = (o[1].reg >= 0 ? *reg(o[1].reg, t) : o[1].sym != -1 ? sym_address(&o[1]) : 0) + (uint64_t)o[1].imm;
+            unsigned char buf[32] = {0};
+            int mk = 0;
+            if (load(i, t, in->space, a, size * n, buf, &mk))
+                return EMU_OUT_OF_BOUNDS;
+            if (mk)
+                marked |= 1u << l;
+            for (int e = 0; e < n; e++) {
+                uint64_t v = 0;
+                memcpy(&v, buf + e * size, (size_t)size);
+                int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
+                if (r >= 0) /* a narrow load widens into its register by its own type */
+                    *reg(r, t) = ptx_type_signed(ty) ? extend(v, ty) : v;
+            }
+        }
+        for (int e = 0; e < n; e++) {
+            int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
+            if (r >= 0)
+                set_marks(r, w, exec | am, marked | am);
+        }
+        break;
+    }
+    case OP_ST: {
+        int size = ptx_type_bytes(ty), n = in->vec;
+        uint32_t am = o[0].reg >= 0 ? *mark(o[0].reg, w) & exec : 0;
+        if (am) {
+            value_used(i, first + __builtin_ctz(am), "uses as an address");
+            exec &= ~am;
+        }
+        uint32_t vm = marks_of(in, 1, w, exec);
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = (o[0].reg >= 0 ? *reg(o[0].reg, t) : o[0].sym != -1 ? sym_address(&o[0]) : 0) + (uint64_t)o[0].imm;
+            unsigned char buf[32];
+            for (int e = 0; e < n; e++) {
+                uint64_t v = o[1].kind == K_VEC ? (o[1].vec[e] >= 0 ? *reg(o[1].vec[e], t) : 0) : val(&o[1], ty, t);
+                memcpy(buf + e * size, &v, (size_t)size);
+            }
+            if (store(i, t, in->space, a, size * n, buf, (vm >> l) & 1))
+                return EMU_OUT_OF_BOUNDS;
+        }
+        break;
+    }
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
+    case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_COPYSIGN: case OP_MUL24: {
+        uint32_t mk = marks_of(in, 1, w, exec);
+        int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
+        if (ty == T_PRED) {
+            FOR_LANES(exec, l) {
+                int t = first + (int)l;
+                uint64_t a = val(&o[1], ty, t) & 1, b = val(&o[2], ty, t) & 1;
+                put(o[0].reg, t, in->op == OP_AND ? (a & b) : in->op == OP_OR ? (a | b) : (a ^ b), T_PRED);
+            }
+        } else if (is_f(ty)) {
+            FOR_LANES(exec, l) {
+                int t = first + (int)l;
+                double r = fbinary(in->op, fval(val(&o[1], ty, t), ty), fval(val(&o[2], ty, t), ty), ty);
+                if (in->flags & F_SAT)
+                    r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
+                put(o[0].reg, t, fput(r, ty), ty);
+            }
+        } else {
+            FOR_LANES(exec, l) {
+                int t = first + (int)l;
+                int sty = in->op == OP_SHL || in->op == OP_SHR ? T_U32 : ty;
+                uint64_t b = val(&o[2], sty, t);
+                if (in->op == OP_MUL24) {
+                    uint64_t a = val(&o[1], ty, t) & 0xffffff;
+                    b &= 0xffffff;
+                    if (ptx_type_signed(ty)) {
+                        int64_t sa = ((int64_t)(a << 40)) >> 40, sb = ((int64_t)(b << 40)) >> 40;
+                        int64_t p = sa * sb;
+                        put(o[0].reg, t, (in->flags & F_HI) ? (uint64_t)(p >> 16) : (uint64_t)p, ty);
+                    } else
+                        put(o[0].reg, t, (in->flags & F_HI) ? (a * b) >> 16 : a * b, ty);
+                    continue;
+                }
+                put(o[0].reg, t, int_binary(in->op, in->flags, ty, val(&o[1], ty, t), b), dty);
+            }
+        }
+        set_marks(o[0].reg, w, exec, mk);
+        break;
+    }
+    case OP_MAD: case OP_FMA: case OP_MAD24: {
+        uint32_t mk = marks_of(in, 1, w, exec);
+        if (is_f(ty)) {
+            FOR_LANES(exec, l) {
+                int t = first + (int)l;
+                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t), c = val(&o[3], ty, t);
+                uint64_t r = ty == T_F32 ? of_f(fmaf(as_f(a), as_f(b), as_f(c))) : of_d(fma(as_d(a), as_d(b), as_d(c)));
+                if (in->flags & F_SAT) {
+                    double d = fval(r, ty);
+                    r = fput(isnan(d) ? 0 : d < 0 ? 0 : d > 1 ? 1 : d, ty);
+                }
+                put(o[0].reg, t, r, ty);
+            }
+        } else {
+            int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
+            FOR_LANES(exec, l) {
+                int t = first + (int)l;
+                uint64_t p = int_binary(OP_MUL, in->flags, ty, val(&o[1], ty, t), val(&o[2], ty, t));
+                put(o[0].reg, t, p + val(&o[3], dty, t), dty);
+            }
+        }
+        set_marks(o[0].reg, w, exec, mk);
+        break;
+    }
+    case OP_NEG: case OP_ABS: case OP_NOT: case OP_CNOT: case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_EX2:
+    case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH: case OP_POPC: case OP_CLZ: case OP_BREV: {
+        uint32_t mk = marks_of(in, 1, w, exec);
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = val(&o[1], ty, t), r = 0;
+            if (is_f(ty)) {
+                double x = fval(a, ty), y;
+                int f32 = ty == T_F32;
+                switch (in->op) {
+                case OP_NEG: y = -x; break;
+                case OP_ABS: y = fabs(x); break;
+                case OP_RCP: y = f32 ? (double)(1.0f / (float)x) : 1.0 / x; break;
+                case OP_SQRT: y = f32 ? (double)sqrtf((float)x) : sqrt(x); break;
+                case OP_RSQRT: y = f32 ? (double)(1.0f / sqrtf((float)x)) : 1.0 / sqrt(x); break;
+                case OP_EX2: y = f32 ? (double)exp2f((float)x) : exp2(x); break;
+                case OP_LG2: y = f32 ? (double)log2f((float)x) : log2(x); break;
+                case OP_SIN: y = f32 ? (double)sinf((float)x) : sin(x); break;
+                case OP_COS: y = f32 ? (double)cosf((float)x) : cos(x); break;
+                case OP_TANH: y = f32 ? (double)tanhf((float)x) : tanh(x); break;
+                default: y = x;
+                }
+                if (in->op == OP_NEG || in->op == OP_ABS) /* sign bit only, NaN's payload kept */
+                    r = in->op == OP_NEG ? a ^ (f32 ? 0x80000000u : 0x8000000000000000ull)
+                                         : a & (f32 ? 0x7fffffffu : 0x7fffffffffffffffull);
+                else
+                    r = fput(y, ty);
+            } else {
+                int wd = width(ty);
+                uint64_t x = extend(a, ty);
+                switch (in->op) {
+                case OP_NEG: r = (uint64_t)(-(int64_t)x); break;
+                case OP_ABS: r = (int64_t)x < 0 ? (uint64_t)(-(int64_t)x) : x; break;
+                case OP_NOT: r = ty == T_PRED ? !(x & 1) : ~x; break;
+                case OP_CNOT: r = x == 0; break;
+                case OP_POPC: r = (uint64_t)__builtin_popcountll(wd == 64 ? x : x & ((1ull << wd) - 1)); break;
+                case OP_CLZ: {
+                    uint64_t y = wd == 64 ? x : x & ((1ull << wd) - 1);
+                    r = y ? (uint64_t)(__builtin_clzll(y) - (64 - wd)) : (uint64_t)wd;
+                    break;
+                }
+                case OP_BREV: {
+                    uint64_t y = 0;
+                    for (int b2 = 0; b2 < wd; b2++)
+                        y |= ((x >> b2) & 1) << (wd - 1 - b2);
+                    r = y;
+                    break;
+                }
+                default: r = x;
+                }
+            }
+            put(o[0].reg, t, r, in->op == OP_POPC || in->op == OP_CLZ ? T_U32 : ty);
+        }
+        set_marks(o[0].reg, w, exec, mk);
+        break;
+    }
+    case OP_BFE: case OP_BFI: case OP_BFIND: case OP_PRMT: case OP_SAD: case OP_TESTP: {
+        uint32_t mk = marks_of(in, 1, w, exec);
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            int wd = width(ty);
+            uint64_t r = 0;
+            if (in->op == OP_BFE) {
+                uint64_t a = extend(val(&o[1], ty, t), ty);
+                unsigned pos = (unsigned)(val(&o[2], T_U32, t) & 0xff), len = (unsigned)(val(&o[3], T_U32, t) & 0xff);
+                for (unsigned b2 = 0; b2 < (unsigned)wd; b2++) {
+                    unsigned src = pos + b2;
+                    uint64_t bit;
+                    if (b2 < len)
+                        bit = src < (unsigned)wd ? (a >> src) & 1 : ptx_type_signed(ty) ? (a >> (wd - 1)) & 1 : 0;
+                    else
+                        bit = ptx_type_signed(ty) && len ? ((a >> ((pos + len - 1) < (unsigned)wd ? pos + len - 1 : (unsigned)wd - 1)) & 1) : 0;
+                    r |= bit << b2;
+                }
+            } else if (in->op == OP_BFI) {
+                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
+                unsigned pos = (unsigned)(val(&o[3], T_U32, t) & 0xff), len = (unsigned)(val(&o[4], T_U32, t) & 0xff);
+                r = b;
+                for (unsigned b2 = 0; b2 < len && pos + b2 < (unsigned)wd; b2++)
+                    r = (r & ~(1ull << (pos + b2))) | (((a >> b2) & 1) << (pos + b2));
+            } else if (in->op == OP_BFIND) {
+                uint64_t a = extend(val(&o[1], ty, t), ty);
+                if (ptx_type_signed(ty) && (int64_t)a < 0)
+                    a = ~a;
+                if (wd < 64)
+                    a &= (1ull << wd) - 1;
+                r = a ? (uint64_t)(63 - __builtin_clzll(a)) : 0xffffffffu;
+            } else if (in->op == OP_PRMT) {
+                uint64_t a = val(&o[1], T_B32, t) & 0xffffffffu, b = val(&o[2], T_B32, t) & 0xffffffffu,
+                         c = val(&o[3], T_B32, t);
+                uint64_t bytes = a | (b << 32);
+                for (int k2 = 0; k2 < 4; k2++) {
+                    unsigned sel = (unsigned)(c >> (4 * k2)) & 0xf;
+                    uint64_t byte = (bytes >> (8 * (sel & 7))) & 0xff;
+                    if (sel & 8)
+                        byte = (byte & 0x80) ? 0xff : 0;
+                    r |= byte << (8 * k2);
+                }
+            } else if (in->op == OP_SAD) {
+                int64_t a = (int64_t)extend(val(&o[1], ty, t), ty), b = (int64_t)extend(val(&o[2], ty, t), ty);
+                uint64_t ua = val(&o[1], ty, t), ub = val(&o[2], ty, t);
+                r = (ptx_type_signed(ty) ? (uint64_t)(a > b ? a - b : b - a) : (ua > ub ? ua - ub : ub - ua)) +
+                    val(&o[3], ty, t);
+            } else { /* testp.finite/... : not modelled beyond finite and nan */
+                double x = fval(val(&o[1], ty, t), ty);
+                r = isfinite(x);
+            }
+            put(o[0].reg, t, r, in->op == OP_TESTP ? T_PRED : in->op == OP_BFIND ? T_U32 : ty);
+        }
+        set_marks(o[0].reg, w, exec, mk);
+        break;
+    }
+    case OP_SETP: case OP_SET: {
+        uint32_t mk = marks_of(in, 1, w, exec);
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            int r = compare(in->cmp, ty, val(&o[1], ty, t), val(&o[2], ty, t));
+            if (in->boolop) {
+                int c = (int)(val(&o[3], T_PRED, t) & 1);
+                r = in->boolop == B_AND ? r && c : in->boolop == B_OR ? r || c : r != c;
+            }
+            if (in->op == OP_SET) {
+                put(o[0].reg, t, in->type2 == T_F32 ? (r ? of_f(1.0f) : 0) : (r ? 0xffffffffu : 0), T_B32);
+                continue;
+            }
+            if (o[0].kind == K_VEC) {
+                put(o[0].vec[0], t, (uint64_t)r, T_PRED);
+                put(o[0].vec[1], t, (uint64_t)!r, T_PRED);
+            } else
+                put(o[0].reg, t, (uint64_t)r, T_PRED);
+        }
+        if (o[0].kind == K_VEC) {
+            set_marks(o[0].vec[0], w, exec, mk);
+            set_marks(o[0].vec[1], w, exec, mk);
+        } else
+            set_marks(o[0].reg, w, exec, mk);
+        break;
+    }
+    case OP_SELP: {
+        uint32_t mk = marks_of(in, 1, w, exec);
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            put(o[0].reg, t, (val(&o[3], T_PRED, t) & 1) ? val(&o[1], ty, t) : val(&o[2], ty, t), ty);
+        }
+        set_marks(o[0].reg, w, exec, mk);
+        break;
+    }
+    case OP_BRA: {
+        FOR_LANES(exec, l)
+            X.pc[first + (int)l] = o[0].reg;
+        FOR_LANES(active & ~exec, l)
+            X.pc[first + (int)l]++;
+        return 0;
+    }
+    case OP_RET: case OP_EXIT: {
+        FOR_LANES(exec, l)
+            X.state[first + (int)l] = EXITED;
+        FOR_LANES(active & ~exec, l)
+            X.pc[first + (int)l]++;
+        return 0;
+    }
+    case OP_TRAP:
+        if (exec)
+            return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s executes a trap (%s): an assert that failed?", blockIdx.x,
+                        blockIdx.y, thread_name(first + __builtin_ctz(exec), who, sizeof who),
+                        ptx_where(i, where, sizeof where));
+        break;
+    case OP_MEMBAR: case OP_NANOSLEEP: case OP_PMEVENT:
+        break;
+    case OP_BAR: {
+        if (in->sub == BAR_ARRIVE)
+            return fail(EMU_BAD_LAUNCH, "bar.arrive (%s) is not something the interpreter runs",
+                        ptx_where(i, where, sizeof where));
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            X.state[t] = AT_BARRIER;
+            X.vote[t] = in->sub >= BAR_RED_POPC ? (int)(val(&o[in->nops - 1], T_PRED, t) & 1) : 0;
+            emu_trace_barrier();
+        }
+        FOR_LANES(active & ~exec, l)
+            X.pc[first + (int)l]++;
+        return 0; /* pc moves on when the barrier releases */
+    }
+    case OP_BAR_WARP: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: {
+        FOR_LANES(exec, l)
+            X.state[first + (int)l] = AT_WARP;
+        FOR_LANES(active & ~exec, l)
+            X.pc[first + (int)l]++;
+        return 0; /* completed with the warp's other lanes (resolve) */
+    }
+    case OP_ACTIVEMASK:
+        FOR_LANES(exec, l)
+            put(o[0].reg, first + (int)l, active, T_B32);
+        set_marks(o[0].reg, w, exec, 0);
+        break;
+    case OP_ATOM: case OP_RED: {
+        int size = ptx_type_bytes(ty);
+        const struct ptx_operand *addr = in->op == OP_ATOM ? &o[1] : &o[0];
+        int vi = in->op == OP_ATOM ? 2 : 1;
+        uint32_t am = addr->reg >= 0 ? *mark(addr->reg, w) & exec : 0;
+        if (am) {
+            value_used(i, first + __builtin_ctz(am), "uses as an address");
+            exec &= ~am;
+        }
+        uint32_t vm = marks_of(in, vi, w, exec);
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = (addr->reg >= 0 ? *reg(addr->reg, t) : addr->sym != -1 ? sym_address(addr) : 0) + (uint64_t)addr->imm;
+            size_t off;
+            int land;
+            unsigned char *p = locate(i, t, in->space, a, size, 1, &land, &off);
+            if (!p)
+                return EMU_OUT_OF_BOUNDS;
+            emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
+            emu_trace_atomic_access(p, (uint32_t)size, (uintptr_t)i + 1);
+            uint64_t old = 0, v = val(&o[vi], ty, t), next;
+            memcpy(&old, p, (size_t)size);
+            if (is_f(ty)) {
+                double x = fval(old, ty), y = fval(v, ty);
+                double rr = in->sub == ATOM_ADD ? x + y : in->sub == ATOM_MIN ? fmin(x, y) : in->sub == ATOM_MAX ? fmax(x, y) : y;
+                next = fput(rr, ty);
+            } else {
+                uint64_t mask = size == 8 ? ~0ull : 0xffffffffu;
+                int64_t so = (int64_t)extend(old, ty), sv = (int64_t)extend(v, ty);
+                int s = ptx_type_signed(ty);
+                switch (in->sub) {
+                case ATOM_ADD: next = old + v; break;
+                case ATOM_MIN: next = s ? (sv < so ? v : old) : ((v & mask) < (old & mask) ? v : old); break;
+                case ATOM_MAX: next = s ? (sv > so ? v : old) : ((v & mask) > (old & mask) ? v : old); break;
+                case ATOM_AND: next = old & v; break;
+                case ATOM_OR: next = old | v; break;
+                case ATOM_XOR: next = old ^ v; break;
+                case ATOM_INC: next = (old & mask) >= (v & mask) ? 0 : old + 1; break;
+                case ATOM_DEC: next = (old & mask) == 0 || (old & mask) > (v & mask) ? v : old - 1; break;
+                case ATOM_CAS: next = (old & mask) == (v & mask) ? val(&o[vi + 1], ty, t) : old; break;
+                default: next = v;
+                }
+                next &= mask;
+            }
+            int was_marked = 0;
+            if (off != (size_t)-1) {
+                for (int b2 = 0; b2 < size; b2++)
+                    was_marked |= X.shared_state[off + (size_t)b2] != SET;
+                memset(X.shared_state + off, ((vm >> l) & 1) || was_marked ? MARKED : SET, (size_t)size);
+                /* an atomic on a word nobody wrote starts from garbage: the old value is marked */
+            } else if ((vm >> l) & 1)
+                value_used(i, t, "adds into global memory");
+            memcpy(p, &next, (size_t)size);
+            if (in->op == OP_ATOM) {
+                put(o[0].reg, t, old, ty);
+                if (was_marked)
+                    *mark(o[0].reg, w) |= 1u << l;
+                else
+                    *mark(o[0].reg, w) &= ~(1u << l);
+            }
+        }
+        break;
+    }
+    default:
+        return fail(EMU_BAD_LAUNCH, "the instruction %s (%s) is not one the interpreter runs yet", in->text,
+                    ptx_where(i, where, sizeof where));
+    }
+    if (advance)
+        FOR_LANES(active, l)
+            X.pc[first + (int)l]++;
+    return 0;
+}
+
+static const char *op_name(const struct ptx_insn *in)
+{
+    switch (in->op) {
+    case OP_BAR_WARP: return "__syncwarp";
+    case OP_SHFL:
+        return in->sub == SHFL_UP ? "__shfl_up_sync" : in->sub == SHFL_DOWN ? "__shfl_down_sync"
+               : in->sub == SHFL_BFLY ? "__shfl_xor_sync" : "__shfl_sync";
+    case OP_VOTE:
+        return in->sub == VOTE_BALLOT ? "__ballot_sync" : in->sub == VOTE_ALL ? "__all_sync"
+               : in->sub == VOTE_ANY ? "__any_sync" : "__uni_sync";
+    case OP_MATCH: return in->sub == MATCH_ALL ? "__match_all_sync" : "__match_any_sync";
+    case OP_REDUX: return "__reduce_*_sync";
+    default: return in->text;
+    }
+}
+
+/* The mask operand of a warp operation (its last). */
+static uint32_t op_mask(const struct ptx_insn *in, int t)
+{
+    return (uint32_t)val(&in->o[in->nops - 1], T_B32, t);
+}
+
+/* Completes the warp operation the lanes of `mask` (all waiting) meet at. */
+static int complete(int w, uint32_t mask)
+{
+    int first = w * 32;
+    char who[40], where[160];
+    uint32_t value_marks = 0;
+    /* values read before any lane's result is written */
+    uint64_t in_val[32];
+    const struct ptx_insn *lead = &X.k->insns[X.pc[first + __builtin_ctz(mask)]];
+    FOR_LANES(mask, l) {
+        const struct ptx_insn *in = &X.k->insns[X.pc[first + (int)l]];
+        in_val[l] = in->op == OP_BAR_WARP ? 0 : val(&in->o[1], in->op == OP_VOTE ? T_PRED : in->type, first + (int)l);
+        if (in->op != OP_BAR_WARP && in->o[1].kind == K_REG)
+            value_marks |= *mark(in->o[1].reg, w) & (1u << l);
+    }
+    uint32_t ballot = 0;
+    FOR_LANES(mask, l)
+        if (in_val[l] & 1)
+            ballot |= 1u << l;
+    FOR_LANES(mask, l) {
+        int t = first + (int)l;
+        const struct ptx_insn *in = &X.k->insns[X.pc[t]];
+        const struct ptx_operand *o = in->o;
+        switch (in->op) {
+        case OP_SHFL: {
+            /* shfl.sync.MODE.b32 d[|p], a, b, c, mask: c packs the segment mask and the clamp */
+            uint32_t b = (uint32_t)val(&o[2], T_U32, t), c = (uint32_t)val(&o[3], T_U32, t);
+            int lane = (int)l, max = (int)(c & 0x1f), seg = (int)((c >> 8) & 0x1f);
+            int minl = lane & seg, maxl = (minl & ~seg) | (max & ~seg), src = lane, ok;
+            minl = lane & seg;
+            maxl = minl | (max & ~seg);
+            switch (in->sub) {
+            case SHFL_UP: src = lane - (int)b; ok = src >= maxl; break;
+            case SHFL_DOWN: src = lane + (int)b; ok = src <= maxl; break;
+            case SHFL_BFLY: src = lane ^ (int)b; ok = src <= maxl; break;
+            default: src = minl | ((int)b & ~seg); ok = src <= maxl; break;
+            }
+            if (!ok)
+                src = lane;
+            if (src < 0 || src > 31)
+                src = lane, ok = 0;
+            if (ok && !(mask >> src & 1)) {
+                return fail(EMU_WARP_MISMATCH,
+                            "block (%u,%u): %s reads lane %d with %s (%s), but lane %d is not in the mask 0x%08x: a "
+                            "value from a lane that does not take part is undefined on a GPU",
+                            blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), src, op_name(in),
+                            ptx_where(X.pc[t], where, sizeof where), src, op_mask(in, t));
+            }
+            int dst = o[0].kind == K_VEC ? o[0].vec[0] : o[0].reg;
+            put(dst, t, in_val[src], in->type);
+            set_marks(dst, w, 1u << l, (value_marks >> src) & 1 ? 1u << l : 0);
+            if (o[0].kind == K_VEC && o[0].vec[1] >= 0)
+                put(o[0].vec[1], t, (uint64_t)ok, T_PRED);
+            break;
+        }
+        case OP_VOTE: {
+            uint32_t m = op_mask(in, t) & mask;
+            uint64_t r = in->sub == VOTE_BALLOT ? (ballot & m)
+                         : in->sub == VOTE_ALL   ? ((ballot & m) == m)
+                         : in->sub == VOTE_ANY   ? ((ballot & m) != 0)
+                                                 : ((ballot & m) == 0 || (ballot & m) == m);
+            put(o[0].reg, t, r, in->sub == VOTE_BALLOT ? T_B32 : T_PRED);
+            set_marks(o[0].reg, w, 1u << l, value_marks & m ? 1u << l : 0);
+            break;
+        }
+        case OP_MATCH: {
+            uint32_t same = 0, m = op_mask(in, t) & mask;
+            FOR_LANES(m, k)
+                if (in_val[k] == in_val[l])
+                    same |= 1u << k;
+            put(o[0].reg, t, in->sub == MATCH_ANY ? same : same == m ? m : 0, T_B32);
+            set_marks(o[0].reg, w, 1u << l, value_marks & m ? 1u << l : 0);
+            break;
+        }
+        case OP_REDUX: {
+            uint32_t m = op_mask(in, t) & mask;
+            int s = ptx_type_signed(in->type);
+            int64_t acc = 0;
+            int started = 0;
+            FOR_LANES(m, k) {
+                int64_t v = s ? (int64_t)(int32_t)in_val[k] : (int64_t)(uint32_t)in_val[k];
+                if (!started)
+                    acc = v, started = 1;
+                else if (in->sub == ATOM_ADD) acc += v;
+                else if (in->sub == ATOM_MIN) acc = v < acc ? v : acc;
+                else if (in->sub == ATOM_MAX) acc = v > acc ? v : acc;
+                else if (in->sub == ATOM_AND) acc &= v;
+                else if (in->sub == ATOM_OR) acc |= v;
+                else acc ^= v;
+            }
+            put(o[0].reg, t, (uint64_t)acc, in->type);
+            set_marks(o[0].reg, w, 1u << l, value_marks & m ? 1u << l : 0);
+            break;
+        }
+        default: /* __syncwarp */
+            break;
+        }
+    }
+    (void)lead;
+    FOR_LANES(mask, l) {
+        int t = first + (int)l;
+        X.state[t] = READY;
+        X.pc[t]++;
+        X.epoch[t]++;
+    }
+    return 0;
+}
+
+/* Completes every warp operation of warp w whose lanes have all arrived, when none of its lanes
+ * can go on. A lane a mask names that returned, waits at a barrier or at another operation can
+ * never arrive: an error. Returns how many completed, or -1 with X.error set. */
+static int resolve(int w)
+{
+    int first = w * 32, lanes = X.threads - first < 32 ? X.threads - first : 32, completed = 0;
+    char who[40], other[40], where[160], there[160];
+    for (int l = 0; l < lanes; l++) {
+        int t = first + l;
+        if (X.state[t] != AT_WARP)
+            continue;
+        const struct ptx_insn *in = &X.k->insns[X.pc[t]];
+        uint32_t mask = op_mask(in, t);
+        ptx_where(X.pc[t], where, sizeof where);
+        thread_name(t, who, sizeof who);
+        const struct ptx_operand *mo = &in->o[in->nops - 1];
+        if (mo->kind == K_REG && (*mark(mo->reg, w) >> l & 1))
+            value_used(X.pc[t], t, "uses as a warp mask");
+        if (!(mask >> l & 1)) {
+            fail(EMU_WARP_MISMATCH,
+                 "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, which leaves out its own lane %d: every "
+                 "lane that calls it must be in the mask",
+                 blockIdx.x, blockIdx.y, who, op_name(in), where, mask, l);
+            return -1;
+        }
+        if (lanes < 32 && (mask >> lanes) != 0) {
+            fail(EMU_WARP_MISMATCH,
+                 "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, which names lane %d, but its warp has only "
+                 "%d threads (the block has %d)",
+                 blockIdx.x, blockIdx.y, who, op_name(in), where, mask, lanes + __builtin_ctz(mask >> lanes), lanes,
+                 X.threads);
+            return -1;
+        }
+        for (int k = 0; k < 32; k++) {
+            if (!(mask >> k & 1) || k == l)
+                continue;
+            int u = first + k;
+            const struct ptx_insn *g = &X.k->insns[X.pc[u] < X.k->ninsns ? X.pc[u] : 0];
+            thread_name(u, other, sizeof other);
+            if (X.state[u] == AT_WARP && g->op == in->op && op_mask(g, u) == mask)
+                continue;
+            if (X.state[u] == EXITED)
+                fail(EMU_WARP_MISMATCH,
+                     "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, but lane %d, %s, has returned: a lane "
+                     "the mask names must call it too (an early `return`, or a mask wider than the lanes that get "
+                     "there?)",
+                     blockIdx.x, blockIdx.y, who, op_name(in), where, mask, k, other);
+            else if (X.state[u] == AT_BARRIER)
+                fail(EMU_WARP_MISMATCH,
+                     "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, but lane %d, %s, waits at "
+                     "__syncthreads() in %s: a lane the mask names must call it too",
+                     blockIdx.x, blockIdx.y, who, op_name(in), where, mask, k, other,
+                     ptx_where(X.pc[u], there, sizeof there));
+            else
+                fail(EMU_WARP_MISMATCH,
+                     "block (%u,%u): lanes %d and %d of a warp meet at different warp operations: %s calls %s (%s) "
+                     "with the mask 0x%08x, %s calls %s (%s) with the mask 0x%08x; the lanes of a mask must all "
+                     "call the same one",
+                     blockIdx.x, blockIdx.y, l, k, who, op_name(in), where, mask, other, op_name(g),
+                     ptx_where(X.pc[u], there, sizeof there), op_mask(g, u));
+            return -1;
+        }
+        if (complete(w, mask))
+            return -1;
+        completed++;
+    }
+    return completed;
+}
+
+/* Runs warp w until none of its lanes can go on. */
+static int run_warp(int w)
+{
+    for (;;) {
+        int pc;
+        uint32_t active;
+        while ((active = next_group(w, &pc)) != 0) {
+            if (pc >= X.k->ninsns) { /* ran off the end: as a return */
+                FOR_LANES(active, l)
+                    X.state[w * 32 + (int)l] = EXITED;
+                continue;
+            }
+            X.running_thread = w * 32 + __builtin_ctz(active);
+            int rc = step(w, pc, active);
+            if (rc)
+                return rc;
+        }
+        int n = resolve(w);
+        if (n < 0)
+            return EMU_WARP_MISMATCH;
+        if (n == 0)
+            return 0;
+    }
+}
+
+/* Every thread at a barrier waits at the same one (by its source line: the compiler may copy a
+ * barrier), and none has returned; else the sentence. */
+static int check_barrier(void)
+{
+    int waiting = 0, exited = 0, other = 0, pc = -1, other_pc = -1;
+    for (int t = 0; t < X.threads; t++) {
+        if (X.state[t] == EXITED) {
+            exited++;
+            continue;
+        }
+        const struct ptx_insn *in = &X.k->insns[X.pc[t]];
+        if (pc < 0 || X.pc[t] == pc ||
+            (in->line && in->line == X.k->insns[pc].line && in->col == X.k->insns[pc].col)) {
+            if (pc < 0)
+                pc = X.pc[t];
+            waiting++;
+        } else {
+            other_pc = X.pc[t];
+            other++;
+        }
+    }
+    if (waiting == 0 || (exited == 0 && other == 0))
+        return 0;
+    char a[160], b[160];
+    ptx_where(pc, a, sizeof a);
+    if (other)
+        return fail(EMU_BARRIER_DIVERGENCE,
+                    "block (%u,%u): %d threads wait at __syncthreads() in %s while %d wait at the one in %s: every "
+                    "thread of a block must reach the same barriers",
+                    blockIdx.x, blockIdx.y, waiting, a, other, ptx_where(other_pc, b, sizeof b));
+    return fail(EMU_BARRIER_DIVERGENCE,
+                "block (%u,%u): %d thread%s wait%s at __syncthreads() in %s while %d ha%s returned without reaching "
+                "it: an early `return` before a barrier, or a barrier inside an `if` that only some threads enter? "
+                "Threads outside the matrix must still reach it",
+                blockIdx.x, blockIdx.y, waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "", a, exited,
+                exited == 1 ? "s" : "ve");
+}
+
+static int run_block(void)
+{
+    uint32_t poison = SHARED_POISON_BITS;
+    for (size_t p = 0; p + 4 <= X.shared_bytes; p += 4)
+        memcpy(X.shared + p, &poison, 4);
+    memset(X.shared_state, UNSET, X.shared_bytes);
+    memset(X.local, 0, X.local_bytes * (size_t)X.threads);
+    memset(X.regs, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.regs);
+    memset(X.marks, 0, (size_t)X.k->nregs * (size_t)X.warps * sizeof *X.marks);
+    for (int t = 0; t < X.threads; t++) {
+        X.pc[t] = 0;
+        X.state[t] = READY;
+        X.epoch[t] = 0;
+    }
+    for (;;) {
+        for (int w = 0; w < X.warps; w++) {
+            int rc = run_warp(w);
+            if (rc)
+                return rc;
+        }
+        emu_trace_interval_end(X.threads, 32);
+        int waiting = 0;
+        for (int t = 0; t < X.threads; t++)
+            waiting += X.state[t] == AT_BARRIER;
+        int rc = waiting ? check_barrier() : 0;
+        if (rc)
+            return rc;
+        if (emu_report_race(X.error, sizeof X.error))
+            return EMU_RACE;
+        if (X.value_error) {
+            snprintf(X.error, sizeof X.error, "%s", X.value_sentence);
+            return EMU_UNSET_SHARED_READ;
+        }
+        int bad = emu_report_bad_access(X.error, sizeof X.error);
+        if (bad)
+            return bad;
+        if (!waiting)
+            return 0;
+        int count = 0, all = 1, any = 0;
+        for (int t = 0; t < X.threads; t++)
+            if (X.state[t] == AT_BARRIER) {
+                count += X.vote[t];
+                all &= X.vote[t];
+                any |= X.vote[t];
+            }
+        for (int t = 0; t < X.threads; t++)
+            if (X.state[t] == AT_BARRIER) {
+                const struct ptx_insn *in = &X.k->insns[X.pc[t]];
+                if (in->sub >= BAR_RED_POPC) {
+                    uint64_t r = in->sub == BAR_RED_POPC ? (uint64_t)count : in->sub == BAR_RED_AND ? (uint64_t)all : (uint64_t)any;
+                    put(in->o[0].reg, t, r, in->type == T_PRED ? T_PRED : T_U32);
+                    set_marks(in->o[0].reg, t / 32, 1u << (t % 32), 0);
+                }
+                X.state[t] = READY;
+                X.pc[t]++;
+            }
+    }
+}
+
+int ptx_run(const struct ptx_launch *L)
+{
+    memset(X.error, 0, sizeof X.error);
+    X.launch = *L;
+    X.L = L = &X.launch;
+    X.k = L->k;
+    X.value_error = 0;
+    unsigned threads = L->block[0] * L->block[1] * L->block[2];
+    if (threads == 0 || threads > MAX_THREADS || !L->grid[0] || !L->grid[1] || !L->grid[2])
+        return fail(EMU_BAD_LAUNCH, "invalid launch configuration");
+    if (X.k->shared_bytes > 48 * 1024)
+        return fail(EMU_BAD_LAUNCH, "the kernel declares %zu bytes of shared memory; a block may have 48 KiB of "
+                                    "static shared memory", X.k->shared_bytes);
+    if (X.k->local_bytes > 64 * 1024)
+        return fail(EMU_BAD_LAUNCH, "the kernel's local arrays take %zu bytes per thread, more than the "
+                                    "interpreter gives (64 KiB)", X.k->local_bytes);
+    X.threads = (int)threads;
+    X.warps = (int)((threads + 31) / 32);
+    free(X.regs);
+    free(X.marks);
+    free(X.shared);
+    free(X.shared_state);
+    free(X.local);
+    X.regs = calloc((size_t)X.k->nregs * threads + 1, sizeof *X.regs);
+    X.marks = calloc((size_t)X.k->nregs * (size_t)X.warps + 1, sizeof *X.marks);
+    X.shared_bytes = X.k->shared_bytes;
+    X.shared = aligned_alloc(256, (X.shared_bytes + 256) / 256 * 256);
+    X.shared_state = calloc(X.shared_bytes + 1, 1);
+    X.local_bytes = (X.k->local_bytes + 15) / 16 * 16;
+    X.local = aligned_alloc(64, X.local_bytes * threads + 64);
+    if (!X.regs || !X.marks || !X.shared || !X.shared_state || !X.local)
+        return fail(EMU_OUT_OF_MEMORY, "out of memory for the block's registers");
+    blockDim = (struct emu_uint3){L->block[0], L->block[1], L->block[2]};
+    gridDim = (struct emu_uint3){L->grid[0], L->grid[1], L->grid[2]};
+    emu_trace_values_judged(1);
+    emu_trace_threads((uint64_t)threads * L->grid[0] * L->grid[1] * L->grid[2]);
+    emu_trace_set_shared((const char *)X.shared, (const char *)X.shared + X.shared_bytes);
+    const void *readable[] = {X.L->m->const_data};
+    const size_t bytes[] = {X.L->m->const_bytes};
+    emu_trace_set_readable(readable, bytes, 1);
+    emu_trace_reset_races();
+    emu_trace_launch_begin();
+    for (unsigned z = 0; z < L->grid[2]; z++)
+        for (unsigned y = 0; y < L->grid[1]; y++)
+            for (unsigned x = 0; x < L->grid[0]; x++) {
+                blockIdx = (struct emu_uint3){x, y, z};
+                emu_trace_block(((long)z * L->grid[1] + y) * L->grid[0] + x);
+                int rc = run_block();
+                if (rc)
+                    return rc;
+            }
+    return 0;
+}

@@ -1,0 +1,967 @@
+/* Reading the PTX nvcc writes (ptx.h): a tokenizer, then a small recursive descent over the
+ * module's directives, each kernel's declarations and its instructions. What it does not know
+ * (an instruction, a modifier, a state space) is refused with its name and line, never guessed. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+
+/* ---- types ---- */
+static const struct {
+    const char *name;
+    enum ptx_type t;
+    int bytes, is_signed, is_float;
+} types[] = {
+    {"pred", T_PRED, 1, 0, 0}, {"b8", T_B8, 1, 0, 0},   {"b16", T_B16, 2, 0, 0},  {"b32", T_B32, 4, 0, 0},
+    {"b64", T_B64, 8, 0, 0},   {"u8", T_U8, 1, 0, 0},   {"u16", T_U16, 2, 0, 0},  {"u32", T_U32, 4, 0, 0},
+    {"u64", T_U64, 8, 0, 0},   {"s8", T_S8, 1, 1, 0},   {"s16", T_S16, 2, 1, 0},  {"s32", T_S32, 4, 1, 0},
+    {"s64", T_S64, 8, 1, 0},   {"f16", T_F16, 2, 0, 1}, {"f16x2", T_F16X2, 4, 0, 1}, {"bf16", T_BF16, 2, 0, 1},
+    {"f32", T_F32, 4, 0, 1},   {"f64", T_F64, 8, 0, 1},
+};
+#define NTYPES (sizeof types / sizeof types[0])
+
+static int type_named(const char *s)
+{
+    for (size_t i = 0; i < NTYPES; i++)
+        if (strcmp(types[i].name, s) == 0)
+            return types[i].t;
+    return T_NONE;
+}
+int ptx_type_bytes(enum ptx_type t)
+{
+    for (size_t i = 0; i < NTYPES; i++)
+        if (types[i].t == t)
+            return types[i].bytes;
+    return 0;
+}
+int ptx_type_signed(enum ptx_type t)
+{
+    return t >= T_S8 && t <= T_S64;
+}
+int ptx_type_float(enum ptx_type t)
+{
+    return t >= T_F16;
+}
+
+/* ---- the tokenizer ---- */
+enum tok { TK_END, TK_IDENT, TK_NUM, TK_STR, TK_PUNCT };
+struct lexer {
+    const char *p;
+    int line;
+    enum tok kind;
+    char text[2 * PTX_NAME_MAX];
+    struct ptx_module *m;
+    int failed;
+};
+
+static int fail(struct lexer *lx, const char *fmt, ...)
+{
+    if (lx->failed++)
+        return -1;
+    int n = snprintf(lx->m->error, sizeof lx->m->error, "line %d of the PTX: ", lx->line);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(lx->m->error + n, sizeof lx->m->error - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int ident_char(int c)
+{
+    return isalnum(c) || c == '_' || c == '$' || c == '.' || c == '%' || c == ':';
+}
+
+static void next(struct lexer *lx)
+{
+    for (;;) {
+        while (*lx->p && isspace((unsigned char)*lx->p))
+            lx->line += *lx->p++ == '\n';
+        if (lx->p[0] == '/' && lx->p[1] == '/') {
+            while (*lx->p && *lx->p != '\n')
+                lx->p++;
+        } else if (lx->p[0] == '/' && lx->p[1] == '*') {
+            const char *e = strstr(lx->p + 2, "*/");
+            for (const char *q = lx->p; q < (e ? e : lx->p + strlen(lx->p)); q++)
+                lx->line += *q == '\n';
+            lx->p = e ? e + 2 : lx->p + strlen(lx->p);
+        } else
+            break;
+    }
+    const char *s = lx->p;
+    size_t n = 0;
+    if (!*s) {
+        lx->kind = TK_END;
+        lx->text[0] = '\0';
+        return;
+    }
+    if (*s == '"') {
+        s++;
+        while (*s && *s != '"' && *s != '\n' && n < sizeof lx->text - 1)
+            lx->text[n++] = *s++;
+        lx->kind = TK_STR;
+        lx->p = *s == '"' ? s + 1 : s;
+    } else if (isdigit((unsigned char)*s) || (*s == '-' && isdigit((unsigned char)s[1]))) {
+        if (*s == '-')
+            lx->text[n++] = *s++;
+        while ((isalnum((unsigned char)*s) || *s == '.') && n < sizeof lx->text - 1)
+            lx->text[n++] = *s++;
+        lx->kind = TK_NUM;
+        lx->p = s;
+    } else if (ident_char((unsigned char)*s) && *s != ':') {
+        /* `::` belongs to modifiers (shared::cta); a label's `:` ends it. */
+        while (*s && n < sizeof lx->text - 1 && (ident_char((unsigned char)*s) && (*s != ':' || s[1] == ':' ||
+                                                                                       (s > lx->p && s[-1] == ':'))))
+            lx->text[n++] = *s++;
+        lx->kind = TK_IDENT;
+        lx->p = s;
+    } else {
+        lx->text[n++] = *s;
+        lx->kind = TK_PUNCT;
+        lx->p = s + 1;
+    }
+    lx->text[n] = '\0';
+    if (n >= PTX_NAME_MAX)
+        fail(lx, "a name or number of more than %d characters", PTX_NAME_MAX - 1);
+}
+
+static int is(struct lexer *lx, const char *t)
+{
+    return lx->kind != TK_END && lx->kind != TK_STR && strcmp(lx->text, t) == 0;
+}
+static int accept(struct lexer *lx, const char *t)
+{
+    if (!is(lx, t))
+        return 0;
+    next(lx);
+    return 1;
+}
+static int expect(struct lexer *lx, const char *t)
+{
+    if (accept(lx, t))
+        return 0;
+    return fail(lx, "expected '%s' but found '%s'", t, lx->text);
+}
+
+/* A number: decimal, 0x hex, 0f/0d float bits, a decimal float; into bits (floats as doubles
+ * unless the 0f form, which keeps a float's bits and sets *is_f32). */
+static int number(struct lexer *lx, int64_t *v, int *is_float, int *is_f32)
+{
+    const char *t = lx->text;
+    int neg = *t == '-';
+    const char *d = t + neg;
+    *is_float = *is_f32 = 0;
+    char *end;
+    if ((d[0] == '0') && (d[1] == 'f' || d[1] == 'F') && strlen(d) == 10) {
+        *v = (int64_t)strtoull(d + 2, &end, 16);
+        *is_float = *is_f32 = 1;
+    } else if ((d[0] == '0') && (d[1] == 'd' || d[1] == 'D') && strlen(d) == 18) {
+        *v = (int64_t)strtoull(d + 2, &end, 16);
+        *is_float = 1;
+    } else if (strpbrk(d, ".eE") && !(d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))) {
+        double x = strtod(d, &end);
+        if (neg)
+            x = -x;
+        memcpy(v, &x, sizeof x);
+        *is_float = 1;
+        neg = 0;
+    } else {
+        *v = (int64_t)strtoull(d, &end, 0);
+        if (*end == 'U' || *end == 'u')
+            end++;
+    }
+    if (*end)
+        return fail(lx, "cannot read the number '%s'", t);
+    if (neg && *is_float) {
+        *v ^= *is_f32 ? (int64_t)0x80000000 : INT64_MIN;
+    } else if (neg)
+        *v = -*v;
+    next(lx);
+    return 0;
+}
+
+/* ---- building the module ---- */
+struct builder {
+    struct lexer lx;
+    struct ptx_module *m;
+    struct ptx_kernel *k; /* the kernel being read */
+    int file, line, col;  /* the .loc in force */
+    /* labels: name -> instruction index, and the operands waiting for them */
+    struct label {
+        char name[PTX_NAME_MAX];
+        int at;
+    } *labels;
+    int nlabels, caplabels;
+    struct fixup {
+        int insn, operand;
+        char name[PTX_NAME_MAX];
+    } *fixups;
+    int nfixups, capfixups;
+    int capinsns, capregs, capvars;
+};
+
+#define GROW(arr, n, cap)                                                                                         \
+    do {                                                                                                          \
+        if ((n) == (cap)) {                                                                                       \
+            (cap) = (cap) ? 2 * (cap) : 64;                                                                       \
+            void *p_ = realloc((arr), (size_t)(cap) * sizeof *(arr));                                             \
+            if (!p_)                                                                                              \
+                abort();                                                                                          \
+            (arr) = p_;                                                                                           \
+        }                                                                                                         \
+    } while (0)
+
+static int find_reg(const struct ptx_kernel *k, const char *name)
+{
+    for (int i = 0; i < k->nregs; i++)
+        if (strcmp(k->regs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int find_var(const struct ptx_module *m, const struct ptx_kernel *k, const char *name)
+{
+    /* the kernel's own first, then the module's (kernels' variables lie after first_var) */
+    for (int i = m->nvars - 1; i >= 0; i--) {
+        int kernel_scoped = k && i >= k->first_var && i < k->first_var + k->nvars;
+        int module_scoped = m->vars[i].space == S_CONST || m->vars[i].space == S_GLOBAL ||
+                            (m->vars[i].space == S_SHARED && m->vars[i].offset == (size_t)-1);
+        if ((kernel_scoped || module_scoped) && strcmp(m->vars[i].name, name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static void add_reg(struct builder *b, const char *name, int type)
+{
+    struct ptx_kernel *k = b->k;
+    if (strlen(name) >= PTX_NAME_MAX) {
+        fail(&b->lx, "a register name of more than %d characters", PTX_NAME_MAX - 1);
+        return;
+    }
+    GROW(k->regs, k->nregs, b->capregs);
+    snprintf(k->regs[k->nregs].name, sizeof k->regs[0].name, "%s", name);
+    k->regs[k->nregs++].type = (uint8_t)type;
+}
+
+/* .reg .TYPE %r<N>;  or  .reg .TYPE a, b; */
+static int reg_decl(struct builder *b)
+{
+    struct lexer *lx = &b->lx;
+    if (lx->kind != TK_IDENT || lx->text[0] != '.')
+        return fail(lx, "a .reg declaration without a type");
+    int t = type_named(lx->text + 1);
+    if (t == T_NONE)
+        return fail(lx, "the register type '%s' is not one the interpreter knows", lx->text);
+    next(lx);
+    do {
+        if (lx->kind != TK_IDENT)
+            return fail(lx, "expected a register name, found '%s'", lx->text);
+        char name[PTX_NAME_MAX];
+        snprintf(name, sizeof name, "%.255s", lx->text);
+        next(lx);
+        if (accept(lx, "<")) {
+            int64_t n;
+            int f, f32;
+            if (lx->kind != TK_NUM || number(lx, &n, &f, &f32) || n < 0 || n > 1 << 20)
+                return fail(lx, "a register range needs a count");
+            if (expect(lx, ">"))
+                return -1;
+            for (int64_t i = 0; i < n; i++) {
+                char r[PTX_NAME_MAX + 24];
+                snprintf(r, sizeof r, "%s%lld", name, (long long)i);
+                add_reg(b, r, t);
+            }
+        } else
+            add_reg(b, name, t);
+    } while (accept(lx, ","));
+    return expect(lx, ";");
+}
+
+/* A variable: [.align A] .TYPE name[N]... [= {...}];  in space. */
+static int var_decl(struct builder *b, int space, int kernel_scoped)
+{
+    struct lexer *lx = &b->lx;
+    struct ptx_module *m = b->m;
+    int align = 0;
+    if (accept(lx, ".align")) {
+        int64_t a;
+        int f, f32;
+        if (lx->kind != TK_NUM || number(lx, &a, &f, &f32))
+            return fail(lx, ".align needs a number");
+        align = (int)a;
+    }
+    while (is(lx, ".visible") || is(lx, ".extern") || is(lx, ".weak"))
+        next(lx);
+    int t = lx->kind == TK_IDENT && lx->text[0] == '.' ? type_named(lx->text + 1) : T_NONE;
+    if (t == T_NONE || t == T_PRED)
+        return fail(lx, "a variable of type '%s' is not one the interpreter knows", lx->text);
+    next(lx);
+    if (lx->kind != TK_IDENT)
+        return fail(lx, "expected a variable name, found '%s'", lx->text);
+    GROW(m->vars, m->nvars, b->capvars);
+    struct ptx_var *v = &m->vars[m->nvars];
+    memset(v, 0, sizeof *v);
+    snprintf(v->name, sizeof v->name, "%.255s", lx->text);
+    next(lx);
+    size_t elem = (size_t)ptx_type_bytes(t), count = 1;
+    while (accept(lx, "[")) {
+        int64_t n;
+        int f, f32;
+        if (is(lx, "]")) {
+            return fail(lx, "the array %s has no size (extern shared memory is not used by lesson files)", v->name);
+        }
+        if (lx->kind != TK_NUM || number(lx, &n, &f, &f32) || n < 0 || n > (1 << 30))
+            return fail(lx, "the array %s needs a size", v->name);
+        count *= (size_t)n;
+        if (expect(lx, "]"))
+            return -1;
+    }
+    v->space = (uint8_t)space;
+    v->align = align ? align : (int)elem;
+    v->bytes = elem * count;
+    v->offset = (size_t)-1;
+    if (v->bytes > ((size_t)1 << 30))
+        return fail(lx, "the variable %s is too large", v->name);
+    if (accept(lx, "=")) {
+        if (space != S_CONST)
+            return fail(lx, "an initialised %s variable (%s): only __constant__ data may have an initial value",
+                        space == S_GLOBAL ? "__device__" : "non-constant", v->name);
+        v->init = calloc(1, v->bytes ? v->bytes : 1);
+        size_t i = 0;
+        int brace = accept(lx, "{");
+        do {
+            while (accept(lx, "{"))
+                ;
+            if (is(lx, "}"))
+                break;
+            int64_t x;
+            int f, f32;
+            if (lx->kind != TK_NUM || number(lx, &x, &f, &f32))
+                return fail(lx, "an initial value of %s is not a number", v->name);
+            if (i * elem >= v->bytes)
+                return fail(lx, "%s has more initial values than elements", v->name);
+            if (t == T_F32 && f && !f32) {
+                double d;
+                memcpy(&d, &x, sizeof d);
+                float fl = (float)d;
+                uint32_t u;
+                memcpy(&u, &fl, 4);
+                x = u;
+            } else if (t == T_F64 && f32) {
+                uint32_t u = (uint32_t)x;
+                float fl;
+                memcpy(&fl, &u, 4);
+                double d = fl;
+                memcpy(&x, &d, 8);
+            }
+            memcpy(v->init + i * elem, &x, elem); /* little-endian: the low bytes */
+            i++;
+            while (accept(lx, "}"))
+                ;
+        } while (accept(lx, ","));
+        if (brace)
+            while (accept(lx, "}"))
+                ;
+    }
+    if (kernel_scoped)
+        b->k->nvars++;
+    m->nvars++;
+    return expect(lx, ";");
+}
+
+/* ---- instructions ---- */
+static const struct {
+    const char *name;
+    enum ptx_op op;
+} ops[] = {
+    {"mov", OP_MOV},       {"ld", OP_LD},         {"ldu", OP_LD},        {"st", OP_ST},         {"cvta", OP_CVTA},
+    {"cvt", OP_CVT},       {"add", OP_ADD},       {"sub", OP_SUB},       {"mul", OP_MUL},       {"mad", OP_MAD},
+    {"fma", OP_FMA},       {"div", OP_DIV},       {"rem", OP_REM},       {"neg", OP_NEG},       {"abs", OP_ABS},
+    {"min", OP_MIN},       {"max", OP_MAX},       {"and", OP_AND},       {"or", OP_OR},         {"xor", OP_XOR},
+    {"not", OP_NOT},       {"cnot", OP_CNOT},     {"shl", OP_SHL},       {"shr", OP_SHR},       {"setp", OP_SETP},
+    {"selp", OP_SELP},     {"set", OP_SET},       {"rcp", OP_RCP},       {"sqrt", OP_SQRT},     {"rsqrt", OP_RSQRT},
+    {"ex2", OP_EX2},       {"lg2", OP_LG2},       {"sin", OP_SIN},       {"cos", OP_COS},       {"tanh", OP_TANH},
+    {"popc", OP_POPC},     {"clz", OP_CLZ},       {"brev", OP_BREV},     {"bfe", OP_BFE},       {"bfi", OP_BFI},
+    {"bfind", OP_BFIND},   {"prmt", OP_PRMT},     {"copysign", OP_COPYSIGN}, {"testp", OP_TESTP}, {"mul24", OP_MUL24},
+    {"mad24", OP_MAD24},   {"sad", OP_SAD},       {"dp4a", OP_DP4A},     {"bra", OP_BRA},       {"ret", OP_RET},
+    {"exit", OP_EXIT},     {"bar", OP_BAR},       {"barrier", OP_BAR},   {"membar", OP_MEMBAR}, {"fence", OP_MEMBAR},
+    {"shfl", OP_SHFL},     {"vote", OP_VOTE},     {"match", OP_MATCH},   {"redux", OP_REDUX},
+    {"activemask", OP_ACTIVEMASK}, {"atom", OP_ATOM}, {"red", OP_RED},   {"call", OP_CALL},
+    {"nanosleep", OP_NANOSLEEP}, {"trap", OP_TRAP}, {"pmevent", OP_PMEVENT}, {"fma.rn", OP_FMA},
+};
+
+static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
+                                        "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+static const char *const rnd_names[] = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
+
+static int index_of(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+/* The opcode's parts after the first: types, spaces, modifiers. */
+static int decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
+{
+    char buf[2 * PTX_NAME_MAX];
+    snprintf(buf, sizeof buf, "%s", opcode);
+    char *save, *part = strtok_r(buf, ".", &save);
+    in->op = OP_UNKNOWN;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(ops[i].name, part) == 0)
+            in->op = (uint8_t)ops[i].op;
+    if (in->op == OP_UNKNOWN)
+        return fail(lx, "the instruction '%s' is not one the interpreter knows", opcode);
+    in->vec = 1;
+    int ntypes = 0, cmp_seen = 0;
+    while ((part = strtok_r(NULL, ".", &save))) {
+        int t = type_named(part), c, r;
+        if (t != T_NONE) {
+            if (ntypes == 0)
+                in->type = (uint8_t)t;
+            else
+                in->type2 = (uint8_t)t;
+            ntypes++;
+            continue;
+        }
+        if (strcmp(part, "global") == 0) in->space = S_GLOBAL;
+        else if (strcmp(part, "shared") == 0 || strcmp(part, "shared::cta") == 0) in->space = S_SHARED;
+        else if (strcmp(part, "local") == 0) in->space = S_LOCAL;
+        else if (strcmp(part, "const") == 0) in->space = S_CONST;
+        else if (strcmp(part, "param") == 0) in->space = S_PARAM;
+        else if (strcmp(part, "v2") == 0) in->vec = 2;
+        else if (strcmp(part, "v4") == 0) in->vec = 4;
+        else if (strcmp(part, "wide") == 0) in->flags |= F_WIDE;
+        else if (strcmp(part, "hi") == 0 && in->op != OP_SETP && in->op != OP_SET) in->flags |= F_HI;
+        else if (strcmp(part, "lo") == 0 && in->op != OP_SETP && in->op != OP_SET) in->flags |= F_LO;
+        else if (strcmp(part, "uni") == 0 && in->op != OP_VOTE) in->flags |= F_UNI;
+        else if (strcmp(part, "ftz") == 0) in->flags |= F_FTZ;
+        else if (strcmp(part, "sat") == 0) in->flags |= F_SAT;
+        else if (strcmp(part, "approx") == 0) in->flags |= F_APPROX;
+        else if (strcmp(part, "full") == 0) in->flags |= F_APPROX;
+        else if (strcmp(part, "to") == 0) in->flags |= F_TO;
+        else if (strcmp(part, "cc") == 0) in->flags |= F_CC;
+        else if (strcmp(part, "volatile") == 0) in->flags |= F_VOLATILE;
+        else if ((r = index_of(rnd_names, 9, part)) > 0) in->rnd = (uint8_t)r;
+        else if ((in->op == OP_SETP || in->op == OP_SET) && !cmp_seen && (c = index_of(cmp_names, 18, part)) >= 0)
+            in->cmp = (uint8_t)c, cmp_seen = 1;
+        else if ((in->op == OP_SETP || in->op == OP_SET) && cmp_seen && strcmp(part, "and") == 0) in->boolop = B_AND;
+        else if ((in->op == OP_SETP || in->op == OP_SET) && cmp_seen && strcmp(part, "or") == 0) in->boolop = B_OR;
+        else if ((in->op == OP_SETP || in->op == OP_SET) && cmp_seen && strcmp(part, "xor") == 0) in->boolop = B_XOR;
+        else if (in->op == OP_SHFL && strcmp(part, "up") == 0) in->sub = SHFL_UP;
+        else if (in->op == OP_SHFL && strcmp(part, "down") == 0) in->sub = SHFL_DOWN;
+        else if (in->op == OP_SHFL && strcmp(part, "bfly") == 0) in->sub = SHFL_BFLY;
+        else if (in->op == OP_SHFL && strcmp(part, "idx") == 0) in->sub = SHFL_IDX;
+        else if (in->op == OP_VOTE && strcmp(part, "all") == 0) in->sub = VOTE_ALL;
+        else if (in->op == OP_VOTE && strcmp(part, "any") == 0) in->sub = VOTE_ANY;
+        else if (in->op == OP_VOTE && strcmp(part, "uni") == 0) in->sub = VOTE_UNI;
+        else if (in->op == OP_VOTE && strcmp(part, "ballot") == 0) in->sub = VOTE_BALLOT;
+        else if (in->op == OP_MATCH && strcmp(part, "any") == 0) in->sub = MATCH_ANY;
+        else if (in->op == OP_MATCH && strcmp(part, "all") == 0) in->sub = MATCH_ALL;
+        else if ((in->op == OP_ATOM || in->op == OP_RED || in->op == OP_REDUX) &&
+                 (c = index_of((const char *const[]){"add", "min", "max", "and", "or", "xor", "exch", "cas", "inc",
+                                                     "dec"}, 10, part)) >= 0)
+            in->sub = (uint8_t)(ATOM_ADD + c);
+        else if (in->op == OP_BAR && strcmp(part, "sync") == 0 && in->sub == SUB_NONE) in->sub = BAR_SYNC;
+        else if (in->op == OP_BAR && strcmp(part, "arrive") == 0) in->sub = BAR_ARRIVE;
+        else if (in->op == OP_BAR && strcmp(part, "warp") == 0) in->op = OP_BAR_WARP;
+        else if (in->op == OP_BAR && strcmp(part, "red") == 0) in->sub = BAR_RED_POPC;
+        else if (in->op == OP_BAR && in->sub >= BAR_RED_POPC && strcmp(part, "popc") == 0) in->sub = BAR_RED_POPC;
+        else if (in->op == OP_BAR && in->sub >= BAR_RED_POPC && strcmp(part, "and") == 0) in->sub = BAR_RED_AND;
+        else if (in->op == OP_BAR && in->sub >= BAR_RED_POPC && strcmp(part, "or") == 0) in->sub = BAR_RED_OR;
+        else if (strcmp(part, "shared::cluster") == 0 || strcmp(part, "cluster") == 0)
+            return fail(lx, "'%s': thread-block clusters are not something the interpreter runs", opcode);
+        /* Modifiers that change nothing the interpreter models: caching, ordering and scope
+         * (one block runs at a time here), alignment of bar, synchronisation of warp ops. */
+        else if (strstr(part, "::") || !strcmp(part, "nc") || !strcmp(part, "ca") || !strcmp(part, "cg") ||
+                 !strcmp(part, "cs") || !strcmp(part, "lu") || !strcmp(part, "cv") || !strcmp(part, "wb") ||
+                 !strcmp(part, "wt") || !strcmp(part, "sync") || !strcmp(part, "aligned") || !strcmp(part, "cta") ||
+                 !strcmp(part, "gpu") || !strcmp(part, "sys") || !strcmp(part, "gl") || !strcmp(part, "relaxed") ||
+                 !strcmp(part, "acquire") || !strcmp(part, "release") || !strcmp(part, "acq_rel") ||
+                 !strcmp(part, "sc") || !strcmp(part, "weak") || !strcmp(part, "noftz") || !strcmp(part, "shiftamt") ||
+                 !strcmp(part, "clamp") || !strcmp(part, "wrap") || !strcmp(part, "x"))
+            ;
+        else
+            return fail(lx, "'%s': the modifier .%s is not one the interpreter knows", opcode, part);
+    }
+    return 0;
+}
+
+static int special_named(const char *s)
+{
+    static const char *const names[] = {
+        "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z",
+        "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid", "%nwarpid", "%clock", "%clock64",
+        "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%smid", "%nsmid",
+        "%gridid", "%globaltimer"};
+    return index_of(names, (int)(sizeof names / sizeof names[0]), s);
+}
+
+static int add_fixup(struct builder *b, int operand, const char *name)
+{
+    GROW(b->fixups, b->nfixups, b->capfixups);
+    b->fixups[b->nfixups].insn = b->k->ninsns;
+    b->fixups[b->nfixups].operand = operand;
+    snprintf(b->fixups[b->nfixups++].name, sizeof b->fixups[0].name, "%s", name);
+    return 0;
+}
+
+/* One name in an operand: a register, a special register, a variable or a label. */
+static int name_operand(struct builder *b, struct ptx_operand *o, int index, const char *name)
+{
+    int r = find_reg(b->k, name);
+    if (r >= 0) {
+        o->kind = K_REG, o->reg = r;
+        return 0;
+    }
+    int s = special_named(name);
+    if (s >= 0) {
+        o->kind = K_SPECIAL, o->reg = s;
+        return 0;
+    }
+    if (strncmp(name, "%envreg", 7) == 0 || strncmp(name, "%pm", 3) == 0 || name[0] == '%')
+        return fail(&b->lx, "the register %s is not one the interpreter knows", name);
+    int v = find_var(b->m, b->k, name);
+    if (v >= 0) {
+        o->kind = K_SYM, o->sym = v;
+        return 0;
+    }
+    for (int p = 0; p < b->k->nparams; p++)
+        if (strcmp(b->k->params[p].name, name) == 0) {
+            o->kind = K_SYM, o->sym = -2 - p; /* a kernel parameter */
+            return 0;
+        }
+    o->kind = K_LABEL, o->reg = -1;
+    return add_fixup(b, index, name);
+}
+
+static int operand(struct builder *b, struct ptx_operand *o, int index)
+{
+    struct lexer *lx = &b->lx;
+    memset(o, 0, sizeof *o);
+    o->reg = o->sym = -1;
+    if (accept(lx, "[")) {
+        o->kind = K_MEM;
+        if (lx->kind == TK_IDENT) {
+            struct ptx_operand base;
+            char name[PTX_NAME_MAX];
+            snprintf(name, sizeof name, "%.255s", lx->text);
+            next(lx);
+            memset(&base, 0, sizeof base);
+            if (name_operand(b, &base, index, name))
+                return -1;
+            if (base.kind == K_REG)
+                o->reg = base.reg;
+            else if (base.kind == K_SYM)
+                o->sym = base.sym;
+            else
+                return fail(lx, "cannot take the address '%s'", name);
+        }
+        if (accept(lx, "+") || is(lx, "-") || lx->kind == TK_NUM) {
+            int neg = accept(lx, "-");
+            int64_t v;
+            int f, f32;
+            if (lx->kind != TK_NUM || number(lx, &v, &f, &f32) || f)
+                return fail(lx, "an address offset must be an integer");
+            o->imm = neg ? -v : v;
+        }
+        return expect(lx, "]");
+    }
+    if (accept(lx, "{")) {
+        o->kind = K_VEC;
+        do {
+            if (o->nvec == 4)
+                return fail(lx, "a vector of more than 4 elements");
+            if (accept(lx, "_")) {
+                o->vec[o->nvec++] = -1;
+                continue;
+            }
+            int r = lx->kind == TK_IDENT ? find_reg(b->k, lx->text) : -1;
+            if (r < 0)
+                return fail(lx, "a vector element must be a register, found '%s'", lx->text);
+            o->vec[o->nvec++] = r;
+            next(lx);
+        } while (accept(lx, ","));
+        return expect(lx, "}");
+    }
+    if (accept(lx, "!"))
+        o->neg = 1;
+    if (lx->kind == TK_NUM) {
+        int f, f32;
+        if (number(lx, &o->imm, &f, &f32))
+            return -1;
+        o->kind = f ? K_FIMM : K_IMM;
+        if (f && f32) { /* keep every float immediate as a double's bits */
+            uint32_t u = (uint32_t)o->imm;
+            float fl;
+            memcpy(&fl, &u, 4);
+            double d = fl;
+            memcpy(&o->imm, &d, 8);
+        }
+        return 0;
+    }
+    if (accept(lx, "_")) {
+        o->kind = K_SINK;
+        return 0;
+    }
+    if (lx->kind != TK_IDENT)
+        return fail(lx, "expected an operand, found '%s'", lx->text);
+    char name[PTX_NAME_MAX];
+    snprintf(name, sizeof name, "%.255s", lx->text);
+    next(lx);
+    if (name_operand(b, o, index, name))
+        return -1;
+    /* a|b: two destinations (setp, shfl's value and its predicate) */
+    if (o->kind == K_REG && accept(lx, "|")) {
+        int r = lx->kind == TK_IDENT ? find_reg(b->k, lx->text) : -1;
+        if (r < 0)
+            return fail(lx, "expected a predicate after '|'");
+        next(lx);
+        o->kind = K_VEC, o->nvec = 2, o->vec[0] = o->reg, o->vec[1] = r;
+    }
+    if (o->kind == K_SYM && (accept(lx, "+"))) { /* mov %r, var+8 */
+        int64_t v;
+        int f, f32;
+        if (lx->kind != TK_NUM || number(lx, &v, &f, &f32))
+            return fail(lx, "an address offset must be an integer");
+        o->imm = v;
+    }
+    return 0;
+}
+
+static int instruction(struct builder *b)
+{
+    struct lexer *lx = &b->lx;
+    struct ptx_kernel *k = b->k;
+    GROW(k->insns, k->ninsns, b->capinsns);
+    struct ptx_insn *in = &k->insns[k->ninsns];
+    memset(in, 0, sizeof *in);
+    in->pred = -1;
+    in->file = b->file, in->line = b->line, in->col = b->col;
+    if (accept(lx, "@")) {
+        in->pred_neg = (uint8_t)accept(lx, "!");
+        in->pred = lx->kind == TK_IDENT ? find_reg(k, lx->text) : -1;
+        if (in->pred < 0)
+            return fail(lx, "a guard must be a predicate register, found '%s'", lx->text);
+        next(lx);
+    }
+    if (lx->kind != TK_IDENT)
+        return fail(lx, "expected an instruction, found '%s'", lx->text);
+    in->text = strdup(lx->text);
+    if (decode(lx, in, lx->text))
+        return -1;
+    next(lx);
+    if (in->op == OP_CALL)
+        return fail(lx, "a call of a function (printf, or a function the compiler did not inline): the "
+                        "interpreter runs kernels without calls");
+    while (!is(lx, ";")) {
+        if (in->nops == PTX_MAX_OPERANDS)
+            return fail(lx, "too many operands");
+        if (operand(b, &in->o[in->nops], in->nops))
+            return -1;
+        in->nops++;
+        if (!accept(lx, ","))
+            break;
+    }
+    k->ninsns++;
+    return expect(lx, ";");
+}
+
+/* .loc FILE LINE COL [, function_name NAME, inlined_at FILE LINE COL] */
+static int loc(struct builder *b)
+{
+    struct lexer *lx = &b->lx;
+    int64_t v[3];
+    int f, f32;
+    for (int i = 0; i < 3; i++)
+        if (lx->kind != TK_NUM || number(lx, &v[i], &f, &f32))
+            return fail(lx, ".loc needs a file, a line and a column");
+    b->file = (int)v[0], b->line = (int)v[1], b->col = (int)v[2];
+    while (accept(lx, ",")) {
+        if (accept(lx, "function_name"))
+            next(lx);
+        else if (accept(lx, "inlined_at")) {
+            /* The line that called an inlined function is the student's line to show. */
+            int64_t w[3];
+            for (int i = 0; i < 3; i++)
+                if (lx->kind != TK_NUM || number(lx, &w[i], &f, &f32))
+                    return fail(lx, "inlined_at needs a file, a line and a column");
+            if (b->line == 0)
+                b->file = (int)w[0], b->line = (int)w[1], b->col = (int)w[2];
+        } else
+            return fail(lx, "unexpected '%s' in .loc", lx->text);
+    }
+    return 0;
+}
+
+static int kernel_body(struct builder *b)
+{
+    struct lexer *lx = &b->lx;
+    int depth = 1;
+    while (depth > 0) {
+        if (lx->kind == TK_END)
+            return fail(lx, "the kernel %s does not end", b->k->name);
+        if (accept(lx, "{")) {
+            depth++;
+        } else if (accept(lx, "}")) {
+            depth--;
+        } else if (accept(lx, ".reg")) {
+            if (reg_decl(b))
+                return -1;
+        } else if (accept(lx, ".shared")) {
+            if (var_decl(b, S_SHARED, 1))
+                return -1;
+        } else if (accept(lx, ".local")) {
+            if (var_decl(b, S_LOCAL, 1))
+                return -1;
+        } else if (accept(lx, ".loc")) {
+            if (loc(b))
+                return -1;
+        } else if (accept(lx, ".pragma")) {
+            next(lx);
+            if (expect(lx, ";"))
+                return -1;
+        } else if (is(lx, ".param") || is(lx, ".const") || is(lx, ".global")) {
+            return fail(lx, "a %s declaration inside a kernel is not something the interpreter runs", lx->text);
+        } else if (lx->kind == TK_IDENT && lx->p[0] == ':') {
+            GROW(b->labels, b->nlabels, b->caplabels);
+            snprintf(b->labels[b->nlabels].name, sizeof b->labels[0].name, "%.255s", lx->text);
+            b->labels[b->nlabels++].at = b->k->ninsns;
+            next(lx);
+            next(lx); /* the ':' */
+        } else if (lx->kind == TK_IDENT && lx->text[0] == '.') {
+            return fail(lx, "the directive %s inside a kernel is not one the interpreter knows", lx->text);
+        } else if (instruction(b))
+            return -1;
+    }
+    return 0;
+}
+
+/* Lays the kernel's shared and local variables out, each at its alignment. */
+static void layout(struct ptx_module *m, struct ptx_kernel *k)
+{
+    size_t shared = 0, local = 0;
+    for (int i = 0; i < m->nvars; i++) {
+        struct ptx_var *v = &m->vars[i];
+        int mine = i >= k->first_var && i < k->first_var + k->nvars;
+        int module_shared = v->space == S_SHARED && !(i >= k->first_var && i < k->first_var + k->nvars) &&
+                            v->offset == (size_t)-1;
+        if (!mine && !module_shared)
+            continue;
+        size_t *at = v->space == S_LOCAL ? &local : &shared;
+        size_t a = v->align > 0 ? (size_t)v->align : 1;
+        *at = (*at + a - 1) / a * a;
+        if (mine)
+            v->offset = *at;
+        *at += v->bytes;
+    }
+    k->shared_bytes = shared;
+    k->local_bytes = local;
+}
+
+static int entry(struct builder *b, int is_func)
+{
+    struct lexer *lx = &b->lx;
+    struct ptx_module *m = b->m;
+    if (is_func)
+        return fail(lx, "a device function the compiler did not inline (.func): the interpreter runs one kernel "
+                        "without calls");
+    m->kernels = realloc(m->kernels, (size_t)(m->nkernels + 1) * sizeof *m->kernels);
+    struct ptx_kernel *k = b->k = &m->kernels[m->nkernels++];
+    memset(k, 0, sizeof *k);
+    b->capinsns = b->capregs = 0;
+    b->nlabels = b->nfixups = 0;
+    k->first_var = m->nvars;
+    if (lx->kind != TK_IDENT)
+        return fail(lx, "an .entry without a name");
+    snprintf(k->name, sizeof k->name, "%.255s", lx->text);
+    next(lx);
+    if (accept(lx, "(")) {
+        while (!accept(lx, ")")) {
+            if (expect(lx, ".param"))
+                return -1;
+            if (k->nparams == PTX_MAX_PARAMS)
+                return fail(lx, "too many parameters");
+            struct ptx_param *p = &k->params[k->nparams];
+            int align = 0;
+            if (accept(lx, ".align")) {
+                int64_t a;
+                int f, f32;
+                if (number(lx, &a, &f, &f32))
+                    return -1;
+                align = (int)a;
+            }
+            if (accept(lx, ".ptr")) { /* .ptr .global .align N: a pointer's attributes */
+                while (lx->kind == TK_IDENT && lx->text[0] == '.' && type_named(lx->text + 1) == T_NONE) {
+                    if (accept(lx, ".align"))
+                        next(lx);
+                    else
+                        next(lx);
+                }
+            }
+            int t = lx->kind == TK_IDENT && lx->text[0] == '.' ? type_named(lx->text + 1) : T_NONE;
+            if (t == T_NONE)
+                return fail(lx, "a parameter of type '%s'", lx->text);
+            next(lx);
+            while (is(lx, ".ptr") || is(lx, ".global") || is(lx, ".align")) {
+                if (accept(lx, ".align"))
+                    next(lx);
+                else
+                    next(lx);
+            }
+            snprintf(p->name, sizeof p->name, "%.255s", lx->text);
+            next(lx);
+            int bytes = ptx_type_bytes(t);
+            if (accept(lx, "[")) {
+                int64_t n;
+                int f, f32;
+                if (number(lx, &n, &f, &f32) || expect(lx, "]"))
+                    return -1;
+                bytes *= (int)n;
+            }
+            p->type = (uint8_t)t;
+            p->bytes = bytes;
+            p->align = align ? align : ptx_type_bytes(t);
+            k->param_bytes = (k->param_bytes + p->align - 1) / p->align * p->align;
+            p->offset = k->param_bytes;
+            k->param_bytes += bytes;
+            k->nparams++;
+            accept(lx, ",");
+        }
+    }
+    /* Performance directives between the parameters and the body. */
+    while (lx->kind == TK_IDENT && lx->text[0] == '.') {
+        next(lx);
+        while (lx->kind == TK_NUM || is(lx, ",") || lx->kind == TK_STR)
+            next(lx);
+    }
+    if (accept(lx, ";"))
+        return fail(lx, "the kernel %s is declared but has no body", k->name);
+    if (expect(lx, "{") || kernel_body(b))
+        return -1;
+    for (int i = 0; i < b->nfixups; i++) {
+        struct fixup *f = &b->fixups[i];
+        int at = -1;
+        for (int l = 0; l < b->nlabels; l++)
+            if (strcmp(b->labels[l].name, f->name) == 0)
+                at = b->labels[l].at;
+        if (at < 0) {
+            snprintf(m->error, sizeof m->error, "in %s: '%s' names no register, variable or label", k->name, f->name);
+            return -1;
+        }
+        k->insns[f->insn].o[f->operand].reg = at;
+    }
+    layout(m, k);
+    return 0;
+}
+
+int ptx_parse(const char *text, struct ptx_module *m)
+{
+    memset(m, 0, sizeof *m);
+    struct builder b = {0};
+    b.m = m;
+    b.lx.p = text;
+    b.lx.line = 1;
+    b.lx.m = m;
+    struct lexer *lx = &b.lx;
+    next(lx);
+    while (lx->kind != TK_END && !lx->failed) {
+        if (accept(lx, ".version") || accept(lx, ".address_size")) {
+            next(lx);
+        } else if (accept(lx, ".target")) {
+            next(lx);
+            while (accept(lx, ","))
+                next(lx);
+        } else if (accept(lx, ".file")) {
+            int64_t n;
+            int f, f32;
+            if (lx->kind != TK_NUM || number(lx, &n, &f, &f32) || lx->kind != TK_STR)
+                return fail(lx, ".file needs a number and a name");
+            if (n >= 1 && n <= PTX_MAX_FILES) {
+                free(m->files[n]);
+                m->files[n] = strdup(lx->text);
+            }
+            next(lx);
+            while (accept(lx, ","))
+                next(lx);
+        } else if (accept(lx, ".visible") || accept(lx, ".weak") || accept(lx, ".extern")) {
+            continue;
+        } else if (accept(lx, ".entry")) {
+            if (entry(&b, 0))
+                break;
+        } else if (accept(lx, ".func")) {
+            entry(&b, 1);
+            break;
+        } else if (accept(lx, ".const")) {
+            b.k = NULL;
+            if (var_decl(&b, S_CONST, 0))
+                break;
+        } else if (accept(lx, ".global")) {
+            b.k = NULL;
+            fail(lx, "a __device__ variable (%s): it would keep state from one launch to the next; lesson files may "
+                     "not have writable variables outside their kernel", lx->kind == TK_IDENT ? lx->text : "?");
+            break;
+        } else if (accept(lx, ".shared")) {
+            b.k = NULL;
+            fail(lx, "a __shared__ variable outside the kernel, or `extern __shared__` memory: declare shared arrays "
+                     "inside the kernel, with a size");
+            break;
+        } else
+            fail(lx, "the directive '%s' is not one the interpreter knows", lx->text);
+    }
+    free(b.labels);
+    free(b.fixups);
+    if (lx->failed || m->error[0])
+        return -1;
+    /* __constant__ data, laid out in one window */
+    size_t at = 0;
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].space == S_CONST) {
+            size_t a = m->vars[i].align > 0 ? (size_t)m->vars[i].align : 1;
+            at = (at + a - 1) / a * a;
+            m->vars[i].offset = at;
+            at += m->vars[i].bytes;
+        }
+    if (at > 64 * 1024) {
+        snprintf(m->error, sizeof m->error, "%zu bytes of __constant__ data: a GPU has 64 KiB of it", at);
+        return -1;
+    }
+    m->const_bytes = at;
+    m->const_data = calloc(1, at ? at : 1);
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].space == S_CONST && m->vars[i].init)
+            memcpy(m->const_data + m->vars[i].offset, m->vars[i].init, m->vars[i].bytes);
+    return 0;
+}
+
+void ptx_free(struct ptx_module *m)
+{
+    for (int i = 0; i < m->nkernels; i++) {
+        for (int j = 0; j < m->kernels[i].ninsns; j++)
+            free((void *)m->kernels[i].insns[j].text);
+        free(m->kernels[i].insns);
+        free(m->kernels[i].regs);
+    }
+    for (int i = 0; i < m->nvars; i++)
+        free(m->vars[i].init);
+    for (int i = 0; i <= PTX_MAX_FILES; i++)
+        free(m->files[i]);
+    free(m->kernels);
+    free(m->vars);
+    free(m->const_data);
+    memset(m, 0, sizeof *m);
+}
+
+const struct ptx_kernel *ptx_find_kernel(const struct ptx_module *m, const char *name)
+{
+    for (int i = 0; i < m->nkernels; i++)
+        if (strcmp(m->kernels[i].name, name) == 0)
+            return &m->kernels[i];
+    return NULL;
+}

@@ -1,0 +1,193 @@
+/* The PTX interpreter's runner program: the kernels of one side of a job (gpu_job.h), each read
+ * from the PTX nvcc made of its lesson file and interpreted (ptx_exec.c). Nothing of a lesson
+ * file runs natively; the runner still shuts itself into the sandbox (sandbox.h) once its files
+ * are read, since a bug of the interpreter's must not become the student's way out.
+ *
+ * Usage: ptx-runner student PTX KERNEL SOURCE
+ *        ptx-runner reference SOLUTION.ptx|- KERNEL SOURCE BASELINE.ptx KERNEL SOURCE
+ * with the job on fd 3; SOURCE is the lesson file's name for messages. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "emu.h"
+#include "ptx_exec.h"
+#include "runner.h"
+#include "sandbox.h"
+
+const struct kernel_entry *runner_kernels[ROLE_COUNT];
+
+static struct gpu_job *job;
+static const char *const who[ROLE_COUNT] = {"your kernel", "the reference solution", "the baseline kernel"};
+
+struct ptx_entry {
+    struct kernel_entry entry; /* first: launch gets the ptx_entry as its entry */
+    struct ptx_module module;
+    const struct ptx_kernel *kernel;
+    const struct family *family;
+    const char *source;
+    char name[160];
+};
+static struct ptx_entry entries[ROLE_COUNT];
+
+static void stop_run(const char *sentence)
+{
+    int role = emu_job_current_role();
+    job->rep.failed_role = role;
+    snprintf(job->rep.failure, sizeof job->rep.failure, "%s: %s.", who[role], sentence);
+    _exit(JOB_KERNEL_FAILED);
+}
+
+/* The family's arguments, laid out as the kernel's .param list says: its inputs, the output,
+ * rows (and cols). */
+static int launch(const struct kernel_entry *k, const struct gpu_job *j, const float *in0, const float *in1, float *out)
+{
+    const struct ptx_entry *e = (const struct ptx_entry *)k;
+    const struct family *f = e->family;
+    const struct ptx_kernel *pk = e->kernel;
+    uint64_t values[6];
+    int n = 0;
+    values[n++] = (uint64_t)(uintptr_t)in0;
+    if (f->ninputs > 1)
+        values[n++] = (uint64_t)(uintptr_t)in1;
+    values[n++] = (uint64_t)(uintptr_t)out;
+    values[n++] = (uint64_t)(uint32_t)j->rows;
+    if (f->nscalars > 1)
+        values[n++] = (uint64_t)(uint32_t)j->cols;
+    unsigned char params[256] = {0};
+    if (pk->nparams != n || pk->param_bytes > (int)sizeof params) {
+        snprintf((char *)emu_error(), 100, "the kernel's parameters are not the contract's");
+        return EMU_BAD_LAUNCH;
+    }
+    for (int i = 0; i < n; i++)
+        memcpy(params + pk->params[i].offset, &values[i], (size_t)pk->params[i].bytes);
+    unsigned g[2];
+    family_grid(f, j->rows, j->cols, g);
+    struct ptx_launch L = {&e->module, pk, {g[0], g[1], 1}, {(unsigned)f->block_x, (unsigned)f->block_y, 1}, params,
+                           e->source};
+    return ptx_run(&L);
+}
+
+static int attributes(const struct kernel_entry *k, size_t *static_smem, int *regs)
+{
+    const struct ptx_entry *e = (const struct ptx_entry *)k;
+    *static_smem = e->kernel->shared_bytes;
+    *regs = e->kernel->nregs;
+    return 0;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += r;
+        if (n == cap) {
+            if (cap >= (64u << 20)) { /* nvcc writes nothing near this for a lesson file */
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *more = realloc(buf, 2 * cap + 1);
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* Reads and parses role's PTX and finds its kernel by the contract's mangled name; 0, or -1
+ * with the reason in the job. */
+static int load(int role, const char *path, const char *kernel, const char *source)
+{
+    struct ptx_entry *e = &entries[role];
+    e->family = job_role_family(job, role);
+    e->source = source;
+    if (!e->family) {
+        snprintf(job->rep.failure, sizeof job->rep.failure, "%s is written for a family this runner does not know.",
+                 who[role]);
+        return -1;
+    }
+    snprintf(e->name, sizeof e->name, "_Z%zu%s%s", strlen(kernel), kernel, e->family->mangled_params);
+    char *text = read_file(path);
+    if (!text) {
+        snprintf(job->rep.failure, sizeof job->rep.failure, "%s: its PTX (%s) cannot be read.", who[role], path);
+        return -1;
+    }
+    int rc = ptx_parse(text, &e->module);
+    free(text);
+    if (rc) {
+        snprintf(job->rep.failure, sizeof job->rep.failure, "%s cannot be interpreted: %s.", who[role],
+                 e->module.error);
+        return -1;
+    }
+    e->kernel = ptx_find_kernel(&e->module, e->name);
+    if (!e->kernel) {
+        snprintf(job->rep.failure, sizeof job->rep.failure,
+                 "%s has no kernel with the contract's name and parameters (%s).", who[role], e->name);
+        return -1;
+    }
+    e->entry = (struct kernel_entry){e->name, launch, attributes, NULL};
+    runner_kernels[role] = &e->entry;
+    return 0;
+}
+
+static void at_cpu_limit(int sig)
+{
+    if (job)
+        emu_describe_spin(0, job->rep.failure, sizeof job->rep.failure);
+    raise(sig); /* delivered with the default action (SA_RESETHAND) when this returns */
+}
+
+int main(int argc, char **argv)
+{
+    job = runner_map_job(3);
+    int student = argc == 5 && strcmp(argv[1], "student") == 0;
+    int reference = argc == 8 && strcmp(argv[1], "reference") == 0;
+    if (!job || !(student || reference)) {
+        fprintf(stderr, "usage: ptx-runner student PTX KERNEL SOURCE | reference SOLUTION.ptx|- KERNEL SOURCE "
+                        "BASELINE.ptx KERNEL SOURCE, with the job on fd 3 (the judge starts it)\n");
+        return JOB_USAGE;
+    }
+    job->rep.failed_role = -1;
+    if (student && role_in(job, ROLE_STUDENT) && load(ROLE_STUDENT, argv[2], argv[3], argv[4]))
+        return job->rep.failed_role = ROLE_STUDENT, JOB_SETUP_FAILED;
+    if (reference) {
+        if (role_in(job, ROLE_SOLUTION) && job->have_solution && strcmp(argv[2], "-") != 0 &&
+            load(ROLE_SOLUTION, argv[2], argv[3], argv[4]))
+            return job->rep.failed_role = ROLE_SOLUTION, JOB_SETUP_FAILED;
+        if (role_in(job, ROLE_BASELINE) && load(ROLE_BASELINE, argv[5], argv[6], argv[7]))
+            return job->rep.failed_role = ROLE_BASELINE, JOB_SETUP_FAILED;
+    }
+    emu_set_fatal_handler(stop_run);
+    struct sigaction sa = {0};
+    sa.sa_handler = at_cpu_limit;
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGXCPU, &sa, NULL);
+    char why[256];
+    if (sandbox_enter(&job->rep.forbidden_syscall, why, sizeof why) != 0) {
+        snprintf(job->rep.failure, sizeof job->rep.failure, "the sandbox could not be set up: %s.", why);
+        return JOB_SETUP_FAILED;
+    }
+    int rc = gpu_job_run(job);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        job->rep.cpu_seconds = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                               (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    return rc;
+}
