@@ -113,7 +113,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: help-test ptx-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -479,7 +479,7 @@ help-test:
 # with the seconds so far, so that a long run is never silent for long.
 TEST_STEPS := doctor help-test author-check build-all unit-tests explore quiz-test site-test \
   $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test grade-all-test) $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test) \
-  emulator-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),load-test) gpu-test
+  emulator-test ptx-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),load-test) gpu-test
 test:
 	$(Q)start=$$(date +%s); for step in $(TEST_STEPS); do \
 	  echo "== make test: $$step (at $$(( $$(date +%s) - start )) s)"; \
@@ -500,6 +500,23 @@ emulator-test: build-all
 	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh &&) true \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=1); \
 	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi
+
+# The PTX interpreter (EMU=ptx, checker/runner/ptx/), which is to replace the native emulator:
+# every solution passes and every stub fails (side by side, a core each), every right kernel of
+# checker/tests/features/ passes, and so do those of ptx-features/, which the native emulator
+# refuses for its host compiler's choices; every wrong kernel of checker/mutants/ is rejected
+# with its diagnosis.
+PTX_CHECK = MAKE="$(MAKE)" WB_JUDGE=check-ptx $(WORKBOOK) check
+ptx-test: $(WORKBOOK)
+	$(Q)$(MAKE) -s --no-print-directory -j2 EMU=ptx SRC=exercises programs
+	$(Q)$(if $(HAVE_SOLUTIONS),$(MAKE) -s --no-print-directory -j2 EMU=ptx SRC=solutions programs &&) \
+	  $(if $(HAVE_SOLUTIONS),{ $(PTX_CHECK) solutions pass $(LESSONS) > build/ptx-solutions.log 2>&1 & s=$$!; };,s=;) \
+	  $(PTX_CHECK) exercises fail $(LESSONS) > build/ptx-exercises.log 2>&1; e=$$?; \
+	  if [ -n "$$s" ]; then wait $$s; s=$$?; tail -n 1 build/ptx-solutions.log; else s=0; fi; tail -n 1 build/ptx-exercises.log; \
+	  [ $$s -eq 0 ] || cat build/ptx-solutions.log; [ $$e -eq 0 ] || cat build/ptx-exercises.log; [ $$s -eq 0 ] && [ $$e -eq 0 ]
+	$(Q)$(if $(HAVE_FEATURES),WB_JUDGE=check-ptx MAKE="$(MAKE)" checker/tools/run-features.sh && \
+	  FEATURES=checker/tests/ptx-features WB_JUDGE=check-ptx MAKE="$(MAKE)" checker/tools/run-features.sh,:)
+	$(Q)$(if $(HAVE_MUTANTS),MAKE="$(MAKE)" EMU=ptx checker/tools/run-mutants.sh,:)
 
 gpu-test: $(WORKBOOK)
 	$(Q)if [ -n "$(GPU_CC)" ]; then export SANITIZE=1 PROFILE=1; \

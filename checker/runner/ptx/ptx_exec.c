@@ -310,7 +310,7 @@ static void value_used(int insn, int t, const char *what)
     char where[160], who[40];
     X.value_error = 1;
     snprintf(X.value_sentence, sizeof X.value_sentence,
-             "block (%u,%u): %s %s a value it read from shared memory that no thread of the block had written "
+             "block (%u,%u): %s %s a value it read from shared memory that no thread of the block has written "
              "(%s): a tile element nobody loaded, an index outside the loaded part, or a read that maps indices "
              "differently from the write",
              blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, ptx_where(insn, where, sizeof where));
@@ -361,7 +361,8 @@ static unsigned char *locate(int insn, int t, int sp, uint64_t a, int size, int 
     case S_CONST:
         *land = IN_CONST;
         if (write || a + (uint64_t)size > m->const_bytes || a > m->const_bytes) {
-            fail(EMU_OUT_OF_BOUNDS, "block (%u,%u): %s %s __constant__ data past its end (%s): an index outside the table?",
+            fail(EMU_OUT_OF_BOUNDS, "block (%u,%u): %s %s __constant__ data outside its bounds, past its end (%s): an "
+                 "index outside the table?",
                  blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), write ? "writes" : "reads",
                  ptx_where(insn, where, sizeof where));
             return NULL;
@@ -404,21 +405,24 @@ static inline void trace(int insn, int t, const void *p, int size, int write)
     emu_trace_access(p, (uint32_t)size, write, (uintptr_t)insn + 1);
 }
 
-/* Reads `size` bytes for a load; *marked when any came from unwritten shared memory. */
-static int load(int insn, int t, int sp, uint64_t a, int size, void *dst, int *marked)
+/* Reads n elements of `size` bytes for a load; marked[e] when any byte of element e came from
+ * unwritten shared memory (each element of a vector load on its own: a float4 at a tile's
+ * edge may hold words nobody wrote beside the one the kernel uses). */
+static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst, int *marked)
 {
     size_t off;
     int land;
-    unsigned char *p = locate(insn, t, sp, a, size, 0, &land, &off);
+    unsigned char *p = locate(insn, t, sp, a, size * n, 0, &land, &off);
     if (!p)
         return -1;
-    *marked = 0;
     if (land == IN_SHARED || land == IN_GLOBAL)
-        trace(insn, t, p, size, 0);
-    if (off != (size_t)-1)
-        for (int i = 0; i < size; i++)
-            *marked |= X.shared_state[off + (size_t)i] != SET;
-    memcpy(dst, p, (size_t)size);
+        trace(insn, t, p, size * n, 0);
+    for (int e = 0; e < n; e++) {
+        marked[e] = 0;
+        for (int i = 0; off != (size_t)-1 && i < size; i++)
+            marked[e] |= X.shared_state[off + (size_t)(e * size + i)] != SET;
+    }
+    memcpy(dst, p, (size_t)(size * n));
     return 0;
 }
 
@@ -751,16 +755,16 @@ static int step(int w, int i, uint32_t active)
             value_used(i, first + __builtin_ctz(am), "uses as an address");
             exec &= ~am;
         }
-        uint32_t marked = 0;
+        uint32_t marked[4] = {0};
         FOR_LANES(exec, l) {
             int t = first + (int)l;
             uint64_t a = (o[1].reg >= 0 ? *reg(o[1].reg, t) : o[1].sym != -1 ? sym_address(&o[1]) : 0) + (uint64_t)o[1].imm;
             unsigned char buf[32] = {0};
-            int mk = 0;
-            if (load(i, t, in->space, a, size * n, buf, &mk))
+            int mk[4];
+            if (load(i, t, in->space, a, size, n, buf, mk))
                 return EMU_OUT_OF_BOUNDS;
-            if (mk)
-                marked |= 1u << l;
+            for (int e = 0; e < n; e++)
+                marked[e] |= (uint32_t)mk[e] << l;
             for (int e = 0; e < n; e++) {
                 uint64_t v = 0;
                 memcpy(&v, buf + e * size, (size_t)size);
@@ -772,7 +776,7 @@ static int step(int w, int i, uint32_t active)
         for (int e = 0; e < n; e++) {
             int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
             if (r >= 0)
-                set_marks(r, w, exec | am, marked | am);
+                set_marks(r, w, exec | am, marked[e] | am);
         }
         break;
     }
@@ -1000,10 +1004,13 @@ static int step(int w, int i, uint32_t active)
         break;
     }
     case OP_SELP: {
-        uint32_t mk = marks_of(in, 1, w, exec);
+        /* the mark of the operand chosen (and of the choice), not of the one dropped */
+        uint32_t m1 = o[1].kind == K_REG ? *mark(o[1].reg, w) : 0, m2 = o[2].kind == K_REG ? *mark(o[2].reg, w) : 0,
+                 mp = o[3].kind == K_REG ? *mark(o[3].reg, w) : 0, mk = 0;
         FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            put(o[0].reg, t, (val(&o[3], T_PRED, t) & 1) ? val(&o[1], ty, t) : val(&o[2], ty, t), ty);
+            int t = first + (int)l, pick = (int)(val(&o[3], T_PRED, t) & 1);
+            put(o[0].reg, t, pick ? val(&o[1], ty, t) : val(&o[2], ty, t), ty);
+            mk |= ((pick ? m1 : m2) | mp) & (1u << l);
         }
         set_marks(o[0].reg, w, exec, mk);
         break;

@@ -890,6 +890,12 @@ int ptx_parse(const char *text, struct ptx_module *m)
             next(lx);
             while (accept(lx, ","))
                 next(lx);
+        } else if (accept(lx, ".section")) {
+            /* debugging sections (the names of inlined functions): nothing to run */
+            next(lx);
+            if (accept(lx, "{"))
+                for (int depth = 1; depth > 0 && lx->kind != TK_END; next(lx))
+                    depth += is(lx, "{") - is(lx, "}");
         } else if (accept(lx, ".visible") || accept(lx, ".weak") || accept(lx, ".extern")) {
             continue;
         } else if (accept(lx, ".entry")) {
@@ -904,8 +910,11 @@ int ptx_parse(const char *text, struct ptx_module *m)
                 break;
         } else if (accept(lx, ".global")) {
             b.k = NULL;
-            fail(lx, "a __device__ variable (%s): it would keep state from one launch to the next; lesson files may "
-                     "not have writable variables outside their kernel", lx->kind == TK_IDENT ? lx->text : "?");
+            while ((lx->kind == TK_IDENT && lx->text[0] == '.') || lx->kind == TK_NUM) /* .align 4 .b8 */
+                next(lx);
+            fail(lx, "a writable __device__ variable (%s): it would keep state from one launch to the next; lesson "
+                     "files may not have writable variables outside their kernel",
+                 lx->kind == TK_IDENT ? lx->text : "?");
             break;
         } else if (accept(lx, ".shared")) {
             b.k = NULL;

@@ -1,0 +1,146 @@
+/*
+ * Lesson 8 (capstone): a register-blocked SGEMM                   sgemm_blocked.cu
+ *
+ * CONTRACT
+ *   Computes   C = A * B, where A, B and C are N x N float matrices stored
+ *              row-major: element (row, k) of A is A[row*N + k].
+ *   Signature  __global__ void sgemm_blocked(const float *A, const float *B,
+ *                                            float *C, int N);
+ *   Launch     done by the harness, never by this file:
+ *                block = dim3(256)                        (256 threads)
+ *                grid  = dim3(ceil(N/128), ceil(N/128))
+ *              one block per 128 x 128 block of C, blockIdx.x along its
+ *              columns: each thread computes 64 elements of C.
+ *   Edges      N is arbitrary (1, 100, 1000, ...), so the last blocks reach
+ *              past the matrix: loads outside A or B must give 0, stores
+ *              outside C must be skipped. A float4 access needs a 16-byte
+ *              aligned address, which a row start has only when N % 4 == 0:
+ *              for other N, or a float4 that would cross the edge, load and
+ *              store float by float.
+ *   Rules      Exactly one __global__ kernel, sgemm_blocked, plus optional
+ *              __device__ helpers and #defines. No #include lines, no host
+ *              code, no main, no <<<>>> launches, no library calls (cuBLAS...).
+ *              Read the shared tiles with explicit float4 loads: the emulator
+ *              counts each access as the source writes it (nvcc may fuse
+ *              scalar loads; the emulator does not).
+ *   Passing    1. Correct: on every tested size, C matches the reference
+ *                 solution and a CPU reference within a floating-point
+ *                 tolerance.
+ *              2. Fast: on a GPU, at least the speed-up over lesson 2's
+ *                 solution (launched with its own 32 x 32 threads) and the
+ *                 share of cuBLAS's SGEMM that lessons/08_sgemm/check.c
+ *                 declares, all timed in the same run. In the emulator: no
+ *                 shared-memory bank conflicts, and global sectors at most
+ *                 the fraction of lesson 2's that check.c declares.
+ *   Running    make lesson8   copies this stub to work/08_sgemm/;
+ *                             edit that copy, not this file.
+ *              make check     checks your copy: correctness, then speed.
+ *              make hint      shows the lesson's hints, weakest first.
+ */
+
+#define BM 128   // rows of C per block
+#define BN 128   // columns of C per block
+#define BK 8     // the K-step: columns of A's tile, rows of B's
+
+// Four consecutive elements M[r][c..c+3] of an N x N matrix, 0 outside it: one 16-byte load
+// where the row's start is 16-byte aligned (N % 4 == 0) and all four are inside, else four.
+__device__ __forceinline__ float4 load4(const float *M, int r, int c, int N)
+{
+    if (r >= N)
+        return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    const float *p = M + (size_t)r * N + c;
+    if (N % 4 == 0 && c + 3 < N)
+        return *reinterpret_cast<const float4 *>(p);
+    return make_float4(c < N ? p[0] : 0.0f, c + 1 < N ? p[1] : 0.0f, c + 2 < N ? p[2] : 0.0f,
+                       c + 3 < N ? p[3] : 0.0f);
+}
+
+// Stores v into C[r][c..c+3], skipping what lies outside C.
+__device__ __forceinline__ void store4(float *C, int r, int c, int N, float4 v)
+{
+    if (r >= N)
+        return;
+    float *p = C + (size_t)r * N + c;
+    if (N % 4 == 0 && c + 3 < N) {
+        *reinterpret_cast<float4 *>(p) = v;
+        return;
+    }
+    if (c < N) p[0] = v.x;
+    if (c + 1 < N) p[1] = v.y;
+    if (c + 2 < N) p[2] = v.z;
+    if (c + 3 < N) p[3] = v.w;
+}
+#define PAD 4    // words after each row of As: the transposed stores land in other banks
+
+__global__ void __launch_bounds__(256) sgemm_blocked(const float *A, const float *B, float *C, int N)
+{
+    // [BK][BM + PAD]: A's tile transposed, As[k][m] = A[(row0 + m)*N + k0 + k], so that the 8
+    // values of A a thread needs for one k are two float4 in a row (LDS.128). A row is 132
+    // words, a multiple of 4: every float4 of it stays 16-byte aligned.
+    __shared__ __align__(16) float As[BK][BM + PAD];
+    // [BK][BN]: B's tile as it is, Bs[k][n] = B[(k0 + k)*N + col0 + n].
+    __shared__ __align__(16) float Bs[BK][BN];
+
+    int t = threadIdx.x;
+    int tx = t % 16, ty = t / 16;               // the thread's place in a 16 x 16 grid
+    int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    // Loading: 256 threads, one float4 of each tile each (128 x 8 of A, 8 x 128 of B).
+    int a_m = t / 2, a_k = (t % 2) * 4;         // A: row a_m of the tile, columns a_k..a_k+3
+    int b_k = t / 32, b_n = (t % 32) * 4;       // B: row b_k of the tile, columns b_n..b_n+3
+    // Computing: the thread's 8 x 8 of C are rows {4ty..4ty+3, 64+4ty..} and columns
+    // {4tx..4tx+3, 64+4tx..} of the block: a quarter-warp's 8 float4 reads of a row of Bs are
+    // 128 consecutive bytes (one pass through the banks); its reads of As are 2 float4 (ty is
+    // the same for 16 lanes): a broadcast.
+    // Zeroed by a loop the compiler is told not to unroll (a right kernel written so): host
+    // compilers turn it into a call of memset, which the native emulator refused; nvcc keeps it
+    // as stores, and the PTX interpreter runs what nvcc made.
+    float acc[8][8];
+#pragma unroll 1
+    for (int i = 0; i < 64; i++)
+        acc[i / 8][i % 8] = 0.0f;
+
+    float4 a = load4(A, row0 + a_m, a_k, N), b = load4(B, b_k, col0 + b_n, N);
+    for (int k0 = 0; k0 < N; k0 += BK) {
+        // A's four values go down a column of As. Lane l writes word (a_k + j)*132 + l/2 of row
+        // a_k + j: bank (4*(a_k + j) + l/2) % 32, since 132 % 32 = 4. Lanes with a_k = 0 take
+        // banks 4j..4j+15, those with a_k = 4 the other 16: no conflict. (Rows of 128 words
+        // would put both halves in banks l/2: 2-way conflicts.)
+        As[a_k + 0][a_m] = a.x;
+        As[a_k + 1][a_m] = a.y;
+        As[a_k + 2][a_m] = a.z;
+        As[a_k + 3][a_m] = a.w;
+        *reinterpret_cast<float4 *>(&Bs[b_k][b_n]) = b;
+        __syncthreads();
+
+        // The next tiles' loads leave now, and arrive while this tile is multiplied.
+        if (k0 + BK < N) {
+            a = load4(A, row0 + a_m, k0 + BK + a_k, N);
+            b = load4(B, k0 + BK + b_k, col0 + b_n, N);
+        }
+
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            float4 a0 = *reinterpret_cast<const float4 *>(&As[k][4 * ty]);
+            float4 a1 = *reinterpret_cast<const float4 *>(&As[k][64 + 4 * ty]);
+            float4 b0 = *reinterpret_cast<const float4 *>(&Bs[k][4 * tx]);
+            float4 b1 = *reinterpret_cast<const float4 *>(&Bs[k][64 + 4 * tx]);
+            float ar[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+            float br[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+            // The outer product: 64 multiply-adds from 16 values in registers.
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    acc[i][j] += ar[i] * br[j];
+        }
+        // Everyone is done reading the tiles before they are overwritten.
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        int r = row0 + (i < 4 ? 4 * ty + i : 64 + 4 * ty + i - 4);
+        store4(C, r, col0 + 4 * tx, N, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+        store4(C, r, col0 + 64 + 4 * tx, N, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
+    }
+}

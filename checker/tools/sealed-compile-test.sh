@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# The test of checker/tools/sealed-compile.sh: every attack that once worked on the grader's nvcc
+# (an #include of /etc/passwd or of the solution, a symlink to the solution, a constexpr loop, a
+# macro explosion, a huge table), each refused or stopped with its sentence and exit status, and
+# a look into the box itself. Also prints what a sealed compile costs, per lesson solution.
+#
+# Usage: checker/tools/sealed-compile-test.sh   (from anywhere; as root or as any user; ~1 min)
+# Needs nvcc, bwrap, and the lesson solutions (solutions/*/*.cu). Last line: "N passed, M failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd -P)
+root=$(cd "$here/../.." && pwd -P)
+sc=$here/sealed-compile.sh
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+export NVCC
+unset WB_SEALED_CPU_S WB_SEALED_MEM_MB WB_SEALED_FSIZE_MB WB_SEALED_WALL_S WB_SEALED_NPROC \
+  WB_UNSEALED_OK WB_SEALED_DEBUG_CMD
+T=$(mktemp -d "${TMPDIR:-/tmp}/wb-sealed-test.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+export WB_SEALED_CACHE=$T/cache
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "  ok    $*"; }
+bad() { fail=$((fail + 1)); echo "  FAIL  $*"; }
+
+# expect NAME STATUS ERE COMMAND...: COMMAND exits with STATUS and its output matches ERE.
+expect() {
+  local name=$1 want=$2 pat=$3
+  shift 3
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ $rc = "$want" ] && grep -Eq -- "$pat" <<<"$out"; then
+    ok "$name"
+  else
+    bad "$name: exit $rc (expected $want and /$pat/); it said:"
+    head -c 1500 <<<"$out" | sed 's/^/          /'
+  fi
+}
+ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+# The processes whose command line is "sleep $1" (read with builtins: no grep that matches itself).
+procs_with() {
+  local f args
+  for f in /proc/[0-9]*/cmdline; do
+    mapfile -d '' args 2>/dev/null < "$f" || continue
+    [ "${args[*]-}" = "sleep $1" ] && { f=${f#/proc/}; echo "${f%/cmdline}"; }
+  done
+}
+
+cd "$T" && mkdir work || exit 1
+echo "sealed-compile test, as uid $(id -u), in $T"
+k='__global__ void k(float *x) { x[0] = 1; }'
+sol=$root/solutions/01_naive_matmul/matmul_naive.cu
+[ -f "$sol" ] || { echo "no lesson solutions under $root/solutions"; echo "0 passed, 1 failed"; exit 1; }
+
+echo "-- lesson solutions compile, as they would unsealed"
+# The same PTX byte for byte, but for .debug_str: the mangled names of internal functions
+# (_INTERNAL_<hash of the file's path>_<its name>) name /box/kernel.cu.
+nodebugstr() { sed '/^[[:space:]]*\.section[[:space:]]*\.debug_str/,/^[[:space:]]*}/d' "$1"; }
+for f in "$root"/solutions/*/*.cu; do
+  name=$(basename "$f" .cu) rel=solutions/${f#"$root"/solutions/}
+  t0=$(ms)
+  out=$(cd "$root" && "$sc" ptx "$rel" "$T/$name.ptx" 2>&1)
+  rc=$? t1=$(ms)
+  (cd "$root" && "$NVCC" -ptx -lineinfo -arch=sm_90 -o "$T/$name.plain.ptx" "$rel")
+  t2=$(ms)
+  if [ $rc = 0 ] && [ -z "$out" ] && grep -Eq "^\.visible \.entry _Z[0-9]+$name" "$T/$name.ptx" &&
+    cmp -s <(nodebugstr "$T/$name.ptx") <(nodebugstr "$T/$name.plain.ptx"); then
+    ok "$rel: .entry $name, the unsealed ptx (sealed $((t1 - t0)) ms, unsealed $((t2 - t1)) ms)"
+  else
+    bad "$rel: exit $rc: $out"
+  fi
+done
+expect "a cubin (ELF) for sm_90" 0 '^$' "$sc" cubin "$root/solutions/08_sgemm/sgemm_blocked.cu" "$T/s.cubin" -- -arch=sm_90
+[ "$(head -c 4 "$T/s.cubin" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' ] && ok "the cubin is an ELF file" || bad "the cubin is not an ELF file"
+expect "ptx for another arch (-arch=sm_75)" 0 '^$' "$sc" ptx "$sol" "$T/s75.ptx" -- -arch=sm_75
+grep -q '^\.target sm_75' "$T/s75.ptx" && ok "its .target is sm_75" || bad "the -arch=sm_75 ptx has no .target sm_75"
+expect "a cubin without -arch is the caller's mistake" 4 'needs the GPU' "$sc" cubin "$sol" "$T/x.cubin"
+ls "$WB_SEALED_CACHE"/baseline-*.deps > /dev/null 2>&1 && ok "the empty file's list is cached in WB_SEALED_CACHE" || bad "no cached list in $WB_SEALED_CACHE"
+
+echo "-- compile errors and warnings, as the student's file:line"
+printf 'int a = 1\n%s\n' "$k" > work/syntax.cu
+echo stale > work/syntax.ptx
+expect "a syntax error: exit 1, work/syntax.cu:2" 1 '^work/syntax\.cu:2: error' "$sc" ptx work/syntax.cu work/syntax.ptx
+[ ! -e work/syntax.ptx ] && ok "a failed compile leaves no stale OUT" || bad "a stale OUT survived a failed compile"
+printf '%s\n' '__global__ void k(float *x) { int unused; x[0] = 1; }' > work/warn.cu
+expect "a warning is shown as work/warn.cu:1 and the file compiles" 0 '^work/warn\.cu:1: warning' "$sc" ptx work/warn.cu o.ptx
+for i in $(seq 3000); do echo "#warning padding the compiler output to more than 64 KiB, line $i"; done > work/chatty.cu
+echo "$k" >> work/chatty.cu
+out=$("$sc" ptx work/chatty.cu o.ptx 2>&1)
+[ $? = 0 ] && [ ${#out} -le 66000 ] && grep -q 'more bytes of compiler output not shown' <<<"$out" &&
+  ok "compiler output is cut at 64 KiB (${#out} characters shown)" || bad "compiler output not cut: ${#out} characters"
+
+echo "-- #include is refused by nvcc's own list of the files it read"
+printf '#include "/etc/passwd"\n%s\n' "$k" > work/passwd.cu
+printf '\n#include "%s"\n' "$(realpath --relative-to="$T/work" "$sol")" > work/relative.cu
+printf '#include "%s"\n' "$sol" > work/absolute.cu
+printf '#include <cuda_fp16.h>\n%s\n' "$k" > work/fp16.cu
+printf '// comment\r#include "/etc/hostname"\n%s\n' "$k" > work/cr.cu
+# The lone CR really ends the comment for the compiler: outside the box nvcc reads the file.
+"$NVCC" -M -arch=sm_90 work/cr.cu 2>/dev/null | grep -q '/etc/hostname' &&
+  ok "(unsealed, nvcc -M does read /etc/hostname behind a lone CR: the attack is real)" ||
+  bad "nvcc does not treat a lone CR as a line end here: the CR case proves nothing"
+"$NVCC" -M -arch=sm_90 work/absolute.cu 2>/dev/null | grep -qF "$sol" &&
+  ok "(unsealed, nvcc -M does read the solution through an absolute #include)" || bad "the absolute #include reads nothing unsealed"
+expect "#include \"/etc/passwd\"" 2 '^work/passwd\.cu:1: includes /etc/passwd: lesson files may not include anything' \
+  "$sc" ptx work/passwd.cu o.ptx
+expect "#include of the solution by a relative path" 2 '^work/relative\.cu:2: includes .*solutions/01_naive_matmul/matmul_naive\.cu: lesson files' \
+  "$sc" ptx work/relative.cu o.ptx
+expect "#include of the solution by an absolute path" 2 "^work/absolute\.cu:1: includes $sol: lesson files" \
+  "$sc" ptx work/absolute.cu o.ptx
+expect "#include <cuda_fp16.h> (a toolkit header)" 2 '^work/fp16\.cu:1: includes /.*/cuda_fp16\.h: lesson files' \
+  "$sc" ptx work/fp16.cu o.ptx
+expect "#include behind a lone CR" 2 '^work/cr\.cu:2: includes /etc/hostname: lesson files' "$sc" ptx work/cr.cu o.ptx
+expect "#include of the solution in a cubin compile too" 2 'includes .*matmul_naive\.cu' "$sc" cubin work/absolute.cu o.cubin -- -arch=sm_90
+# A stale or foreign cached list must not refuse an honest file: it is checked against a fresh one.
+for f in "$WB_SEALED_CACHE"/baseline-*.deps; do echo /usr/include/nothing.h > "$f"; done
+expect "a wrong cached list does not refuse an honest file" 0 '^$' "$sc" ptx "$sol" o.ptx
+
+echo "-- SRC must be a regular file of its own"
+ln -s "$sol" work/link.cu
+expect "a symbolic link to the solution" 2 "^work/link\.cu is a symbolic link \(to $sol\): hand in the file itself" "$sc" ptx work/link.cu o.ptx
+mkfifo work/fifo.cu
+expect "a fifo (and no hang)" 2 '^work/fifo\.cu is a named pipe' timeout 20 "$sc" ptx work/fifo.cu o.ptx
+expect "a folder" 2 '^work is a folder' "$sc" ptx work o.ptx
+expect "a missing file" 2 '^work/none\.cu does not exist' "$sc" ptx work/none.cu o.ptx
+[ -e /dev/null ] && expect "a device" 2 '^/dev/null is a device' "$sc" ptx /dev/null o.ptx
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' ' ' > work/big.cu
+expect "a file over 1 MiB" 2 '^work/big\.cu is 1048577 bytes, over the 1 MiB limit' "$sc" ptx work/big.cu o.ptx
+echo "$k" > work/mine.cu && ln work/mine.cu work/hard.cu
+expect "a hard link (two names for one file)" 2 '^work/hard\.cu has 2 names' "$sc" ptx work/hard.cu o.ptx
+
+echo "-- limits, each named"
+cat > work/burn.cu <<'EOF'
+// Each instantiation spends ~0.1 s of constexpr evaluation (just under the front end's own
+// step limit); 2^15 of them keep cicc busy for about an hour.
+constexpr unsigned long long spin(unsigned long long n, unsigned long long s) {
+    for (unsigned long long i = 0; i < n; ++i) s += i ^ (s >> 3);
+    return s;
+}
+template <int D, unsigned M> struct Burn {
+    static_assert(spin(300000, M) != 1, "");
+    static constexpr unsigned v = Burn<D - 1, 2 * M>::v + Burn<D - 1, 2 * M + 1>::v;
+};
+template <unsigned M> struct Burn<0, M> { static constexpr unsigned v = 1; };
+static_assert(Burn<14, 1>::v != 0, "");
+__global__ void k(unsigned *x) { x[0] = 1; }
+EOF
+t0=$(ms)
+expect "a constexpr computation without end: the CPU limit" 3 '^work/burn\.cu: the compiler used up its 5 s of CPU time' \
+  env WB_SEALED_CPU_S=5 "$sc" ptx work/burn.cu o.ptx
+echo "        (stopped after $(($(ms) - t0)) ms)"
+cat > work/templates.cu <<'EOF'
+// 2^30 distinct instantiations: memory grows by ~100 MB a second.
+template <int N, unsigned M> struct E { static constexpr unsigned v = E<N - 1, 2 * M>::v + E<N - 1, 2 * M + 1>::v; };
+template <unsigned M> struct E<0, M> { static constexpr unsigned v = 1; };
+static_assert(E<30, 0>::v > 0, "");
+__global__ void k(unsigned *x) { x[0] = 1; }
+EOF
+expect "a template explosion: the memory limit" 3 '^work/templates\.cu: the compiler ran out of its 512 MiB of memory' \
+  env WB_SEALED_MEM_MB=512 "$sc" ptx work/templates.cu o.ptx
+{
+  echo '// A macro argument is expanded in memory before it is substituted: 2^40 tokens.'
+  echo '#define D(x) x x'
+  printf 'static const int bomb[] = { %s1,%s };\n' "$(printf 'D(%.0s' $(seq 40))" "$(printf ')%.0s' $(seq 40))"
+  echo '__global__ void k(int *x) { x[0] = bomb[0]; }'
+} > work/macros.cu
+expect "a preprocessor explosion: the memory limit" 3 '^work/macros\.cu: the compiler ran out of its 512 MiB of memory' \
+  env WB_SEALED_MEM_MB=512 "$sc" ptx work/macros.cu o.ptx
+cat > work/table.cu <<'EOF'
+// 16 MiB of zeros before one non-zero byte: the PTX spells out all of them (~48 MB).
+struct Table { char pad[1 << 24]; char last; };
+__constant__ Table table = { {}, 1 };
+__global__ void k(char *x) { x[0] = table.last; }
+EOF
+expect "a huge __constant__ table: the file-size limit" 3 '^work/table\.cu: the compiler tried to write a file over the 4 MiB limit' \
+  env WB_SEALED_FSIZE_MB=4 "$sc" ptx work/table.cu o.ptx
+expect "too few processes for nvcc: named, not taken for a compile error" 3 'could not start a process' \
+  env WB_SEALED_NPROC=4 "$sc" ptx "$sol" o.ptx
+t0=$(ms)
+expect "the wall-clock backstop stops the box" 3 'wall-clock time and was stopped with everything it started' \
+  env WB_SEALED_WALL_S=2 WB_SEALED_DEBUG_CMD='sleep 271828 & exec sleep 271829' "$sc" ptx "$sol" o.ptx
+took=$(($(ms) - t0))
+sleep 0.5
+[ -z "$(procs_with 271828)$(procs_with 271829)" ] && [ $took -lt 15000 ] && ok "nothing of the box survives it (stopped after $took ms)" ||
+  bad "after the wall-clock stop ($took ms), these survive: $(procs_with 271828) $(procs_with 271829)"
+
+echo "-- inside the box"
+box() { WB_SEALED_DEBUG_CMD=$1 "$sc" ptx "$sol" o.ptx 2>&1; }
+out=$(box 'ls -A / | tr "\n" " "; echo; for d in /work /etc /root /home /run /var /mnt /opt '"$root"'; do ls -d $d 2>/dev/null; done; echo; ls -A /box')
+tops=$(head -n 1 <<<"$out")
+[ -z "$(sed -n 2p <<<"$out")" ] && ok "no /work /etc /root /home /run /var /mnt /opt, no project tree (/ holds: $tops)" ||
+  bad "visible in the box: $(sed -n 2p <<<"$out")"
+[ "$(sed -n 3p <<<"$out")" = kernel.cu ] && ok "/box holds the copy alone" || bad "/box holds: $(sed -n '3,$p' <<<"$out")"
+out=$(box 'cat /etc/passwd '"$sol"' 2>&1 | head -c 300; echo; touch /usr/x /tmp/x 2>&1')
+grep -q 'passwd: No such file' <<<"$out" && grep -qF "$sol: No such file" <<<"$out" && ! grep -q root: <<<"$out" &&
+  ok "/etc/passwd and the solution cannot be read" || bad "readable in the box: $out"
+grep -q 'Read-only file system' <<<"$out" && ok "/usr is read-only, /tmp writable" || bad "writes in the box: $out"
+out=$(box 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "')
+[ "$out" = lo ] && ok "no network (interfaces: lo)" || bad "network interfaces in the box: $out"
+out=$(box 'id -u; id -g; grep -E "^Cap(Inh|Prm|Eff|Bnd|Amb):" /proc/self/status | tr -s "\t " " "')
+if [ "$(sed -n 1,2p <<<"$out" | tr '\n' ' ')" = "65534 65534 " ] &&
+  [ "$(grep -c ' 0000000000000000$' <<<"$out")" = 5 ]; then
+  ok "uid and gid 65534, every capability set empty (CapEff 0)"
+else
+  bad "in the box: $out"
+fi
+out=$(box 'grep -E "^Max (cpu time|file size|address space|processes|core file size)" /proc/self/limits | tr -s " "')
+grep -q 'Max cpu time 60 65 seconds' <<<"$out" && grep -q 'Max file size 16777216 16777216' <<<"$out" &&
+  grep -q 'Max address space 4294967296 4294967296' <<<"$out" && grep -q 'Max processes 256 256' <<<"$out" &&
+  grep -q 'Max core file size 0 0' <<<"$out" && ok "limits in the box: CPU 60 s (+5 hard), 16 MiB files, 4 GiB, 256 processes, no core" ||
+  bad "limits in the box: $out"
+# Who the compiler is outside the box, seen from here; and SIGTERM to the script ends the box.
+WB_SEALED_DEBUG_CMD='exec sleep 314159' TMPDIR=$T "$sc" ptx "$sol" o.ptx > /dev/null 2>&1 &
+script=$!
+for _ in $(seq 50); do pid=$(procs_with 314159 | head -n 1) && [ -n "$pid" ] && break; sleep 0.1; done
+uid=$(awk '/^Uid:/ { print $2 }' "/proc/${pid:-0}/status" 2>/dev/null)
+if [ "$(id -u)" = 0 ]; then
+  [ "$uid" = 65534 ] && ok "run by root, the compiler is uid 65534 outside the box too" ||
+    bad "run by root, the compiler is uid '${uid:-?}' outside the box (unprivileged user namespaces off?)"
+else
+  [ "$uid" = "$(id -u)" ] && ok "the compiler is our own uid $uid outside the box (no capabilities)" || bad "outside uid '${uid:-?}'"
+fi
+kill -TERM $script
+wait $script 2>/dev/null
+sleep 0.5
+[ -z "$(procs_with 314159)" ] && [ -z "$(ls -d "$T"/wb-sealed.* 2>/dev/null)" ] &&
+  ok "SIGTERM to the script ends the box and removes its folder" || bad "after SIGTERM: $(procs_with 314159) $(ls -d "$T"/wb-sealed.* 2>/dev/null)"
+
+echo "-- without bubblewrap"
+mkdir -p "$T/nobwrap" && printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' > "$T/nobwrap/bwrap" &&
+  chmod +x "$T/nobwrap/bwrap"
+expect "a bwrap that may not make namespaces: exit 4, what to allow" 4 'cannot make its box here .*allow unprivileged user namespaces' \
+  env PATH="$T/nobwrap:$PATH" "$sc" ptx "$sol" o.ptx
+expect "WB_UNSEALED_OK=1: compiled with limits, and says it is not sealed" 0 'NOT sealed' \
+  env PATH="$T/nobwrap:$PATH" WB_UNSEALED_OK=1 "$sc" ptx "$sol" o.ptx
+expect "WB_UNSEALED_OK=1 still refuses #include \"/etc/passwd\"" 2 '^work/passwd\.cu:1: includes /etc/passwd' \
+  env PATH="$T/nobwrap:$PATH" WB_UNSEALED_OK=1 "$sc" ptx work/passwd.cu o.ptx
+expect "WB_UNSEALED_OK=1 still stops a constexpr computation" 3 'used up its 5 s of CPU time' \
+  env PATH="$T/nobwrap:$PATH" WB_UNSEALED_OK=1 WB_SEALED_CPU_S=5 "$sc" ptx work/burn.cu o.ptx
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
