@@ -503,8 +503,8 @@ emulator-test: build-all
 
 # The PTX interpreter (EMU=ptx, checker/runner/ptx/), which is to replace the native emulator:
 # every solution passes and every stub fails (side by side, a core each), every right kernel of
-# checker/tests/features/ passes, and so do those of ptx-features/, which the native emulator
-# refuses for its host compiler's choices; every wrong kernel of checker/mutants/ is rejected
+# checker/tests/features/ passes, and so do those of ptx-features/ (written as the kernels the
+# native emulator refused for its host compiler's choices were); every wrong kernel of checker/mutants/ is rejected
 # with its diagnosis.
 PTX_CHECK = MAKE="$(MAKE)" WB_JUDGE=check-ptx $(WORKBOOK) check
 ptx-test: $(WORKBOOK)

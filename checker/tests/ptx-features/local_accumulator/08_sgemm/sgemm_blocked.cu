@@ -91,9 +91,9 @@ __global__ void __launch_bounds__(256) sgemm_blocked(const float *A, const float
     // {4tx..4tx+3, 64+4tx..} of the block: a quarter-warp's 8 float4 reads of a row of Bs are
     // 128 consecutive bytes (one pass through the banks); its reads of As are 2 float4 (ty is
     // the same for 16 lanes): a broadcast.
-    // Zeroed by a loop the compiler is told not to unroll (a right kernel written so): host
-    // compilers turn it into a call of memset, which the native emulator refused; nvcc keeps it
-    // as stores, and the PTX interpreter runs what nvcc made.
+    // Zeroed by a loop the compiler is told not to unroll (a right kernel written so, as issue
+    // 20's tester wrote several): nvcc then keeps acc in local memory, which the PTX
+    // interpreter must run (st.local, ld.local.v4) and must not count as shared or global.
     float acc[8][8];
 #pragma unroll 1
     for (int i = 0; i < 64; i++)
