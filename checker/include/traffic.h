@@ -35,6 +35,8 @@ struct traffic_rules {
     double min_loaded_between_barriers; /* every thread that loads from global memory loads at
                                            least this many bytes between two of its barriers */
     double max_barriers_per_thread;/* at most this many barriers per thread */
+    int burst_in_flight;          /* the burst is bytes in flight at once (the PTX interpreter's
+                                     measure), not bytes loaded between two barriers */
 };
 /* Returns 0 if the student's counts keep the rules; else -1 with the broken rule's sentence. */
 int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,

@@ -94,6 +94,13 @@ void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc);
  * value and judges where it goes (the PTX interpreter). */
 void emu_trace_values_judged(int on);
 
+/* 1 while tracing (emu_trace_start): what only counting needs is measured then. */
+int emu_trace_counting(void);
+/* A thread of the running block had `bytes` of global loads in flight at once (a scheduler that
+ * knows when a loaded value is first used: the PTX interpreter); the most of each thread is its
+ * burst (counts.h), instead of the bytes it loaded between two barriers. */
+void emu_trace_in_flight(int thread, uint32_t bytes);
+
 /* Tracing: off by default (correctness runs need no counts). */
 void emu_trace_start(void);
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines);

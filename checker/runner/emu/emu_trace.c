@@ -55,6 +55,7 @@ static struct {
     struct emu_line_counts lines[EMU_MAX_LINES];
     int nlines;
     int values_judged; /* the scheduler judges reads of unwritten shared memory by their use */
+    int in_flight_measured; /* the scheduler measures bytes in flight (emu_trace_in_flight) */
 } tr;
 
 /* ---- blocks of one launch: which block wrote, read or atomically changed each word of a
@@ -364,6 +365,18 @@ void emu_trace_values_judged(int on)
     tr.values_judged = on;
 }
 
+int emu_trace_counting(void)
+{
+    return tr.on;
+}
+
+void emu_trace_in_flight(int thread, uint32_t bytes)
+{
+    tr.in_flight_measured = 1;
+    if (tr.on && thread >= 0 && thread < MAX_THREADS && bytes > bursts.most[thread])
+        bursts.most[thread] = bytes;
+}
+
 /* A range too large to check as one is memory nobody gave a kernel. */
 static uint32_t range(const void *p, unsigned long n, int write, uintptr_t pc)
 {
@@ -655,6 +668,8 @@ void emu_trace_interval_end(int threads, int warp_size)
     bursts.threads = threads;
     for (int t = 0; t < threads; t++) {
         total += tr.logs[t].n;
+        if (tr.in_flight_measured)
+            continue; /* the scheduler reports each thread's bytes in flight itself */
         uint32_t loaded = 0;
         for (size_t i = 0; i < tr.logs[t].n; i++)
             if (tr.logs[t].a[i].op == GLOBAL_LD && !tr.logs[t].a[i].atomic)

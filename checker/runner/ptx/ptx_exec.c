@@ -56,6 +56,14 @@ static struct {
     unsigned char *local; /* [thread][local_bytes] */
     size_t local_bytes;
     unsigned long long clock;
+    /* Bytes in flight, measured while counting. ptxas schedules a thread's loads together where
+     * nothing stops it, whatever their order in the PTX: a load waits for the loads before it only
+     * where its address, or a branch before it, depends on their values, or a loop's branch back
+     * or a barrier lies between them. dep[reg][thread] is the newest load a value derives from;
+     * loads after done[thread] are in flight, in_flight[thread] bytes of them. */
+    int counting;
+    uint32_t *dep;
+    uint32_t issued[MAX_THREADS], done[MAX_THREADS], in_flight[MAX_THREADS];
     int running_insn;     /* where the running warp is (for a CPU-time stop) */
     int running_thread;
     /* the first value error (a marked value used): its sentence */
@@ -408,7 +416,7 @@ static inline void trace(int insn, int t, const void *p, int size, int write)
 /* Reads n elements of `size` bytes for a load; marked[e] when any byte of element e came from
  * unwritten shared memory (each element of a vector load on its own: a float4 at a tile's
  * edge may hold words nobody wrote beside the one the kernel uses). */
-static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst, int *marked)
+static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst, int *marked, int *landed)
 {
     size_t off;
     int land;
@@ -423,6 +431,7 @@ static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst,
             marked[e] |= X.shared_state[off + (size_t)(e * size + i)] != SET;
     }
     memcpy(dst, p, (size_t)(size * n));
+    *landed = land;
     return 0;
 }
 
@@ -661,6 +670,90 @@ static uint32_t next_group(int w, int *pc)
 #define FOR_LANES(m, l)                                                                                           \
     for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 
+/* ---- bytes in flight (while counting) ---- */
+static inline uint32_t *dep(int r, int t)
+{
+    return &X.dep[(size_t)r * (size_t)X.threads + (size_t)t];
+}
+
+/* Thread t waits for its loads in flight: what it had in flight is its sample. */
+static void wait_loads(int t)
+{
+    if (X.in_flight[t])
+        emu_trace_in_flight(t, X.in_flight[t]);
+    X.in_flight[t] = 0;
+    X.done[t] = X.issued[t];
+}
+
+/* The newest load still in flight that operand o's value derives from (0: none). */
+static inline uint32_t derives(const struct ptx_operand *o, int t)
+{
+    uint32_t s = 0, v;
+    if ((o->kind == K_REG || o->kind == K_MEM) && o->reg >= 0)
+        s = *dep(o->reg, t);
+    else if (o->kind == K_VEC)
+        for (int e = 0; e < o->nvec; e++)
+            if (o->vec[e] >= 0 && (v = *dep(o->vec[e], t)) > s)
+                s = v;
+    return s > X.done[t] ? s : 0;
+}
+
+static inline void set_dep(const struct ptx_operand *d, int t, uint32_t s)
+{
+    if (d->kind == K_REG && d->reg >= 0)
+        *dep(d->reg, t) = s;
+    else if (d->kind == K_VEC)
+        for (int e = 0; e < d->nvec; e++)
+            if (d->vec[e] >= 0)
+                *dep(d->vec[e], t) = s;
+}
+
+/* Before instruction i runs for the lanes of exec (of active): the waits it makes, and the
+ * loads its result derives from. */
+static void follow_loads(const struct ptx_insn *in, int i, int w, uint32_t active, uint32_t exec)
+{
+    int first = w * 32;
+    FOR_LANES(active, l) {
+        int t = first + (int)l;
+        int on = (exec >> l) & 1;
+        uint32_t guard = in->pred >= 0 && *dep(in->pred, t) > X.done[t] ? *dep(in->pred, t) : 0;
+        switch (in->op) {
+        case OP_BRA: /* on a loaded value, or back to the top of a loop */
+            if (guard || (on && in->o[0].reg <= i))
+                wait_loads(t);
+            break;
+        case OP_BAR: case OP_RET: case OP_EXIT:
+            if (on || guard)
+                wait_loads(t);
+            break;
+        case OP_LD: case OP_ST: case OP_ATOM: case OP_RED: {
+            const struct ptx_operand *addr = in->op == OP_LD || in->op == OP_ATOM ? &in->o[1] : &in->o[0];
+            if (on && (guard || derives(addr, t)))
+                wait_loads(t);
+            if (on && (in->op == OP_ATOM || in->op == OP_LD))
+                set_dep(&in->o[0], t, 0); /* a global load's own: issue_load, once it has landed */
+            break;
+        }
+        default:
+            if (on && in->nops > 0) { /* a result derives from the loads its operands derive from */
+                uint32_t s = guard;
+                for (int k = 1; k < in->nops; k++) {
+                    uint32_t v = derives(&in->o[k], t);
+                    s = v > s ? v : s;
+                }
+                set_dep(&in->o[0], t, s);
+            }
+        }
+    }
+}
+
+/* Thread t issues a global load of `bytes` into the register(s) of operand d. */
+static void issue_load(int t, const struct ptx_operand *d, int bytes)
+{
+    X.in_flight[t] += (uint32_t)bytes;
+    set_dep(d, t, ++X.issued[t]);
+}
+
 /* Executes instruction i for the lanes of `active` (all at i) of warp w. Returns 0, or an
  * EMU_* code with X.error set. */
 static int step(int w, int i, uint32_t active)
@@ -682,6 +775,8 @@ static int step(int w, int i, uint32_t active)
                    in->op == OP_EXIT))
             value_used(i, first + __builtin_ctz(pm), "decides a branch with");
     }
+    if (X.counting)
+        follow_loads(in, i, w, active, exec);
     const struct ptx_operand *o = in->o;
     int ty = in->type;
     /* the common case: lanes that did not jump or stop go on to the next instruction */
@@ -760,9 +855,11 @@ static int step(int w, int i, uint32_t active)
             int t = first + (int)l;
             uint64_t a = (o[1].reg >= 0 ? *reg(o[1].reg, t) : o[1].sym != -1 ? sym_address(&o[1]) : 0) + (uint64_t)o[1].imm;
             unsigned char buf[32] = {0};
-            int mk[4];
-            if (load(i, t, in->space, a, size, n, buf, mk))
+            int mk[4], land;
+            if (load(i, t, in->space, a, size, n, buf, mk, &land))
                 return EMU_OUT_OF_BOUNDS;
+            if (X.counting && land == IN_GLOBAL)
+                issue_load(t, o, size * n);
             for (int e = 0; e < n; e++)
                 marked[e] |= (uint32_t)mk[e] << l;
             for (int e = 0; e < n; e++) {
@@ -1411,7 +1508,10 @@ static int run_block(void)
         X.pc[t] = 0;
         X.state[t] = READY;
         X.epoch[t] = 0;
+        X.issued[t] = X.done[t] = X.in_flight[t] = 0;
     }
+    if (X.counting)
+        memset(X.dep, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.dep);
     for (;;) {
         for (int w = 0; w < X.warps; w++) {
             int rc = run_warp(w);
@@ -1480,6 +1580,9 @@ int ptx_run(const struct ptx_launch *L)
     free(X.shared);
     free(X.shared_state);
     free(X.local);
+    free(X.dep);
+    X.counting = emu_trace_counting();
+    X.dep = X.counting ? calloc((size_t)X.k->nregs * threads + 1, sizeof *X.dep) : NULL;
     X.regs = calloc((size_t)X.k->nregs * threads + 1, sizeof *X.regs);
     X.marks = calloc((size_t)X.k->nregs * (size_t)X.warps + 1, sizeof *X.marks);
     X.shared_bytes = X.k->shared_bytes;
@@ -1487,7 +1590,7 @@ int ptx_run(const struct ptx_launch *L)
     X.shared_state = calloc(X.shared_bytes + 1, 1);
     X.local_bytes = (X.k->local_bytes + 15) / 16 * 16;
     X.local = aligned_alloc(64, X.local_bytes * threads + 64);
-    if (!X.regs || !X.marks || !X.shared || !X.shared_state || !X.local)
+    if (!X.regs || !X.marks || !X.shared || !X.shared_state || !X.local || (X.counting && !X.dep))
         return fail(EMU_OUT_OF_MEMORY, "out of memory for the block's registers");
     blockDim = (struct emu_uint3){L->block[0], L->block[1], L->block[2]};
     gridDim = (struct emu_uint3){L->grid[0], L->grid[1], L->grid[2]};
