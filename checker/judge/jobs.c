@@ -200,13 +200,21 @@ static void take_lines(struct gpu_report *rep, const struct gpu_report *side, co
     }
 }
 
+/* An output slot of a side's copy, where the judge laid it out (never where the copy's own
+ * offsets, which its runner could change, say). */
+static const float *side_out(const struct gpu_job *job, const struct gpu_job *side, int slot)
+{
+    return (const float *)((const char *)side + job->out_offset[slot]);
+}
+
 /* Copies back what a side may write: its roles' outputs, timings, counts and attributes; the
- * device from the reference side (trusted code) alone. */
+ * device from the reference side (trusted code) alone. Which roles a side ran is the judge's
+ * knowledge (which), never the copy's: every field of the copy is the runner's to write. */
 static void take_side(struct gpu_job *job, struct gpu_job *side, int which, const char *exe)
 {
     struct gpu_report *rep = &job->rep, *s = &side->rep;
     for (int r = 0; r < ROLE_COUNT; r++) {
-        if (!role_in(side, r))
+        if (!(which >> r & 1))
             continue;
         rep->static_smem[r] = s->static_smem[r];
         rep->regs[r] = s->regs[r];
@@ -221,11 +229,11 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which, cons
         rep->l2_bytes = s->l2_bytes;
         memcpy(rep->limit_ms, s->limit_ms, sizeof rep->limit_ms);
         if (job->launch)
-            memcpy(job_out(job, OUT_REFERENCE), job_out(side, OUT_REFERENCE), job->out_elems * sizeof(float));
+            memcpy(job_out(job, OUT_REFERENCE), side_out(job, side, OUT_REFERENCE), job->out_elems * sizeof(float));
     } else {
         if (job->launch) {
-            memcpy(job_out(job, OUT_STUDENT), job_out(side, OUT_STUDENT), job->out_elems * sizeof(float));
-            memcpy(job_out(job, OUT_STUDENT_TIMED), job_out(side, OUT_STUDENT_TIMED), job->out_elems * sizeof(float));
+            memcpy(job_out(job, OUT_STUDENT), side_out(job, side, OUT_STUDENT), job->out_elems * sizeof(float));
+            memcpy(job_out(job, OUT_STUDENT_TIMED), side_out(job, side, OUT_STUDENT_TIMED), job->out_elems * sizeof(float));
         }
         rep->guard_writes = s->guard_writes;
         rep->first_guard_write = s->first_guard_write;
@@ -240,7 +248,9 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which, cons
         rep->reps = s->reps;
     if (s->failure[0] && !rep->failure[0]) {
         /* A side can only speak of its own roles. */
-        rep->failed_role = which == SIDE_STUDENT ? ROLE_STUDENT : role_in(side, s->failed_role) ? s->failed_role : -1;
+        rep->failed_role = which == SIDE_STUDENT                                        ? ROLE_STUDENT
+                           : s->failed_role >= 0 && s->failed_role < ROLE_COUNT && (which >> s->failed_role & 1) ? s->failed_role
+                                                                                                             : -1;
         rep->cuda_error = s->cuda_error;
         take_text(rep->failure, sizeof rep->failure, s->failure, exe);
     }
