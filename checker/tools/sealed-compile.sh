@@ -22,7 +22,7 @@
 # Environment (all optional):
 #   NVCC                the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc)
 #   WB_SEALED_CACHE     a folder for the dependency list of an empty file, one per toolkit and
-#                       flag set (e.g. build/sealed-cache); unset: computed on each call (+0.3 s)
+#                       flag set (e.g. build/sealed-cache); unset: computed on each call (+0.45 s)
 #   WB_SEALED_CPU_S     CPU seconds per compiler process (60)
 #   WB_SEALED_MEM_MB    address space per process in MiB (4096)
 #   WB_SEALED_FSIZE_MB  largest file the compiler may write, in MiB (16)
@@ -45,23 +45,23 @@ CPU_S=${WB_SEALED_CPU_S:-60}
 MEM_MB=${WB_SEALED_MEM_MB:-4096}
 FSIZE_MB=${WB_SEALED_FSIZE_MB:-16}   # a lesson's ptx is ~10 KB and its cubin ~70 KB
 WALL_S=${WB_SEALED_WALL_S:-600}
-NPROC=${WB_SEALED_NPROC:-256}        # threads count too; nvcc needs ~4 at once
+NPROC=${WB_SEALED_NPROC:-256}        # threads count too; nvcc needs 5 at once
 
 say() { printf '%s\n' "$*"; }
 usage() {
-    say "usage: checker/tools/sealed-compile.sh ptx|cubin SRC OUT [-- extra nvcc flags]" >&2
-    exit 4
+  say "usage: checker/tools/sealed-compile.sh ptx|cubin SRC OUT [-- extra nvcc flags]" >&2
+  exit 4
 }
 for v in CPU_S MEM_MB FSIZE_MB WALL_S NPROC; do
-    [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { say "sealed-compile: $v must be a positive whole number, not '${!v}'" >&2; exit 4; }
+  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { say "sealed-compile: $v must be a positive whole number, not '${!v}'" >&2; exit 4; }
 done
 
 [ $# -ge 3 ] || usage
 mode=$1 src=$2 out=$3
 shift 3
 if [ $# -gt 0 ]; then
-    [ "$1" = -- ] || usage
-    shift
+  [ "$1" = -- ] || usage
+  shift
 fi
 extra=("$@")
 [ -n "$src" ] && [ -n "$out" ] || usage
@@ -70,28 +70,28 @@ shown=${src//[$'\001'-$'\037'$'\177']/?}
 
 has_arch=0
 for f in "${extra[@]}"; do
-    case $f in -arch* | --gpu-architecture* | -gencode* | --generate-code*) has_arch=1 ;; esac
+  case $f in -arch* | --gpu-architecture* | -gencode* | --generate-code*) has_arch=1 ;; esac
 done
 case $mode in
 ptx)
-    flags=(-lineinfo)
-    [ $has_arch = 1 ] || flags+=(-arch=sm_90) # two -arch flags make nvcc warn
-    ;;
+  flags=(-lineinfo)
+  [ $has_arch = 1 ] || flags+=(-arch=sm_90) # two -arch flags make nvcc warn
+  ;;
 cubin)
-    [ $has_arch = 1 ] || { say "sealed-compile: cubin needs the GPU's architecture among the extra flags, e.g. -- -arch=sm_90" >&2; exit 4; }
-    flags=(-O3 -lineinfo)
-    ;;
+  [ $has_arch = 1 ] || { say "sealed-compile: cubin needs the GPU's architecture among the extra flags, e.g. -- -arch=sm_90" >&2; exit 4; }
+  flags=(-O3 -lineinfo)
+  ;;
 *) usage ;;
 esac
 flags+=("${extra[@]}")
 
 T="" child=""
 cleanup() {
-    local status=$?
-    [ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child" 2>/dev/null
-    [ -n "$T" ] && rm -rf -- "$T"
-    # No stale product of an earlier version of SRC may outlive a failed compile.
-    [ $status = 0 ] || rm -f -- "$out" "$out.tmp"
+  local status=$?
+  [ -n "$child" ] && kill -TERM "$child" 2>/dev/null && wait "$child" 2>/dev/null
+  [ -n "$T" ] && rm -rf -- "$T"
+  # No stale product of an earlier version of SRC may outlive a failed compile.
+  [ $status = 0 ] || rm -f -- "$out" "$out.tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -100,38 +100,38 @@ trap 'exit 143' TERM HUP
 # ---- 1. SRC: a regular file of its own, read without following a link ----------------------
 refuse() { say "$shown $*"; exit 2; }
 if [ -L "$src" ]; then
-    refuse "is a symbolic link (to $(readlink -- "$src" | tr -d '\000-\037')): hand in the file itself"
+  refuse "is a symbolic link (to $(readlink -- "$src" | tr -d '\000-\037')): hand in the file itself"
 elif [ ! -e "$src" ]; then
-    refuse "does not exist: there is nothing to compile"
+  refuse "does not exist: there is nothing to compile"
 elif [ -d "$src" ]; then
-    refuse "is a folder: hand in the lesson's .cu file"
+  refuse "is a folder: hand in the lesson's .cu file"
 elif [ -p "$src" ]; then
-    refuse "is a named pipe (fifo), not a file: hand in the file itself"
+  refuse "is a named pipe (fifo), not a file: hand in the file itself"
 elif [ -b "$src" ] || [ -c "$src" ]; then
-    refuse "is a device, not a file: hand in the file itself"
+  refuse "is a device, not a file: hand in the file itself"
 elif [ -S "$src" ]; then
-    refuse "is a socket, not a file: hand in the file itself"
+  refuse "is a socket, not a file: hand in the file itself"
 elif [ ! -f "$src" ]; then
-    refuse "is not a regular file: hand in the file itself"
+  refuse "is not a regular file: hand in the file itself"
 fi
-read -r id_before links size < <(stat -c '%d:%i %h %s' -- "$src") || refuse "cannot be read"
+read -r id_before nlinks size < <(stat -c '%d:%i %h %s' -- "$src") || refuse "cannot be read"
 # A second name for someone else's file (the solution) is the symlink attack by other means.
-[ "$links" = 1 ] || refuse "has $links names (a hard link): hand in a file of its own (cp it)"
+[ "$nlinks" = 1 ] || refuse "has $nlinks names (a hard link): hand in a file of its own (cp it)"
 [ "$size" -le $MAX_SRC ] || refuse "is $size bytes, over the 1 MiB limit for a lesson file: hand in the lesson's kernel file"
 
 # As root, the compiler runs as nobody outside the box too: then a file it could reach would be
 # nobody's to read, and RLIMIT_NPROC, which the kernel never enforces on uid 0, holds.
 drop=()
-if [ "$(id -u)" = 0 ]; then
-    setpriv=$(command -v setpriv) && drop=("$setpriv" --reuid=$BOX_UID --regid=$BOX_UID --clear-groups)
+if [ "$EUID" = 0 ]; then
+  setpriv=$(command -v setpriv) && drop=("$setpriv" --reuid=$BOX_UID --regid=$BOX_UID --clear-groups)
 fi
 # The temporary folder, which nobody must be able to reach when we drop to it: else in /tmp.
 for dir in "${TMPDIR:-/tmp}" /tmp; do
-    T=$(mktemp -d "$dir/wb-sealed.XXXXXX") || { T=""; say "sealed-compile: cannot make a temporary folder in $dir" >&2; exit 4; }
-    chmod 711 "$T"
-    { [ ${#drop[@]} = 0 ] || "${drop[@]}" test -x "$T"; } && break
-    rm -rf -- "$T"
-    T=""
+  T=$(mktemp -d "$dir/wb-sealed.XXXXXX") || { T=""; say "sealed-compile: cannot make a temporary folder in $dir" >&2; exit 4; }
+  chmod 711 "$T"
+  { [ ${#drop[@]} = 0 ] || "${drop[@]}" test -x "$T"; } && break
+  rm -rf -- "$T"
+  T=""
 done
 [ -n "$T" ] || { T=$(mktemp -d "${TMPDIR:-/tmp}/wb-sealed.XXXXXX") && chmod 711 "$T"; } || { T=""; exit 4; }
 box=$T/box
@@ -141,10 +141,10 @@ copy=$box/kernel.cu
 # link's target; O_NONBLOCK: a fifo put there cannot hang the grader. One byte past the limit
 # tells a file that grew.
 dd if="$src" of="$copy" iflag=nofollow,nonblock,count_bytes bs=65536 count=$((MAX_SRC + 1)) status=none 2>/dev/null ||
-    refuse "could not be read (it changed while it was being read?): compile it again"
+  refuse "could not be read (it changed while it was being read?): compile it again"
 read -r id_after _ size_after < <(stat -c '%d:%i %h %s' -- "$src" 2>/dev/null)
 { [ ! -L "$src" ] && [ -f "$src" ] && [ "${id_after:-}" = "$id_before" ]; } ||
-    refuse "was replaced while it was being read: compile it again"
+  refuse "was replaced while it was being read: compile it again"
 [ -f "$copy" ] && [ ! -L "$copy" ] || refuse "could not be copied as a regular file"
 copied=$(stat -c %s -- "$copy")
 [ "$copied" -le $MAX_SRC ] || refuse "grew over the 1 MiB limit for a lesson file while it was being read"
@@ -163,41 +163,53 @@ toolkit=$(cd "$(dirname "$(readlink -f "$NVCC")")/.." && pwd -P)
 bwrap=$(command -v bwrap || true)
 box_args=()
 if [ -n "$bwrap" ]; then
-    help=$("$bwrap" --help 2>&1)
-    # --unshare-all: no network, and its own pid, ipc, uts and cgroup namespaces. The user
-    # namespace maps the compiler to nobody with no capabilities even when we are root.
-    box_args=(--unshare-all --unshare-user --uid $BOX_UID --gid $BOX_UID --cap-drop ALL
-        --die-with-parent --new-session)
-    [[ $help == *--clearenv* ]] && box_args+=(--clearenv)            # env -i below for older ones
-    [[ $help == *--disable-userns* ]] && box_args+=(--disable-userns) # no nested namespaces
-    # What nvcc needs, found with strace and by removing binds until it failed: the toolkit,
-    # gcc (nvcc preprocesses with it) and the shared libraries of both, all under /usr. No /etc:
-    # without /etc/ld.so.cache the loader searches its default folders, and that suffices.
-    # Neither /proc nor /dev is needed either; they are bwrap's own private ones (this box's
-    # processes only; null, zero, random, tty), kept so that nvcc can find itself through
-    # /proc/self/exe on other installations.
-    box_args+=(--ro-bind /usr /usr)
-    for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
-        if [ -L $d ]; then
-            box_args+=(--symlink "$(readlink $d)" $d)
-        elif [ -d $d ]; then
-            box_args+=(--ro-bind $d $d)
-        fi
+  help=$("$bwrap" --help 2>&1)
+  # --unshare-all: no network, and its own pid, ipc, uts and cgroup namespaces. The user
+  # namespace maps the compiler to nobody with no capabilities even when we are root.
+  box_args=(--unshare-all --unshare-user --uid $BOX_UID --gid $BOX_UID --cap-drop ALL
+    --die-with-parent --new-session)
+  [[ $help == *--clearenv* ]] && box_args+=(--clearenv)            # env -i below for older ones
+  [[ $help == *--disable-userns* ]] && box_args+=(--disable-userns) # no nested namespaces
+  # What nvcc needs, found with strace and by removing binds until it failed: the toolkit,
+  # gcc (nvcc preprocesses with it) and the shared libraries of both, all under /usr. No /etc
+  # (but for links on the way to the toolkit, below): without /etc/ld.so.cache the loader
+  # searches its default folders, and that suffices.
+  # Neither /proc nor /dev is needed either; they are bwrap's own private ones (this box's
+  # processes only; null, zero, random, tty), kept so that nvcc can find itself through
+  # /proc/self/exe on other installations.
+  box_args+=(--ro-bind /usr /usr)
+  for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
+    if [ -L $d ]; then
+      box_args+=(--symlink "$(readlink $d)" $d)
+    elif [ -d $d ]; then
+      box_args+=(--ro-bind $d $d)
+    fi
+  done
+  # The toolkit, where it is not under /usr; and every link on the way from NVCC's path to
+  # it that lies outside what is bound (NVIDIA's images: /usr/local/cuda ->
+  # /etc/alternatives/cuda -> /usr/local/cuda-13.0), made again in the box: nvcc then runs,
+  # and names its headers, by the same path as outside. Nothing of the host's /etc is shown.
+  outside() { case $1/ in /usr/* | /bin/* | /sbin/* | /lib/* | /lib32/* | /lib64/* | /libx32/*) return 1 ;; esac; }
+  outside "$toolkit" && box_args+=(--ro-bind "$toolkit" "$toolkit")
+  links=() p=$NVCC
+  for _ in $(seq 40); do # resolve one link at a time, the first one on the path
+    IFS=/ read -ra parts <<< "${p#/}"
+    at="" link=""
+    for ((j = 0; j < ${#parts[@]}; j++)); do
+      at+=/${parts[j]}
+      [ -L "$at" ] && link=$at && break
     done
-    case $toolkit/ in
-    /usr/* | /bin/* | /lib/* | /lib64/*) ;;
-    *)
-        box_args+=(--ro-bind "$toolkit" "$toolkit")
-        # A toolkit reached through a link (/opt/cuda -> /opt/cuda-12.4): the same link inside,
-        # so that nvcc names its headers as it does outside.
-        given=$(dirname "$(dirname "$NVCC")")
-        [ -L "$given" ] && [ "$(readlink -f "$given")" = "$toolkit" ] && box_args+=(--symlink "$toolkit" "$given")
-        ;;
-    esac
-    box_args+=(--proc /proc --dev /dev)
-    # Temporary files live in memory: bounded as a whole, and each one by RLIMIT_FSIZE.
-    [[ $help == *--size* ]] && box_args+=(--size $((16 * FSIZE_MB * 1024 * 1024)))
-    box_args+=(--tmpfs /tmp --setenv PATH "$toolkit/bin:/usr/local/bin:/usr/bin:/bin" --setenv HOME /tmp)
+    [ -n "$link" ] || break
+    target=$(readlink -- "$link")
+    outside "$link" && links+=(--symlink "$target" "$link")
+    [[ $target == /* ]] || target=$(dirname "$link")/$target
+    rest=$(IFS=/ && echo "${parts[*]:j+1}")
+    p=$target${rest:+/$rest}
+  done
+  box_args+=(--proc /proc --dev /dev)
+  # Temporary files live in memory: bounded as a whole, and each one by RLIMIT_FSIZE.
+  [[ $help == *--size* ]] && box_args+=(--size $((16 * FSIZE_MB * 1024 * 1024)))
+  box_args+=(--tmpfs /tmp "${links[@]}" --setenv PATH "$toolkit/bin:/usr/local/bin:/usr/bin:/bin" --setenv HOME /tmp)
 fi
 box_path=/box
 limits=("$prlimit" --cpu=$CPU_S:$((CPU_S + 5)) --as=$((MEM_MB * 1024 * 1024)) --fsize=$((FSIZE_MB * 1024 * 1024)) --core=0)
@@ -208,27 +220,27 @@ limits=("$prlimit" --cpu=$CPU_S:$((CPU_S + 5)) --as=$((MEM_MB * 1024 * 1024)) --
 # output in $T/log and its status in $rc. With drop, the box's processes are nobody's.
 sealed=1
 run_box() {
-    local dir=$1
-    shift
-    local cmd
-    if [ $sealed = 1 ]; then
-        # RLIMIT_NPROC is set inside the new user namespace, where it counts this box's
-        # processes only; set outside, it would count all of the user's processes.
-        cmd=("${pre[@]}" env -i "$bwrap" "${box_args[@]}" --bind "$dir" /box --chdir /box --
-            "${limits[@]}" --nproc=$NPROC -- "$@")
-    else
-        cmd=("${pre[@]}" env -i PATH="$toolkit/bin:/usr/local/bin:/usr/bin:/bin" HOME="$dir" "${limits[@]}" -- "$@")
-    fi
-    # timeout runs in its own process group: our trap forwards a signal to it, and it to the box.
-    # Killing bwrap kills the box's pid 1 (--die-with-parent) and so everything in the box.
-    local t0=$SECONDS
-    (cd "$dir" && exec timeout -k 5 "$wall_left" "${cmd[@]}") < /dev/null > "$T/log" 2>&1 &
-    child=$!
-    wait $child
-    rc=$?
-    child=""
-    # timeout says 124, or 137 where it had to SIGKILL: the clock decides.
-    [ $((SECONDS - t0)) -ge "$wall_left" ] && [ $rc -ge 124 ] && rc=124
+  local dir=$1
+  shift
+  local cmd
+  if [ $sealed = 1 ]; then
+    # RLIMIT_NPROC is set inside the new user namespace, where it counts this box's
+    # processes only; set outside, it would count all of the user's processes.
+    cmd=("${pre[@]}" env -i "$bwrap" "${box_args[@]}" --bind "$dir" /box --chdir /box --
+      "${limits[@]}" --nproc=$NPROC -- "$@")
+  else
+    cmd=("${pre[@]}" env -i PATH="$toolkit/bin:/usr/local/bin:/usr/bin:/bin" HOME="$dir" "${limits[@]}" -- "$@")
+  fi
+  # timeout runs in its own process group: our trap forwards a signal to it, and it to the box.
+  # Killing bwrap kills the box's pid 1 (--die-with-parent) and so everything in the box.
+  local t0=$SECONDS
+  (cd "$dir" && exec timeout -k 5 "$wall_left" "${cmd[@]}") < /dev/null > "$T/log" 2>&1 &
+  child=$!
+  wait $child
+  rc=$?
+  child=""
+  # timeout says 124, or 137 where it had to SIGKILL: the clock decides.
+  [ $((SECONDS - t0)) -ge "$wall_left" ] && [ $rc -ge 124 ] && rc=124
 }
 
 # Whether the box can start, as nobody when we are root, else as ourselves (no capabilities,
@@ -236,29 +248,29 @@ run_box() {
 wall_left=$WALL_S
 start=$SECONDS
 if [ -z "$bwrap" ]; then
-    why="bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap, dnf install bubblewrap)"
-    sealed=0
+  why="bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap, dnf install bubblewrap)"
+  sealed=0
 else
-    pre=("${drop[@]}")
+  pre=("${drop[@]}")
+  run_box "$box" /bin/true
+  if [ $rc != 0 ] && [ ${#drop[@]} -gt 0 ]; then
+    pre=()
+    chown -R 0:0 "$box" # nobody inside is uid 0 outside now, without the power to override
     run_box "$box" /bin/true
-    if [ $rc != 0 ] && [ ${#drop[@]} -gt 0 ]; then
-        pre=()
-        chown -R 0:0 "$box" # nobody inside is uid 0 outside now, without the power to override
-        run_box "$box" /bin/true
-    fi
-    if [ $rc != 0 ]; then
-        why="bubblewrap cannot make its box here ($(head -c 300 "$T/log" | tr '\n' ' ' | tr -d '\000-\037')): allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap; in a container, one started with user namespaces allowed)"
-        sealed=0
-    fi
+  fi
+  if [ $rc != 0 ]; then
+    why="bubblewrap cannot make its box here ($(head -c 300 "$T/log" | tr '\n' ' ' | tr -d '\000-\037')): allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap; in a container, one started with user namespaces allowed)"
+    sealed=0
+  fi
 fi
 if [ $sealed = 0 ]; then
-    if [ "${WB_UNSEALED_OK:-}" != 1 ]; then
-        say "sealed-compile: $why; or set WB_UNSEALED_OK=1 to compile without the box." >&2
-        exit 4
-    fi
-    say "sealed-compile: $shown is compiled with limits but NOT sealed (WB_UNSEALED_OK=1): $why."
-    pre=("${drop[@]}") box_path=$box
-    [ ${#drop[@]} -gt 0 ] && chown -R $BOX_UID:$BOX_UID "$box" && chown root "$copy" # (the probe's fallback took it back)
+  if [ "${WB_UNSEALED_OK:-}" != 1 ]; then
+    say "sealed-compile: $why; or set WB_UNSEALED_OK=1 to compile without the box." >&2
+    exit 4
+  fi
+  say "sealed-compile: $shown is compiled with limits but NOT sealed (WB_UNSEALED_OK=1): $why."
+  pre=("${drop[@]}") box_path=$box
+  [ ${#drop[@]} -gt 0 ] && chown -R $BOX_UID:$BOX_UID "$box" && chown root "$copy" # (the probe's fallback took it back)
 fi
 
 
@@ -275,67 +287,68 @@ case $src in /*) abs_src=$src ;; *) abs_src=$(pwd -P)/$src ;; esac
 # Lines of the compiler's output as the student's file:line, without nvcc's boilerplate and
 # control characters, at most SHOWN_MAX bytes.
 show_log() {
-    LC_ALL=C tr -d '\000-\010\013-\037\177' < "$T/log" |
-        WB_FROM=$in_src WB_TO=$shown awk 'BEGIN { from = ENVIRON["WB_FROM"]; to = ENVIRON["WB_TO"] }
-            /^Remark: The warnings can be suppressed/ || / detected in the compilation of / { next }
-            /^[ \t]*$/ { blank = 1; next } # one blank line between messages, none around them
-            {
-                if (blank && shown) print ""
-                blank = 0; shown = 1
-                out = ""; s = $0
-                while ((i = index(s, from)) > 0) { out = out substr(s, 1, i - 1) to; s = substr(s, i + length(from)) }
-                s = out s
-                if (index(s, to "(") == 1 && match(substr(s, length(to) + 1), /^\([0-9]+\): /))
-                    s = to ":" substr(s, length(to) + 2, RLENGTH - 4) ": " substr(s, length(to) + RLENGTH + 1)
-                print s
-            }' > "$T/shown"
-    local n
-    n=$(stat -c %s "$T/shown")
-    head -c $SHOWN_MAX "$T/shown"
-    [ "$n" -le $SHOWN_MAX ] || printf '\n(%d more bytes of compiler output not shown)\n' $((n - SHOWN_MAX))
+  LC_ALL=C tr -d '\000-\010\013-\037\177' < "$T/log" |
+    WB_FROM=$in_src WB_TO=$shown awk 'BEGIN { from = ENVIRON["WB_FROM"]; to = ENVIRON["WB_TO"] }
+      /^Remark: The warnings can be suppressed/ || / detected in the compilation of / { next }
+      /^[ \t]*$/ { blank = 1; next } # one blank line between messages, none around them
+      {
+        if (blank && shown) print ""
+        blank = 0; shown = 1
+        out = ""; s = $0
+        while ((i = index(s, from)) > 0) { out = out substr(s, 1, i - 1) to; s = substr(s, i + length(from)) }
+        s = out s
+        if (index(s, to "(") == 1 && match(substr(s, length(to) + 1), /^\([0-9]+\): /))
+          s = to ":" substr(s, length(to) + 2, RLENGTH - 4) ": " substr(s, length(to) + RLENGTH + 1)
+        print s
+      }' > "$T/shown"
+  local n
+  n=$(stat -c %s "$T/shown")
+  head -c $SHOWN_MAX "$T/shown"
+  [ "$n" -le $SHOWN_MAX ] || printf '\n(%d more bytes of compiler output not shown)\n' $((n - SHOWN_MAX))
 }
 
 # The line of SRC with an #include naming FILE (or any #include). Lines end at \n, \r\n or a
 # lone \r, as they do for the compiler. This only finds a line number: nvcc decides.
 include_line() {
-    WB_WANT=$(basename -- "$1") LC_ALL=C awk 'BEGIN { RS = "\r\n|\r|\n"; want = ENVIRON["WB_WANT"] }
-        /^[ \t]*(#|%:|\?\?=)[ \t]*(include|import)/ { if (!any) any = NR; if (!hit && index($0, want)) hit = NR }
-        END { print (hit ? hit : any ? any : "") }' "$copy"
+  WB_WANT=$(basename -- "$1") LC_ALL=C awk 'BEGIN { RS = "\r\n|\r|\n"; want = ENVIRON["WB_WANT"] }
+    /^[ \t]*(#|%:|\?\?=)[ \t]*(include|import)/ { if (!any) any = NR; if (!hit && index($0, want)) hit = NR }
+    END { print (hit ? hit : any ? any : "") }' "$copy"
 }
 refuse_include() { # refuse_include FILE [LINE]
-    local line=${2:-$(include_line "$1")}
-    say "$shown${line:+:$line}: includes $1: lesson files may not include anything (the harness provides every CUDA name)"
-    exit 2
+  local line=${2:-$(include_line "$1")}
+  say "$shown${line:+:$line}: includes $1: lesson files may not include anything (the harness provides every CUDA name)"
+  exit 2
 }
 
 # A breach of a limit, from the exit status (which nothing in a source file can choose) or from
 # the allocators' own words on lines that begin with a tool's name, not with the file's.
 limit_breach() { # limit_breach WHAT
-    local what=$1 hint="" line
-    if [ $rc = 124 ]; then
-        say "$shown: the compiler ran for $WALL_S s of wall-clock time and was stopped with everything it started: code that keeps the compiler busy for very long (a huge constexpr or template computation) on a badly overloaded machine causes this."
-    elif [ $rc = 152 ]; then
-        say "$shown: the compiler used up its $CPU_S s of CPU time $what and was stopped: a constexpr computation, template recursion or loop unrolling that never ends (or is enormous) causes this."
-    elif [ $rc = 137 ]; then
-        say "$shown: the compiler was killed $what, by the hard stop $((CPU_S + 5)) s into its CPU time or by the machine's out-of-memory killer: a computation that never ends or an enormous expansion causes this."
-    elif [ $rc = 153 ]; then
-        say "$shown: the compiler tried to write a file over the $FSIZE_MB MiB limit $what and was stopped: a huge initialised __device__ or __constant__ table, or macros that expand to an enormous amount of code, cause this."
-    elif grep -Eq "^(cc1(plus)?: (out of memory|virtual memory exhausted)|terminate called after throwing an instance of 'std::bad_alloc'|ptxas.*([Mm]emory allocation fail|[Oo]ut of memory)|nvcc (error|fatal) *:.*([Oo]ut of memory|[Mm]emory allocation)|.*error while loading shared libraries: .*([Cc]annot allocate memory|failed to map))|^[^ ]*(\([0-9]+\))?: catastrophic error: out of memory\$" "$T/log" ||
-        [ $rc = 139 ] || [ $rc = 135 ]; then
-        # An include of an endless file (/dev/zero) lands here too: say where it is.
-        line=$(include_line "")
-        [ -n "$line" ] && hint=" Line $line has an #include, which lesson files may not have."
-        say "$shown: the compiler ran out of its $MEM_MB MiB of memory $what and was stopped: a macro or template that expands exponentially, or a huge constexpr object, causes this.$hint"
-    elif grep -Eq '^(gcc|g\+\+|cc1plus|cicc|ptxas|nvcc|(/bin/)?sh)[^ ]*:.*(Cannot fork|Resource temporarily unavailable)' "$T/log"; then
-        # Exit 3, not 4: text the compiler prints can be forged by a static_assert message,
-        # and nothing in a lesson file may pass itself off as a fault of the grader.
-        say "$shown: the compiler could not start a process $what (its box allows $NPROC processes and threads): no honest lesson file causes this; if it happens again, raise WB_SEALED_NPROC."
-    elif [ $rc -gt 128 ] && [ $rc -le 192 ]; then
-        say "$shown: the compiler was killed by signal $((rc - 128)) $what: pathological code (very deep nesting or recursion) that crashes it causes this."
-    else
-        return 0
-    fi
-    exit 3
+  local what=$1 hint="" line
+  [ $rc = 0 ] && return 0
+  if [ $rc = 124 ]; then
+    say "$shown: the compiler ran for $WALL_S s of wall-clock time and was stopped with everything it started: code that keeps the compiler busy for very long (a huge constexpr or template computation) on a badly overloaded machine causes this."
+  elif [ $rc = 152 ]; then
+    say "$shown: the compiler used up its $CPU_S s of CPU time $what and was stopped: a constexpr computation, template recursion or loop unrolling that never ends (or is enormous) causes this."
+  elif [ $rc = 137 ]; then
+    say "$shown: the compiler was killed $what, by the hard stop $((CPU_S + 5)) s into its CPU time or by the machine's out-of-memory killer: a computation that never ends or an enormous expansion causes this."
+  elif [ $rc = 153 ]; then
+    say "$shown: the compiler tried to write a file over the $FSIZE_MB MiB limit $what and was stopped: a huge initialised __device__ or __constant__ table, or macros that expand to an enormous amount of code, cause this."
+  elif grep -Eq "^(cc1(plus)?: (out of memory|virtual memory exhausted)|terminate called after throwing an instance of 'std::bad_alloc'|ptxas.*([Mm]emory allocation fail|[Oo]ut of memory)|nvcc (error|fatal) *:.*([Oo]ut of memory|[Mm]emory allocation)|.*error while loading shared libraries: .*([Cc]annot allocate memory|failed to map))|^[^ ]*(\([0-9]+\))?: catastrophic error: out of memory\$" "$T/log" ||
+    [ $rc = 139 ] || [ $rc = 135 ]; then
+    # An include of an endless file (/dev/zero) lands here too: say where it is.
+    line=$(include_line "")
+    [ -n "$line" ] && hint=" Line $line has an #include, which lesson files may not have."
+    say "$shown: the compiler ran out of its $MEM_MB MiB of memory $what and was stopped: a macro or template that expands exponentially, or a huge constexpr object, causes this.$hint"
+  elif grep -Eq '^(gcc|g\+\+|cc1plus|cicc|ptxas|nvcc|(/bin/)?sh)[^ ]*:.*(Cannot fork|Resource temporarily unavailable)' "$T/log"; then
+    # Exit 3, not 4: text the compiler prints can be forged by a static_assert message,
+    # and nothing in a lesson file may pass itself off as a fault of the grader.
+    say "$shown: the compiler could not start a process $what (its box allows $NPROC processes and threads): no honest lesson file causes this; if it happens again, raise WB_SEALED_NPROC."
+  elif [ $rc -gt 128 ] && [ $rc -le 192 ]; then
+    say "$shown: the compiler was killed by signal $((rc - 128)) $what: pathological code (very deep nesting or recursion) that crashes it causes this."
+  else
+    return 0
+  fi
+  exit 3
 }
 
 # What the box wrote is read only as a plain file: a link left there would make us read (we may
@@ -345,62 +358,62 @@ plain() { [ -f "$1" ] && [ ! -L "$1" ]; }
 
 # The files nvcc read for DIR/kernel.cu (its -MD list, one a line), without the file itself.
 deps_of() {
-    plain "$1" || return 1
-    LC_ALL=C awk '{ gsub(/\\ /, "\001"); sub(/\\$/, "") }
-        { for (i = 1; i <= NF; i++) if (seen) { t = $i; gsub("\001", " ", t); print t } else if ($i ~ /:$/) seen = 1 }' "$1" |
-        sed 1d
+  plain "$1" || return 1
+  LC_ALL=C awk '{ gsub(/\\ /, "\001"); sub(/\\$/, "") }
+    { for (i = 1; i <= NF; i++) if (seen) { t = $i; gsub("\001", " ", t); print t } else if ($i ~ /:$/) seen = 1 }' "$1" |
+    sed 1d
 }
 # The same compile of an empty file, in a box of its own: what every file reads (the CUDA
 # headers nvcc includes itself, and theirs). Cached per nvcc, host compiler and flags.
 baseline() {
-    local key file
-    key=$( { say "$NVCC $(stat -L -c '%s %Y' "$NVCC") $sealed"; stat -L -c '%s %Y' "$(command -v gcc || echo /)";
-        printf '%s\n' "${flags[@]}"; } | sha256sum | cut -c1-24)
-    file=${WB_SEALED_CACHE:+$WB_SEALED_CACHE/baseline-$key.deps}
-    if [ -n "$file" ] && [ -s "$file" ] && [ "${1:-}" != fresh ]; then
-        cat "$file"
-        from_cache=1
-        return
-    fi
-    from_cache=0
-    local base=$T/base
-    rm -rf "$base" && mkdir "$base" && : > "$base/kernel.cu"
-    [ ${#pre[@]} -gt 0 ] && chown -R $BOX_UID:$BOX_UID "$base"
-    [ $sealed = 1 ] || box_path=$base
-    run_box "$base" "$NVCC" -ptx "${flags[@]}" -MD -MF "$box_path/kernel.d" -o "$box_path/kernel.ptx" "$box_path/kernel.cu"
-    [ $sealed = 1 ] || box_path=$box
-    deps_of "$base/kernel.d" > "$T/baseline" && [ $rc = 0 ] && [ -s "$T/baseline" ] || {
-        say "sealed-compile: nvcc cannot compile an empty file in the box:" >&2
-        head -c 2000 "$T/log" >&2
-        exit 4
-    }
-    if [ -n "$file" ]; then
-        mkdir -p "$WB_SEALED_CACHE" && cp "$T/baseline" "$file.$$" && mv -f "$file.$$" "$file"
-    fi
-    cat "$T/baseline"
+  local key file
+  key=$( { say "$NVCC $(stat -L -c '%s %Y' "$NVCC") $sealed"; stat -L -c '%s %Y' "$(command -v gcc || echo /)";
+    printf '%s\n' "${flags[@]}"; } | sha256sum | cut -c1-24)
+  file=${WB_SEALED_CACHE:+$WB_SEALED_CACHE/baseline-$key.deps}
+  if [ -n "$file" ] && [ -s "$file" ] && [ "${1:-}" != fresh ]; then
+    cat "$file"
+    from_cache=1
+    return
+  fi
+  from_cache=0
+  local base=$T/base
+  rm -rf "$base" && mkdir "$base" && : > "$base/kernel.cu"
+  [ ${#pre[@]} -gt 0 ] && chown -R $BOX_UID:$BOX_UID "$base"
+  [ $sealed = 1 ] || box_path=$base
+  run_box "$base" "$NVCC" -ptx "${flags[@]}" -MD -MF "$box_path/kernel.d" -o "$box_path/kernel.ptx" "$box_path/kernel.cu"
+  [ $sealed = 1 ] || box_path=$box
+  deps_of "$base/kernel.d" > "$T/baseline" && [ $rc = 0 ] && [ -s "$T/baseline" ] || {
+    say "sealed-compile: nvcc cannot compile an empty file in the box:" >&2
+    head -c 2000 "$T/log" >&2
+    exit 4
+  }
+  if [ -n "$file" ]; then
+    mkdir -p "$WB_SEALED_CACHE" && cp "$T/baseline" "$file.$$" && mv -f "$file.$$" "$file"
+  fi
+  cat "$T/baseline"
 }
 # Files the student's compile read that an empty file's does not: each was included.
 check_includes() {
-    local new
-    deps_of "$box/kernel.d" > "$T/deps" || return 0 # no list: the compile failed before it
-    baseline > "$T/base.list"
+  local new
+  deps_of "$box/kernel.d" > "$T/deps" || return 0 # no list: the compile failed before it
+  baseline > "$T/base.list"
+  new=$(LC_ALL=C awk 'NR == FNR { base[$0] = 1; next } !($0 in base)' "$T/base.list" "$T/deps")
+  # A cached list from another toolkit must not refuse a file: make sure with a fresh one.
+  if [ -n "$new" ] && [ "$from_cache" = 1 ]; then
+    baseline fresh > "$T/base.list"
     new=$(LC_ALL=C awk 'NR == FNR { base[$0] = 1; next } !($0 in base)' "$T/base.list" "$T/deps")
-    # A cached list from another toolkit must not refuse a file: make sure with a fresh one.
-    if [ -n "$new" ] && [ "$from_cache" = 1 ]; then
-        baseline fresh > "$T/base.list"
-        new=$(LC_ALL=C awk 'NR == FNR { base[$0] = 1; next } !($0 in base)' "$T/base.list" "$T/deps")
-    fi
-    [ -z "$new" ] && return
-    local first
-    first=$(head -n 1 <<< "$new")
-    refuse_include "$(realpath -m -s -- "$first" 2>/dev/null || echo "$first")"
+  fi
+  [ -z "$new" ] && return
+  local first
+  first=$(head -n 1 <<< "$new")
+  refuse_include "$(realpath -m -s -- "$first" 2>/dev/null || echo "$first")"
 }
 
 if [ -n "${WB_SEALED_DEBUG_CMD:-}" ]; then # the test looks into the box through this
-    run_box "$box" /bin/sh -c "$WB_SEALED_DEBUG_CMD"
-    limit_breach "running WB_SEALED_DEBUG_CMD"
-    cat "$T/log"
-    exit $rc
+  run_box "$box" /bin/sh -c "$WB_SEALED_DEBUG_CMD"
+  limit_breach "running WB_SEALED_DEBUG_CMD"
+  cat "$T/log"
+  exit $rc
 fi
 
 wall_left=$((WALL_S - (SECONDS - start)))
@@ -413,40 +426,40 @@ limit_breach "while compiling"
 status1=$rc log1=$(cat "$T/log")
 # An include of a file the box does not have (/etc/passwd, ../../solutions/...): gcc's fatal
 # error names it. Anything else the compile read is in the -MD list.
-missing=$(LC_ALL=C grep -E -m1 '^[^ ]+:[0-9]+:[0-9]+: fatal error: .*: (No such file or directory|Is a directory|Permission denied|Not a directory)$' "$T/log")
+missing=$([ $status1 = 0 ] || LC_ALL=C grep -E -m1 '^[^ ]+:[0-9]+:[0-9]+: fatal error: .*: (No such file or directory|Is a directory|Permission denied|Not a directory)$' "$T/log")
 if [ -n "$missing" ]; then
-    file=${missing#*: fatal error: } file=${file%: *}
-    line=""
-    [[ $missing == "$in_src:"* ]] && line=${missing#"$in_src:"} line=${line%%:*}
-    refuse_include "$file" "$line"
+  file=${missing#*: fatal error: } file=${file%: *}
+  line=""
+  [[ $missing == "$in_src:"* ]] && line=${missing#"$in_src:"} line=${line%%:*}
+  refuse_include "$file" "$line"
 fi
 check_includes
 printf '%s\n' "$log1" > "$T/log"
 if [ $status1 != 0 ] || ! plain "$box/kernel.ptx"; then
-    # A failure that names no line of SRC ("nvcc fatal: ..."): if an empty file fails the same
-    # way, the box or the toolkit is broken, and baseline says so (exit 4).
-    grep -q "^${in_src//./\\.}" "$T/log" || { baseline fresh > /dev/null; printf '%s\n' "$log1" > "$T/log"; }
-    show_log
-    exit 1
+  # A failure that names no line of SRC ("nvcc fatal: ..."): if an empty file fails the same
+  # way, the box or the toolkit is broken, and baseline says so (exit 4).
+  grep -q "^${in_src//./\\.}" "$T/log" || { baseline fresh > /dev/null; printf '%s\n' "$log1" > "$T/log"; }
+  show_log
+  exit 1
 fi
 # ptx: `.file 1 "/box/kernel.cu"` as SRC where it lies.
 LC_ALL=C awk -v from="\"$in_src\"" -v to="\"$abs_src\"" '
-    /^\t\.file\t/ && (i = index($0, from)) { $0 = substr($0, 1, i - 1) to substr($0, i + length(from)) } { print }' \
-    "$box/kernel.ptx" > "$T/kernel.ptx" && chmod 444 "$T/kernel.ptx" && mv -f "$T/kernel.ptx" "$box/kernel.ptx" || exit 4
+  /^\t\.file\t/ && (i = index($0, from)) { $0 = substr($0, 1, i - 1) to substr($0, i + length(from)) } { print }' \
+  "$box/kernel.ptx" > "$T/kernel.ptx" && chmod 444 "$T/kernel.ptx" && mv -f "$T/kernel.ptx" "$box/kernel.ptx" || exit 4
 product=$box/kernel.ptx
 if [ "$mode" = cubin ]; then
-    wall_left=$((WALL_S - (SECONDS - start)))
-    [ $wall_left -gt 0 ] || wall_left=1
-    run_box "$box" "$NVCC" -cubin "${flags[@]}" -o "$box_path/kernel.cubin" "$box_path/kernel.ptx"
-    limit_breach "while assembling"
-    log2=$(cat "$T/log")
-    # The warnings of both steps, in order.
-    printf '%s\n%s\n' "$log1" "$log2" | sed '/^$/d' > "$T/log"
-    if [ $rc != 0 ] || ! plain "$box/kernel.cubin"; then
-        show_log
-        exit 1
-    fi
-    product=$box/kernel.cubin
+  wall_left=$((WALL_S - (SECONDS - start)))
+  [ $wall_left -gt 0 ] || wall_left=1
+  run_box "$box" "$NVCC" -cubin "${flags[@]}" -o "$box_path/kernel.cubin" "$box_path/kernel.ptx"
+  limit_breach "while assembling"
+  log2=$(cat "$T/log")
+  # The warnings of both steps, in order.
+  printf '%s\n%s\n' "$log1" "$log2" | sed '/^$/d' > "$T/log"
+  if [ $rc != 0 ] || ! plain "$box/kernel.cubin"; then
+    show_log
+    exit 1
+  fi
+  product=$box/kernel.cubin
 fi
 show_log
 plain "$product" && [ -s "$product" ] || { say "sealed-compile: nvcc reported success but wrote no $mode" >&2; exit 4; }

@@ -101,6 +101,12 @@ int emu_trace_counting(void);
  * burst (counts.h), instead of the bytes it loaded between two barriers. */
 void emu_trace_in_flight(int thread, uint32_t bytes);
 
+/* One warp instruction's accesses of one kind (op), its n lanes', priced as the hardware serves
+ * them (bank_model.h) into the counts while tracing; each lane's access must have gone through
+ * emu_trace_access first. A scheduler that calls this prices every warp instruction itself (the
+ * PTX interpreter, which knows them), instead of the tracer's grouping by code address. */
+void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_access *lanes, int n);
+
 /* Tracing: off by default (correctness runs need no counts). */
 void emu_trace_start(void);
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines);

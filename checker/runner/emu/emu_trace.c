@@ -56,6 +56,7 @@ static struct {
     int nlines;
     int values_judged; /* the scheduler judges reads of unwritten shared memory by their use */
     int in_flight_measured; /* the scheduler measures bytes in flight (emu_trace_in_flight) */
+    int priced_by_scheduler; /* the scheduler prices each warp instruction (emu_trace_price) */
 } tr;
 
 /* ---- blocks of one launch: which block wrote, read or atomically changed each word of a
@@ -217,6 +218,7 @@ static int bad_access(int kind, int is_write, uintptr_t pc, const char *buffer, 
 }
 
 static void record(const void *p, uint32_t size, int write, uintptr_t pc, int aligned);
+static struct emu_line_counts *line_of(uintptr_t pc);
 
 void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc)
 {
@@ -338,7 +340,9 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
         if (v == SHARED_POISON_BITS)
             bad_access(EMU_UNSET_SHARED_READ, 0, pc, NULL, 0);
     }
-    if (!shared && !(global && tr.on))
+    /* Logged: shared accesses for the race check, and global ones for pricing where the
+     * scheduler does not price its warp instructions itself. */
+    if (!shared && !(global && tr.on && !tr.priced_by_scheduler))
         return;
     struct log *l = &tr.logs[tr.current];
     if (l->n == l->cap) {
@@ -368,6 +372,31 @@ void emu_trace_values_judged(int on)
 int emu_trace_counting(void)
 {
     return tr.on;
+}
+
+void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_access *lanes, int n)
+{
+    tr.priced_by_scheduler = 1;
+    if (!tr.on || n == 0)
+        return;
+    /* A shared atomic's lanes on one word queue up: priced as words of one bank, 128 bytes apart
+     * per lane, never as a broadcast (as the tracer's own pricing does). */
+    if (atomic && (op == SHARED_LD || op == SHARED_ST))
+        for (int i = 0; i < n; i++)
+            lanes[i].addr += (uintptr_t)lanes[i].lane * 128;
+    struct op_counts c = {0, 0, 0};
+    emu_price(lanes, n, op, &c); /* once, for the total and the line */
+    struct emu_line_counts *l = line_of(pc);
+    struct op_counts *into[2] = {&tr.total.op[op], l ? &l->op[op] : NULL};
+    for (int k = 0; k < 2; k++)
+        if (into[k]) {
+            into[k]->requests += c.requests;
+            into[k]->wavefronts += c.wavefronts;
+            into[k]->ideal += c.ideal;
+        }
+    if (atomic && (op == SHARED_LD || op == SHARED_ST))
+        for (int i = 0; i < n; i++)
+            lanes[i].addr -= (uintptr_t)lanes[i].lane * 128;
 }
 
 void emu_trace_in_flight(int thread, uint32_t bytes)
@@ -677,8 +706,11 @@ void emu_trace_interval_end(int threads, int warp_size)
         if (loaded > bursts.most[t])
             bursts.most[t] = loaded;
     }
-    if (total == 0)
+    if (total == 0 || tr.priced_by_scheduler) {
+        for (int t = 0; t < threads; t++)
+            tr.logs[t].n = 0;
         return;
+    }
     struct item *items = malloc(total * sizeof *items);
     for (int first = 0; items && first < threads; first += warp_size) {
         int lanes = threads - first < warp_size ? threads - first : warp_size;

@@ -405,12 +405,38 @@ static unsigned char *locate(int insn, int t, int sp, uint64_t a, int size, int 
     }
 }
 
+/* The lanes of the running warp instruction, by where they landed (0: shared, 1: global), for
+ * pricing it once all its lanes have gone (price_warp). */
+static struct {
+    struct emu_lane_access lanes[2][32];
+    int n[2];
+} W;
+
 /* One lane's access through the tracer, which checks it before it happens (and stops a wild
- * one), looks for races and counts it. */
-static inline void trace(int insn, int t, const void *p, int size, int write)
+ * one) and looks for races; the lane joins its warp instruction's price. */
+static inline void trace(int insn, int t, const void *p, int size, int write, int land)
 {
     emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
     emu_trace_access(p, (uint32_t)size, write, (uintptr_t)insn + 1);
+    int g = land == IN_GLOBAL;
+    if (X.counting && W.n[g] < 32)
+        W.lanes[g][W.n[g]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)size, t % 32};
+}
+
+/* Prices the warp instruction whose lanes trace() gathered: one request per kind of memory it
+ * touched (an atomic: a read and a write). */
+static void price_warp(int insn, int write, int atomic)
+{
+    for (int g = 0; g < 2; g++) {
+        if (!W.n[g])
+            continue;
+        enum mem_op ld = g ? GLOBAL_LD : SHARED_LD, st = g ? GLOBAL_ST : SHARED_ST;
+        if (atomic || !write)
+            emu_trace_price((uintptr_t)insn + 1, ld, atomic, W.lanes[g], W.n[g]);
+        if (atomic || write)
+            emu_trace_price((uintptr_t)insn + 1, st, atomic, W.lanes[g], W.n[g]);
+        W.n[g] = 0;
+    }
 }
 
 /* Reads n elements of `size` bytes for a load; marked[e] when any byte of element e came from
@@ -424,7 +450,7 @@ static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst,
     if (!p)
         return -1;
     if (land == IN_SHARED || land == IN_GLOBAL)
-        trace(insn, t, p, size * n, 0);
+        trace(insn, t, p, size * n, 0, land);
     for (int e = 0; e < n; e++) {
         marked[e] = 0;
         for (int i = 0; off != (size_t)-1 && i < size; i++)
@@ -443,7 +469,7 @@ static int store(int insn, int t, int sp, uint64_t a, int size, const void *src,
     if (!p)
         return -1;
     if (land == IN_SHARED || land == IN_GLOBAL)
-        trace(insn, t, p, size, 1);
+        trace(insn, t, p, size, 1, land);
     if (off != (size_t)-1)
         memset(X.shared_state + off, marked ? MARKED : SET, (size_t)size);
     else if (marked && land == IN_GLOBAL)
@@ -875,6 +901,7 @@ static int step(int w, int i, uint32_t active)
             if (r >= 0)
                 set_marks(r, w, exec | am, marked[e] | am);
         }
+        price_warp(i, 0, 0);
         break;
     }
     case OP_ST: {
@@ -896,6 +923,7 @@ static int step(int w, int i, uint32_t active)
             if (store(i, t, in->space, a, size * n, buf, (vm >> l) & 1))
                 return EMU_OUT_OF_BOUNDS;
         }
+        price_warp(i, 1, 0);
         break;
     }
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
@@ -1180,6 +1208,9 @@ static int step(int w, int i, uint32_t active)
                 return EMU_OUT_OF_BOUNDS;
             emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
             emu_trace_atomic_access(p, (uint32_t)size, (uintptr_t)i + 1);
+            int g = land == IN_GLOBAL;
+            if (X.counting && (land == IN_SHARED || land == IN_GLOBAL) && W.n[g] < 32)
+                W.lanes[g][W.n[g]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)size, (int)l};
             uint64_t old = 0, v = val(&o[vi], ty, t), next;
             memcpy(&old, p, (size_t)size);
             if (is_f(ty)) {
@@ -1221,6 +1252,7 @@ static int step(int w, int i, uint32_t active)
                     *mark(o[0].reg, w) &= ~(1u << l);
             }
         }
+        price_warp(i, 1, 1);
         break;
     }
     default:

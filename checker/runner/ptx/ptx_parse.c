@@ -33,10 +33,11 @@ static int type_named(const char *s)
 }
 int ptx_type_bytes(enum ptx_type t)
 {
-    for (size_t i = 0; i < NTYPES; i++)
-        if (types[i].t == t)
-            return types[i].bytes;
-    return 0;
+    static const signed char bytes[] = {[T_PRED] = 1, [T_B8] = 1, [T_B16] = 2, [T_B32] = 4, [T_B64] = 8,
+                                        [T_U8] = 1,   [T_U16] = 2, [T_U32] = 4, [T_U64] = 8, [T_S8] = 1,
+                                        [T_S16] = 2,  [T_S32] = 4, [T_S64] = 8, [T_F16] = 2, [T_F16X2] = 4,
+                                        [T_BF16] = 2, [T_F32] = 4, [T_F64] = 8};
+    return (unsigned)t < sizeof bytes ? bytes[t] : 0;
 }
 int ptx_type_signed(enum ptx_type t)
 {
@@ -214,12 +215,52 @@ struct builder {
         }                                                                                                         \
     } while (0)
 
+/* Registers by name: an open-addressed table of indices + 1, kept for the kernel being read
+ * (a kernel has thousands of registers and each operand names one). */
+static struct {
+    int *slot;
+    size_t cap;
+} names;
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 14695981039346656037u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
 static int find_reg(const struct ptx_kernel *k, const char *name)
 {
-    for (int i = 0; i < k->nregs; i++)
-        if (strcmp(k->regs[i].name, name) == 0)
+    if (!names.cap)
+        return -1;
+    for (size_t h = name_hash(name) & (names.cap - 1);; h = (h + 1) & (names.cap - 1)) {
+        int i = names.slot[h] - 1;
+        if (i < 0)
+            return -1;
+        if (i < k->nregs && strcmp(k->regs[i].name, name) == 0)
             return i;
-    return -1;
+    }
+}
+
+/* Adds register i of k to the table, growing it to keep it at most half full. */
+static void index_reg(const struct ptx_kernel *k, int i)
+{
+    if ((size_t)(i + 1) * 2 > names.cap) {
+        free(names.slot);
+        names.cap = names.cap ? names.cap * 2 : 1024;
+        while ((size_t)(i + 1) * 2 > names.cap)
+            names.cap *= 2;
+        names.slot = calloc(names.cap, sizeof *names.slot);
+        if (!names.slot)
+            abort();
+        for (int j = 0; j < i; j++)
+            index_reg(k, j);
+    }
+    size_t h = name_hash(k->regs[i].name) & (names.cap - 1);
+    while (names.slot[h])
+        h = (h + 1) & (names.cap - 1);
+    names.slot[h] = i + 1;
 }
 
 static int find_var(const struct ptx_module *m, const struct ptx_kernel *k, const char *name)
@@ -245,6 +286,7 @@ static void add_reg(struct builder *b, const char *name, int type)
     GROW(k->regs, k->nregs, b->capregs);
     snprintf(k->regs[k->nregs].name, sizeof k->regs[0].name, "%s", name);
     k->regs[k->nregs++].type = (uint8_t)type;
+    index_reg(k, k->nregs - 1);
 }
 
 /* .reg .TYPE %r<N>;  or  .reg .TYPE a, b; */
@@ -778,6 +820,8 @@ static int entry(struct builder *b, int is_func)
     b->capinsns = b->capregs = 0;
     b->nlabels = b->nfixups = 0;
     k->first_var = m->nvars;
+    if (names.cap)
+        memset(names.slot, 0, names.cap * sizeof *names.slot);
     if (lx->kind != TK_IDENT)
         return fail(lx, "an .entry without a name");
     snprintf(k->name, sizeof k->name, "%.255s", lx->text);

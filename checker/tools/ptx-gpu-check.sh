@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# On a GPU machine: what the PTX interpreter (checker/runner/ptx/) is held against.
+#   counts    Nsight Compute's counters of every lesson's solution and baseline at the
+#             emulator's counting sizes (checker/tools/ncu-counts.sh), and of the right kernels of
+#             checker/tests/features/ (run-features.sh with PROFILE=1), for docs/emulator.md
+#   verdicts  the GPU judge, gates on, on the kernels whose verdict the interpreter changed: the
+#             lesson-6 wrong kernels it now rejects (bytes in flight) and checker/tests/ptx-features/
+# Reports go to DIR (default build/ptx-gpu), one tarball of them to DIR.tar.gz.
+#   Usage: checker/tools/ptx-gpu-check.sh [DIR] [STEP...]   (cmocka built or CMOCKA_DIR given)
+set -u
+out=${1:-build/ptx-gpu}
+shift || true
+steps=" ${*:-counts verdicts} "
+make=${MAKE:-make}
+mkdir -p "$out"
+step() { [[ "$steps" == *" $1 "* ]]; }
+t0=$(date +%s)
+took() { echo "$1: $(( $(date +%s) - t0 )) s"; t0=$(date +%s); }
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+nvcc --version | tail -n 1 | tee -a "$out/gpu.txt"
+date -u +%Y-%m-%dT%H:%MZ | tee -a "$out/gpu.txt"
+$make -s -j"$(nproc)" build-all > "$out/build.log" 2>&1 || { echo "build failed:"; tail -30 "$out/build.log"; exit 1; }
+took build
+
+if step counts; then
+  checker/tools/ncu-counts.sh "$out/ncu"
+  PROFILE=1 MAKE=$make checker/tools/run-features.sh > "$out/features.log" 2>&1; tail -n 1 "$out/features.log"
+  cp build/features/*.log "$out/ncu/" 2>/dev/null
+  took counts
+fi
+if step verdicts; then
+  export SANITIZE=1 PROFILE=1
+  MAKE=$make checker/tools/run-mutants.sh coarsened_loads_not_unrolled coarsened_dependent_loads coarsened_one_warp \
+    > "$out/mutants.log" 2>&1
+  tail -n 1 "$out/mutants.log"
+  FEATURES=checker/tests/ptx-features MAKE=$make checker/tools/run-features.sh > "$out/ptx-features.log" 2>&1
+  grep -E 'passed, as it must|FAILED|features:' "$out/ptx-features.log"
+  grep -hE 'your kernel .*(TFLOP/s|GB/s)|speed-up|x the baseline' build/features/local_accumulator.log | head -5
+  took verdicts
+fi
+tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"
+echo "reports: $out.tar.gz"
