@@ -26,7 +26,6 @@ role_family = $(if $(filter baseline,$(2)),$(call base_family,$(1)),$(call famil
 # ---- tools -----------------------------------------------------------------------------
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 CC ?= cc
-CLANGXX ?= clang++
 # The GPU's architecture, e.g. 90 on an H200; without a GPU the build only has to compile.
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
 CUDA_ARCH ?= $(or $(GPU_CC),75)
@@ -45,44 +44,22 @@ CUDA_BIN := $(dir $(NVCC))
 export WB_SANITIZER ?= $(wildcard $(CUDA_BIN)compute-sanitizer)
 export WB_NCU ?= $(wildcard $(CUDA_BIN)ncu)
 
-# EMU=1: grade in the CPU emulator (checker/runner/emu/), the default where no GPU is found.
-# EMU=ptx: the PTX interpreter (checker/runner/ptx/), which runs the PTX nvcc makes of a lesson
-# file and none of its code natively; it is to replace the native emulator.
+# EMU=1: grade in the CPU emulator, the default where no GPU is found: the PTX interpreter
+# (checker/runner/ptx/), which runs the PTX nvcc makes of a lesson file and none of its code.
 EMU ?= $(if $(GPU_CC),,1)
-JUDGE := $(if $(filter ptx,$(EMU)),check-ptx,$(if $(EMU),check-emu,check))
-HAVE_CLANG := $(shell command -v $(CLANGXX) 2>/dev/null)
-# What `make test` builds and grades: the emulator where clang++ is, the GPU judge everywhere.
-TEST_JUDGES := check $(if $(HAVE_CLANG),check-emu)
+JUDGE := $(if $(EMU),check-emu,check)
+# What `make test` builds and grades: both judges (the GPU's only runs where there is a GPU).
+TEST_JUDGES := check check-emu
 # A handout (make handout) has no solutions/ and no wrong kernels: its tests skip what needs them.
 HAVE_SOLUTIONS := $(wildcard solutions)
 HAVE_MUTANTS := $(wildcard checker/mutants/*.mutant)
 # A right kernel written with CUDA features beyond the lessons' (both judges must pass it).
 HAVE_FEATURES := $(wildcard checker/tests/features)
-# A judge that can run here: the GPU's, or the emulator's where clang++ is.
-CAN_JUDGE := $(or $(GPU_CC),$(HAVE_CLANG))
 
 WARN := -Wall -Wextra
 CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include -Ichecker/runner -Ichecker/runner/emu $(CMOCKA_CFLAGS)
 # A lesson file for the GPU is compiled to a cubin, device code alone: no host code of it exists.
 CUBIN_FLAGS := -cubin -O3 -lineinfo -arch=sm_$(CUDA_ARCH)
-# Attributes that would switch the tracer off for a function become an unknown attribute, an
-# error, whatever their spelling (the lint refuses attributes first; this holds without it).
-NO_UNTRACED := -Werror=unknown-attributes $(foreach a,no_sanitize no_sanitize_thread disable_sanitizer_instrumentation \
-  __no_sanitize__ __no_sanitize_thread__ __disable_sanitizer_instrumentation__,-D$(a)=wb_refused)
-# The emulator compiles lesson files with clang++: every memory access calls the tracer
-# (ThreadSanitizer's hooks, without its runtime), vectorizing is off so that one access in the
-# source stays one access, an endless loop stays one (-fno-finite-loops: a hang is reported as
-# such), an index outside a local array traps (local-bounds: the tracer does not see locals whose
-# address never escapes), and checker/runner/emu/cuda_emu.h stands in for CUDA.
-EMU_CXXFLAGS := -x c++ -std=c++17 -O2 -g $(WARN) -Wno-unused-parameter -fno-exceptions -fno-threadsafe-statics \
-  -fno-vectorize -fno-slp-vectorize -fno-finite-loops -fsanitize=thread,local-bounds -fsanitize-trap=local-bounds \
-  -mllvm -tsan-instrument-func-entry-exit=0 \
-  -mllvm -tsan-instrument-read-before-write=1 -include checker/runner/emu/cuda_emu.h -DWB_EMULATOR \
-  -Ichecker/include -Ichecker/runner/emu -I. $(NO_UNTRACED)
-# The emulator's launcher (checker/runner/emu/launch.cu) is the workbook's code: not traced.
-EMU_LAUNCH_FLAGS := -x c++ -std=c++17 -O2 -g $(WARN) -Wno-unused-parameter -fno-exceptions -DWB_EMULATOR \
-  -Ichecker/include -Ichecker/runner -Ichecker/runner/emu
-
 # ---- what is checked, and where it is built --------------------------------------------
 # SRC: whose kernels to grade: work (the student's copies, the default), exercises (the
 # stubs), solutions, or any folder laid out like them (a student's hand-in).
@@ -92,8 +69,6 @@ BUILD := build/$(SRC_ID)
 COMMON := build/common
 WORKBOOK := build/workbook
 LIBCHECKER := $(COMMON)/libchecker.a
-# The emulator's runner: its main, the job, the scheduler, the tracer, and the sandbox.
-EMU_OBJECTS := $(patsubst checker/runner/emu/%.c,$(COMMON)/emu/%.o,$(wildcard checker/runner/emu/*.c)) $(COMMON)/sandbox.o
 GPU_RUNNER := $(COMMON)/gpu-runner
 PTX_RUNNER := $(COMMON)/ptx-runner
 LIB_SOURCES := $(wildcard checker/src/*.c)
@@ -113,7 +88,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help-test ptx-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: help-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -149,7 +124,7 @@ help:
 	@echo "emulator (the default without a GPU: docs/emulator.md); V=1 show commands."
 
 doctor:
-	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" EMU="$(EMU)" CLANGXX="$(CLANGXX)" \
+	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" EMU="$(EMU)" \
 	  checker/tools/doctor.sh
 	$(Q)$(if $(filter doctor,$(MAKECMDGOALS)),echo "All the tools are here ($(if $(EMU),the CPU emulator judges: no GPU found or EMU=1,GPU judge for sm_$(CUDA_ARCH))).",:)
 
@@ -168,7 +143,7 @@ endef
 
 check: doctor $(WORKBOOK)
 	$(NEED_LESSON)
-	$(Q)MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) WB_EXPLAIN=$(if $(EMU),,$(if $(HAVE_CLANG),check-emu,unavailable)) \
+	$(Q)MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) WB_EXPLAIN=$(if $(EMU),,check-emu) \
 	  $(WORKBOOK) check $(SRC) $(or $(EXPECT),score) $(CHECK_LESSONS)
 
 status: $(WORKBOOK)
@@ -209,17 +184,20 @@ quiz: $(WORKBOOK)
 # ---- building a lesson's judge and runners ----------------------------------------------
 # The judge of a lesson (checker/judge/) decides every verdict and links no kernel; it starts
 # runners (checker/runner/) that only run kernels: the reference side (solution, baseline) and
-# the student's side, each a process of its own (docs/security.md).
+# the student's side, each a process of its own (docs/security.md). No code of a lesson file
+# runs natively in either judge:
 #   GPU:       build/common/gpu-runner loads cubins: build/common/NN/{solution,baseline}.cubin,
-#              build/SRC/NN/student.cubin. No host code of a lesson file is compiled.
-#   emulator:  build/common/NN/reference-emu and build/SRC/NN/student-emu, sandboxed runners.
+#              build/SRC/NN/student.cubin, device code alone.
+#   emulator:  build/common/ptx-runner interprets PTX: build/common/NN/{solution,baseline}.ptx,
+#              build/SRC/NN/student.ptx.
 # build/SRC/NN/check and check-emu are copies of the lesson's judge next to the student's part:
 # the judge finds its runners from where it lies.
 #
 # kernel_steps(source, kernel, family, compile command, artefact kind): the lesson file's rules
 # (lint: the friendly first word; WB_SKIP_LINT=1 skips it for the red-team tests of the layers
-# below), the compiler (its complaints shown as file:line), then the gate on what it made
-# (checker/src/objgate.c: the real barrier).
+# below), the compiler (its complaints shown as file:line), then, for a cubin, the gate on what
+# it made (checker/src/objgate.c); a PTX file's gate is the interpreter, which refuses what it
+# does not know.
 define kernel_steps
 	$(Q)mkdir -p $(@D)
 	$(if $(V),@echo $(4))
@@ -234,57 +212,34 @@ define kernel_steps
 	fi)
 endef
 cubin_cmd = $(NVCC) $(CUBIN_FLAGS) -o $@ $(1)
-# The PTX interpreter's input: what nvcc makes of the file for one fixed architecture, with the
-# source lines (.loc) its messages quote. Its gate is the interpreter, which refuses what it
-# does not know.
+# The emulator's input: what nvcc makes of the file for one fixed architecture, with the source
+# lines (.loc) its messages quote.
 PTX_FLAGS := -ptx -lineinfo -arch=sm_90
 ptx_cmd = $(NVCC) $(PTX_FLAGS) -o $@ $(1)
-emu_kernel_cmd = $(CLANGXX) $(EMU_CXXFLAGS) -DWB_ROLE=$(2) '-DWB_SOURCE="$(1)"' -c checker/runner/emu/kernel_file.cu -o $@
 base_kernel = $(basename $(notdir $(call baseline,$(1))))
-EMU_KERNEL_DEPS := checker/runner/emu/kernel_file.cu checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h
 
 define LESSON_BUILD
 # $(1): the lesson number. The student's part, per SRC.
 $(BUILD)/$(call folder,$(1))/student.cubin: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
 	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
-$(BUILD)/$(call folder,$(1))/student.emu.o: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu $(EMU_KERNEL_DEPS) | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call emu_kernel_cmd,$$<,student),emu)
-$(BUILD)/$(call folder,$(1))/student-emu: $(BUILD)/$(call folder,$(1))/student.emu.o $(COMMON)/$(call folder,$(1))/launch-student.o $(EMU_OBJECTS) $(LIBCHECKER)
-	$(Q)$(CLANGXX) -o $$@ $$^ -lseccomp -ldl
+$(BUILD)/$(call folder,$(1))/student.ptx: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx)
 $(BUILD)/$(call folder,$(1))/check: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.cubin \
     $(COMMON)/$(call folder,$(1))/baseline.cubin $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.cubin) $(GPU_RUNNER)
 	$(Q)cp $$< $$@ && echo "$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu" > $$(@D)/source
-$(BUILD)/$(call folder,$(1))/check-emu: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student-emu \
-    $(COMMON)/$(call folder,$(1))/reference-emu
-	$(Q)cp $$< $$@ && echo "$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu" > $$(@D)/source
-$(BUILD)/$(call folder,$(1))/student.ptx: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx)
-$(BUILD)/$(call folder,$(1))/check-ptx: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.ptx \
+$(BUILD)/$(call folder,$(1))/check-emu: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.ptx \
     $(COMMON)/$(call folder,$(1))/baseline.ptx $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.ptx) $(PTX_RUNNER)
 	$(Q)cp $$< $$@ && echo "$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu" > $$(@D)/source
-$(COMMON)/$(call folder,$(1))/baseline.ptx: $(call baseline,$(1)) | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call ptx_cmd,$$<),ptx)
-$(COMMON)/$(call folder,$(1))/solution.ptx: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx)
 
 # The reference side, once: the solution (absent in a handout) and the baseline.
 $(COMMON)/$(call folder,$(1))/baseline.cubin: $(call baseline,$(1)) | $(WORKBOOK)
 	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call cubin_cmd,$$<),cubin)
-$(COMMON)/$(call folder,$(1))/baseline.emu.o: $(call baseline,$(1)) $(EMU_KERNEL_DEPS) | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call emu_kernel_cmd,$$<,baseline),emu)
+$(COMMON)/$(call folder,$(1))/baseline.ptx: $(call baseline,$(1)) | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call ptx_cmd,$$<),ptx)
 $(COMMON)/$(call folder,$(1))/solution.cubin: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
 	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
-$(COMMON)/$(call folder,$(1))/solution.emu.o: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu $(EMU_KERNEL_DEPS) | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call emu_kernel_cmd,$$<,solution),emu)
-$(COMMON)/$(call folder,$(1))/reference-emu: $(if $(call has_solution,$(1)),$(addprefix $(COMMON)/$(call folder,$(1))/,solution.emu.o launch-solution.o)) \
-    $(addprefix $(COMMON)/$(call folder,$(1))/,baseline.emu.o launch-baseline.o) $(EMU_OBJECTS) $(LIBCHECKER)
-	$(Q)$(CLANGXX) -o $$@ $$^ -lseccomp -ldl
-$(COMMON)/$(call folder,$(1))/launch-%.o: checker/runner/emu/launch.cu checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h checker/runner/runner.h \
-    checker/families/$(call family,$(1))_launch.h checker/families/$(call base_family,$(1))_launch.h $(HEADERS)
-	$(Q)mkdir -p $$(@D)
-	$(Q)$(CLANGXX) $(EMU_LAUNCH_FLAGS) -include checker/runner/emu/cuda_emu.h -DWB_ROLE=$$* -Ichecker/families \
-	  -DWB_KERNEL=$$(if $$(filter baseline,$$*),$(call base_kernel,$(1)),$(call kernel,$(1))) \
-	  -DWB_FAMILY_NAME=$$(call role_family,$(1),$$*) -DWB_FAMILY_LAUNCH='"$$(call role_family,$(1),$$*)_launch.h"' -c $$< -o $$@
+$(COMMON)/$(call folder,$(1))/solution.ptx: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx)
 
 # The judge: the lesson's cases, and nothing of any kernel.
 $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)
@@ -303,12 +258,12 @@ $(COMMON)/judge/%.o: checker/judge/%.c checker/judge/check_run.h $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Ichecker/judge -c $< -o $@
 
-$(COMMON)/emu/%.o: checker/runner/emu/%.c $(HEADERS) checker/runner/emu/emu.h checker/runner/emu/emu_warp.h checker/runner/runner.h checker/runner/sandbox.h
+$(COMMON)/emu/%.o: checker/runner/emu/%.c $(HEADERS) checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-# The PTX interpreter's runner: one program for every lesson and role (it reads their PTX); the
-# emulator's job, tracer and sentences are its own too.
+# The emulator's runner, the PTX interpreter: one program for every lesson and role (it reads
+# their PTX), with the job, the tracer and its sentences (checker/runner/emu/) and the sandbox.
 PTX_OBJECTS := $(patsubst checker/runner/ptx/%.c,$(COMMON)/ptx/%.o,$(wildcard checker/runner/ptx/*.c)) \
   $(addprefix $(COMMON)/emu/,emu_job.o emu_trace.o emu_report.o) $(COMMON)/sandbox.o
 $(COMMON)/ptx/%.o: checker/runner/ptx/%.c checker/runner/ptx/ptx.h checker/runner/ptx/ptx_exec.h $(HEADERS) \
@@ -356,10 +311,9 @@ $(WORKBOOK): $(wildcard checker/commands/*.c) checker/commands/commands.h $(LIBC
 	$(Q)$(CC) $(CFLAGS) -Ichecker/commands -o $@ $(filter %.c,$^) $(LIBCHECKER)
 
 # ---- the workbook's own tests ----------------------------------------------------------
-# test_emu_run runs small kernels in the emulator, so it needs clang++; test_sandbox needs
-# libseccomp, as the emulator does.
-UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(filter-out %/test_emu_run.c %/test_sandbox.c,$(wildcard checker/tests/test_*.c))) \
-  $(if $(HAVE_CLANG),build/tests/test_emu_run build/tests/test_sandbox)
+# test_ptx_run runs small kernels (checker/tests/ptx/kernels.cu, made PTX by nvcc) in the
+# interpreter; test_sandbox needs libseccomp, as the emulator's runner does.
+UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(wildcard checker/tests/test_*.c))
 
 build/tests/test_sandbox: checker/tests/test_sandbox.c $(COMMON)/sandbox.o $(HEADERS) checker/runner/sandbox.h
 	$(Q)mkdir -p $(@D)
@@ -369,15 +323,15 @@ build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS) checker/runner/emu/emu
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS)
 
-build/tests/emu_kernels.o: checker/tests/emu/kernels.cu $(HEADERS) checker/runner/emu/cuda_emu.h checker/runner/emu/emu_warp.h checker/runner/emu/emu.h
+build/tests/ptx_kernels.ptx: checker/tests/ptx/kernels.cu
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANGXX) $(filter-out $(NO_UNTRACED),$(EMU_CXXFLAGS)) -DWB_ROLE=emutest -c $< -o $@
+	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
 
-build/tests/test_emu_run: checker/tests/test_emu_run.c build/tests/emu_kernels.o \
-    $(COMMON)/emu/emu_runtime.o $(COMMON)/emu/emu_trace.o $(COMMON)/emu/emu_report.o $(LIBCHECKER) $(HEADERS)
+build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.ptx \
+    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o) $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@.o
-	$(Q)$(CLANGXX) -o $@ $@.o $(filter %.o %.a,$(wordlist 2,99,$^)) $(CMOCKA_LIBS) -ldl
+	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_kernels.ptx"' \
+	  '-DWB_PTX_SOURCE="checker/tests/ptx/kernels.cu"' -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
 
 unit-tests: $(UNIT_TESTS)
 	$(Q)for t in $^; do echo "== $$t"; $$t || exit 1; done
@@ -393,8 +347,8 @@ programs: $(WORKBOOK)
 
 # Every lesson's check programs, GPU and emulator, for the stubs and for the solutions.
 build-all: $(WORKBOOK)
-	$(Q)$(MAKE) -s --no-print-directory SRC=exercises $(foreach n,$(LESSONS),$(addprefix build/exercises/$(call folder,$(n))/,$(TEST_JUDGES)))
-	$(if $(HAVE_SOLUTIONS),$(Q)$(MAKE) -s --no-print-directory SRC=solutions $(foreach n,$(LESSONS),$(addprefix build/solutions/$(call folder,$(n))/,$(TEST_JUDGES))))
+	$(Q)$(MAKE) -s --no-print-directory -j$$(nproc) SRC=exercises $(foreach n,$(LESSONS),$(addprefix build/exercises/$(call folder,$(n))/,$(TEST_JUDGES)))
+	$(if $(HAVE_SOLUTIONS),$(Q)$(MAKE) -s --no-print-directory -j$$(nproc) SRC=solutions $(foreach n,$(LESSONS),$(addprefix build/solutions/$(call folder,$(n))/,$(TEST_JUDGES))))
 
 # Wrong kernels the checker must reject, each with its own diagnosis (checker/mutants/), and the
 # red team's attacks on the grader (checker/redteam/), which must be refused and do nothing; by
@@ -478,45 +432,28 @@ help-test:
 # GPU judge where there is a GPU, with its tool gates on. One step at a time, each announced
 # with the seconds so far, so that a long run is never silent for long.
 TEST_STEPS := doctor help-test author-check build-all unit-tests explore quiz-test site-test \
-  $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),grade-test grade-all-test) $(if $(and $(CAN_JUDGE),$(HAVE_SOLUTIONS)),handout-test) \
-  emulator-test ptx-test $(if $(and $(HAVE_CLANG),$(HAVE_SOLUTIONS)),load-test) gpu-test
+  $(if $(HAVE_SOLUTIONS),grade-test grade-all-test handout-test) emulator-test $(if $(HAVE_SOLUTIONS),load-test) gpu-test
 test:
 	$(Q)start=$$(date +%s); for step in $(TEST_STEPS); do \
 	  echo "== make test: $$step (at $$(( $$(date +%s) - start )) s)"; \
 	  $(MAKE) --no-print-directory $$step || { echo "== make test: $$step FAILED"; exit 1; }; done; \
 	  echo "== make test: every step passed, in $$(( $$(date +%s) - start )) s"
 
-# The solutions and the stubs are graded side by side (one core each), after build-all; the
-# line table must tell apart two accesses on one line (lesson 1's A and B loads).
+# The emulator (the PTX interpreter): the solutions and the stubs graded side by side (one core
+# each), after build-all; the line table must tell apart two accesses on one line (lesson 1's A
+# and B loads); then the right kernels of checker/tests/features/, the wrong kernels and the red
+# team's attacks.
+EMU_CHECK = MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check
 emulator-test: build-all
-	$(Q)if [ -n "$(HAVE_CLANG)" ]; then \
-	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check solutions pass $(LESSONS) > build/emu-solutions.log 2>&1 & s=$$!;) \
-	  MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check exercises fail $(LESSONS) > build/emu-exercises.log 2>&1; e=$$?; \
-	  $(if $(HAVE_SOLUTIONS),wait $$s; s=$$?; tail -n 1 build/emu-solutions.log;,s=0;) tail -n 1 build/emu-exercises.log; \
-	  [ $$s -eq 0 ] || cat build/emu-solutions.log; [ $$e -eq 0 ] || cat build/emu-exercises.log; [ $$s -eq 0 ] && [ $$e -eq 0 ] && \
-	  $(if $(HAVE_SOLUTIONS),{ ONLY='memory*' WB_RESULT_FILE= build/solutions/01_naive_matmul/check-emu 2>/dev/null | \
-	    grep -cE 'matmul_naive.cu:[0-9]+:[0-9]+ global loads' | grep -qx 2 || \
-	    { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column)"; false; }; } &&) \
-	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh &&) true \
-	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=1); \
-	else echo "No clang++ here: the emulator is unavailable, so it was neither built nor run."; fi
-
-# The PTX interpreter (EMU=ptx, checker/runner/ptx/), which is to replace the native emulator:
-# every solution passes and every stub fails (side by side, a core each), every right kernel of
-# checker/tests/features/ passes, and so do those of ptx-features/ (written as the kernels the
-# native emulator refused for its host compiler's choices were); every wrong kernel of checker/mutants/ is rejected
-# with its diagnosis.
-PTX_CHECK = MAKE="$(MAKE)" WB_JUDGE=check-ptx $(WORKBOOK) check
-ptx-test: $(WORKBOOK)
-	$(Q)$(MAKE) -s --no-print-directory -j2 EMU=ptx SRC=exercises programs
-	$(Q)$(if $(HAVE_SOLUTIONS),$(MAKE) -s --no-print-directory -j2 EMU=ptx SRC=solutions programs &&) \
-	  $(if $(HAVE_SOLUTIONS),{ $(PTX_CHECK) solutions pass $(LESSONS) > build/ptx-solutions.log 2>&1 & s=$$!; };,s=;) \
-	  $(PTX_CHECK) exercises fail $(LESSONS) > build/ptx-exercises.log 2>&1; e=$$?; \
-	  if [ -n "$$s" ]; then wait $$s; s=$$?; tail -n 1 build/ptx-solutions.log; else s=0; fi; tail -n 1 build/ptx-exercises.log; \
-	  [ $$s -eq 0 ] || cat build/ptx-solutions.log; [ $$e -eq 0 ] || cat build/ptx-exercises.log; [ $$s -eq 0 ] && [ $$e -eq 0 ]
-	$(Q)$(if $(HAVE_FEATURES),WB_JUDGE=check-ptx MAKE="$(MAKE)" checker/tools/run-features.sh && \
-	  FEATURES=checker/tests/ptx-features WB_JUDGE=check-ptx MAKE="$(MAKE)" checker/tools/run-features.sh,:)
-	$(Q)$(if $(HAVE_MUTANTS),MAKE="$(MAKE)" EMU=ptx checker/tools/run-mutants.sh,:)
+	$(Q)$(if $(HAVE_SOLUTIONS),{ $(EMU_CHECK) solutions pass $(LESSONS) > build/emu-solutions.log 2>&1 & s=$$!; };,s=;) \
+	  $(EMU_CHECK) exercises fail $(LESSONS) > build/emu-exercises.log 2>&1; e=$$?; \
+	  if [ -n "$$s" ]; then wait $$s; s=$$?; tail -n 1 build/emu-solutions.log; else s=0; fi; tail -n 1 build/emu-exercises.log; \
+	  [ $$s -eq 0 ] || cat build/emu-solutions.log; [ $$e -eq 0 ] || cat build/emu-exercises.log; [ $$s -eq 0 ] && [ $$e -eq 0 ]
+	$(Q)$(if $(HAVE_SOLUTIONS),ONLY='memory*' WB_RESULT_FILE= build/solutions/01_naive_matmul/check-emu 2>/dev/null | \
+	  grep -cE 'matmul_naive.cu:[0-9]+:[0-9]+ global loads' | grep -qx 2 || \
+	  { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column)"; false; },:)
+	$(Q)$(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh,:)
+	$(Q)$(if $(HAVE_MUTANTS),$(MAKE) --no-print-directory mutants EMU=1,:)
 
 gpu-test: $(WORKBOOK)
 	$(Q)if [ -n "$(GPU_CC)" ]; then export SANITIZE=1 PROFILE=1; \

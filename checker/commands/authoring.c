@@ -48,20 +48,21 @@ int cmd_lint(const char *source, const char *kernel)
 
 /* ---- gate ---- */
 
-/* The gate on a compiled lesson file (objgate.h), said as `file: error: ...`. The emulator's
- * role is the object's name up to its first dot (student.emu.o). */
+/* The gate on a compiled lesson file (objgate.h: a cubin), said as `file: error: ...`. */
 int cmd_gate(const char *kind, const char *object, const char *kernel, const char *family, const char *source)
 {
-    char msg[700], role[64];
-    const char *base = strrchr(object, '/') ? strrchr(object, '/') + 1 : object;
-    snprintf(role, sizeof role, "%.*s", (int)strcspn(base, "."), base);
+    char msg[700];
+    if (strcmp(kind, "cubin") != 0) {
+        printf("%s: error: the gate reads cubins, not '%s'\n", source, kind);
+        return 1;
+    }
     const struct family *f = family_named(family);
     if (!f) {
         printf("%s: error: lessons/registry names the family '%s', which checker/families/ lacks (%s)\n", source,
                family, family_names());
         return 1;
     }
-    if (gate_object(object, kind, role, kernel, f, msg, sizeof msg) == 0)
+    if (gate_object(object, kernel, f, msg, sizeof msg) == 0)
         return 0;
     printf("%s: error: %s\n", source, msg);
     return 1;

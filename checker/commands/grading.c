@@ -114,21 +114,14 @@ static int run_command(char *const argv[], const char *result_file, int quiet_ma
 }
 
 /* On a GPU, the emulator's count of the same kernels' memory traffic explains the timings:
- * shown, not graded. WB_EXPLAIN names the emulator's program (the Makefile sets it where
- * clang++ is). Prints the memory-traffic part of its report. */
+ * shown, not graded. WB_EXPLAIN names the emulator's program (the Makefile sets it). Prints the
+ * memory-traffic part of its report. */
 static void explain(const struct lesson *l, const char *dir, const char *srcarg)
 {
     const char *emu = getenv("WB_EXPLAIN"), *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
     char binary[1024], cmd[2400];
     if (!emu || !*emu || (fmt && *fmt && strcasecmp(fmt, "stdout") != 0)) /* TAP/XML stay clean */
         return;
-    if (strcmp(emu, "unavailable") == 0) {
-        printf("\n(The CPU emulator would explain these times with exact memory-traffic counts, line by line. "
-               "It needs clang++, llvm-symbolizer, libseccomp and bubblewrap: on Debian or Ubuntu,\n"
-               "  sudo apt-get install clang llvm libseccomp-dev bubblewrap\n"
-               "and the next make check shows them.)\n");
-        return;
-    }
     snprintf(binary, sizeof binary, "%s/%s/%s", dir, l->folder, emu);
     const char *make = getenv("MAKE") ? getenv("MAKE") : "make";
     char *build[] = {(char *)make, "-s", "--no-print-directory", (char *)srcarg, binary, NULL};

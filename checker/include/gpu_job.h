@@ -4,9 +4,9 @@
  * sees the reference's output, and reads back only the fields that side may write.
  *
  * Two runners per job: the reference side (solution and baseline, trusted code) and the
- * student side (the student's kernel alone). On the GPU the student's side loads a cubin, so
- * no host code of the student exists; in the emulator it is host code, so that runner is
- * sandboxed (checker/runner/sandbox.c, docs/security.md). */
+ * student side (the student's kernel alone). No code of the student's runs natively: on the GPU
+ * the student's side loads a cubin (device code alone), in the emulator it interprets PTX; the
+ * emulator's runner is sandboxed all the same (checker/runner/sandbox.c, docs/security.md). */
 #ifndef WB_GPU_JOB_H
 #define WB_GPU_JOB_H
 #include <stddef.h>
@@ -21,7 +21,6 @@ enum role { ROLE_STUDENT, ROLE_SOLUTION, ROLE_BASELINE, ROLE_COUNT };
 enum out_slot { OUT_STUDENT, OUT_REFERENCE, OUT_STUDENT_TIMED, OUT_COUNT };
 
 #define MAX_REPS 100
-#define MAX_COUNTED_PCS 256
 
 /* Runner exit codes. JOB_FORBIDDEN: the sandbox stopped a system call (forbidden_syscall). */
 enum { JOB_OK = 0, JOB_KERNEL_FAILED = 1, JOB_SETUP_FAILED = 2, JOB_NO_GPU = 3, JOB_FORBIDDEN = 5, JOB_USAGE = 6 };
@@ -66,20 +65,8 @@ struct gpu_report {
     int counted;
     struct mem_counts counts[ROLE_COUNT];
     int nlines;
-    struct line_counts lines[MAX_COUNTED_LINES]; /* the judge's, from pcs */
-    /* The emulator's runner: the student's busiest code addresses (offsets in its program),
-     * which the judge adds up by source line. */
-    int npcs;
-    struct pc_counts {
-        uint64_t pc;
-        struct op_counts op[MEM_OPS];
-    } pcs[MAX_COUNTED_PCS];
+    struct line_counts lines[MAX_COUNTED_LINES]; /* file:line:column, as the emulator names them */
 };
-
-/* The text of a code address the emulator's runner reports ("{pc:0x1a2b}", an offset in the
- * runner's program): the judge turns each into file:line (llvm-symbolizer), since the runner
- * may start no programs. */
-#define PC_MARK_FORMAT "{pc:0x%lx}"
 
 struct gpu_job {
     size_t bytes;          /* the whole job: this header, the inputs and the outputs */

@@ -39,8 +39,7 @@ struct check_run {
     double speed_ms, speedup, solution_ms, baseline_ms;
     double limit_share;    /* the student's throughput over the family's yardstick's, where timed */
     struct gpu_report device;
-    int emulator;          /* this judge is check-emu or check-ptx: a CPU emulator's runners */
-    int ptx;               /* check-ptx: the PTX interpreter's runner (checker/runner/ptx/) */
+    int emulator;          /* this judge is check-emu: the emulator's runner (the PTX interpreter) */
     int have_solution;     /* 0 in a handout (no solutions/) */
     char here[800];        /* the folder this program lies in: build/SRC/NN */
     char common[900];      /* build/common/NN: the reference side */

@@ -18,7 +18,6 @@
 #include "check_run.h"
 #include "isolate.h"
 #include "rng.h"
-#include "symbolize.h"
 
 /* Appends text to the running case's report in the record, cut at RECORD_OUTPUT_MAX. */
 static void keep_for_case(const char *text)
@@ -144,59 +143,24 @@ static void show_child_output(const struct isolate_result *r)
         say("  | ... (more output cut)\n");
 }
 
-/* A text from the student's runner, which the student's code could have written: printable
- * characters only, code addresses turned into file:line. */
-static void take_text(char *dst, size_t len, const char *src, const char *exe)
+/* A text from a runner: printable characters only (a runner speaks of the student's file, whose
+ * names and text it quotes). */
+static void take_text(char *dst, size_t len, const char *src, size_t srclen)
 {
-    char clean[sizeof ((struct gpu_report *)0)->failure];
     size_t k = 0;
-    for (size_t i = 0; src[i] && i < sizeof clean - 1 && k < sizeof clean - 1; i++)
-        clean[k++] = (src[i] >= 32 && src[i] < 127) ? src[i] : ' ';
-    clean[k] = '\0';
-    if (checking.emulator && strstr(clean, "{pc:0x"))
-        symbolize_marks(exe, clean, dst, len);
-    else
-        snprintf(dst, len, "%s", clean);
+    for (size_t i = 0; i < srclen && src[i] && k + 1 < len; i++)
+        dst[k++] = (src[i] >= 32 && src[i] < 127) ? src[i] : ' ';
+    dst[k] = '\0';
 }
 
-/* The student's busiest code addresses, added up by source line: the report's line table. The
- * PTX interpreter names its lines itself (our code, reading the student's PTX): they are taken
- * as printable text. */
-static void take_lines(struct gpu_report *rep, const struct gpu_report *side, const char *exe)
+/* The student's busiest source lines (the emulator names them, file:line:column), as printable
+ * text. */
+static void take_lines(struct gpu_report *rep, const struct gpu_report *side)
 {
-    if (checking.ptx) {
-        rep->nlines = side->nlines < 0 ? 0 : side->nlines > MAX_COUNTED_LINES ? MAX_COUNTED_LINES : side->nlines;
-        for (int i = 0; i < rep->nlines; i++) {
-            rep->lines[i] = side->lines[i];
-            rep->lines[i].where[sizeof rep->lines[i].where - 1] = '\0';
-            for (char *c = rep->lines[i].where; *c; c++)
-                if (*c < 32 || *c > 126)
-                    *c = ' ';
-        }
-        return;
-    }
-    static uint64_t pcs[MAX_COUNTED_PCS];
-    static char where[MAX_COUNTED_PCS][96];
-    int n = side->npcs < 0 ? 0 : side->npcs > MAX_COUNTED_PCS ? MAX_COUNTED_PCS : side->npcs;
-    for (int i = 0; i < n; i++)
-        pcs[i] = side->pcs[i].pc;
-    symbolize(exe, pcs, n, where, 1); /* file:line:column: A's load apart from B's on one line */
-    rep->nlines = 0;
-    for (int p = 0; p < n; p++) {
-        int i = 0;
-        while (i < rep->nlines && strcmp(rep->lines[i].where, where[p]) != 0)
-            i++;
-        if (i == rep->nlines) {
-            if (rep->nlines == MAX_COUNTED_LINES)
-                continue;
-            memset(&rep->lines[i], 0, sizeof rep->lines[i]);
-            snprintf(rep->lines[rep->nlines++].where, sizeof rep->lines[i].where, "%.95s", where[p]);
-        }
-        for (int o = 0; o < MEM_OPS; o++) {
-            rep->lines[i].op[o].requests += side->pcs[p].op[o].requests;
-            rep->lines[i].op[o].wavefronts += side->pcs[p].op[o].wavefronts;
-            rep->lines[i].op[o].ideal += side->pcs[p].op[o].ideal;
-        }
+    rep->nlines = side->nlines < 0 ? 0 : side->nlines > MAX_COUNTED_LINES ? MAX_COUNTED_LINES : side->nlines;
+    for (int i = 0; i < rep->nlines; i++) {
+        rep->lines[i] = side->lines[i];
+        take_text(rep->lines[i].where, sizeof rep->lines[i].where, side->lines[i].where, sizeof side->lines[i].where);
     }
 }
 
@@ -210,7 +174,7 @@ static const float *side_out(const struct gpu_job *job, const struct gpu_job *si
 /* Copies back what a side may write: its roles' outputs, timings, counts and attributes; the
  * device from the reference side (trusted code) alone. Which roles a side ran is the judge's
  * knowledge (which), never the copy's: every field of the copy is the runner's to write. */
-static void take_side(struct gpu_job *job, struct gpu_job *side, int which, const char *exe)
+static void take_side(struct gpu_job *job, struct gpu_job *side, int which)
 {
     struct gpu_report *rep = &job->rep, *s = &side->rep;
     for (int r = 0; r < ROLE_COUNT; r++) {
@@ -241,7 +205,7 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which, cons
         rep->timed_mismatches = s->timed_mismatches;
         rep->counted = s->counted;
         if (s->counted)
-            take_lines(rep, s, exe);
+            take_lines(rep, s);
     }
     /* Both sides time the same number of launches; a number out of range is none. */
     if (s->reps > 0 && s->reps <= MAX_REPS)
@@ -252,7 +216,7 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which, cons
                            : s->failed_role >= 0 && s->failed_role < ROLE_COUNT && (which >> s->failed_role & 1) ? s->failed_role
                                                                                                              : -1;
         rep->cuda_error = s->cuda_error;
-        take_text(rep->failure, sizeof rep->failure, s->failure, exe);
+        take_text(rep->failure, sizeof rep->failure, s->failure, sizeof s->failure);
     }
 }
 
@@ -297,14 +261,9 @@ static int side_outcome(const struct gpu_job *side, const struct isolate_result 
         isolate_describe(r, why, len);
         return -1;
     }
-    if (r->outcome == ISOLATE_SIGNALED && checking.emulator && r->status == SIGILL && which == SIDE_STUDENT) {
-        snprintf(why, len, "your kernel indexed a local array outside its bounds, and the emulator stopped it (on a "
-                           "GPU it would read or write memory that is not the array's).");
-        return -1;
-    }
     if (r->outcome == ISOLATE_SIGNALED && checking.emulator && (r->status == SIGSEGV || r->status == SIGBUS)) {
-        snprintf(why, len, "%s crashed the emulator (%s): it recursed too deep, or used more stack than a thread has.",
-                 which == SIDE_STUDENT ? "your kernel" : "the workbook's own kernel", strsignal(r->status));
+        snprintf(why, len, "the emulator crashed (%s) running %s: a bug in the workbook, please report it with your "
+                           "file.", strsignal(r->status), which == SIDE_STUDENT ? "your kernel" : "the workbook's own kernel");
         return -1;
     }
     if (r->outcome != ISOLATE_EXITED) {
@@ -364,7 +323,6 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
     for (int k = 0; k < 2; k++) {
         struct side_run *s = &runs[k];
         struct isolate_result *r = &results[k];
-        char exe[1000];
         /* The emulator's budget: CPU time, at least TIMEOUT seconds and 20 times what the
          * reference side needed on the same inputs, so a busy machine cannot fail a kernel. */
         double cpu = sides[k] == SIDE_REFERENCE ? 600 : reference_cpu * 20 > timeout_s ? reference_cpu * 20 : timeout_s;
@@ -380,7 +338,6 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
             return -1;
         }
         struct gpu_job *side = side_finish(s, wall, r);
-        snprintf(exe, sizeof exe, "%s", s->argv[0]);
         if (sides[k] == SIDE_REFERENCE)
             reference_cpu = side->rep.cpu_seconds > r->cpu_seconds ? side->rep.cpu_seconds : r->cpu_seconds;
         r->cpu_limit = cpu;
@@ -390,7 +347,7 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
             snprintf(r->budget, sizeof r->budget, "TIMEOUT=%.0f s", cpu);
         if (sides[k] == SIDE_STUDENT)
             show_child_output(r);
-        take_side(job, side, sides[k], exe);
+        take_side(job, side, sides[k]);
         int rc = side_outcome(side, r, sides[k], job->rep.failure, why, len);
         side_abandon(s);
         if (rc > 0)

@@ -196,10 +196,10 @@ static void case_counts(uint64_t stream)
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
     const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_between_barriers,
-                                        lesson.max_barriers_per_thread, checking.ptx};
+                                        lesson.max_barriers_per_thread, checking.emulator};
     int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, why, sizeof why);
     if (lesson.min_loaded_between_barriers > 0) {
-        say(checking.ptx ? "  Global bytes the least busy thread has in flight at once (loads issued before it must wait for one):\n"
+        say(checking.emulator ? "  Global bytes the least busy thread has in flight at once (loads issued before it must wait for one):\n"
                          : "  Global bytes the least busy thread loads between two of its barriers (what it can have in flight):\n");
         /* (Threads that load nothing at all are left out: idle threads are for timing to judge.) */
         for (int i = 0; i < nshown; i++)
@@ -220,7 +220,7 @@ static void case_counts(uint64_t stream)
     else if (lesson.no_bank_conflicts)
         say("  Required: no shared-memory bank conflicts.\n");
     if (lesson.min_loaded_between_barriers > 0)
-        say(checking.ptx ? "  Required: every thread that loads has at least %.0f bytes of loads in flight at once.\n"
+        say(checking.emulator ? "  Required: every thread that loads has at least %.0f bytes of loads in flight at once.\n"
                          : "  Required: every thread loads at least %.0f bytes between two of its barriers.\n",
             lesson.min_loaded_between_barriers);
     if (lesson.max_barriers_per_thread > 0)
@@ -349,7 +349,7 @@ static int probe_device(void)
     return -1;
 }
 
-/* Which judge this is (check, check-emu or check-ptx, by its name), where its runners lie, and the
+/* Which judge this is (check or check-emu, by its name), where its runners lie, and the
  * student's file (the build writes its path beside this program). */
 static void find_parts(const char *argv0)
 {
@@ -357,8 +357,7 @@ static void find_parts(const char *argv0)
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     self[len > 0 ? len : 0] = '\0';
     const char *name = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
-    checking.ptx = strlen(name) > 4 && strcmp(name + strlen(name) - 4, "-ptx") == 0;
-    checking.emulator = checking.ptx || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, "-emu") == 0);
+    checking.emulator = strlen(name) > 4 && strcmp(name + strlen(name) - 4, "-emu") == 0;
     snprintf(checking.here, sizeof checking.here, "%s", self);
     char *slash = strrchr(checking.here, '/');
     if (slash)

@@ -25,7 +25,7 @@ int solution_present(void)
     return checking.have_solution;
 }
 
-static char gpu_runner[1000], student_runner[1000], reference_runner[1000], ptx_runner[1000];
+static char gpu_runner[1000], ptx_runner[1000];
 static char student_cubin[1000], solution_cubin[1000], baseline_cubin[1000], baseline_kernel[128];
 static char student_ptx[1000], solution_ptx[1000], baseline_ptx[1000], solution_source[600];
 
@@ -35,8 +35,6 @@ static void find_runners(void)
     if (gpu_runner[0])
         return;
     snprintf(gpu_runner, sizeof gpu_runner, "%s/../gpu-runner", checking.common);
-    snprintf(student_runner, sizeof student_runner, "%s/student-emu", checking.here);
-    snprintf(reference_runner, sizeof reference_runner, "%s/reference-emu", checking.common);
     snprintf(student_cubin, sizeof student_cubin, "%s/student.cubin", checking.here);
     snprintf(solution_cubin, sizeof solution_cubin, "%s/solution.cubin", checking.common);
     snprintf(baseline_cubin, sizeof baseline_cubin, "%s/baseline.cubin", checking.common);
@@ -56,7 +54,7 @@ char **runner_argv(int side, int plain, char **argv)
 {
     find_runners();
     int n = 0;
-    if (checking.ptx) {
+    if (checking.emulator) {
         /* One interpreter for every role, each kernel's PTX and the name its messages give it. */
         argv[n++] = ptx_runner;
         if (side == SIDE_STUDENT) {
@@ -73,8 +71,6 @@ char **runner_argv(int side, int plain, char **argv)
             argv[n++] = baseline_kernel;
             argv[n++] = (char *)checking.lesson->baseline;
         }
-    } else if (checking.emulator) {
-        argv[n++] = side == SIDE_STUDENT ? student_runner : reference_runner;
     } else {
         argv[n++] = gpu_runner;
         if (plain)

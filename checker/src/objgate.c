@@ -10,7 +10,6 @@
 #include "textfile.h"
 
 #define STO_CUDA_ENTRY 0x10
-#define STATIC_SHARED_MAX 49152 /* what a block may declare statically on any GPU since sm_20 */
 
 struct elf {
     unsigned char *data;
@@ -98,15 +97,6 @@ static const char *source_name(const char *mangled)
     return *p == 'E' && k ? out : mangled;
 }
 
-/* The first symbol defined in section i, for naming a variable. */
-static const char *first_symbol_in(const struct elf *e, int i)
-{
-    for (size_t k = 1; k < e->nsym; k++)
-        if (e->sym[k].st_shndx == i && ELF64_ST_TYPE(e->sym[k].st_info) == STT_OBJECT)
-            return source_name(symbol_name(e, k));
-    return "a variable";
-}
-
 /* The first variable of section i that is not one of nvcc's string literals ($str...), or NULL. */
 static const char *first_variable_in(const struct elf *e, int i)
 {
@@ -127,17 +117,6 @@ static int allowed(const char *name, const char *const *list)
     return 0;
 }
 
-/* libm functions that write through a pointer (untraced, since libm is not): never allowed. */
-static const char *const EMU_REFUSED[] = {"sincos*", "__sincos*", "frexp*", "modf*", "remquo*", "lgamma_r", "lgammaf_r", "lgammal_r", "nan*", NULL};
-static const char *const EMU_CALLS[] = {
-    "__tsan_*", "emu_syncthreads", "emu_syncthreads_vote", "emu_warp_collective", "emu_activemask", "emu_atomic_rmw",
-    "emu_clock64", "emu_printf", "threadIdx", "blockIdx", "blockDim", "gridDim", "_GLOBAL_OFFSET_TABLE_",
-    "__stack_chk_fail",
-    /* libm: what CUDA's math API offers device code */
-    "sqrt*", "cbrt*", "rsqrt*", "exp*", "log*", "pow*", "sin*", "cos*", "tan*", "asin*", "acos*", "atan*", "sinh*",
-    "cosh*", "tanh*", "erf*", "fabs*", "fmin*", "fmax*", "fmod*", "floor*", "ceil*", "round*", "lround*", "trunc*",
-    "rint*", "lrint*", "nearbyint*", "fma*", "copysign*", "hypot*", "ldexp*", "remainder*",
-    "tgamma*", "lgamma*", "__isnan*", "__isinf*", "__finite*", "__fpclassify*", "__signbit*", NULL};
 static const char *const CUBIN_CALLS[] = {"vprintf", "__assertfail", ".nv.*", NULL};
 
 static void demangled_contract(char *buf, size_t len, const char *kernel, const struct family *f)
@@ -197,86 +176,12 @@ static int gate_cubin(const struct elf *e, const char *kernel, const struct fami
     return find_kernel(e, want, kernel, f, 1, msg, len);
 }
 
-static int gate_emu(const struct elf *e, const char *role, const char *kernel, const struct family *f, char *msg, size_t len)
-{
-    char ns[80], shared[96];
-    snprintf(ns, sizeof ns, "_ZN%zu%s", strlen(role), role);
-    snprintf(shared, sizeof shared, "wb_shared_%s", role);
-    for (int i = 0; i < e->eh->e_shnum; i++) {
-        const char *name = section_name(e, i);
-        const Elf64_Shdr *s = &e->sh[i];
-        if (strncmp(name, ".ctors", 6) == 0 || strncmp(name, ".dtors", 6) == 0 || strncmp(name, ".fini_array", 11) == 0 ||
-            strncmp(name, ".preinit_array", 14) == 0)
-            return refuse(msg, len, "static constructors and destructors are not allowed in lesson files (%s): "
-                                    "code that runs before or after the kernels is host code", name);
-        /* Every start-up function must be the tracer's own. */
-        if (s->sh_type == SHT_RELA && strncmp(name, ".rela.init_array", 16) == 0) {
-            const Elf64_Rela *r = (const Elf64_Rela *)(e->data + s->sh_offset);
-            for (size_t k = 0; in_file(e, s->sh_offset, s->sh_size) && k < s->sh_size / sizeof *r; k++) {
-                size_t sym = ELF64_R_SYM(r[k].r_info);
-                const char *fn = symbol_name(e, sym);
-                /* The tracer's constructor, by name or by its section (.text.tsan.module_ctor). */
-                if (sym < e->nsym && ELF64_ST_TYPE(e->sym[sym].st_info) == STT_SECTION &&
-                    e->sym[sym].st_shndx < e->eh->e_shnum)
-                    fn = section_name(e, e->sym[sym].st_shndx);
-                if (strcmp(fn, "tsan.module_ctor") != 0 && strcmp(fn, ".text.tsan.module_ctor") != 0)
-                    return refuse(msg, len, "static constructors are not allowed in lesson files (%s runs when the "
-                                            "program starts): a lesson file holds kernels only",
-                                  *fn ? fn : "a function");
-            }
-            continue;
-        }
-        if (strncmp(name, ".init_array", 11) == 0 || !(s->sh_flags & SHF_WRITE) || s->sh_size == 0)
-            continue;
-        if (strcmp(name, shared) == 0) {
-            if (s->sh_size > STATIC_SHARED_MAX)
-                return refuse(msg, len, "your kernel declares %llu bytes of static shared memory; a block may declare "
-                                        "at most %d bytes statically (48 KB), on a GPU as here",
-                              (unsigned long long)s->sh_size, STATIC_SHARED_MAX);
-            continue;
-        }
-        return refuse(msg, len, "`%s` is a writable global variable (a __device__ variable, or a static one): it "
-                                "keeps its value from one launch to the next, which a lesson file may not do (a launch "
-                                "must compute its output from its inputs alone; use __shared__ memory, registers, or "
-                                "the output)", first_symbol_in(e, i));
-    }
-    for (size_t k = 1; k < e->nsym; k++) {
-        const Elf64_Sym *s = &e->sym[k];
-        const char *name = symbol_name(e, k);
-        if (s->st_shndx == SHN_UNDEF && s->st_name && allowed(name, EMU_REFUSED))
-            return refuse(msg, len, "your kernel calls `%s`, which the emulator does not allow: it reads or writes "
-                                    "memory through a pointer where the tracer cannot see it (sincosf: use sinf and "
-                                    "cosf)", name);
-        /* A plain memset or memcpy is the compiler's, not the student's (an explicit one is traced
-         * and allowed): it fills or copies a local array it keeps in memory. */
-        if (s->st_shndx == SHN_UNDEF && s->st_name && (!strcmp(name, "memset") || !strcmp(name, "memcpy")))
-            return refuse(msg, len, "the emulator's compiler turned an initialisation or copy of a local array into a "
-                                    "call to `%s`, which the emulator cannot follow: this happens when an array such "
-                                    "as `float acc[8][8] = {}` is used in a loop the compiler does not unroll. Unroll "
-                                    "the loops over it (#pragma unroll with constant bounds) or set it with a loop of "
-                                    "stores: nvcc may well keep it in registers, but the emulator must see every "
-                                    "access", name);
-        if (s->st_shndx == SHN_UNDEF && s->st_name && !allowed(name, EMU_CALLS))
-            return refuse(msg, len, "your kernel calls `%s`, which lesson files may not use (device code may call its "
-                                    "own functions, CUDA's math and printf)", name);
-        if (s->st_shndx != SHN_UNDEF && ELF64_ST_BIND(s->st_info) != STB_LOCAL && s->st_name &&
-            strncmp(name, ns, strlen(ns)) != 0)
-            return refuse(msg, len, "the file defines `%s` outside its own namespace: a lesson file may define "
-                                    "kernels and device functions only", name);
-    }
-    char want[256];
-    snprintf(want, sizeof want, "%s%zu%sE%s", ns, strlen(kernel), kernel, f->mangled_params_nested);
-    return find_kernel(e, want, kernel, f, 0, msg, len);
-}
-
-int gate_object(const char *path, const char *kind, const char *role, const char *kernel, const struct family *family,
-                char *msg, size_t len)
+int gate_object(const char *path, const char *kernel, const struct family *family, char *msg, size_t len)
 {
     struct elf e;
     int rc = elf_open(&e, path, msg, len);
     if (rc == 0)
-        rc = strcmp(kind, "cubin") == 0 ? gate_cubin(&e, kernel, family, msg, len)
-                                        : gate_emu(&e, role, kernel, family, msg, len);
+        rc = gate_cubin(&e, kernel, family, msg, len);
     free(e.data);
     return rc;
 }

@@ -57,13 +57,9 @@ if ! have_cmocka; then
   fi
 fi
 
-# The CPU emulator (used without a GPU, or with EMU=1) needs clang++ and llvm-symbolizer.
+# The CPU emulator (used without a GPU, or with EMU=1) interprets the PTX nvcc makes, in a
+# sandbox: libseccomp's filter (required), bubblewrap's namespaces (used where they work).
 if [ -n "${EMU:-}" ]; then
-  symbolizer() { command -v llvm-symbolizer >/dev/null 2>&1 || ls /usr/lib/llvm-*/bin/llvm-symbolizer >/dev/null 2>&1; }
-  if ! command -v "${CLANGXX:-clang++}" >/dev/null 2>&1 || ! symbolizer; then
-    install_or_say "clang llvm" "The emulator's compiler (clang++ and llvm-symbolizer)" "Fedora: sudo dnf install clang llvm"
-  fi
-  # Its sandbox: libseccomp's filter (required), bubblewrap's namespaces (used where they work).
   [ -f /usr/include/seccomp.h ] || install_or_say libseccomp-dev "libseccomp (the emulator's sandbox)" "Fedora: sudo dnf install libseccomp-devel"
   command -v bwrap >/dev/null 2>&1 || install_or_say bubblewrap "bubblewrap (the emulator's sandbox)" "Fedora: sudo dnf install bubblewrap"
 fi

@@ -4,7 +4,7 @@
 #             emulator's counting sizes (checker/tools/ncu-counts.sh), and of the right kernels of
 #             checker/tests/features/ (run-features.sh with PROFILE=1), for docs/emulator.md
 #   verdicts  the GPU judge, gates on, on the kernels whose verdict the interpreter changed: the
-#             lesson-6 wrong kernels it now rejects (bytes in flight) and checker/tests/ptx-features/
+#             lesson-6 wrong kernels it rejects by bytes in flight, and features/local_accumulator
 # Reports go to DIR (default build/ptx-gpu), one tarball of them to DIR.tar.gz.
 #   Usage: checker/tools/ptx-gpu-check.sh [DIR] [STEP...]   (cmocka built or CMOCKA_DIR given)
 set -u
@@ -34,8 +34,8 @@ if step verdicts; then
   MAKE=$make checker/tools/run-mutants.sh coarsened_loads_not_unrolled coarsened_dependent_loads coarsened_one_warp \
     > "$out/mutants.log" 2>&1
   tail -n 1 "$out/mutants.log"
-  FEATURES=checker/tests/ptx-features MAKE=$make checker/tools/run-features.sh > "$out/ptx-features.log" 2>&1
-  grep -E 'passed, as it must|FAILED|features:' "$out/ptx-features.log"
+  MAKE=$make checker/tools/run-features.sh local_accumulator > "$out/local-accumulator.log" 2>&1
+  grep -E 'passed, as it must|FAILED|features:' "$out/local-accumulator.log"
   grep -hE 'your kernel .*(TFLOP/s|GB/s)|speed-up|x the baseline' build/features/local_accumulator.log | head -5
   took verdicts
 fi

@@ -5,12 +5,10 @@
 # emulator): each must pass. Their wrong twins are mutants (checker/mutants/, base: lines).
 # Each report is kept in build/features/NAME.log (with PROFILE=1 on a GPU: Nsight Compute's
 # counts, which docs/emulator.md holds against the emulator's).
-# FEATURES=checker/tests/ptx-features: right kernels for the PTX interpreter (check-ptx) alone,
-# written as the kernels the native emulator refused for its host compiler's choices were.
 #   Usage: checker/tools/run-features.sh [NAME...]
 set -u
 make=${MAKE:-make}
-features=${FEATURES:-checker/tests/features}
+features=checker/tests/features
 names=("$@")
 [ $# -eq 0 ] && names=($(cd "$features" && ls -d */ | tr -d /))
 pass=0 fail=0

@@ -123,7 +123,7 @@ read -r id_before nlinks size < <(stat -c '%d:%i %h %s' -- "$src") || refuse "ca
 # nobody's to read, and RLIMIT_NPROC, which the kernel never enforces on uid 0, holds.
 drop=()
 if [ "$EUID" = 0 ]; then
-  setpriv=$(command -v setpriv) && drop=("$setpriv" --reuid=$BOX_UID --regid=$BOX_UID --clear-groups)
+  setpriv=$(command -v setpriv) && drop=("$setpriv" --reuid="$BOX_UID" --regid="$BOX_UID" --clear-groups)
 fi
 # The temporary folder, which nobody must be able to reach when we drop to it: else in /tmp.
 for dir in "${TMPDIR:-/tmp}" /tmp; do
@@ -166,7 +166,7 @@ if [ -n "$bwrap" ]; then
   help=$("$bwrap" --help 2>&1)
   # --unshare-all: no network, and its own pid, ipc, uts and cgroup namespaces. The user
   # namespace maps the compiler to nobody with no capabilities even when we are root.
-  box_args=(--unshare-all --unshare-user --uid $BOX_UID --gid $BOX_UID --cap-drop ALL
+  box_args=(--unshare-all --unshare-user --uid "$BOX_UID" --gid "$BOX_UID" --cap-drop ALL
     --die-with-parent --new-session)
   [[ $help == *--clearenv* ]] && box_args+=(--clearenv)            # env -i below for older ones
   [[ $help == *--disable-userns* ]] && box_args+=(--disable-userns) # no nested namespaces
@@ -180,9 +180,9 @@ if [ -n "$bwrap" ]; then
   box_args+=(--ro-bind /usr /usr)
   for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
     if [ -L $d ]; then
-      box_args+=(--symlink "$(readlink $d)" $d)
+      box_args+=(--symlink "$(readlink "$d")" "$d")
     elif [ -d $d ]; then
-      box_args+=(--ro-bind $d $d)
+      box_args+=(--ro-bind "$d" "$d")
     fi
   done
   # The toolkit, where it is not under /usr; and every link on the way from NVCC's path to
@@ -212,7 +212,7 @@ if [ -n "$bwrap" ]; then
   box_args+=(--tmpfs /tmp "${links[@]}" --setenv PATH "$toolkit/bin:/usr/local/bin:/usr/bin:/bin" --setenv HOME /tmp)
 fi
 box_path=/box
-limits=("$prlimit" --cpu=$CPU_S:$((CPU_S + 5)) --as=$((MEM_MB * 1024 * 1024)) --fsize=$((FSIZE_MB * 1024 * 1024)) --core=0)
+limits=("$prlimit" "--cpu=$CPU_S:$((CPU_S + 5))" --as=$((MEM_MB * 1024 * 1024)) --fsize=$((FSIZE_MB * 1024 * 1024)) --core=0)
 # The soft CPU limit sends SIGXCPU (which tells the breach apart); the hard one, 5 s later,
 # SIGKILLs a process that catches it.
 
@@ -227,7 +227,7 @@ run_box() {
     # RLIMIT_NPROC is set inside the new user namespace, where it counts this box's
     # processes only; set outside, it would count all of the user's processes.
     cmd=("${pre[@]}" env -i "$bwrap" "${box_args[@]}" --bind "$dir" /box --chdir /box --
-      "${limits[@]}" --nproc=$NPROC -- "$@")
+      "${limits[@]}" "--nproc=$NPROC" -- "$@")
   else
     cmd=("${pre[@]}" env -i PATH="$toolkit/bin:/usr/local/bin:/usr/bin:/bin" HOME="$dir" "${limits[@]}" -- "$@")
   fi
@@ -282,7 +282,7 @@ in_src=$box_path/kernel.cu
 # file's path, and, in a cubin's line table, the source's time and size (0: ptxas cannot see
 # SRC). Only a path that is safe inside a PTX string is put there.
 case $src in /*) abs_src=$src ;; *) abs_src=$(pwd -P)/$src ;; esac
-[[ $abs_src =~ ^[][A-Za-z0-9\ _./+,:=@%~#\(\)-]+$ ]] || abs_src=$in_src
+[[ $abs_src =~ ^[][A-Za-z0-9\ \'_./+,:=@%~#\(\)-]+$ ]] || abs_src=$in_src
 
 # Lines of the compiler's output as the student's file:line, without nvcc's boilerplate and
 # control characters, at most SHOWN_MAX bytes.
@@ -387,9 +387,9 @@ baseline() {
     head -c 2000 "$T/log" >&2
     exit 4
   }
-  if [ -n "$file" ]; then
-    mkdir -p "$WB_SEALED_CACHE" && cp "$T/baseline" "$file.$$" && mv -f "$file.$$" "$file"
-  fi
+  # Shared like any build output (the caller's umask); a cache we may not write is no error.
+  [ -n "$file" ] && (umask "$caller_umask" && mkdir -p "$WB_SEALED_CACHE" && cat "$T/baseline" > "$file.$$" &&
+    mv -f "$file.$$" "$file") 2>/dev/null
   cat "$T/baseline"
 }
 # Files the student's compile read that an empty file's does not: each was included.

@@ -1,5 +1,7 @@
-/* The CPU emulator's runtime, as the rest of the checker sees it (plain C). The kernel side
- * is cuda_emu.h; the execution model and its limits are in docs/emulator.md. */
+/* The CPU emulator's tracer, job and sentences, as its scheduler (the PTX interpreter,
+ * checker/runner/ptx/) and its runner see them: every shared and global access is checked here
+ * before it happens, races are looked for between barriers, and each warp instruction is priced
+ * in banks and sectors. The execution model and its limits are in docs/emulator.md. */
 #ifndef WB_EMU_H
 #define WB_EMU_H
 #include <stddef.h>
@@ -18,7 +20,7 @@ enum {
     EMU_OUT_OF_BOUNDS = 6,     /* an access to the guard zone around a buffer */
     EMU_INPUT_WRITE = 7,       /* a write into an input */
     EMU_WILD_ACCESS = 8,       /* an access to memory the kernel was not given: stopped at once */
-    EMU_WARP_MISMATCH = 9,     /* a warp operation whose lanes cannot all meet (emu_runtime.c) */
+    EMU_WARP_MISMATCH = 9,     /* a warp operation whose lanes cannot all meet */
     EMU_MISALIGNED = 10,       /* an 8- or 16-byte access at an address not a multiple of its size */
     EMU_BLOCK_RACE = 11,       /* two blocks of one launch touch the same global word, one writing */
     EMU_UNSET_OUTPUT_READ = 12, /* a read of an output element nothing had written yet */
@@ -85,71 +87,59 @@ struct emu_line_counts {
 };
 
 
+/* ---- what the scheduler tells the tracer ---- */
 /* One access of size bytes at p by the current thread (emu_trace_switch_to), made by the
- * instruction at pc, checked and logged as the compiler's hooks do it, before it happens (a
- * scheduler that interprets the kernel calls this instead). 8- and 16-byte accesses must be
- * aligned to their size. */
+ * instruction at pc, checked and logged before it happens. 8- and 16-byte accesses must be
+ * aligned to their size. A read of shared memory nobody wrote is not an error here: the
+ * scheduler follows the value and judges where it goes. */
 void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc);
-/* on: a read of shared memory nobody wrote is not an error in itself; the scheduler follows the
- * value and judges where it goes (the PTX interpreter). */
-void emu_trace_values_judged(int on);
-
-/* 1 while tracing (emu_trace_start): what only counting needs is measured then. */
-int emu_trace_counting(void);
-/* A thread of the running block had `bytes` of global loads in flight at once (a scheduler that
- * knows when a loaded value is first used: the PTX interpreter); the most of each thread is its
- * burst (counts.h), instead of the bytes it loaded between two barriers. */
-void emu_trace_in_flight(int thread, uint32_t bytes);
-
+/* An atomic read-modify-write of size bytes at p (the scheduler then does it): checked like any
+ * access, recorded as an atomic read and write. */
+void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc);
 /* One warp instruction's accesses of one kind (op), its n lanes', priced as the hardware serves
  * them (bank_model.h) into the counts while tracing; each lane's access must have gone through
- * emu_trace_access first. A scheduler that calls this prices every warp instruction itself (the
- * PTX interpreter, which knows them), instead of the tracer's grouping by code address. */
+ * emu_trace_access first. */
 void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_access *lanes, int n);
+/* The current thread's read at pc found shared memory nobody had written (not an error in
+ * itself: the first one tells a race's sentence which barrier is missing). */
+void emu_trace_note_unset_read(uintptr_t pc);
+/* Since emu_trace_reset_races(): 1 and the place of the first such read, or 0. */
+int emu_trace_unset_read(uintptr_t *pc);
+/* A thread of the running block had `bytes` of global loads in flight at once; the most of each
+ * thread is its burst (counts.h). */
+void emu_trace_in_flight(int thread, uint32_t bytes);
 
-/* Tracing: off by default (correctness runs need no counts). */
+/* Tracing: off by default (correctness runs need no counts); 1 while tracing. */
 void emu_trace_start(void);
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines);
+int emu_trace_counting(void);
 /* A thread arrives at __syncthreads(); a launch starts n threads: counted while tracing. */
 void emu_trace_barrier(void);
 void emu_trace_threads(uint64_t n);
 
-/* A mark for a code address of the kernel ("{pc:0x1a2b}"), which the judge turns into
- * "file.cu:31" (symbolize.h): the runner itself may start no programs. */
-const char *emu_where(uintptr_t pc, char *buf, size_t len);
-/* 1 where emu_where names the source line itself (the PTX interpreter), 0 where it writes a
- * mark that the judge turns into one. */
-int emu_names_lines(void);
-/* That mark's offset for a code address. */
-uint64_t emu_pc_offset(uintptr_t pc);
-
-/* Scheduler hooks for the tracer (emu_runtime.c calls them). */
-/* The running fiber's linear thread id, how many warp operations it has completed in this
- * block (its place in the warp's order), and its stack, which its kernel may use freely. */
+/* The running thread's linear id, how many warp operations it has completed in this block (its
+ * place in the warp's order), and its local memory, which its kernel may use freely. */
 void emu_trace_switch_to(int thread, int epoch, const char *stack_begin, const char *stack_end);
 /* A launch starts: the cross-block check of global memory starts afresh; then each block. */
 void emu_trace_launch_begin(void);
 void emu_trace_block(long block);
-/* An atomic read-modify-write of size bytes at p (the runtime then does it): checked like any
- * access, recorded as an atomic read and write. */
-void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc);
-/* The kernel's code address of the last access it made (where a hung kernel was). */
-uintptr_t emu_trace_last_pc(void);
-/* "thread (3,0) of block (1,2) was at {pc:...}": where a kernel that never finished spun. */
-void emu_describe_spin(uintptr_t pc, char *buf, size_t len);
-/* The bounds of this launch's __constant__ data, which kernels may read (launch.cu). */
-void emu_launch_constants(const char *begin, const char *end);
-/* Memory the kernel may read but not write (the runtime's threadIdx, blockDim, ...). */
+/* Memory the kernel may read but not write (its __constant__ data). */
 void emu_trace_set_readable(const void *const *begin, const size_t *bytes, int n);
+void emu_trace_set_shared(const char *begin, const char *end);
+/* All threads of the block stopped (at a barrier or their end): the race check of the interval. */
+void emu_trace_interval_end(int threads, int warp_size);
+
+/* ---- what the scheduler provides ---- */
+/* "file.cu:31:9": where the instruction at pc comes from. */
+const char *emu_where(uintptr_t pc, char *buf, size_t len);
+/* "thread (3,0) of block (1,2) was running file.cu:31:9": where a kernel that never finished was. */
+void emu_describe_spin(uintptr_t pc, char *buf, size_t len);
 /* Called for an access outside everything the kernel was given, before it happens; must not
  * return (the emulator's runner ends the run with the sentence). */
 void emu_wild_access(uintptr_t pc, const void *addr, int is_write) __attribute__((noreturn));
 /* Ends the run at once with the sentence of the bad access the tracer has just recorded (a
- * misaligned vector access, which the CPU itself may fault on next), where a runner set a fatal
- * handler; without one (the emulator's own tests) the access goes ahead and is reported at the
- * next barrier, as any bad access. */
+ * misaligned vector access), where a runner set a fatal handler; without one (the emulator's
+ * own tests) it is reported when the block's threads stop, as any bad access. */
 void emu_stop_at_bad_access(void);
-void emu_trace_interval_end(int threads, int warp_size); /* all threads stopped: count what they did */
-void emu_trace_set_shared(const char *begin, const char *end);
 
 #endif

@@ -80,13 +80,12 @@ static int busiest_first(const void *x, const void *y)
     return (wa < wb) - (wa > wb);
 }
 
-/* The busiest code addresses added up by the source line the runtime names (file:line:column),
- * the busiest first: the report's line table, where the runtime knows its lines itself. */
+/* The busiest code addresses added up by the source line they come from (file:line:column, as
+ * emu_where names it), the busiest first: the report's line table. */
 static void name_lines(struct gpu_job *job, const struct emu_line_counts *lines, int nlines)
 {
     struct gpu_report *rep = &job->rep;
     rep->nlines = 0;
-    rep->npcs = 0;
     for (int p = 0; p < nlines; p++) {
         char where[160];
         emu_where(lines[p].pc, where, sizeof where);
@@ -125,15 +124,7 @@ static int count_roles(struct gpu_job *job, struct host_buffer in[2], struct hos
             continue;
         memcpy(job_out(job, OUT_STUDENT_TIMED), out[r].data, job->out_elems * sizeof(float));
         qsort(lines, (size_t)nlines, sizeof *lines, busiest_first);
-        if (emu_names_lines()) {
-            name_lines(job, lines, nlines);
-            continue;
-        }
-        job->rep.npcs = nlines < MAX_COUNTED_PCS ? nlines : MAX_COUNTED_PCS;
-        for (int i = 0; i < job->rep.npcs; i++) {
-            job->rep.pcs[i].pc = emu_pc_offset(lines[i].pc);
-            memcpy(job->rep.pcs[i].op, lines[i].op, sizeof lines[i].op);
-        }
+        name_lines(job, lines, nlines);
     }
     job->rep.counted = 1;
     return 0;

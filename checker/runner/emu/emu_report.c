@@ -117,9 +117,8 @@ int emu_report_race(char *error, size_t len)
     else {
         /* Which barrier is missing depends on what the read wanted: a value not written yet (the
          * read came too early) or the old value the write then replaced (the write came too early). */
-        struct emu_bad_access b;
-        int too_early = r.writer < r.thread ||
-                        (emu_trace_bad_access(&b) && b.kind == EMU_UNSET_SHARED_READ && b.pc == r.pc);
+        uintptr_t unset_pc;
+        int too_early = r.writer < r.thread || (emu_trace_unset_read(&unset_pc) && unset_pc == r.pc);
         snprintf(error, len,
                  "block (%u,%u): thread (%u,%u) reads shared memory (%s) %s thread (%u,%u) %s (%s), with no "
                  "barrier between them: a race, whose outcome on a GPU depends on timing. %s",

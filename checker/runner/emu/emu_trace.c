@@ -1,12 +1,10 @@
-/* The emulator's memory tracer and cost model. Kernel files are compiled with
- * -fsanitize=thread but linked without its runtime: the __tsan_* calls the compiler puts
- * before every memory access land here. Accesses to the kernel's shared memory and to the
- * device buffers are logged per thread; when every thread of a block has stopped (at a
- * barrier or its end), the accesses of each warp are grouped into warp instructions, by code
- * address and by how many times that thread had executed it, and priced as the hardware
- * would (checker/model/bank_model.c): shared memory in wavefronts, global memory in 32-byte
- * sectors. An atomic is priced as a read and a write; lanes of one shared-memory atomic that
- * hit the same word are not a broadcast but take a pass each (the GPU serialises them).
+/* The emulator's memory tracer and cost model. Its scheduler (the PTX interpreter) hands it
+ * every shared and global access of every lane before it happens: an access outside what the
+ * kernel was given is stopped, one into a guard zone, an input or a word another block wrote is
+ * recorded for the report, and each warp instruction is priced as the hardware serves it
+ * (emu_trace_price, checker/model/bank_model.c): shared memory in wavefronts, global memory in
+ * 32-byte sectors. An atomic is priced as a read and a write; lanes of one shared-memory atomic
+ * that hit the same word are not a broadcast but take a pass each (the GPU serialises them).
  *
  * Shared accesses are logged in every run, counted or not, for the race check: between two
  * barriers, no thread may read or write a shared word another thread wrote, unless both are
@@ -45,7 +43,6 @@ static struct {
     int current, epoch, atomic;
     int atomics_seen; /* an atomic in this interval: the race check looks for plain-atomic pairs */
     long block; /* the running block's linear id */
-    uintptr_t last_pc;
     const char *stack_begin, *stack_end;
     const char *readable[8];
     size_t readable_bytes[8];
@@ -54,9 +51,6 @@ static struct {
     struct mem_counts total;
     struct emu_line_counts lines[EMU_MAX_LINES];
     int nlines;
-    int values_judged; /* the scheduler judges reads of unwritten shared memory by their use */
-    int in_flight_measured; /* the scheduler measures bytes in flight (emu_trace_in_flight) */
-    int priced_by_scheduler; /* the scheduler prices each warp instruction (emu_trace_price) */
 } tr;
 
 /* ---- blocks of one launch: which block wrote, read or atomically changed each word of a
@@ -228,10 +222,6 @@ void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc)
     tr.atomic = 0;
 }
 
-uintptr_t emu_trace_last_pc(void)
-{
-    return tr.last_pc;
-}
 
 /* Blocks of a launch run in no fixed order on a GPU (here: one after another), so a word of
  * global memory that one block writes may be neither read nor written by another, unless
@@ -305,7 +295,6 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
 {
     if (size == 0)
         return;
-    tr.last_pc = pc;
     const char *c = p;
     int shared = inside(c, size, tr.shared_begin, tr.shared_end);
     int global = 0;
@@ -334,15 +323,8 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
     }
     if (!shared && !global)
         check_outside(c, size, write, pc);
-    if (shared && !write && size >= 4 && !tr.values_judged) {
-        uint32_t v;
-        memcpy(&v, c, sizeof v);
-        if (v == SHARED_POISON_BITS)
-            bad_access(EMU_UNSET_SHARED_READ, 0, pc, NULL, 0);
-    }
-    /* Logged: shared accesses for the race check, and global ones for pricing where the
-     * scheduler does not price its warp instructions itself. */
-    if (!shared && !(global && tr.on && !tr.priced_by_scheduler))
+    /* Logged: shared accesses, for the race check (the scheduler prices every access itself). */
+    if (!shared)
         return;
     struct log *l = &tr.logs[tr.current];
     if (l->n == l->cap) {
@@ -364,9 +346,22 @@ void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc)
     record(p, size, write, pc, 1);
 }
 
-void emu_trace_values_judged(int on)
+static struct {
+    int found;
+    uintptr_t pc;
+} unset;
+
+void emu_trace_note_unset_read(uintptr_t pc)
 {
-    tr.values_judged = on;
+    if (!unset.found)
+        unset = (__typeof__(unset)){1, pc};
+}
+
+int emu_trace_unset_read(uintptr_t *pc)
+{
+    if (unset.found)
+        *pc = unset.pc;
+    return unset.found;
 }
 
 int emu_trace_counting(void)
@@ -376,7 +371,6 @@ int emu_trace_counting(void)
 
 void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_access *lanes, int n)
 {
-    tr.priced_by_scheduler = 1;
     if (!tr.on || n == 0)
         return;
     /* A shared atomic's lanes on one word queue up: priced as words of one bank, 128 bytes apart
@@ -401,106 +395,11 @@ void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_a
 
 void emu_trace_in_flight(int thread, uint32_t bytes)
 {
-    tr.in_flight_measured = 1;
     if (tr.on && thread >= 0 && thread < MAX_THREADS && bytes > bursts.most[thread])
         bursts.most[thread] = bytes;
 }
 
-/* A range too large to check as one is memory nobody gave a kernel. */
-static uint32_t range(const void *p, unsigned long n, int write, uintptr_t pc)
-{
-    if (n > UINT32_MAX / 2)
-        emu_wild_access(pc, p, write);
-    return (uint32_t)n;
-}
-
-/* ---- the compiler's instrumentation entry points ---- */
-#define HOOKS(n)                                                                                                 \
-    void __tsan_read##n(void *p) { record(p, n, 0, (uintptr_t)__builtin_return_address(0), 1); }                \
-    void __tsan_write##n(void *p) { record(p, n, 1, (uintptr_t)__builtin_return_address(0), 1); }               \
-    void __tsan_unaligned_read##n(void *p) { record(p, n, 0, (uintptr_t)__builtin_return_address(0), n >= 8); } \
-    void __tsan_unaligned_write##n(void *p) { record(p, n, 1, (uintptr_t)__builtin_return_address(0), n >= 8); }
-HOOKS(1)
-HOOKS(2)
-HOOKS(4)
-HOOKS(8)
-HOOKS(16)
-void __tsan_read_range(void *p, unsigned long n)
-{
-    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(p, range(p, n, 0, pc), 0, pc, 0);
-}
-void __tsan_write_range(void *p, unsigned long n)
-{
-    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(p, range(p, n, 1, pc), 1, pc, 0);
-}
-/* Copies and fills the compiler turns into calls: each side checked as a range, then done. */
-static void record_copy(void *dst, const void *src, unsigned long n, uintptr_t pc)
-{
-    record(src, range(src, n, 0, pc), 0, pc, 0);
-    record(dst, range(dst, n, 1, pc), 1, pc, 0);
-}
-void *__tsan_memcpy(void *dst, const void *src, unsigned long n);
-void *__tsan_memcpy(void *dst, const void *src, unsigned long n)
-{
-    record_copy(dst, src, n, (uintptr_t)__builtin_return_address(0));
-    return memcpy(dst, src, n);
-}
-void *__tsan_memmove(void *dst, const void *src, unsigned long n);
-void *__tsan_memmove(void *dst, const void *src, unsigned long n)
-{
-    record_copy(dst, src, n, (uintptr_t)__builtin_return_address(0));
-    return memmove(dst, src, n);
-}
-void *__tsan_memset(void *dst, int c, unsigned long n);
-void *__tsan_memset(void *dst, int c, unsigned long n)
-{
-    uintptr_t pc = (uintptr_t)__builtin_return_address(0);
-    record(dst, range(dst, n, 1, pc), 1, pc, 0);
-    return memset(dst, c, n);
-}
-void __tsan_init(void) {}
-void __tsan_func_entry(void *pc) { (void)pc; }
-void __tsan_func_exit(void) {}
-void __tsan_vptr_update(void **p, void *v) { (void)p; (void)v; }
-void __tsan_vptr_read(void **p) { (void)p; }
-
-/* ---- pricing one warp's accesses ---- */
-
-struct item {
-    uintptr_t pc;
-    uint32_t occurrence; /* how many times this thread had executed pc before */
-    uint32_t op;
-    uintptr_t addr;
-    uint32_t size, lane, atomic;
-};
-
-static int by_instruction(const void *x, const void *y)
-{
-    const struct item *a = x, *b = y;
-    if (a->pc != b->pc)
-        return a->pc < b->pc ? -1 : 1;
-    if (a->occurrence != b->occurrence)
-        return a->occurrence < b->occurrence ? -1 : 1;
-    return (int)a->op - (int)b->op;
-}
-
-/* Prices the items of one group (one warp instruction) into c. */
-static void price(const struct item *g, size_t n, struct op_counts *c, uint32_t op)
-{
-    struct emu_lane_access lanes[32 * 4];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < sizeof lanes / sizeof lanes[0]; i++) {
-        /* A shared atomic's lanes on one word queue up: priced as words of the same bank
-         * (128 bytes apart per lane), never as a broadcast. */
-        uintptr_t addr = g[i].addr;
-        if (g[i].atomic && (op == SHARED_LD || op == SHARED_ST))
-            addr += (uintptr_t)g[i].lane * 128;
-        lanes[k++] = (struct emu_lane_access){addr, g[i].size, (int)g[i].lane};
-    }
-    emu_price(lanes, (int)k, (enum mem_op)op, c);
-}
+/* ---- the counts by code address ---- */
 
 static struct emu_line_counts *line_of(uintptr_t pc)
 {
@@ -521,28 +420,6 @@ static struct emu_line_counts *line_of(uintptr_t pc)
             return l;
         }
     }
-}
-
-/* Numbers each access by how often its thread had executed the same code address before. */
-static size_t gather_warp(int first, int lanes, struct item *items)
-{
-    size_t n = 0;
-    for (int lane = 0; lane < lanes; lane++) {
-        const struct log *l = &tr.logs[first + lane];
-        size_t start = n;
-        /* An atomic is priced as its read and its write (Nsight Compute counts atomics apart;
-         * pricing them keeps a kernel from hiding a conflicted load in an atomicAdd(p, 0)). */
-        for (size_t i = 0; i < l->n; i++)
-            items[n++] = (struct item){l->a[i].pc, 0, l->a[i].op, l->a[i].addr, l->a[i].size, (uint32_t)lane,
-                                       l->a[i].atomic};
-        /* Occurrence numbers within this lane: sort by pc (stable by position), count runs. */
-        for (size_t i = start; i < n; i++)
-            items[i].occurrence = (uint32_t)(i - start); /* position, as a tie-breaker */
-        qsort(items + start, n - start, sizeof *items, by_instruction);
-        for (size_t i = start; i < n; i++)
-            items[i].occurrence = (i > start && items[i - 1].pc == items[i].pc) ? items[i - 1].occurrence + 1 : 0;
-    }
-    return n;
 }
 
 /* ---- the race check ----
@@ -682,54 +559,16 @@ void emu_trace_reset_races(void)
 {
     rc.found = 0;
     ba.found = 0;
+    unset.found = 0;
 }
 
 void emu_trace_interval_end(int threads, int warp_size)
 {
+    (void)warp_size;
     check_races(threads);
     tr.atomics_seen = 0;
-    if (!tr.on) {
-        for (int t = 0; t < threads; t++)
-            tr.logs[t].n = 0;
-        return;
-    }
-    size_t total = 0;
-    bursts.threads = threads;
-    for (int t = 0; t < threads; t++) {
-        total += tr.logs[t].n;
-        if (tr.in_flight_measured)
-            continue; /* the scheduler reports each thread's bytes in flight itself */
-        uint32_t loaded = 0;
-        for (size_t i = 0; i < tr.logs[t].n; i++)
-            if (tr.logs[t].a[i].op == GLOBAL_LD && !tr.logs[t].a[i].atomic)
-                loaded += tr.logs[t].a[i].size;
-        if (loaded > bursts.most[t])
-            bursts.most[t] = loaded;
-    }
-    if (total == 0 || tr.priced_by_scheduler) {
-        for (int t = 0; t < threads; t++)
-            tr.logs[t].n = 0;
-        return;
-    }
-    struct item *items = malloc(total * sizeof *items);
-    for (int first = 0; items && first < threads; first += warp_size) {
-        int lanes = threads - first < warp_size ? threads - first : warp_size;
-        size_t n = gather_warp(first, lanes, items);
-        qsort(items, n, sizeof *items, by_instruction);
-        for (size_t i = 0; i < n;) {
-            size_t j = i + 1;
-            while (j < n && items[j].pc == items[i].pc && items[j].occurrence == items[i].occurrence &&
-                   items[j].op == items[i].op)
-                j++;
-            uint32_t op = items[i].op;
-            price(items + i, j - i, &tr.total.op[op], op);
-            struct emu_line_counts *l = line_of(items[i].pc);
-            if (l)
-                price(items + i, j - i, &l->op[op], op);
-            i = j;
-        }
-    }
-    free(items);
+    if (tr.on)
+        bursts.threads = threads;
     for (int t = 0; t < threads; t++)
         tr.logs[t].n = 0;
 }

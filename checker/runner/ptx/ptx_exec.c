@@ -107,15 +107,6 @@ const char *emu_where(uintptr_t pc, char *buf, size_t len)
     return ptx_where((int)pc - 1, buf, len);
 }
 
-int emu_names_lines(void)
-{
-    return 1;
-}
-
-uint64_t emu_pc_offset(uintptr_t pc)
-{
-    return pc;
-}
 
 void emu_stop_at_bad_access(void)
 {
@@ -313,7 +304,8 @@ static int fail(int kind, const char *fmt, ...)
 /* A marked value used where it matters: the first such use, kept for the block's end. */
 static void value_used(int insn, int t, const char *what)
 {
-    if (X.value_error)
+    struct emu_bad_access first;
+    if (X.value_error || emu_trace_bad_access(&first)) /* the first error is the one reported */
         return;
     char where[160], who[40];
     X.value_error = 1;
@@ -454,7 +446,11 @@ static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst,
     for (int e = 0; e < n; e++) {
         marked[e] = 0;
         for (int i = 0; off != (size_t)-1 && i < size; i++)
-            marked[e] |= X.shared_state[off + (size_t)(e * size + i)] != SET;
+            marked[e] |= X.shared_state[off + (size_t)(e * size + i)] == UNSET;
+        for (int i = 0; off != (size_t)-1 && i < size; i++)
+            marked[e] |= X.shared_state[off + (size_t)(e * size + i)] == MARKED;
+        if (marked[e] && X.shared_state[off + (size_t)(e * size)] == UNSET)
+            emu_trace_note_unset_read((uintptr_t)insn + 1);
     }
     memcpy(dst, p, (size_t)(size * n));
     *landed = land;
@@ -1626,7 +1622,6 @@ int ptx_run(const struct ptx_launch *L)
         return fail(EMU_OUT_OF_MEMORY, "out of memory for the block's registers");
     blockDim = (struct emu_uint3){L->block[0], L->block[1], L->block[2]};
     gridDim = (struct emu_uint3){L->grid[0], L->grid[1], L->grid[2]};
-    emu_trace_values_judged(1);
     emu_trace_threads((uint64_t)threads * L->grid[0] * L->grid[1] * L->grid[2]);
     emu_trace_set_shared((const char *)X.shared, (const char *)X.shared + X.shared_bytes);
     const void *readable[] = {X.L->m->const_data};

@@ -734,7 +734,8 @@ static int loc(struct builder *b)
             for (int i = 0; i < 3; i++)
                 if (lx->kind != TK_NUM || number(lx, &w[i], &f, &f32))
                     return fail(lx, "inlined_at needs a file, a line and a column");
-            if (b->line == 0)
+            /* in a header (a CUDA intrinsic's body), or on no line: the lesson file's call */
+            if (b->line == 0 || b->file != 1)
                 b->file = (int)w[0], b->line = (int)w[1], b->col = (int)w[2];
         } else
             return fail(lx, "unexpected '%s' in .loc", lx->text);

@@ -1,0 +1,210 @@
+/* Small kernels with known behaviour for the PTX interpreter's tests (test_ptx_run.c): the
+ * kernels of checker/tests/emu/kernels.cu as plain CUDA, which nvcc turns into PTX
+ * (nvcc -ptx -lineinfo -arch=sm_90); the test launches each with the grid, block and arguments
+ * its comment names. Lines the tests name carry a mark, `L:name`, in a comment: the test finds
+ * the mark's line here and expects the interpreter's sentence to name it. */
+
+/* One warp (grid 1, block 32) reads a [32][33] tile down a column with the given row stride
+ * (in words). */
+__global__ void column_read(float *out, int stride)
+{
+    __shared__ float tile[32 * 33];
+    for (int i = threadIdx.x; i < 32 * 33; i += 32) /* 33 row stores, each conflict-free */
+        tile[i] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = tile[(threadIdx.x * stride) % (32 * 33)];
+}
+
+/* 64 threads (grid 1) each store a word, then read their neighbour's, with or without the
+ * barrier. */
+__global__ void neighbour(float *out, int with_barrier)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = (float)threadIdx.x; /* L:neighbour_write */
+    if (with_barrier)
+        __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 64]; /* L:neighbour_read */
+}
+
+/* Two rounds through one buffer; the second barrier (after the read) is optional. Each block
+ * (grid 2, block 64) writes its own 64 elements of out. */
+__global__ void two_rounds(float *out, int with_second_barrier)
+{
+    __shared__ float s[64];
+    float acc = 0.0f;
+    for (int round = 0; round < 2; round++) {
+        s[threadIdx.x] = (float)(threadIdx.x + 100 * round); /* L:two_rounds_write */
+        __syncthreads();
+        acc += s[(threadIdx.x + 1) % 64]; /* L:two_rounds_read */
+        if (with_second_barrier)
+            __syncthreads();
+    }
+    out[blockIdx.x * 64 + threadIdx.x] = acc;
+}
+
+/* Reads a word of shared memory that no thread wrote (grid 1, block 32), and stores it to
+ * global memory. */
+__global__ void unset_read(float *out)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x + 32]; /* L:unset_read */ /* only the first 32 words were written */
+}
+
+/* Every thread (grid 1, block 32) reads a word, whatever happens to it: lanes below 16 one the
+ * block wrote, the others one nobody wrote. The volatile keeps the read before the branch, as a
+ * compiler's speculative load would be (without it nvcc moves the load into the `if`). Only
+ * lanes below `limit` store what they read: with 16, the unwritten values are dropped, which is
+ * no error; with 32 they reach out. */
+__global__ void dropped_read(float *out, int limit)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    float v = ((volatile float *)s)[threadIdx.x < 16 ? threadIdx.x : threadIdx.x + 32];
+    if ((int)threadIdx.x < limit)
+        out[threadIdx.x] = v; /* L:dropped_store */
+}
+
+/* The last thread (grid 1, block 64) also writes one element past the end of out (64
+ * elements). */
+__global__ void store_past_end(float *out)
+{
+    out[threadIdx.x] = 1.0f;
+    if (threadIdx.x == 63)
+        out[64] = 2.0f; /* L:store_past_end */
+}
+
+/* Threads from `first_out` on return before the barrier (grid 1, block 64). */
+__global__ void early_return(float *out, int first_out)
+{
+    __shared__ float s[64];
+    if ((int)threadIdx.x >= first_out)
+        return;
+    s[threadIdx.x] = 1.0f;
+    __syncthreads(); /* L:early_return_barrier */
+    out[threadIdx.x] = s[0];
+}
+
+/* ---- the warp's and the block's collective operations (grid 1, 64 threads: two warps) ---- */
+
+/* out[t]: the sum of t over the warp (butterfly); out[64 + t]: the reversed lane's t, plus
+ * 1000 times the lane below's t (lane 0 keeps its own); out[128 + t]: lane 0's shuffle-down sum. */
+__global__ void shuffles(float *out)
+{
+    int t = threadIdx.x, lane = t & 31;
+    int all = t, down = t;
+    for (int d = 16; d; d >>= 1) {
+        all += __shfl_xor_sync(0xffffffffu, all, d);
+        down += __shfl_down_sync(0xffffffffu, down, d);
+    }
+    int reversed = __shfl_sync(0xffffffffu, t, 31 - lane);
+    int below = __shfl_up_sync(0xffffffffu, t, 1);
+    float f = __shfl_sync(0xffffffffu, 0.5f * (float)t, 0); /* floats too */
+    out[t] = (float)all;
+    out[64 + t] = (float)(reversed + 1000 * below);
+    out[128 + t] = lane == 0 ? (float)down : f;
+}
+
+/* out[t]: the ballot's lanes; out[64 + t]: any, all and the block's count and and/or votes. */
+__global__ void votes(float *out)
+{
+    int t = threadIdx.x, lane = t & 31;
+    unsigned ballot = __ballot_sync(0xffffffffu, lane % 3 == 0);
+    int any = __any_sync(0xffffffffu, lane == 5), all = __all_sync(0xffffffffu, lane < 31);
+    int count = __syncthreads_count(t < 10), some = __syncthreads_or(t == 63), every = __syncthreads_and(t < 64);
+    int sum = __reduce_add_sync(0xffffffffu, lane), most = __reduce_max_sync(0xffffffffu, -lane);
+    out[t] = (float)__popc(ballot) + 100.0f * (float)(sum + most); /* 11 + 100 * 496 */
+    out[64 + t] = (float)(any * 1 + all * 10 + count * 100 + some * 10000 + every * 100000);
+}
+
+/* Lanes swap words through shared memory, with or without a __syncwarp() between. */
+__global__ void warp_exchange(float *out, int with_syncwarp)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = (float)threadIdx.x; /* L:exchange_write */
+    if (with_syncwarp)
+        __syncwarp();
+    out[threadIdx.x] = s[threadIdx.x ^ 1]; /* L:exchange_read */
+}
+
+/* Every thread (grid 2, block 64) adds one to a shared counter, atomically or not; thread 0 of
+ * each block also adds to out[128] atomically, across blocks. */
+__global__ void counter(float *out, int atomically)
+{
+    __shared__ int n;
+    if (threadIdx.x == 0)
+        n = 0;
+    __syncthreads();
+    if (atomically)
+        atomicAdd(&n, 1);
+    else
+        n += 1; /* L:counter_plain */
+    __syncthreads();
+    out[blockIdx.x * 64 + threadIdx.x] = (float)n;
+    if (threadIdx.x == 0)
+        atomicAdd(&out[128], 1.0f);
+}
+
+/* Both blocks (grid 2, block 64) write out[threadIdx.x]: a race between blocks. */
+__global__ void same_output(float *out)
+{
+    out[threadIdx.x] = (float)blockIdx.x; /* L:same_output */
+}
+
+/* A float4 read of shared memory from an address 4 bytes past a 16-byte boundary (grid 1,
+ * block 32; s itself starts at a multiple of 16). Lane 7's float4 also takes s[32], which
+ * nobody wrote: the misaligned read comes first. */
+__global__ void misaligned(float *out)
+{
+    __shared__ __align__(16) float s[64];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    float4 v = *reinterpret_cast<const float4 *>(&s[4 * (threadIdx.x % 8) + 1]); /* L:misaligned */
+    out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+
+/* Lanes from `first_out` return (grid 1, block 32); the rest shuffle with mask (a full one
+ * names lanes that left). */
+__global__ void partial_shuffle(float *out, unsigned mask, int first_out, int source)
+{
+    if ((int)(threadIdx.x & 31) >= first_out)
+        return;
+    out[threadIdx.x] = __shfl_sync(mask, (float)threadIdx.x, source); /* L:partial_shuffle */
+}
+
+/* clock64() goes forward: a wait on it ends (grid 1, block 32). */
+__global__ void clock_wait(float *out)
+{
+    long long t0 = clock64();
+    while (clock64() - t0 < 100)
+        ;
+    out[threadIdx.x] = 1.0f;
+}
+
+/* ---- bytes in flight (grid 1, block 32) ---- */
+
+/* Each thread loads 4 floats of in, 32 apart, into registers and stores them to shared memory:
+ * the loads are independent, so all 16 bytes are in flight at once. */
+__global__ void burst_unrolled(const float *in, float *out)
+{
+    __shared__ float s[4 * 32];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        s[threadIdx.x + 32 * k] = in[threadIdx.x + 32 * k];
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 32] + s[32 + threadIdx.x] + s[64 + threadIdx.x] + s[96 + threadIdx.x];
+}
+
+/* The same loop not unrolled: its branch back waits for the iteration's load, so 4 bytes are
+ * in flight at a time. */
+__global__ void burst_rolled(const float *in, float *out)
+{
+    __shared__ float s[4 * 32];
+#pragma unroll 1
+    for (int k = 0; k < 4; k++)
+        s[threadIdx.x + 32 * k] = in[threadIdx.x + 32 * k];
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 32] + s[32 + threadIdx.x] + s[64 + threadIdx.x] + s[96 + threadIdx.x];
+}

@@ -1,0 +1,515 @@
+/* Tests of the PTX interpreter's scheduler and checks (checker/runner/ptx/) on small kernels with
+ * known behaviour (checker/tests/ptx/kernels.cu, made into PTX by nvcc): bank conflicts counted
+ * for a known column read, a missing first or second barrier found as a race with its lines, an
+ * early return before a barrier reported as such, a value read from unwritten shared memory
+ * that reaches global memory (and one that is dropped, which is no error), a write past the
+ * end of a buffer; the warp's shuffles and votes computing what CUDA defines, masks naming
+ * lanes that cannot come, a missing __syncwarp, plain and atomic counters, two blocks writing
+ * one element, a misaligned float4; bytes in flight measured while counting; and correct
+ * kernels left alone.
+ *
+ * Built with the PTX's path and the source's name for messages, both relative to the
+ * repository's root, where the test runs:
+ *   -DWB_PTX_KERNELS='"build/tests/ptx_kernels.ptx"' -DWB_PTX_SOURCE='"checker/tests/ptx/kernels.cu"' */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "emu.h"
+#include "ptx.h"
+#include "ptx_exec.h"
+
+#ifndef WB_PTX_KERNELS
+#define WB_PTX_KERNELS "build/tests/ptx_kernels.ptx"
+#endif
+#ifndef WB_PTX_SOURCE
+#define WB_PTX_SOURCE "checker/tests/ptx/kernels.cu"
+#endif
+
+static struct ptx_module module;
+
+/* 192 floats with room for a guard zone of 64 on each side. */
+static float arena[64 * 5];
+static float *out = arena + 64;
+
+/* The whole of a small text file, or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0, r;
+    char *buf = malloc(cap + 1);
+    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            char *more = realloc(buf, 2 * cap + 1);
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* "checker/tests/ptx/kernels.cu:N:" for the line of kernels.cu that carries the mark
+ * `L:name` (a comment), as the interpreter's sentences name it (file:line:column). */
+static const char *at(const char *name)
+{
+    static char where[4][256];
+    static int next;
+    static char *source;
+    if (!source)
+        source = slurp(WB_PTX_SOURCE);
+    assert_non_null(source);
+    char mark[128];
+    snprintf(mark, sizeof mark, "/* L:%s */", name);
+    const char *p = strstr(source, mark);
+    assert_non_null(p);
+    assert_null(strstr(p + 1, mark)); /* one line each */
+    int line = 1;
+    for (const char *c = source; c < p; c++)
+        line += *c == '\n';
+    char *w = where[next++ % 4];
+    snprintf(w, sizeof where[0], "%s:%d:", WB_PTX_SOURCE, line);
+    return w;
+}
+
+/* The last launch's sentence: the interpreter names its lines itself. */
+static const char *said(void)
+{
+    return emu_error();
+}
+
+/* Asserts that the last sentence contains s (and shows the sentence where it does not). */
+#define assert_said(s)                                                                                            \
+    do {                                                                                                          \
+        const char *s_ = (s);                                                                                     \
+        if (!strstr(said(), s_))                                                                                  \
+            print_error("expected \"%s\" in: %s\n", s_, said());                                                  \
+        assert_non_null(strstr(said(), s_));                                                                      \
+    } while (0)
+
+/* Asserts a launch's result, showing the sentence when it is not the one expected. */
+#define assert_run(call, code)                                                                                    \
+    do {                                                                                                          \
+        int rc_ = (call);                                                                                         \
+        if (rc_ != (code))                                                                                        \
+            print_error("%s returned %d (expected %d): %s\n", #call, rc_, (int)(code), said());                   \
+        assert_int_equal(rc_, (code));                                                                            \
+    } while (0)
+
+/* Launches the kernel of that mangled name on a grid of gx blocks of bx threads, with its n
+ * arguments (pointers and 32-bit integers, each given as 64 bits) laid out as its .param list
+ * says. */
+static int launch(const char *name, unsigned gx, unsigned bx, int n, ...)
+{
+    const struct ptx_kernel *k = ptx_find_kernel(&module, name);
+    if (!k)
+        print_error("no kernel %s in %s\n", name, WB_PTX_KERNELS);
+    assert_non_null(k);
+    assert_int_equal(k->nparams, n);
+    unsigned char params[256] = {0};
+    assert_true(k->param_bytes <= (int)sizeof params);
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) {
+        uint64_t v = va_arg(ap, uint64_t);
+        assert_true(k->params[i].bytes == 4 || k->params[i].bytes == 8);
+        memcpy(params + k->params[i].offset, &v, (size_t)k->params[i].bytes); /* little-endian */
+    }
+    va_end(ap);
+    struct ptx_launch L = {&module, k, {gx, 1, 1}, {bx, 1, 1}, params, WB_PTX_SOURCE};
+    return ptx_run(&L);
+}
+
+#define P(p) ((uint64_t)(uintptr_t)(p))
+#define I(i) ((uint64_t)(uint32_t)(i))
+
+/* The old launchers' shapes and arguments (checker/tests/emu/kernels.cu). */
+static int run_column_read(float *o, int stride) { return launch("_Z11column_readPfi", 1, 32, 2, P(o), I(stride)); }
+static int run_neighbour(float *o, int with_barrier) { return launch("_Z9neighbourPfi", 1, 64, 2, P(o), I(with_barrier)); }
+static int run_two_rounds(float *o, int with_second_barrier)
+{
+    return launch("_Z10two_roundsPfi", 2, 64, 2, P(o), I(with_second_barrier));
+}
+static int run_unset_read(float *o) { return launch("_Z10unset_readPf", 1, 32, 1, P(o)); }
+static int run_dropped_read(float *o, int limit) { return launch("_Z12dropped_readPfi", 1, 32, 2, P(o), I(limit)); }
+static int run_store_past_end(float *o) { return launch("_Z14store_past_endPf", 1, 64, 1, P(o)); }
+static int run_early_return(float *o, int first_out) { return launch("_Z12early_returnPfi", 1, 64, 2, P(o), I(first_out)); }
+static int run_shuffles(float *o) { return launch("_Z8shufflesPf", 1, 64, 1, P(o)); }
+static int run_votes(float *o) { return launch("_Z5votesPf", 1, 64, 1, P(o)); }
+static int run_warp_exchange(float *o, int with_syncwarp)
+{
+    return launch("_Z13warp_exchangePfi", 1, 64, 2, P(o), I(with_syncwarp));
+}
+static int run_counter(float *o, int atomically) { return launch("_Z7counterPfi", 2, 64, 2, P(o), I(atomically)); }
+static int run_same_output(float *o) { return launch("_Z11same_outputPf", 2, 64, 1, P(o)); }
+static int run_misaligned(float *o) { return launch("_Z10misalignedPf", 1, 32, 1, P(o)); }
+static int run_partial_shuffle(float *o, unsigned mask, int first_out, int source)
+{
+    return launch("_Z15partial_shufflePfjii", 1, 32, 4, P(o), I(mask), I(first_out), I(source));
+}
+static int run_clock_wait(float *o) { return launch("_Z10clock_waitPf", 1, 32, 1, P(o)); }
+static int run_burst(const float *in, float *o, int unrolled)
+{
+    return launch(unrolled ? "_Z14burst_unrolledPKfPf" : "_Z12burst_rolledPKfPf", 1, 32, 2, P(in), P(o));
+}
+
+/* The tracer stops any access outside what a kernel was given: the arena is given. */
+static int give_arena(void **state)
+{
+    (void)state;
+    struct emu_buffer b = {(const char *)out, (const char *)(out + 192), 64 * sizeof(float), "out", 0};
+    emu_set_buffers(&b, 1);
+    return 0;
+}
+
+static int setup(void **state)
+{
+    char *text = slurp(WB_PTX_KERNELS);
+    if (!text) {
+        fprintf(stderr, "cannot read %s (nvcc -ptx -lineinfo -arch=sm_90 -o %s %s)\n", WB_PTX_KERNELS,
+                WB_PTX_KERNELS, WB_PTX_SOURCE);
+        return -1;
+    }
+    int rc = ptx_parse(text, &module);
+    free(text);
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", WB_PTX_KERNELS, module.error);
+        return -1;
+    }
+    return give_arena(state);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ptx_free(&module);
+    return 0;
+}
+
+/* ---- the tests ---- */
+
+static struct mem_counts count_column_read(int stride)
+{
+    struct mem_counts c;
+    static struct emu_line_counts lines[EMU_MAX_LINES];
+    int n;
+    emu_trace_start();
+    int rc = run_column_read(out, stride);
+    emu_trace_stop(&c, lines, &n);
+    assert_run(rc, 0);
+    return c;
+}
+
+static void column_read_counts(void **state)
+{
+    (void)state;
+    const struct {
+        int stride;
+        uint64_t wavefronts;
+    } cases[] = {{1, 1}, {2, 2}, {32, 32}, {33, 1}, {16, 16}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct mem_counts c = count_column_read(cases[i].stride);
+        assert_int_equal(c.op[SHARED_LD].requests, 1);
+        assert_int_equal(c.op[SHARED_LD].wavefronts, cases[i].wavefronts);
+        assert_int_equal(c.op[SHARED_LD].ideal, 1);
+        /* The 33 row stores that fill the tile are conflict-free whatever the read does. */
+        assert_int_equal(c.op[SHARED_ST].requests, 33);
+        assert_int_equal(c.op[SHARED_ST].wavefronts, 33);
+        for (int t = 0; t < 32; t++)
+            assert_true(out[t] == 1.0f);
+    }
+}
+
+static void barrier_present_no_error(void **state)
+{
+    (void)state;
+    assert_run(run_neighbour(out, 1), 0);
+    for (int t = 0; t < 64; t++)
+        assert_true(out[t] == (float)((t + 1) % 64));
+}
+
+/* The first barrier missing: a thread reads a word its neighbour writes in the same interval.
+ * Thread 31 reads s[32] before thread 32 (the next warp) has written it: the read came too
+ * early, so the barrier missing is the one after the write. */
+static void missing_first_barrier_is_a_race(void **state)
+{
+    (void)state;
+    assert_run(run_neighbour(out, 0), EMU_RACE);
+    assert_said("a race");
+    assert_said(at("neighbour_read"));
+    assert_said(at("neighbour_write"));
+    assert_said("a __syncthreads() after the write is missing");
+}
+
+static void both_barriers_no_error(void **state)
+{
+    (void)state;
+    assert_run(run_two_rounds(out, 1), 0);
+    for (int t = 0; t < 128; t++)
+        assert_true(out[t] == (float)(2 * ((t + 1) % 64) + 100));
+}
+
+/* The second barrier missing: the next round's store overwrites a word another thread reads. */
+static void missing_second_barrier_is_a_race(void **state)
+{
+    (void)state;
+    assert_run(run_two_rounds(out, 0), EMU_RACE);
+    assert_said("a race");
+    assert_said(at("two_rounds_read"));
+    assert_said(at("two_rounds_write"));
+    assert_said("a __syncthreads() after the read, before the next write, is missing");
+}
+
+static void early_return_before_barrier_is_reported(void **state)
+{
+    (void)state;
+    char expected[300];
+    assert_run(run_early_return(out, 40), EMU_BARRIER_DIVERGENCE);
+    snprintf(expected, sizeof expected, "40 threads wait at __syncthreads() in %s", at("early_return_barrier"));
+    assert_said(expected);
+    assert_said("while 24 have returned");
+}
+
+static void no_early_return_no_error(void **state)
+{
+    (void)state;
+    assert_run(run_early_return(out, 64), 0);
+    assert_true(out[63] == 1.0f);
+}
+
+/* A value read from unwritten shared memory that reaches global memory. */
+static void unset_shared_read_is_reported(void **state)
+{
+    (void)state;
+    char expected[300];
+    assert_run(run_unset_read(out), EMU_UNSET_SHARED_READ);
+    assert_said("thread (0,0) stores to global memory a value it read from shared memory that no thread of the "
+                "block has written");
+    snprintf(expected, sizeof expected, "(%s", at("unset_read"));
+    assert_said(expected);
+}
+
+/* A read of unwritten shared memory whose value goes nowhere is no error (a compiler's
+ * speculative load); the same read stored is. */
+static void unset_shared_read_dropped_is_no_error(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 32; t++)
+        out[t] = -1.0f;
+    assert_run(run_dropped_read(out, 16), 0);
+    for (int t = 0; t < 32; t++)
+        assert_true(out[t] == (t < 16 ? 1.0f : -1.0f));
+    assert_run(run_dropped_read(out, 32), EMU_UNSET_SHARED_READ);
+    assert_said("thread (16,0) stores to global memory a value it read from shared memory that no thread of the "
+                "block has written");
+    assert_said(at("dropped_store"));
+}
+
+static void store_past_end_is_reported(void **state)
+{
+    (void)state;
+    char expected[300];
+    const struct emu_buffer b = {(char *)out, (char *)(out + 64), 64 * sizeof(float), "out", 0};
+    emu_set_buffers(&b, 1);
+    int rc = run_store_past_end(out);
+    give_arena(NULL);
+    assert_run(rc, EMU_OUT_OF_BOUNDS);
+    snprintf(expected, sizeof expected, "thread (63,0) writes element 64 of out, past its end (%s",
+             at("store_past_end"));
+    assert_said(expected);
+}
+
+/* ---- the warp's and the block's collective operations ---- */
+
+static void shuffles_compute_what_cuda_defines(void **state)
+{
+    (void)state;
+    assert_run(run_shuffles(out), 0);
+    for (int t = 0; t < 64; t++) {
+        int lane = t % 32, warp = t / 32, base = 32 * warp;
+        assert_true(out[t] == (float)(32 * base + 496));
+        int below = lane == 0 ? t : t - 1;
+        assert_true(out[64 + t] == (float)(base + 31 - lane + 1000 * below));
+        assert_true(out[128 + t] == (lane == 0 ? (float)(32 * base + 496) : 0.5f * (float)base));
+    }
+}
+
+static void votes_and_counting_barriers(void **state)
+{
+    (void)state;
+    assert_run(run_votes(out), 0);
+    for (int t = 0; t < 64; t++) {
+        assert_true(out[t] == 11.0f + 100.0f * (496 + 0));
+        assert_true(out[64 + t] == (float)(1 + 0 + 10 * 100 + 10000 + 100000));
+    }
+}
+
+static void missing_syncwarp_is_a_race_within_the_warp(void **state)
+{
+    (void)state;
+    assert_run(run_warp_exchange(out, 0), EMU_RACE);
+    assert_said("a lane of the same warp");
+    assert_said("no __syncwarp() between them");
+    assert_said(at("exchange_read"));
+    assert_said(at("exchange_write"));
+    assert_run(run_warp_exchange(out, 1), 0);
+    for (int t = 0; t < 64; t++)
+        assert_true(out[t] == (float)(t ^ 1));
+}
+
+static void atomics_are_no_race_plain_updates_are(void **state)
+{
+    (void)state;
+    out[128] = 0.0f;
+    assert_run(run_counter(out, 1), 0);
+    for (int t = 0; t < 128; t++)
+        assert_true(out[t] == 64.0f);
+    assert_true(out[128] == 2.0f); /* one atomic per block, from two blocks: no race */
+    assert_run(run_counter(out, 0), EMU_RACE);
+    assert_said("a race");
+    assert_said(at("counter_plain"));
+}
+
+static void two_blocks_writing_one_element_race(void **state)
+{
+    (void)state;
+    assert_run(run_same_output(out), EMU_BLOCK_RACE);
+    assert_said("block (1,0): thread (0,0) writes element 0 of out");
+    assert_said(at("same_output"));
+    assert_said("which block (0,0) wrote");
+}
+
+/* The runner's way: a fatal handler that ends the run at the misaligned access itself. */
+static jmp_buf stopped;
+static char stop_sentence[1000];
+static void stop_run(const char *sentence)
+{
+    snprintf(stop_sentence, sizeof stop_sentence, "%s", sentence);
+    longjmp(stopped, 1);
+}
+
+static void misaligned_float4_stops_the_run(void **state)
+{
+    (void)state;
+    char expected[300];
+    volatile int stopped_at_once = 0;
+    stop_sentence[0] = '\0';
+    emu_set_fatal_handler(stop_run);
+    if (setjmp(stopped) == 0)
+        run_misaligned(out);
+    else
+        stopped_at_once = 1;
+    emu_set_fatal_handler(NULL);
+    assert_true(stopped_at_once);
+    snprintf(expected, sizeof expected, "thread (0,0) reads 16 bytes in shared memory (%s", at("misaligned"));
+    assert_non_null(strstr(stop_sentence, expected));
+    assert_non_null(strstr(stop_sentence, "at an address 4 bytes past a multiple of 16"));
+}
+
+/* Without a handler (as in the old test) the access goes ahead and is reported when the threads
+ * stop, as any bad access (emu.h): the misaligned read is the first error, before the value
+ * that lane 7's float4 brought from s[32], which nobody wrote, reaches out. */
+static void misaligned_float4_is_reported(void **state)
+{
+    (void)state;
+    char expected[300];
+    assert_run(run_misaligned(out), EMU_MISALIGNED);
+    snprintf(expected, sizeof expected, "reads 16 bytes in shared memory (%s", at("misaligned"));
+    assert_said(expected);
+    assert_said("at an address 4 bytes past a multiple of 16");
+}
+
+static void masks_naming_absent_lanes_are_reported(void **state)
+{
+    (void)state;
+    assert_run(run_partial_shuffle(out, 0xffffffffu, 16, 0), EMU_WARP_MISMATCH);
+    assert_said("with the mask 0xffffffff, but lane 16, thread (16,0), has returned");
+    assert_run(run_partial_shuffle(out, 0x0000ffffu, 32, 0), EMU_WARP_MISMATCH);
+    assert_said("which leaves out its own lane 16");
+    assert_run(run_partial_shuffle(out, 0x0000ffffu, 16, 20), EMU_WARP_MISMATCH);
+    assert_said("reads lane 20 with __shfl_sync");
+    assert_said(at("partial_shuffle")); /* the caller's line, not the header's */
+    assert_run(run_partial_shuffle(out, 0x0000ffffu, 16, 3), 0);
+    assert_true(out[15] == 3.0f);
+}
+
+static void clock64_moves_forward(void **state)
+{
+    (void)state;
+    assert_run(run_clock_wait(out), 0);
+    assert_true(out[31] == 1.0f);
+}
+
+/* ---- bytes in flight ---- */
+
+static struct mem_counts count_burst(int unrolled)
+{
+    struct mem_counts c;
+    static struct emu_line_counts lines[EMU_MAX_LINES];
+    int n;
+    for (int i = 0; i < 128; i++)
+        out[i] = 1.0f;
+    emu_trace_start();
+    int rc = run_burst(out, out + 128, unrolled);
+    emu_trace_stop(&c, lines, &n);
+    assert_run(rc, 0);
+    for (int t = 0; t < 32; t++)
+        assert_true(out[128 + t] == 4.0f);
+    return c;
+}
+
+/* Four independent loads into registers, then four stores to shared memory: 16 bytes in flight
+ * per thread; the loop not unrolled waits at its branch back: 4. */
+static void bytes_in_flight_are_measured(void **state)
+{
+    (void)state;
+    struct mem_counts c = count_burst(1);
+    assert_int_equal(c.burst_threads, 32);
+    assert_int_equal(c.min_burst_bytes, 16);
+    c = count_burst(0);
+    assert_int_equal(c.burst_threads, 32);
+    assert_int_equal(c.min_burst_bytes, 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(column_read_counts),
+        cmocka_unit_test(barrier_present_no_error),
+        cmocka_unit_test(missing_first_barrier_is_a_race),
+        cmocka_unit_test(both_barriers_no_error),
+        cmocka_unit_test(missing_second_barrier_is_a_race),
+        cmocka_unit_test(early_return_before_barrier_is_reported),
+        cmocka_unit_test(no_early_return_no_error),
+        cmocka_unit_test(unset_shared_read_is_reported),
+        cmocka_unit_test(unset_shared_read_dropped_is_no_error),
+        cmocka_unit_test(store_past_end_is_reported),
+        cmocka_unit_test(shuffles_compute_what_cuda_defines),
+        cmocka_unit_test(votes_and_counting_barriers),
+        cmocka_unit_test(missing_syncwarp_is_a_race_within_the_warp),
+        cmocka_unit_test(atomics_are_no_race_plain_updates_are),
+        cmocka_unit_test(two_blocks_writing_one_element_race),
+        cmocka_unit_test(misaligned_float4_stops_the_run),
+        cmocka_unit_test(misaligned_float4_is_reported),
+        cmocka_unit_test(masks_naming_absent_lanes_are_reported),
+        cmocka_unit_test(clock64_moves_forward),
+        cmocka_unit_test(bytes_in_flight_are_measured),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
