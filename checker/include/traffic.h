@@ -21,9 +21,8 @@ void traffic_table(say_fn say, const char *const labels[], const struct mem_coun
  * requests, 65536 wavefronts (31 extra per request: a 32-way bank conflict)". */
 void traffic_lines(say_fn say, const struct line_counts *lines, int n);
 
-/* The least, over the threads that load from global memory, of each one's largest load in
- * bytes between two of its barriers: what the least busy of them can have in flight
- * together; -1 where not measured. */
+/* The least, over the threads that load from global memory, of each one's most bytes of loads
+ * in flight at once; -1 where not measured. */
 double least_burst(const struct mem_counts *c);
 /* The barriers a thread waits at, on average over the threads launched. */
 double barriers_per_thread(const struct mem_counts *c);
@@ -32,11 +31,9 @@ double barriers_per_thread(const struct mem_counts *c);
 struct traffic_rules {
     double max_sector_ratio;      /* the student's global sectors at most this times the baseline's */
     int no_conflicts;             /* no shared-memory bank conflicts at all */
-    double min_loaded_between_barriers; /* every thread that loads from global memory loads at
-                                           least this many bytes between two of its barriers */
+    double min_loaded_between_barriers; /* every thread that loads from global memory has at least
+                                           this many bytes of loads in flight at once */
     double max_barriers_per_thread;/* at most this many barriers per thread */
-    int burst_in_flight;          /* the burst is bytes in flight at once (the PTX interpreter's
-                                     measure), not bytes loaded between two barriers */
 };
 /* Returns 0 if the student's counts keep the rules; else -1 with the broken rule's sentence. */
 int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,

@@ -196,11 +196,10 @@ static void case_counts(uint64_t stream)
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
     const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_between_barriers,
-                                        lesson.max_barriers_per_thread, checking.emulator};
+                                        lesson.max_barriers_per_thread};
     int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, why, sizeof why);
     if (lesson.min_loaded_between_barriers > 0) {
-        say(checking.emulator ? "  Global bytes the least busy thread has in flight at once (loads issued before it must wait for one):\n"
-                         : "  Global bytes the least busy thread loads between two of its barriers (what it can have in flight):\n");
+        say("  Global bytes the least busy thread has in flight at once (loads issued before it must wait for one):\n");
         /* (Threads that load nothing at all are left out: idle threads are for timing to judge.) */
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.0f\n", labels[i], least_burst(&shown[i]));
@@ -220,8 +219,7 @@ static void case_counts(uint64_t stream)
     else if (lesson.no_bank_conflicts)
         say("  Required: no shared-memory bank conflicts.\n");
     if (lesson.min_loaded_between_barriers > 0)
-        say(checking.emulator ? "  Required: every thread that loads has at least %.0f bytes of loads in flight at once.\n"
-                         : "  Required: every thread loads at least %.0f bytes between two of its barriers.\n",
+        say("  Required: every thread that loads has at least %.0f bytes of loads in flight at once.\n",
             lesson.min_loaded_between_barriers);
     if (lesson.max_barriers_per_thread > 0)
         say("  Required: at most %.0f barriers per thread.\n", lesson.max_barriers_per_thread);
@@ -491,7 +489,7 @@ static void describe(void)
             if (lesson.no_bank_conflicts)
                 printf("    in the emulator: no shared-memory bank conflicts\n");
             if (lesson.min_loaded_between_barriers > 0)
-                printf("    in the emulator: every thread loads at least %.0f bytes between two of its barriers\n",
+                printf("    in the emulator: every thread that loads has at least %.0f bytes of loads in flight at once\n",
                        lesson.min_loaded_between_barriers);
             if (lesson.max_barriers_per_thread > 0)
                 printf("    in the emulator: at most %.0f barriers (__syncthreads) per thread\n",

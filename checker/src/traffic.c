@@ -89,19 +89,12 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
         }
     }
     double burst = least_burst(student), want = rules->min_loaded_between_barriers;
-    if (want > 0 && burst >= 0 && burst < want && rules->burst_in_flight) {
+    if (want > 0 && burst >= 0 && burst < want) {
         snprintf(why, len,
                  "a thread has at most %.0f bytes of global loads in flight at once, where at least %.0f are "
                  "required: it uses each loaded value before it issues the next load (a loop the compiler keeps "
                  "rolled, an address that depends on a loaded value, or a barrier between the loads), so each load "
                  "waits for the one before",
-                 burst, want);
-        return -1;
-    }
-    if (want > 0 && burst >= 0 && burst < want) {
-        snprintf(why, len,
-                 "a thread loads only %.0f bytes from global memory between two of its barriers, where at least %.0f "
-                 "are required: a barrier between its loads makes each wait for the one before",
                  burst, want);
         return -1;
     }
