@@ -59,7 +59,7 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
             snprintf(m->expect, sizeof m->expect, "%s", line + 8);
         } else if (starts(line, "only: ")) {
             snprintf(m->only, sizeof m->only, "%.31s", line + 6);
-        } else if (starts(line, "expect-unlinted: ") || starts(line, "sentinel: ") || starts(line, "gpu-may-pass: ") ||
+        } else if (starts(line, "expect-unlinted: ") || starts(line, "sentinel: ") || starts(line, "may-pass: ") ||
                    starts(line, "calibrates: ") || starts(line, "every-case: ")) {
             /* read by checker/tools/run-mutants.sh (checker/redteam/) and calibrate.sh */
         } else if (starts(line, "gpu-needs: ")) {

@@ -19,12 +19,12 @@ static void assert_says(const char *text, const char *part)
 }
 
 /* A warp-level transpose of one 32 x 32 tile: 32 load requests of 4 sectors each; burst: the
- * least busy thread's bytes between two barriers (-1: not measured). */
+ * least busy thread's bytes in flight at once (-1: not measured). */
 static struct mem_counts tile_counts(uint64_t barrier_arrivals, uint64_t threads, int burst)
 {
     struct mem_counts c = {0};
-    c.op[GLOBAL_LD] = (struct op_counts){32, 128};
-    c.op[GLOBAL_ST] = (struct op_counts){32, 128};
+    c.op[GLOBAL_LD] = (struct op_counts){32, 128, 0};
+    c.op[GLOBAL_ST] = (struct op_counts){32, 128, 0};
     c.op[SHARED_LD] = (struct op_counts){32, 32, 32};
     c.op[SHARED_ST] = (struct op_counts){32, 32, 32};
     c.barrier_arrivals = barrier_arrivals;

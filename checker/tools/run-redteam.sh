@@ -2,9 +2,9 @@
 # The red-team catalogue (checker/redteam/*.mutant): lesson files that try to forge a verdict or
 # to act on the grader. Each is graded twice by the judge EMU selects: as a student's file (it
 # must fail with `expect:`, usually the lint's sentence), and with the lint skipped
-# (WB_SKIP_LINT=1), so that the layers below it are tried too: the gate on the compiled object,
-# the emulator's tracer and its sandbox (it must fail with `expect-unlinted:`; on a GPU an attack
-# whose file says `gpu-may-pass:` why it has nothing to act on there may pass). Either way
+# (WB_SKIP_LINT=1), so that the layers below it are tried too: the compiler, the gate on the
+# cubin, the interpreter, its tracer and its sandbox (it must fail with `expect-unlinted:`; an
+# attack whose file says `may-pass:` why it has nothing to act on may pass). Either way
 # the side effect must not happen: the `sentinel:` file must not exist afterwards, and no
 # process the attack started may survive (an attack that starts one names it
 # wb-redteam-survivor, which nothing else does).
@@ -46,9 +46,10 @@ for file in "${files[@]}"; do
     out=$(cat "$dir.log") rc=$(cat "$dir.rc")
     said=0
     while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$out" && said=1; done < <(sed 's/ | /\n/g' <<<"$expect")
-    # On a GPU some attacks have nothing to act on (no host code of a lesson file is compiled):
-    # one whose file says why (gpu-may-pass:) may pass there, as long as it did nothing.
-    [ "$rc" -eq 0 ] && [ "$judge" = GPU ] && grep -q '^gpu-may-pass: ' "$file" && said=1 && rc=1
+    # Some attacks have nothing to act on in either judge (no host code of a lesson file is
+    # compiled, only device code): one whose file says why (may-pass:) may pass, as long as it
+    # did nothing.
+    [ "$rc" -eq 0 ] && grep -q '^may-pass: ' "$file" && said=1 && rc=1
     if grep -q 'cannot be graded on a GPU' <<<"$out"; then
       echo "  skipped (no GPU): $name"; continue
     elif [ "$rc" -ne 0 ] && [ $said = 1 ] && [ -z "$effect" ]; then

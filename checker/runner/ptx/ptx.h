@@ -107,7 +107,7 @@ struct ptx_var {
     uint8_t space;
     int align;
     size_t bytes;
-    size_t offset;       /* in its space's window */
+    size_t offset;       /* in its space's window (S_GLOBAL: in the module's string data) */
     unsigned char *init; /* const: the initial bytes (NULL: zeros) */
 };
 
@@ -144,6 +144,10 @@ struct ptx_module {
     int nvars;
     size_t const_bytes;
     unsigned char *const_data;
+    /* nvcc's string literals ($str: printf's formats), read-only, at their own place */
+    size_t string_bytes;
+    unsigned char *string_data;
+    int has_vprintf; /* the module declares vprintf (a kernel calls printf) */
     char *files[PTX_MAX_FILES + 1]; /* .file N "name", by N */
     char error[400];
 };

@@ -233,7 +233,10 @@ static uint64_t sym_address(const struct ptx_operand *o)
 {
     if (o->sym <= -2)
         return (uint64_t)X.k->params[-2 - o->sym].offset;
-    return (uint64_t)X.L->m->vars[o->sym].offset;
+    const struct ptx_var *v = &X.L->m->vars[o->sym];
+    if (v->space == S_GLOBAL) /* a string literal: its place in the runner's memory */
+        return (uint64_t)(uintptr_t)(X.L->m->string_data + v->offset);
+    return (uint64_t)v->offset;
 }
 
 /* The value of operand o for thread t, read as type ty. */
@@ -691,6 +694,76 @@ static uint32_t next_group(int w, int *pc)
 
 #define FOR_LANES(m, l)                                                                                           \
     for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
+
+/* ---- printf ---- */
+/* A kernel's printf (call vprintf): the format from the module's string literals, the arguments
+ * from the thread's own memory, as nvcc lays them out (each at its size's alignment; floats
+ * passed as doubles). %s and %n are refused: they would read or write memory by a pointer. */
+static int print(int insn, int t)
+{
+    const struct ptx_insn *in = &X.k->insns[insn];
+    const struct ptx_module *m = X.L->m;
+    char where[160], who[40];
+    uint64_t fmt_at, args_at;
+    memcpy(&fmt_at, local_of(t) + m->vars[in->o[1].sym].offset, 8);
+    memcpy(&args_at, local_of(t) + m->vars[in->o[2].sym].offset, 8);
+    const char *fmt = (const char *)(uintptr_t)fmt_at;
+    if (!m->string_bytes || fmt < (const char *)m->string_data || fmt >= (const char *)m->string_data + m->string_bytes)
+        return fail(EMU_WILD_ACCESS, "block (%u,%u): %s calls printf with a format that is not a string literal (%s)",
+                    blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), ptx_where(insn, where, sizeof where));
+    const unsigned char *args = (const unsigned char *)(uintptr_t)args_at, *end = local_of(t) + X.local_bytes;
+    size_t used = 0;
+    char out[1024];
+    size_t n = 0;
+    for (const char *p = fmt; *p && n < sizeof out - 64; p++) {
+        if (*p != '%' || p[1] == '%') {
+            out[n++] = *p;
+            p += *p == '%';
+            continue;
+        }
+        const char *conv = p + 1 + strspn(p + 1, "-+ #0123456789.*hlLqjzt");
+        if (*conv == 's' || *conv == 'n' || *conv == '*' || strchr(p + 1, '*') == conv - 1)
+            return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s calls printf with %%%c (%s): printf's %%%c is not available "
+                                        "to kernels in the emulator, since it would %s memory through a pointer "
+                                        "(print numbers instead)",
+                        blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), *conv,
+                        ptx_where(insn, where, sizeof where), *conv, *conv == 'n' ? "write" : "read");
+        int longs = 0;
+        for (const char *q = p + 1; q < conv; q++)
+            longs += *q == 'l' || *q == 'j' || *q == 'z' || *q == 't' || *q == 'q';
+        int size = strchr("feEgGaA", *conv) || *conv == 'p' || longs ? 8 : 4;
+        used = (used + (size_t)size - 1) / (size_t)size * (size_t)size;
+        if (!args || args < local_of(t) || args + used + (size_t)size > end)
+            return fail(EMU_WILD_ACCESS, "block (%u,%u): %s calls printf with arguments outside its own memory (%s)",
+                        blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), ptx_where(insn, where, sizeof where));
+        uint64_t v = 0;
+        memcpy(&v, args + used, (size_t)size);
+        used += (size_t)size;
+        char spec[32];
+        snprintf(spec, sizeof spec, "%.*s", (int)(conv - p + 1 < 31 ? conv - p + 1 : 31), p);
+        if (strchr("feEgGaA", *conv))
+            n += (size_t)snprintf(out + n, sizeof out - n, spec, as_d(v));
+        else if (*conv == 'p')
+            n += (size_t)snprintf(out + n, sizeof out - n, "%p", (void *)(uintptr_t)v);
+        else if (*conv == 'c')
+            n += (size_t)snprintf(out + n, sizeof out - n, "%c", (int)(unsigned char)v);
+        else if (strchr("di", *conv))
+            n += (size_t)snprintf(out + n, sizeof out - n, "%lld", longs ? (long long)v : (long long)(int32_t)v);
+        else if (strchr("uxXo", *conv)) {
+            char f[8] = {'%', 'l', 'l', *conv, 0};
+            n += (size_t)snprintf(out + n, sizeof out - n, f, longs ? (unsigned long long)v : (unsigned long long)(uint32_t)v);
+        } else
+            return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s calls printf with %%%c (%s), a conversion the emulator "
+                                        "does not know", blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), *conv,
+                        ptx_where(insn, where, sizeof where));
+        if (n >= sizeof out - 64)
+            n = sizeof out - 64;
+        p = conv;
+    }
+    fwrite(out, 1, n, stdout);
+    memset(local_of(t) + m->vars[in->o[0].sym].offset, 0, 4); /* printf's result: 0 */
+    return 0;
+}
 
 /* ---- bytes in flight (while counting) ---- */
 static inline uint32_t *dep(int r, int t)
@@ -1251,6 +1324,14 @@ static int step(int w, int i, uint32_t active)
         price_warp(i, 1, 1);
         break;
     }
+    case OP_CALL: {
+        FOR_LANES(exec, l) {
+            int rc = print(i, first + (int)l);
+            if (rc)
+                return rc;
+        }
+        break;
+    }
     default:
         return fail(EMU_BAD_LAUNCH, "the instruction %s (%s) is not one the interpreter runs yet", in->text,
                     ptx_where(i, where, sizeof where));
@@ -1596,8 +1677,8 @@ int ptx_run(const struct ptx_launch *L)
     if (threads == 0 || threads > MAX_THREADS || !L->grid[0] || !L->grid[1] || !L->grid[2])
         return fail(EMU_BAD_LAUNCH, "invalid launch configuration");
     if (X.k->shared_bytes > 48 * 1024)
-        return fail(EMU_BAD_LAUNCH, "the kernel declares %zu bytes of shared memory; a block may have 48 KiB of "
-                                    "static shared memory", X.k->shared_bytes);
+        return fail(EMU_BAD_LAUNCH, "your kernel declares %zu bytes of static shared memory; a block may declare at "
+                                    "most 49152 bytes statically (48 KB), on a GPU as here", X.k->shared_bytes);
     if (X.k->local_bytes > 64 * 1024)
         return fail(EMU_BAD_LAUNCH, "the kernel's local arrays take %zu bytes per thread, more than the "
                                     "interpreter gives (64 KiB)", X.k->local_bytes);
@@ -1624,9 +1705,9 @@ int ptx_run(const struct ptx_launch *L)
     gridDim = (struct emu_uint3){L->grid[0], L->grid[1], L->grid[2]};
     emu_trace_threads((uint64_t)threads * L->grid[0] * L->grid[1] * L->grid[2]);
     emu_trace_set_shared((const char *)X.shared, (const char *)X.shared + X.shared_bytes);
-    const void *readable[] = {X.L->m->const_data};
-    const size_t bytes[] = {X.L->m->const_bytes};
-    emu_trace_set_readable(readable, bytes, 1);
+    const void *readable[] = {X.L->m->const_data, X.L->m->string_data};
+    const size_t bytes[] = {X.L->m->const_bytes, X.L->m->string_bytes};
+    emu_trace_set_readable(readable, bytes, 2);
     emu_trace_reset_races();
     emu_trace_launch_begin();
     for (unsigned z = 0; z < L->grid[2]; z++)

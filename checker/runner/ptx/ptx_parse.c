@@ -369,7 +369,7 @@ static int var_decl(struct builder *b, int space, int kernel_scoped)
     if (v->bytes > ((size_t)1 << 30))
         return fail(lx, "the variable %s is too large", v->name);
     if (accept(lx, "=")) {
-        if (space != S_CONST)
+        if (space != S_CONST && !(space == S_GLOBAL && v->name[0] == '$'))
             return fail(lx, "an initialised %s variable (%s): only __constant__ data may have an initial value",
                         space == S_GLOBAL ? "__device__" : "non-constant", v->name);
         v->init = calloc(1, v->bytes ? v->bytes : 1);
@@ -677,6 +677,37 @@ static int operand(struct builder *b, struct ptx_operand *o, int index)
     return 0;
 }
 
+/* A variable named in a call's operand list. */
+static int call_operand(struct builder *b, struct ptx_operand *o)
+{
+    struct lexer *lx = &b->lx;
+    int v = lx->kind == TK_IDENT ? find_var(b->m, b->k, lx->text) : -1;
+    if (v < 0)
+        return fail(lx, "a call's parameter '%s' is not one of its declared parameters", lx->text);
+    memset(o, 0, sizeof *o);
+    o->kind = K_SYM, o->sym = v, o->reg = -1;
+    next(lx);
+    return 0;
+}
+
+/* call[.uni] (retval), vprintf, (format, arguments); printf's call, the only one the
+ * interpreter runs: o[0] the result, o[1] the format's address, o[2] the arguments'. */
+static int call(struct builder *b, struct ptx_insn *in)
+{
+    struct lexer *lx = &b->lx;
+    if (expect(lx, "(") || call_operand(b, &in->o[0]) || expect(lx, ")") || expect(lx, ","))
+        return -1;
+    if (!accept(lx, "vprintf"))
+        return fail(lx, "a call of '%s', a function the compiler did not inline: the interpreter runs kernels "
+                        "whose only call is printf", lx->text);
+    if (expect(lx, ",") || expect(lx, "(") || call_operand(b, &in->o[1]) || expect(lx, ",") ||
+        call_operand(b, &in->o[2]) || expect(lx, ")"))
+        return -1;
+    in->nops = 3;
+    b->k->ninsns++;
+    return expect(lx, ";");
+}
+
 static int instruction(struct builder *b)
 {
     struct lexer *lx = &b->lx;
@@ -699,9 +730,8 @@ static int instruction(struct builder *b)
     if (decode(lx, in, lx->text))
         return -1;
     next(lx);
-    if (in->op == OP_CALL)
-        return fail(lx, "a call of a function (printf, or a function the compiler did not inline): the "
-                        "interpreter runs kernels without calls");
+    if (in->op == OP_CALL) /* call (retval), vprintf, (format, arguments): printf, the one call */
+        return call(b, in);
     while (!is(lx, ";")) {
         if (in->nops == PTX_MAX_OPERANDS)
             return fail(lx, "too many operands");
@@ -711,6 +741,11 @@ static int instruction(struct builder *b)
         if (!accept(lx, ","))
             break;
     }
+    /* ld.param/st.param of a call's own parameters: they live in the thread's memory */
+    for (int i = 0; i < in->nops; i++)
+        if (in->space == S_PARAM && in->o[i].kind == K_MEM && in->o[i].sym >= 0 &&
+            b->m->vars[in->o[i].sym].space == S_LOCAL)
+            in->space = S_LOCAL;
     k->ninsns++;
     return expect(lx, ";");
 }
@@ -770,7 +805,10 @@ static int kernel_body(struct builder *b)
             next(lx);
             if (expect(lx, ";"))
                 return -1;
-        } else if (is(lx, ".param") || is(lx, ".const") || is(lx, ".global")) {
+        } else if (accept(lx, ".param")) { /* a call's parameters: the thread's own memory */
+            if (var_decl(b, S_LOCAL, 1))
+                return -1;
+        } else if (is(lx, ".const") || is(lx, ".global")) {
             return fail(lx, "a %s declaration inside a kernel is not something the interpreter runs", lx->text);
         } else if (lx->kind == TK_IDENT && lx->p[0] == ':') {
             GROW(b->labels, b->nlabels, b->caplabels);
@@ -947,6 +985,16 @@ int ptx_parse(const char *text, struct ptx_module *m)
             if (entry(&b, 0))
                 break;
         } else if (accept(lx, ".func")) {
+            /* printf's declaration; any other function is one nvcc did not inline */
+            if (accept(lx, "("))
+                while (lx->kind != TK_END && !accept(lx, ")"))
+                    next(lx);
+            if (accept(lx, "vprintf")) {
+                while (lx->kind != TK_END && !accept(lx, ";"))
+                    next(lx);
+                m->has_vprintf = 1;
+                continue;
+            }
             entry(&b, 1);
             break;
         } else if (accept(lx, ".const")) {
@@ -954,12 +1002,22 @@ int ptx_parse(const char *text, struct ptx_module *m)
             if (var_decl(&b, S_CONST, 0))
                 break;
         } else if (accept(lx, ".global")) {
-            b.k = NULL;
+            /* nvcc's string literals ($str, printf's formats) are data; any other variable is
+             * state kept from one launch to the next */
+            struct lexer at = *lx;
             while ((lx->kind == TK_IDENT && lx->text[0] == '.') || lx->kind == TK_NUM) /* .align 4 .b8 */
                 next(lx);
+            char name[PTX_NAME_MAX];
+            snprintf(name, sizeof name, "%.255s", lx->kind == TK_IDENT ? lx->text : "?");
+            *lx = at;
+            b.k = NULL;
+            if (name[0] == '$') {
+                if (var_decl(&b, S_GLOBAL, 0))
+                    break;
+                continue;
+            }
             fail(lx, "a writable __device__ variable (%s): it would keep state from one launch to the next; lesson "
-                     "files may not have writable variables outside their kernel",
-                 lx->kind == TK_IDENT ? lx->text : "?");
+                     "files may not have writable variables outside their kernel", name);
             break;
         } else if (accept(lx, ".shared")) {
             b.k = NULL;
@@ -991,6 +1049,22 @@ int ptx_parse(const char *text, struct ptx_module *m)
     for (int i = 0; i < m->nvars; i++)
         if (m->vars[i].space == S_CONST && m->vars[i].init)
             memcpy(m->const_data + m->vars[i].offset, m->vars[i].init, m->vars[i].bytes);
+    /* string literals, each NUL-terminated by its declared size */
+    at = 0;
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].space == S_GLOBAL) {
+            m->vars[i].offset = at;
+            at += m->vars[i].bytes + 1;
+        }
+    if (at > 64 * 1024) {
+        snprintf(m->error, sizeof m->error, "%zu bytes of string literals: more than a kernel's printf needs", at);
+        return -1;
+    }
+    m->string_bytes = at;
+    m->string_data = calloc(1, at ? at : 1);
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].space == S_GLOBAL && m->vars[i].init)
+            memcpy(m->string_data + m->vars[i].offset, m->vars[i].init, m->vars[i].bytes);
     return 0;
 }
 
@@ -1009,6 +1083,7 @@ void ptx_free(struct ptx_module *m)
     free(m->kernels);
     free(m->vars);
     free(m->const_data);
+    free(m->string_data);
     memset(m, 0, sizeof *m);
 }
 
