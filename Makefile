@@ -58,8 +58,7 @@ HAVE_FEATURES := $(wildcard checker/tests/features)
 
 WARN := -Wall -Wextra
 CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include -Ichecker/runner -Ichecker/runner/emu $(CMOCKA_CFLAGS)
-# A lesson file for the GPU is compiled to a cubin, device code alone: no host code of it exists.
-CUBIN_FLAGS := -cubin -O3 -lineinfo -arch=sm_$(CUDA_ARCH)
+
 # ---- what is checked, and where it is built --------------------------------------------
 # SRC: whose kernels to grade: work (the student's copies, the default), exercises (the
 # stubs), solutions, or any folder laid out like them (a student's hand-in).
@@ -88,7 +87,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: help-test sealed-compile-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -195,27 +194,32 @@ quiz: $(WORKBOOK)
 #
 # kernel_steps(source, kernel, family, compile command, artefact kind): the lesson file's rules
 # (lint: the friendly first word; WB_SKIP_LINT=1 skips it for the red-team tests of the layers
-# below), the compiler (its complaints shown as file:line), then, for a cubin, the gate on what
-# it made (checker/src/objgate.c); a PTX file's gate is the interpreter, which refuses what it
-# does not know.
+# below), the sealed compile (checker/tools/sealed-compile.sh: a copy of the file, nvcc in a box
+# that sees the toolkit alone, as nobody, under limits; an #include refused by nvcc's own list
+# of what it read; exit 1: its complaints shown as file:line, 2-3: refused, 4: the grader's
+# problem), then, for a cubin, the gate on what it made (checker/src/objgate.c); a PTX file's
+# gate is the interpreter, which refuses what it does not know.
 define kernel_steps
 	$(Q)mkdir -p $(@D)
 	$(if $(V),@echo $(4))
 	$(Q)if [ -z "$$WB_SKIP_LINT" ] && ! $(WORKBOOK) lint $(1) $(2) > $@.log; then \
 	  echo "$(1) breaks the rules of lesson files:"; cat $@.log; rm -f $@; exit 1; \
 	fi
-	$(Q)if ! $(4) > $@.log 2>&1; then \
-	  echo "$(1) does not compile:"; $(WORKBOOK) compile-report $(1) $@.log; rm -f $@; exit 1; \
+	$(Q)$(4) > $@.log 2>&1; rc=$$?; \
+	if [ $$rc -eq 1 ]; then echo "$(1) does not compile:"; $(WORKBOOK) compile-report $(1) $@.log; rm -f $@; exit 1; \
+	elif [ $$rc -eq 4 ]; then echo "$(1) could not be compiled here:"; cat $@.log; rm -f $@; exit 1; \
+	elif [ $$rc -ne 0 ]; then echo "$(1) was refused:"; cat $@.log; rm -f $@; exit 1; \
 	fi; $(WORKBOOK) compile-report $(1) $@.log
 	$(if $(filter ptx,$(5)),,$(Q)if ! $(WORKBOOK) gate $(5) $@ $(2) $(3) $(1) > $@.log; then \
 	  echo "$(1) was refused:"; cat $@.log; rm -f $@; exit 1; \
 	fi)
 endef
-cubin_cmd = $(NVCC) $(CUBIN_FLAGS) -o $@ $(1)
+SEALED = NVCC="$(NVCC)" WB_SEALED_CACHE=build/sealed-cache checker/tools/sealed-compile.sh
+cubin_cmd = $(SEALED) cubin $(1) $@ -- -arch=sm_$(CUDA_ARCH)
 # The emulator's input: what nvcc makes of the file for one fixed architecture, with the source
 # lines (.loc) its messages quote.
 PTX_FLAGS := -ptx -lineinfo -arch=sm_90
-ptx_cmd = $(NVCC) $(PTX_FLAGS) -o $@ $(1)
+ptx_cmd = $(SEALED) ptx $(1) $@
 base_kernel = $(basename $(notdir $(call baseline,$(1))))
 
 define LESSON_BUILD
@@ -423,6 +427,11 @@ handout-test: $(WORKBOOK)
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && MAKE="$(MAKE)" $(CURDIR)/checker/tools/student-loop-test.sh
 	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail"
 
+# The sealed compile: regular files only, no #include, limits named, nothing of the grader's
+# machine visible, the compiler nobody (checker/tools/sealed-compile-test.sh).
+sealed-compile-test:
+	$(Q)NVCC="$(NVCC)" checker/tools/sealed-compile-test.sh | tail -n 1
+
 # make help works and lists every target the README names (checker/tools/help-test.sh).
 help-test:
 	$(Q)MAKE="$(MAKE)" checker/tools/help-test.sh README.md
@@ -431,7 +440,7 @@ help-test:
 # fail, every right kernel of checker/tests/features/ must pass. The emulator runs anywhere; the
 # GPU judge where there is a GPU, with its tool gates on. One step at a time, each announced
 # with the seconds so far, so that a long run is never silent for long.
-TEST_STEPS := doctor help-test author-check build-all unit-tests explore quiz-test site-test \
+TEST_STEPS := doctor help-test author-check sealed-compile-test build-all unit-tests explore quiz-test site-test \
   $(if $(HAVE_SOLUTIONS),grade-test grade-all-test handout-test) emulator-test $(if $(HAVE_SOLUTIONS),load-test) gpu-test
 test:
 	$(Q)start=$$(date +%s); for step in $(TEST_STEPS); do \

@@ -57,11 +57,12 @@ if ! have_cmocka; then
   fi
 fi
 
-# The CPU emulator (used without a GPU, or with EMU=1) interprets the PTX nvcc makes, in a
-# sandbox: libseccomp's filter (required), bubblewrap's namespaces (used where they work).
+# Both judges compile a lesson file in bubblewrap's box (checker/tools/sealed-compile.sh). The
+# CPU emulator (used without a GPU, or with EMU=1) interprets the PTX nvcc makes, in a sandbox
+# of libseccomp's filter and bubblewrap's namespaces.
+command -v bwrap >/dev/null 2>&1 || install_or_say bubblewrap "bubblewrap (the sealed compile and the emulator's sandbox)" "Fedora: sudo dnf install bubblewrap"
 if [ -n "${EMU:-}" ]; then
   [ -f /usr/include/seccomp.h ] || install_or_say libseccomp-dev "libseccomp (the emulator's sandbox)" "Fedora: sudo dnf install libseccomp-devel"
-  command -v bwrap >/dev/null 2>&1 || install_or_say bubblewrap "bubblewrap (the emulator's sandbox)" "Fedora: sudo dnf install bubblewrap"
 fi
 
 # make docs needs pandoc.
