@@ -87,7 +87,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help-test sealed-compile-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -432,6 +432,12 @@ handout-test: $(WORKBOOK)
 sealed-compile-test:
 	$(Q)NVCC="$(NVCC)" checker/tools/sealed-compile-test.sh | tail -n 1
 
+# The judge reads from a side's copy of the job only what that side may write: each lesson
+# graded with a runner that forges every other field gets the honest grade (checker/tools/
+# forged-side-test.sh, checker/tests/forge/forged_runner.c).
+forged-side-test: build-all
+	$(Q)MAKE="$(MAKE)" checker/tools/forged-side-test.sh
+
 # make help works and lists every target the README names (checker/tools/help-test.sh).
 help-test:
 	$(Q)MAKE="$(MAKE)" checker/tools/help-test.sh README.md
@@ -441,7 +447,8 @@ help-test:
 # GPU judge where there is a GPU, with its tool gates on. One step at a time, each announced
 # with the seconds so far, so that a long run is never silent for long.
 TEST_STEPS := doctor help-test author-check sealed-compile-test build-all unit-tests explore quiz-test site-test \
-  $(if $(HAVE_SOLUTIONS),grade-test grade-all-test handout-test) emulator-test $(if $(HAVE_SOLUTIONS),load-test) gpu-test
+  $(if $(HAVE_SOLUTIONS),grade-test grade-all-test handout-test) emulator-test $(if $(HAVE_SOLUTIONS),forged-side-test load-test) \
+  gpu-test
 test:
 	$(Q)start=$$(date +%s); for step in $(TEST_STEPS); do \
 	  echo "== make test: $$step (at $$(( $$(date +%s) - start )) s)"; \
@@ -449,8 +456,8 @@ test:
 	  echo "== make test: every step passed, in $$(( $$(date +%s) - start )) s"
 
 # The emulator (the PTX interpreter): the solutions and the stubs graded side by side (one core
-# each), after build-all; the line table must tell apart two accesses on one line (lesson 1's A
-# and B loads); then the right kernels of checker/tests/features/, the wrong kernels and the red
+# each), after build-all; the line table must tell apart two accesses on one line by the buffer
+# each touches (lesson 1's A and B loads); then the right kernels of checker/tests/features/, the wrong kernels and the red
 # team's attacks.
 EMU_CHECK = MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check
 emulator-test: build-all
@@ -459,8 +466,8 @@ emulator-test: build-all
 	  if [ -n "$$s" ]; then wait $$s; s=$$?; tail -n 1 build/emu-solutions.log; else s=0; fi; tail -n 1 build/emu-exercises.log; \
 	  [ $$s -eq 0 ] || cat build/emu-solutions.log; [ $$e -eq 0 ] || cat build/emu-exercises.log; [ $$s -eq 0 ] && [ $$e -eq 0 ]
 	$(Q)$(if $(HAVE_SOLUTIONS),ONLY='memory*' WB_RESULT_FILE= build/solutions/01_naive_matmul/check-emu 2>/dev/null | \
-	  grep -cE 'matmul_naive.cu:[0-9]+:[0-9]+ global loads' | grep -qx 2 || \
-	  { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column)"; false; },:)
+	  grep -cE 'matmul_naive.cu:[0-9]+:[0-9]+ \((A|B)\) global loads' | grep -qx 2 || \
+	  { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column (buffer))"; false; },:)
 	$(Q)$(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh,:)
 	$(Q)$(if $(HAVE_MUTANTS),$(MAKE) --no-print-directory mutants EMU=1,:)
 

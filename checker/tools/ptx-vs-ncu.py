@@ -4,7 +4,7 @@
 Usage: checker/tools/ptx-vs-ncu.py NCU_DIR
 NCU_DIR holds checker/tools/ncu-counts.sh's CSVs from a GPU (one per lesson: the solution
 twice, then the baseline, at the emulator's counting size); the interpreter's counts come from
-running each lesson's check-ptx here (ONLY='memory*'), after `make programs EMU=ptx SRC=solutions`.
+running each lesson's check-emu here (ONLY='memory*'), after `make programs EMU=1 SRC=solutions`.
 """
 import csv
 import pathlib
@@ -34,7 +34,7 @@ def ncu_rows(path):
 
 def interpreter_rows(folder):
     """The table check-ptx prints: {label: [gl req, gl sec, gs req, gs sec, sl req, sl wav, _, ss req, ss wav, _]}."""
-    run = subprocess.run([f"build/solutions/{folder}/check-ptx"], env={"ONLY": "memory*", "PATH": "/usr/bin:/bin"},
+    run = subprocess.run([f"build/solutions/{folder}/check-emu"], env={"ONLY": "memory*", "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True)
     rows = {}
     for line in run.stdout.splitlines():

@@ -132,6 +132,11 @@ void emu_trace_interval_end(int threads, int warp_size);
 /* ---- what the scheduler provides ---- */
 /* "file.cu:31:9": where the instruction at pc comes from. */
 const char *emu_where(uintptr_t pc, char *buf, size_t len);
+/* "file.cu:31:9 (A)": where the instruction at pc comes from and what it touches (a buffer or a
+ * shared array), for the line table: two loads on one line told apart. */
+const char *emu_line_where(uintptr_t pc, char *buf, size_t len);
+/* The name of the buffer p lies in or next to ("A", "out"), or NULL. */
+const char *emu_trace_buffer_name(const void *p);
 /* "thread (3,0) of block (1,2) was running file.cu:31:9": where a kernel that never finished was. */
 void emu_describe_spin(uintptr_t pc, char *buf, size_t len);
 /* Called for an access outside everything the kernel was given, before it happens; must not

@@ -88,7 +88,7 @@ static void name_lines(struct gpu_job *job, const struct emu_line_counts *lines,
     rep->nlines = 0;
     for (int p = 0; p < nlines; p++) {
         char where[160];
-        emu_where(lines[p].pc, where, sizeof where);
+        emu_line_where(lines[p].pc, where, sizeof where);
         int i = 0;
         while (i < rep->nlines && strcmp(rep->lines[i].where, where) != 0)
             i++;

@@ -364,6 +364,15 @@ int emu_trace_unset_read(uintptr_t *pc)
     return unset.found;
 }
 
+const char *emu_trace_buffer_name(const void *p)
+{
+    const char *c = p;
+    for (int i = 0; i < tr.nbuffers; i++)
+        if (c >= tr.buffers[i].begin - tr.buffers[i].guard && c < tr.buffers[i].end + tr.buffers[i].guard)
+            return tr.buffers[i].name;
+    return NULL;
+}
+
 int emu_trace_counting(void)
 {
     return tr.on;

@@ -64,6 +64,7 @@ static struct {
     int counting;
     uint32_t *dep;
     uint32_t issued[MAX_THREADS], done[MAX_THREADS], in_flight[MAX_THREADS];
+    const char **touches; /* [insn]: the buffer or shared array it touched, for the line table */
     int running_insn;     /* where the running warp is (for a CPU-time stop) */
     int running_thread;
     /* the first value error (a marked value used): its sentence */
@@ -105,6 +106,35 @@ const char *emu_error(void)
 const char *emu_where(uintptr_t pc, char *buf, size_t len)
 {
     return ptx_where((int)pc - 1, buf, len);
+}
+
+const char *emu_line_where(uintptr_t pc, char *buf, size_t len)
+{
+    ptx_where((int)pc - 1, buf, len);
+    int i = (int)pc - 1;
+    if (X.touches && i >= 0 && i < X.k->ninsns && X.touches[i])
+        snprintf(buf + strlen(buf), len - strlen(buf), " (%s)", X.touches[i]);
+    return buf;
+}
+
+/* The shared array at offset off of the block's shared memory, by its name in the source (nvcc
+ * names a kernel's array _ZZ<kernel>E<length><name>), or NULL. */
+static const char *shared_array(size_t off)
+{
+    const struct ptx_module *m = X.L->m;
+    for (int v = X.k->first_var; v < X.k->first_var + X.k->nvars; v++) {
+        const struct ptx_var *var = &m->vars[v];
+        if (var->space != S_SHARED || off < var->offset || off >= var->offset + var->bytes)
+            continue;
+        const char *e = strrchr(var->name, 'E'), *name = var->name;
+        if (e && e[1] >= '0' && e[1] <= '9') {
+            name = e + 1;
+            while (*name >= '0' && *name <= '9')
+                name++;
+        }
+        return name;
+    }
+    return NULL;
 }
 
 
@@ -425,6 +455,9 @@ static void price_warp(int insn, int write, int atomic)
     for (int g = 0; g < 2; g++) {
         if (!W.n[g])
             continue;
+        if (X.touches && !X.touches[insn])
+            X.touches[insn] = g ? emu_trace_buffer_name((const void *)W.lanes[g][0].addr)
+                                : shared_array((size_t)((const unsigned char *)W.lanes[g][0].addr - X.shared));
         enum mem_op ld = g ? GLOBAL_LD : SHARED_LD, st = g ? GLOBAL_ST : SHARED_ST;
         if (atomic || !write)
             emu_trace_price((uintptr_t)insn + 1, ld, atomic, W.lanes[g], W.n[g]);
@@ -1690,7 +1723,9 @@ int ptx_run(const struct ptx_launch *L)
     free(X.shared_state);
     free(X.local);
     free(X.dep);
+    free(X.touches);
     X.counting = emu_trace_counting();
+    X.touches = X.counting ? calloc((size_t)X.k->ninsns + 1, sizeof *X.touches) : NULL;
     X.dep = X.counting ? calloc((size_t)X.k->nregs * threads + 1, sizeof *X.dep) : NULL;
     X.regs = calloc((size_t)X.k->nregs * threads + 1, sizeof *X.regs);
     X.marks = calloc((size_t)X.k->nregs * (size_t)X.warps + 1, sizeof *X.marks);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The judge takes from a side's copy of the job only what that side may write: each lesson's
+# stub and solution, and two wrong kernels whose verdict rests on the baseline's counts, are
+# graded by the emulator twice, once with the real runner and once with
+# checker/tests/forge/forged_runner.c in its place, which runs the real one and then, on the
+# student's side, rewrites every field that side may not speak for (roles, the reference's and
+# the baseline's counts and timings, the device, the buffers' offsets, the job's shape). Both
+# gradings must give the same points, case by case, and the judge must not crash.
+#   Usage: checker/tools/forged-side-test.sh   (after make build-all)
+set -u
+make=${MAKE:-make}
+root=$(mktemp -d /tmp/wb-forge-XXXXXX)
+trap 'rm -rf "$root"' EXIT
+cc -std=gnu11 -O2 -Wall -Wextra -Ichecker/include -Ichecker/runner -o "$root/forger" checker/tests/forge/forged_runner.c \
+  || { echo "forged-side test: the forger does not build"; exit 1; }
+# Wrong kernels whose verdict rests on the baseline's counts (right, but too many sectors): a
+# judge that took the baseline's counts from the student's side would pass them.
+for m in not_tiled sgemm_scalar_loads; do
+  rm -rf "build/forge-mutants/$m"; build/workbook mutate "checker/mutants/$m.mutant" "build/forge-mutants/$m" > /dev/null || { echo "cannot make $m"; exit 1; }
+done
+pass=0 fail=0
+for src in solutions exercises build/forge-mutants/not_tiled:2 build/forge-mutants/sgemm_scalar_loads:8; do
+  lessons=$(checker/tools/lessons.sh number)
+  [[ $src == *:* ]] && lessons=${src##*:} && src=${src%:*}
+  id=$(sed 's|/|_|g; s|_$||' <<<"$src")
+  for n in $lessons; do
+    folder=$(checker/tools/lessons.sh number folder | awk -v n="$n" '$1 == n {print $2}')
+    $make -s --no-print-directory SRC="$src" "build/$id/$folder/check-emu" > /dev/null 2>&1 || { echo "  cannot build $src $folder"; fail=$((fail + 1)); continue; }
+    # A copy of the build tree where the forger stands in for the runner.
+    rm -rf "$root/build" && mkdir -p "$root/build/common" "$root/build/$id"
+    cp -r "build/common/$folder" "$root/build/common/" && cp -r "build/$id/$folder" "$root/build/$id/"
+    cp build/common/ptx-runner "$root/build/common/ptx-runner.real" && cp "$root/forger" "$root/build/common/ptx-runner"
+    for who in honest forged; do
+      judge=build/$id/$folder/check-emu
+      [ $who = forged ] && judge=$root/build/$id/$folder/check-emu
+      SEED=7 WB_RESULT_FILE="$root/$who.record" "$judge" > "$root/$who.log" 2>&1
+      echo $? > "$root/$who.rc"
+    done
+    points() { grep '^case ' "$root/$1.record" 2>/dev/null | awk '{print $2, $3, $4}'; }
+    if [ "$(cat "$root/forged.rc")" -gt 1 ] && [ "$(cat "$root/forged.rc")" -ne 3 ]; then
+      fail=$((fail + 1)); echo "  THE JUDGE FAILED ON A FORGED SIDE: ${src##*/} lesson $n (exit $(cat "$root/forged.rc"))"; tail -5 "$root/forged.log"
+    elif [ "$(points honest)" != "$(points forged)" ] || [ -z "$(points honest)" ]; then
+      fail=$((fail + 1)); echo "  A FORGED SIDE CHANGED THE GRADE: ${src##*/} lesson $n"; diff <(points honest) <(points forged) | head
+    else
+      pass=$((pass + 1))
+    fi
+  done
+done
+echo "forged sides: $pass passed, $fail failed"
+[ $fail -eq 0 ]
