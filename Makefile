@@ -87,7 +87,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: test-tools help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -111,6 +111,7 @@ help:
 	  echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')"; \
 	  echo "  make test               the workbook's own tests (what CI runs)"; \
 	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
+	  echo "  make author-check       the lessons' own rules: stubs unsolved, hints apart, quoted lines right"; \
 	fi
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
@@ -123,7 +124,7 @@ help:
 	@echo "emulator (the default without a GPU: docs/emulator.md); V=1 show commands."
 
 doctor:
-	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" EMU="$(EMU)" \
+	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" EMU="$(EMU)" TEST_TOOLS="$(TEST_TOOLS)" \
 	  checker/tools/doctor.sh
 	$(Q)$(if $(filter doctor,$(MAKECMDGOALS)),echo "All the tools are here ($(if $(EMU),the CPU emulator judges: no GPU found or EMU=1,GPU judge for sm_$(CUDA_ARCH))).",:)
 
@@ -366,20 +367,32 @@ load-test:
 	$(Q)MAKE="$(MAKE)" checker/tools/load-test.sh
 
 # Every lesson's quiz answered right from its key must score full marks, and answered wrong
-# must not (make quiz without a terminal).
+# must not (make quiz without a terminal). Either way the score is recorded, and make status
+# says how the answers came (piped in; from a file with make quiz ANSWERS=file), in records of
+# the test's own (WB_STATE), so that an answer key never reaches a student's work/state.
+QUIZ_STATE := build/quiz-test.state
 quiz-test: $(WORKBOOK)
-	$(Q)for n in $(LESSONS); do \
-	  SEED=$$n $(WORKBOOK) quiz-key $$n | SEED=$$n $(WORKBOOK) quiz $$n > build/quiz-$$n.log || \
+	$(Q)mkdir -p build; rm -f $(QUIZ_STATE) $(QUIZ_STATE).file; for n in $(LESSONS); do \
+	  SEED=$$n $(WORKBOOK) quiz-key $$n | WB_STATE=$(QUIZ_STATE) SEED=$$n $(WORKBOOK) quiz $$n > build/quiz-$$n.log || \
 	    { echo "lesson $$n: its own answer key does not score full marks:"; cat build/quiz-$$n.log; exit 1; }; \
-	  ! yes 999 | SEED=$$n $(WORKBOOK) quiz $$n > /dev/null || { echo "lesson $$n: wrong answers scored full marks"; exit 1; }; \
-	done; echo "quiz: $(words $(LESSONS)) passed, 0 failed"
+	  grep -q '^Recorded for make status.*"piped in"' build/quiz-$$n.log || \
+	    { echo "lesson $$n: a quiz answered through a pipe does not say that its score was recorded, and how"; exit 1; }; \
+	  ! yes 999 | WB_STATE=$(QUIZ_STATE) SEED=$$n $(WORKBOOK) quiz $$n > /dev/null || { echo "lesson $$n: wrong answers scored full marks"; exit 1; }; \
+	  WB_STATE=$(QUIZ_STATE) $(WORKBOOK) status | grep -qE '^. '$$n' [0-9a-z_]+ .* piped in: ([0-9]+)/\1$$' || \
+	    { echo "lesson $$n: make status does not show the piped quiz's full marks, marked piped in:"; WB_STATE=$(QUIZ_STATE) $(WORKBOOK) status; exit 1; }; \
+	done
+	$(Q)SEED=1 $(WORKBOOK) quiz-key 1 > build/quiz-answers.txt && \
+	  WB_STATE=$(QUIZ_STATE).file SEED=1 $(MAKE) -s --no-print-directory quiz LESSON=1 ANSWERS=build/quiz-answers.txt > build/quiz-file.log && \
+	  grep -q '^Recorded for make status.*"from a file"' build/quiz-file.log && \
+	  WB_STATE=$(QUIZ_STATE).file $(WORKBOOK) status | grep -qE '^. 1 [0-9a-z_]+ .* from a file: ([0-9]+)/\1$$' || \
+	  { echo "make quiz ANSWERS=file: its score is not recorded, or not marked as from a file:"; cat build/quiz-file.log; exit 1; }
+	$(Q)echo "quiz: $(words $(LESSONS)) passed, 0 failed; scores recorded whether piped in or from a file"
 
-# The site where pandoc is, rendered in Chromium where Chromium is; what is missing is said.
+# The site, rendered in Chromium (make test's test-tools step installs pandoc and chromium, or says
+# how).
 site-test:
-	$(Q)if command -v $(PANDOC) > /dev/null; then $(MAKE) -s --no-print-directory docs; \
-	  else echo "docs: skipped (no pandoc here)"; fi
-	$(Q)if command -v $(PANDOC) > /dev/null && command -v chromium > /dev/null; then checker/tools/docs-test.sh $(SITE); \
-	  else echo "docs in Chromium: skipped (needs pandoc and chromium)"; fi
+	$(Q)$(MAKE) -s --no-print-directory docs
+	$(Q)checker/tools/docs-test.sh $(SITE)
 
 # make grade on the solutions (full marks), on the stubs (none) and on the stubs with lesson 2
 # right but not tiled (its correctness points, not its speed's), its files checked by a JSON
@@ -427,6 +440,11 @@ handout-test: $(WORKBOOK)
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && MAKE="$(MAKE)" $(CURDIR)/checker/tools/student-loop-test.sh
 	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail"
 
+# What make test needs beyond a student's tools (stress-ng, pandoc, chromium): installed as root,
+# or the command said and the step failed, never a test skipped for want of a tool.
+test-tools:
+	$(Q)$(MAKE) -s --no-print-directory doctor EMU=1 TEST_TOOLS=1
+
 # The sealed compile: regular files only, no #include, limits named, nothing of the grader's
 # machine visible, the compiler nobody (checker/tools/sealed-compile-test.sh).
 sealed-compile-test:
@@ -446,14 +464,19 @@ help-test:
 # fail, every right kernel of checker/tests/features/ must pass. The emulator runs anywhere; the
 # GPU judge where there is a GPU, with its tool gates on. One step at a time, each announced
 # with the seconds so far, so that a long run is never silent for long.
-TEST_STEPS := doctor help-test author-check sealed-compile-test build-all unit-tests explore quiz-test site-test \
+TEST_STEPS := test-tools help-test author-check sealed-compile-test build-all unit-tests explore quiz-test site-test \
   $(if $(HAVE_SOLUTIONS),grade-test grade-all-test handout-test) emulator-test $(if $(HAVE_SOLUTIONS),forged-side-test load-test) \
   gpu-test
+# A step that cannot run on this machine (only gpu-test, without a GPU) says "SKIPPED: why" and
+# is counted as skipped; the last line counts the steps: N passed, N failed, N skipped.
 test:
-	$(Q)start=$$(date +%s); for step in $(TEST_STEPS); do \
+	$(Q)mkdir -p build; start=$$(date +%s); passed=0; skipped=; for step in $(TEST_STEPS); do \
 	  echo "== make test: $$step (at $$(( $$(date +%s) - start )) s)"; \
-	  $(MAKE) --no-print-directory $$step || { echo "== make test: $$step FAILED"; exit 1; }; done; \
-	  echo "== make test: every step passed, in $$(( $$(date +%s) - start )) s"
+	  $(MAKE) --no-print-directory $$step 2>&1 | tee build/test-step.log; \
+	  if [ $${PIPESTATUS[0]} -ne 0 ]; then echo "== make test: $$step FAILED"; echo "test: $$passed passed, 1 failed"; exit 1; fi; \
+	  if grep -q '^SKIPPED: ' build/test-step.log; then skipped="$$skipped $$step"; else passed=$$((passed + 1)); fi; done; \
+	  echo "== make test: every step ran, in $$(( $$(date +%s) - start )) s$${skipped:+; skipped, since this machine cannot run them:$$skipped}"; \
+	  echo "test: $$passed passed, 0 failed, $$(wc -w <<<"$$skipped") skipped"
 
 # The emulator (the PTX interpreter): the solutions and the stubs graded side by side (one core
 # each), after build-all; the line table must tell apart two accesses on one line by the buffer
@@ -477,7 +500,7 @@ gpu-test: $(WORKBOOK)
 	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" checker/tools/run-features.sh &&) \
 	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS) \
 	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=); \
-	else echo "No GPU here: the GPU judge's programs were built, not run."; fi
+	else echo "SKIPPED: no GPU here: the GPU judge's programs were built, not run."; fi
 
 # ---- make explore: the banks measured on this GPU -----------------------------------------
 # One warp's shared loads at strides 0 (broadcast) to 64, timed with clock64(), beside the bank
@@ -506,12 +529,14 @@ SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html
   $(SITE)/security.html $(SITE)/cluster.html \
   $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)
 # Offline (images embedded, styles inline), code highlighted as C++ (pandoc knows no CUDA), the
-# page's title from its first line; pandoc wraps a <summary>'s text in <p>, which is undone.
+# page's title from its first line; pandoc wraps a <summary>'s text in <p> (or in line breaks
+# where the <details> stands alone), which is undone.
 PANDOC_HTML = $(PANDOC) --from markdown --standalone --self-contained --resource-path=$(SITE) \
   --template docs/template.html --highlight-style=tango
 page_title = --metadata pagetitle="$$(sed -n '1s/^\# //p' $(1))"
 lesson_title = $(shell sed -n '1s/^\# //p' lessons/$(call folder,$(1))/README.md)
-unwrap_summary = sed -z 's|<summary>\n<p>\([^<]*\)</p>\n</summary>|<summary>\1</summary>|g'
+unwrap_summary = sed -z -e 's|<summary>\n<p>\([^<]*\)</p>\n</summary>|<summary>\1</summary>|g' \
+  -e 's|<summary>\n\([^<\n]*\)\n</summary>|<summary>\1</summary>|g'
 
 
 $(SITE)/img/banks-%.svg: $(WORKBOOK)
@@ -522,12 +547,17 @@ $(SITE)/img/%.svg: docs/img/%.svg
 	$(Q)mkdir -p $(@D)
 	$(Q)cp $< $@
 
-# A lesson's page: its README with the questions of its quiz.txt appended, answers folded.
+# A lesson's page: its README (each prediction's answer folded there; the markers of its quoted
+# line numbers, which are for the author check, dropped), the questions of its quiz.txt appended
+# with their answers folded, then its hints.md, each hint folded on its own: the hints are not in
+# the README, and the page shows them only one at a time too.
 define LESSON_PAGE
 $(SITE)/$(call folder,$(1)).html: lessons/$(call folder,$(1))/README.md lessons/$(call folder,$(1))/quiz.txt \
-    docs/template.html $(SITE_IMAGES) $(WORKBOOK)
+    lessons/$(call folder,$(1))/hints.md docs/template.html $(SITE_IMAGES) $(WORKBOOK)
 	$(Q)mkdir -p build/docs
-	$(Q){ sed 's/^```cuda$$$$/```cpp/' $$<; echo; $(WORKBOOK) quiz-md $(1); } > build/docs/$(call folder,$(1)).md
+	$(Q){ sed -e 's/^```cuda$$$$/```cpp/' -e 's/<!-- line: \([^-]\|-[^-]\)*-->//g' $$<; echo; $(WORKBOOK) quiz-md $(1); \
+	  echo; $(WORKBOOK) hints-md $(1); } \
+	  > build/docs/$(call folder,$(1)).md
 	$(Q)$(PANDOC_HTML) $(if $(call folder,$(shell expr $(1) - 1)),-V prev=$(call folder,$(shell expr $(1) - 1)).html) \
 	  $(if $(call folder,$(shell expr $(1) + 1)),-V next=$(call folder,$(shell expr $(1) + 1)).html) \
 	  --metadata pagetitle="$(call lesson_title,$(1))" build/docs/$(call folder,$(1)).md | $(unwrap_summary) > $$@
@@ -548,9 +578,20 @@ $(SITE)/%.html: docs/%.md docs/template.html
 docs-tools:
 	$(Q)DOCS=1 PANDOC="$(PANDOC)" checker/tools/doctor.sh
 
+# A lesson's page as it must be: as many "What we measured" blocks as its README has predictions,
+# as many "Hint N" blocks as its hints.md has hints, all closed, and nothing left unparsed inside
+# them (a <details> that pandoc escaped, a table shown as its | lines), which happens when the
+# blank line after <summary> or before </details> is missing.
+site_lesson_check = page=$(SITE)/$(1).html; \
+  predictions=$$(grep -c '^\*\*Prediction' lessons/$(1)/README.md); measured=$$(grep -c '<summary>What we measured</summary>' $$page); \
+  hints=$$(grep -c '^\#\#\# Hint' lessons/$(1)/hints.md); shown=$$(grep -cE '<summary>Hint [0-9]+</summary>' $$page); \
+  if [ "$$measured" != "$$predictions" ] || [ "$$shown" != "$$hints" ] || grep -qE '&lt;/?(details|summary)|<details open|^<p>\|' $$page; then \
+    echo "$$page: $$measured of $$predictions answers and $$shown of $$hints hints folded, or Markdown left unparsed in them"; exit 1; fi
+
 docs: docs-tools
 	$(Q)$(MAKE) -s --no-print-directory $(SITE_PAGES)
 	$(Q)checker/tools/check-links.sh $(SITE)
+	$(Q)$(foreach n,$(LESSONS),{ $(call site_lesson_check,$(call folder,$(n))); } &&) echo "lesson pages: $(words $(LESSONS)) with their answers and hints folded"
 
 # The site as a reader sees it, in headless Chromium (Debian's chromium package).
 docs-test: docs

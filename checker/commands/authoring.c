@@ -193,13 +193,24 @@ int cmd_author_check(void)
             printf("  %s is missing: the lesson has no check\n", cases);
             bad++;
         }
-        char *text = read_text_file(readme);
-        struct hints h;
-        if (!text || hints_find(text, &h) == 0) {
-            printf("  %s %s\n", readme, text ? "has no '### Hint' under '## Hints'" : "is missing");
+        char hints_path[512];
+        snprintf(hints_path, sizeof hints_path, "lessons/%s/hints.md", l->folder);
+        char *text = read_text_file(readme), *hints = read_text_file(hints_path);
+        const char *misplaced = text ? hints_misplaced(text, hints) : "is missing";
+        if (misplaced) {
+            printf("  %s %s\n", readme, misplaced);
             bad++;
         }
+        if (text)
+            bad += predictions_folded_check(text, readme, stdout);
+        /* The line numbers the texts quote from the lesson's files, each against its marker. */
+        struct line_source src = {lesson_file_text, &reg};
+        if (text)
+            bad += line_quotes_check(text, readme, &src, stdout);
+        if (hints)
+            bad += line_quotes_check(hints, hints_path, &src, stdout);
         free(text);
+        free(hints);
         static struct quiz quiz;
         if (load_quiz(l, &quiz) != 0 || quiz.count < 5) {
             printf("  lessons/%s/quiz.txt needs at least 5 questions that parse\n", l->folder);

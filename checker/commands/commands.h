@@ -30,6 +30,7 @@ int save_state(const struct state *s);
 int cmd_select(const struct lesson *l);
 int cmd_status(void);
 int cmd_hint(const struct lesson *l);
+int cmd_hints_md(const struct lesson *l); /* the hints as folded Markdown, for the site */
 int cmd_next_lesson(void);
 int cmd_reset(const struct lesson *l);
 int load_quiz(const struct lesson *l, struct quiz *quiz);

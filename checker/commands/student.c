@@ -63,7 +63,7 @@ int cmd_status(void)
     for (int i = 0; i < reg.count; i++) {
         const struct lesson *l = &reg.lessons[i];
         const struct lesson_state *ls = &s.lesson[l->number];
-        char name[80], best[24] = "-", speed[24] = "-", quiz[24] = "-", work[512];
+        char name[80], best[24] = "-", speed[24] = "-", quiz[48] = "-", work[512];
         path_of(work, sizeof work, WORK, l);
         const char *status = ls->passed            ? "passed"
                              : ls->ever_passed     ? "passed once"
@@ -76,13 +76,15 @@ int cmd_status(void)
             snprintf(speed, sizeof speed, "%.2fx", ls->best_speedup);
         }
         if (ls->quiz_total > 0)
-            snprintf(quiz, sizeof quiz, "%d/%d", ls->quiz_best, ls->quiz_total);
+            /* How first, so that the line still ends with the score (scripts read it there). */
+            snprintf(quiz, sizeof quiz, "%s: %d/%d", quiz_answered_words(ls->quiz_how), ls->quiz_best, ls->quiz_total);
         snprintf(name, sizeof name, "%d %s", l->number, l->folder);
         printf("%s %-22s %-12s %-11s %-9s %-6d %s\n", l->number == s.current ? ">" : " ", name, status, best, speed,
                ls->hints_shown, quiz);
     }
     printf("(> is the selected lesson. Best time, on a GPU only: your fastest correct kernel at the speed\n"
-           " check's size; speed-up: over that lesson's baseline, in the same run. Quiz: the best make quiz.)\n");
+           " check's size; speed-up: over that lesson's baseline, in the same run. Quiz: the best make quiz,\n"
+           " and how its answers came: at the terminal, from a file (ANSWERS=file) or piped in.)\n");
     if (once)
         printf("(passed once: an earlier make check passed, the latest did not; make check shows what broke.)\n");
     return 0;
@@ -114,10 +116,12 @@ int cmd_next_lesson(void)
 
 /* ---- hint ---- */
 
+/* The hints live in lessons/NN_topic/hints.md, not in the lesson's text: reading the lesson must
+ * not read them all, so that the count make status shows means something. */
 int cmd_hint(const struct lesson *l)
 {
     char path[512];
-    snprintf(path, sizeof path, "lessons/%s/README.md", l->folder);
+    snprintf(path, sizeof path, "lessons/%s/hints.md", l->folder);
     char *text = read_text_file(path);
     struct hints h;
     if (!text || hints_find(text, &h) == 0) {
@@ -161,6 +165,25 @@ int cmd_hint(const struct lesson *l)
     if (seen > 1 || (seen == 1 && k != 0))
         printf("(Seen so far: hints 1 to %d; `make hint HINT=n` shows hint n again.)\n",
                s.lesson[l->number].hints_shown);
+    free(text);
+    return 0;
+}
+
+/* The hints for the lesson's web page, at its end, each folded on its own (workbook hints-md). */
+int cmd_hints_md(const struct lesson *l)
+{
+    char path[512];
+    snprintf(path, sizeof path, "lessons/%s/hints.md", l->folder);
+    char *text = read_text_file(path);
+    struct hints h;
+    if (!text || hints_find(text, &h) == 0) {
+        fprintf(stderr, "%s: %s\n", path, text ? "no '### Hint' under '## Hints'" : "cannot read it");
+        free(text);
+        return 2;
+    }
+    printf("## Hints\n\nEach opens on its own, weakest first (`make hint` gives them one at a time).\n\n");
+    for (int k = 0; k < h.count; k++)
+        hint_markdown(&h, k, stdout);
     free(text);
     return 0;
 }
@@ -268,18 +291,18 @@ int cmd_quiz(const struct lesson *l)
     }
     int total = quiz.count + fresh.count;
     printf("\nScore: %d/%d%s", right, total, right == total ? "" : " (reread the sections the misses came from)");
-    /* Kept for make status when a person answered (a terminal), not when make test pipes the key
-     * in; WB_RECORD_QUIZ=1 keeps it anyway (the student-loop test). */
-    const char *record = getenv("WB_RECORD_QUIZ");
-    if (isatty(STDIN_FILENO) || (record && strcmp(record, "1") == 0)) {
-        struct state s;
-        load_state(&s);
-        state_record_quiz(&s, l->number, right, total);
-        save_state(&s);
-    }
     if (skipped)
         printf("; %d skipped, their answers still hidden", skipped);
     printf("\n");
+    /* Kept for make status however the answers came (typed, ANSWERS=file, a pipe), marked with how,
+     * and said when they were not typed: a score that vanished without a word looked like a bug.
+     * (make quiz-test keeps its scores in a state file of its own: WB_STATE.) */
+    enum quiz_answered how = quiz_answered_on(STDIN_FILENO);
+    struct state s;
+    load_state(&s);
+    state_record_quiz(&s, l->number, right, total, how);
+    if (save_state(&s) == 0)
+        quiz_recorded_note(how, stdout);
     return right == total ? 0 : 1;
 }
 

@@ -13,13 +13,15 @@
  *   workbook quiz N                   make quiz: lesson N's questions and fresh bank questions;
  *                                     answers from standard input, one per line
  *   workbook quiz-md N                the questions as Markdown for the lesson's web page
+ *   workbook hints-md N               the hints as Markdown for the lesson's web page, each folded
  *   workbook quiz-key N               the right answers of make quiz (same SEED), for tests
  *   workbook bankmap LAYOUT           an SVG of the banks a column read hits (32x32, 32x33, xor)
  *   workbook lesson-list              the lessons as a Markdown list of links (the site's index)
  *   workbook counting-size FAMILY     ROWS COLS: the size the family's traffic is counted at (scripts)
  *
  * Run from the workbook's top folder (the Makefile does). The commands live in student.c,
- * grading.c and authoring.c (commands.h). */
+ * grading.c and authoring.c (commands.h). The student's record is work/state; WB_STATE=file
+ * keeps it elsewhere (make quiz-test, so that its answer keys never reach a student's record). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -92,25 +94,34 @@ const char *title_of(const struct lesson *l, char *buf, size_t len)
     return buf;
 }
 
+static const char *state_path(void)
+{
+    const char *p = getenv("WB_STATE");
+    return p && *p ? p : STATE_FILE;
+}
+
 void load_state(struct state *s)
 {
-    state_load(STATE_FILE, s);
+    state_load(state_path(), s);
 }
 
 int save_state(const struct state *s)
 {
-    if (make_dirs(WORK) != 0 || state_save(STATE_FILE, s) != 0) {
-        fprintf(stderr, "Cannot write %s: %s\n", STATE_FILE, strerror(errno));
+    const char *path = state_path();
+    if ((strcmp(path, STATE_FILE) == 0 && make_dirs(WORK) != 0) || state_save(path, s) != 0) {
+        fprintf(stderr, "Cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
     return 0;
 }
 
+/* student.c */
+
 
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
-                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | bankmap 32x32|32x33|xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
+                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -183,5 +194,7 @@ int main(int argc, char **argv)
         return cmd_quiz_md(l);
     if (strcmp(cmd, "quiz-key") == 0)
         return cmd_quiz_key(l);
+    if (strcmp(cmd, "hints-md") == 0)
+        return cmd_hints_md(l);
     return usage();
 }

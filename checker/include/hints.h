@@ -1,7 +1,12 @@
-/* Hints live in each lesson's README.md, under "## Hints", one "### Hint k: title" each. */
+/* The lesson texts beside the code: each lesson's hints, which live in lessons/NN_topic/hints.md
+ * under "## Hints", one "### Hint k: title" each (never in README.md, so that reading the lesson
+ * does not read the answer: `make hint` gives them one at a time); the lesson's title; the
+ * answers to its predictions, folded; and the line numbers a text quotes from the lesson's
+ * files, each held to its line by a marker. */
 #ifndef WB_HINTS_H
 #define WB_HINTS_H
 #include <stddef.h>
+#include <stdio.h>
 
 #define MAX_HINTS 8
 
@@ -11,9 +16,50 @@ struct hints {
     size_t len[MAX_HINTS];
 };
 
-/* Finds the hints in a lesson text (which must outlive h). Returns the number found. */
+/* Finds the hints in a text (which must outlive h): those under its "## Hints" heading. Returns
+ * the number found. */
 int hints_find(const char *text, struct hints *h);
 /* The text's first level-1 heading without the "# ", or "" if none, into buf. */
 const char *lesson_title(const char *text, char *buf, size_t len);
+
+/* What is wrong with where a lesson keeps its hints, as a sentence, or NULL: the README (NULL:
+ * missing) must have no "## Hints" section, and hints.md (NULL: missing) must hold at least one
+ * hint. The author check refuses a lesson for it. */
+const char *hints_misplaced(const char *readme, const char *hints_md);
+
+/* One hint as a folded block for the web page: "<details><summary>Hint k</summary>", its title in
+ * bold and its text, so that the page shows one hint at a time, like make hint. */
+void hint_markdown(const struct hints *h, int k, FILE *out);
+
+/* The answers to a lesson's predictions, folded. In the text's "## What to measure" section each
+ * "**Prediction k" paragraph is followed by what we measured, inside
+ *     <details>
+ *     <summary>What we measured</summary>
+ *     (blank line) ... (blank line)
+ *     </details>
+ * so that a reader predicts before reading the answer (the blank lines let Markdown inside be
+ * parsed). Prints each problem to out as "  name:LINE: ..."; returns their number. */
+int predictions_folded_check(const char *text, const char *name, FILE *out);
+
+/* Quoted line numbers. A lesson text that quotes a line of a lesson's code ("block_sum.cu:64",
+ * "line 64") follows the quote, before the next quote or blank line, with a marker
+ *     <!-- line: PATH N FRAGMENT -->
+ * naming the file, the line and a piece of code that line must contain (PATH may be a wrong
+ * kernel of checker/mutants/: then it is the solution with that mutant's edits made). A quote goes stale
+ * silently when the code above it moves; the marker makes the author check notice. Several quotes
+ * of the same line in a row (a report's lines in a code block) share one marker. */
+struct line_source {
+    /* The text of PATH (malloc'd, freed by the caller), or NULL: *absent_ok set when the file is
+     * missing on purpose (solutions/ in a handout), left 0 when it should be there. */
+    char *(*read)(const char *path, int *absent_ok, void *ctx);
+    void *ctx;
+};
+/* A line_source over the workbook's own files (run from its top folder; ctx: the struct registry),
+ * which reads a checker/mutants/ path as the solution with that mutant's edits made (without the
+ * header line make mutants adds). A handout lacks solutions/ and the mutants on purpose. */
+char *lesson_file_text(const char *path, int *absent_ok, void *ctx);
+/* Checks every quote and marker of text, named name in what it prints to out, one problem a line
+ * ("  name:LINE: ..."). Returns the number of problems. */
+int line_quotes_check(const char *text, const char *name, const struct line_source *src, FILE *out);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "state.h"
+
 #define MAX_QUESTIONS 32
 #define MAX_CHOICES 5
 
@@ -51,6 +53,13 @@ void quiz_generate(uint64_t seed, int k, struct question *q);
  * An empty line skips a question without showing its answer (counted in *skipped); an answer
  * that is none (a typo) is asked again, up to three times, then the question is skipped. */
 int quiz_ask(const struct quiz *quiz, FILE *in, FILE *out, int *skipped);
+
+/* How the answers on fd arrive: typed at a terminal, read from a file (make quiz ANSWERS=file) or
+ * from a pipe. make quiz records every score, marked with this. */
+enum quiz_answered quiz_answered_on(int fd);
+/* The line that ends a quiz whose answers were not typed: its score was recorded, and how, so
+ * that a quiz answered from a file is not silently different from one typed. */
+void quiz_recorded_note(enum quiz_answered how, FILE *out);
 
 /* The questions alone, without their answers (make quiz LIST=1). */
 void quiz_list(const struct quiz *quiz, FILE *out);

@@ -1,7 +1,14 @@
+#define _GNU_SOURCE /* memmem */
 #include "hints.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "mutant.h"
+#include "registry.h"
+#include "textfile.h"
 
 /* The start of the line after p, or the end of the text. */
 static const char *next_line(const char *p)
@@ -49,4 +56,303 @@ const char *lesson_title(const char *text, char *buf, size_t len)
             break;
         }
     return buf;
+}
+
+const char *hints_misplaced(const char *readme, const char *hints_md)
+{
+    if (readme) /* a "## Hints" heading anywhere in the README, even one without hints yet */
+        for (const char *p = readme; *p; p = next_line(p))
+            if (starts(p, "## Hints") && strchr(" \t\r\n", p[8] ? p[8] : '\n'))
+                return "still has a '## Hints' section: hints go in hints.md beside it, so that reading the lesson "
+                       "does not read them all (make hint shows them one at a time)";
+    if (!hints_md)
+        return "has no hints.md beside it: the lesson's hints, under '## Hints', one '### Hint k: title' each";
+    struct hints h;
+    if (hints_find(hints_md, &h) == 0)
+        return "has a hints.md without a '### Hint' under '## Hints'";
+    return NULL;
+}
+
+void hint_markdown(const struct hints *h, int k, FILE *out)
+{
+    const char *p = h->start[k], *end = p + h->len[k];
+    const char *title_end = memchr(p, '\n', h->len[k]);
+    if (!title_end)
+        title_end = end;
+    /* "### Hint 2: What goes in an empty slot": the title is after the colon; the summary says
+     * only "Hint 2", since a title can give away a hint by itself. */
+    const char *colon = memchr(p, ':', (size_t)(title_end - p));
+    const char *title = colon ? colon + 1 : p + 4;
+    while (title < title_end && *title == ' ')
+        title++;
+    fprintf(out, "<details>\n<summary>Hint %d</summary>\n\n", k + 1);
+    if (title < title_end)
+        fprintf(out, "**%.*s**\n\n", (int)(title_end - title), title);
+    const char *body = title_end;
+    while (body < end && (*body == '\n' || *body == ' '))
+        body++;
+    if (body < end)
+        fprintf(out, "%.*s\n", (int)(end - body), body);
+    fprintf(out, "\n</details>\n\n");
+}
+
+/* ---- the answers to predictions ---- */
+
+static int blank(const char *line)
+{
+    size_t len = strcspn(line, "\n");
+    return strspn(line, " \t\r") == len;
+}
+
+static int is_line(const char *line, const char *want)
+{
+    size_t len = strcspn(line, "\n");
+    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\r'))
+        len--;
+    return len == strlen(want) && strncmp(line, want, len) == 0;
+}
+
+int predictions_folded_check(const char *text, const char *name, FILE *out)
+{
+    int bad = 0, at = 1, section = 0;
+    for (const char *p = text; *p; p = next_line(p), at++) {
+        if (starts(p, "## ") || starts(p, "# "))
+            section = starts(p, "## What to measure");
+        if (!section || !starts(p, "**Prediction"))
+            continue;
+        /* Past the question's paragraph and the blank lines after it. */
+        const char *q = p;
+        while (*q && !blank(q))
+            q = next_line(q);
+        while (*q && blank(q))
+            q = next_line(q);
+        if (!is_line(q, "<details>") || !is_line(next_line(q), "<summary>What we measured</summary>") ||
+            !*next_line(next_line(q)) || !blank(next_line(next_line(q)))) {
+            fprintf(out, "  %s:%d: the answer to this prediction must follow it folded: a line <details>, a line "
+                    "<summary>What we measured</summary>, a blank line, the answer, a blank line, </details>\n",
+                    name, at);
+            bad++;
+            continue;
+        }
+        /* Its end: the first </details> outside a code block, after a blank line, before the next
+         * prediction or section. */
+        int fenced = 0, closed = 0, was_blank = 0;
+        for (q = next_line(next_line(q)); *q; q = next_line(q)) {
+            if (starts(q + strspn(q, " "), "```"))
+                fenced = !fenced;
+            if (!fenced && is_line(q, "</details>")) {
+                closed = was_blank ? 1 : -1;
+                break;
+            }
+            if (!fenced && (starts(q, "## ") || starts(q, "# ") || starts(q, "**Prediction")))
+                break;
+            was_blank = blank(q);
+        }
+        if (closed <= 0) {
+            fprintf(out, "  %s:%d: the answer to this prediction %s\n", name, at,
+                    closed < 0 ? "needs a blank line before its </details> (else the Markdown inside is not parsed)"
+                               : "has no </details> before the next prediction or section");
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* ---- quoted line numbers ---- */
+
+static int is_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* A quote of a line number at p ("x.cu:64", "line 64", "Line 64", "lines 64"): its number, and
+ * in *len how far it reaches; 0 if p starts none. */
+static long quote_at(const char *text, const char *p, size_t *len)
+{
+    const char *q = NULL;
+    if (strncmp(p, ".cu:", 4) == 0 && p > text && is_word_char(p[-1]))
+        q = p + 4;
+    else if ((p == text || !is_word_char(p[-1])) && (*p == 'l' || *p == 'L') && strncmp(p + 1, "ine", 3) == 0) {
+        q = p + 4;
+        if (*q == 's')
+            q++;
+        q = *q == ' ' ? q + 1 : NULL;
+    }
+    if (!q || *q < '0' || *q > '9')
+        return 0;
+    char *e;
+    long n = strtol(q, &e, 10);
+    *len = (size_t)(e - p);
+    return n;
+}
+
+/* Line n (1-based) of text, as a pointer and a length; NULL past the end. */
+static const char *nth_line(const char *text, long n, size_t *len)
+{
+    const char *p = text;
+    for (long i = 1; i < n && *p; i++)
+        p = next_line(p);
+    if (!*p)
+        return NULL;
+    *len = strcspn(p, "\n");
+    return p;
+}
+
+/* The first line of text holding frag, or 0. */
+static long line_holding(const char *text, const char *frag)
+{
+    long n = 1;
+    for (const char *p = text; *p; p = next_line(p), n++) {
+        size_t len = strcspn(p, "\n");
+        if (memmem(p, len, frag, strlen(frag)))
+            return n;
+    }
+    return 0;
+}
+
+/* Checks one marker, "<!-- line: PATH N FRAGMENT -->" without its delimiters in body, against the
+ * quote before it (quoted: its number, or 0 if none). Returns the number of problems. */
+static int check_marker(const char *body, long quoted, const char *name, int at, const struct line_source *src,
+                        FILE *out)
+{
+    char path[512], frag[512];
+    long n;
+    int used = 0;
+    if (sscanf(body, " line: %511s %ld %n", path, &n, &used) != 2 || used == 0) {
+        fprintf(out, "  %s:%d: a line marker reads <!-- line: PATH N CODE -->, not <!--%s-->\n", name, at, body);
+        return 1;
+    }
+    snprintf(frag, sizeof frag, "%s", body + used);
+    for (size_t k = strlen(frag); k > 0 && frag[k - 1] == ' '; k--)
+        frag[k - 1] = '\0';
+    if (!frag[0]) {
+        fprintf(out, "  %s:%d: the marker for %s line %ld names no code that the line must hold\n", name, at, path, n);
+        return 1;
+    }
+    if (quoted == 0) {
+        fprintf(out, "  %s:%d: a marker for %s line %ld, but no line number is quoted before it\n", name, at, path, n);
+        return 1;
+    }
+    if (quoted != n) {
+        fprintf(out, "  %s:%d: the text quotes line %ld, but its marker says %s line %ld\n", name, at, quoted, path, n);
+        return 1;
+    }
+    int absent_ok = 0;
+    char *code = src->read(path, &absent_ok, src->ctx);
+    if (!code) {
+        if (absent_ok)
+            return 0;
+        fprintf(out, "  %s:%d: the marker names %s, which is missing (or, a wrong kernel, no longer applies)\n", name,
+                at, path);
+        return 1;
+    }
+    size_t len = 0;
+    const char *line = nth_line(code, n, &len);
+    int bad = 0;
+    if (!line || !memmem(line, len, frag, strlen(frag))) {
+        long now = line_holding(code, frag);
+        fprintf(out, "  %s:%d: quotes %s line %ld as the one with `%s`, but ", name, at, path, n, frag);
+        if (now)
+            fprintf(out, "that is line %ld now: change the number in the text and in its marker\n", now);
+        else
+            fprintf(out, "the file has no such line any more: say what the text should quote instead\n");
+        bad = 1;
+    }
+    free(code);
+    return bad;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+char *lesson_file_text(const char *path, int *absent_ok, void *ctx)
+{
+    const struct registry *reg = ctx;
+    size_t n = strlen(path);
+    char *text = read_text_file(path);
+    if (n < 7 || strcmp(path + n - 7, ".mutant") != 0) {
+        *absent_ok = !text && strncmp(path, "solutions/", 10) == 0 && !exists("solutions");
+        return text;
+    }
+    *absent_ok = !text && !exists("checker/mutants");
+    char *source = NULL, *made = NULL, err[512], base[512] = "";
+    struct mutant m;
+    if (text && mutant_parse(text, &m, err, sizeof err) == 0) {
+        const struct lesson *l = registry_find(reg, m.lesson);
+        if (m.base[0])
+            snprintf(base, sizeof base, "%s", m.base);
+        else if (l)
+            snprintf(base, sizeof base, "solutions/%s/%s.cu", l->folder, l->kernel);
+        if (base[0] && (source = read_text_file(base)))
+            made = mutant_apply(&m, source, err, sizeof err);
+        mutant_free(&m);
+    }
+    free(text);
+    free(source);
+    return made;
+}
+
+/* A quote whose marker never came: said, and forgotten. */
+static int unmarked(long *pending, int pending_at, const char *name, FILE *out)
+{
+    if (!*pending)
+        return 0;
+    fprintf(out, "  %s:%d: quotes line %ld with no marker after it (<!-- line: FILE %ld CODE -->, so that the author "
+            "check can hold it to the code)\n", name, pending_at, *pending, *pending);
+    *pending = 0;
+    return 1;
+}
+
+int line_quotes_check(const char *text, const char *name, const struct line_source *src, FILE *out)
+{
+    int bad = 0, at = 1, fenced = 0, pending_at = 0;
+    long pending = 0; /* the line number quoted and not yet followed by its marker */
+    for (const char *l = text; *l; l = next_line(l), at++) {
+        size_t len = strcspn(l, "\n");
+        if (starts(l + strspn(l, " "), "```"))
+            fenced = !fenced;
+        if (strspn(l, " \t\r") == len) {
+            /* A paragraph ends, and its quotes must have had their markers; a blank line inside a
+             * code block does not end the block, whose marker can only follow it. */
+            if (!fenced)
+                bad += unmarked(&pending, pending_at, name, out);
+            continue;
+        }
+        for (const char *p = l; p < l + len;) {
+            if (strncmp(p, "<!--", 4) == 0) {
+                const char *end = strstr(p + 4, "-->");
+                int is_marker = strncmp(p + 4 + strspn(p + 4, " "), "line:", 5) == 0;
+                if (!end || end > l + len) {
+                    if (is_marker) {
+                        fprintf(out, "  %s:%d: a line marker must end with --> on the same line\n", name, at);
+                        bad++;
+                    }
+                    break;
+                }
+                if (is_marker) {
+                    char body[1024];
+                    snprintf(body, sizeof body, "%.*s", (int)(end - p - 4), p + 4);
+                    bad += check_marker(body, pending, name, at, src, out);
+                    pending = 0;
+                }
+                p = end + 3;
+                continue;
+            }
+            size_t qlen;
+            long n = quote_at(text, p, &qlen);
+            if (n) {
+                if (pending != n) /* the same line quoted again (a report's lines) shares the marker */
+                    bad += unmarked(&pending, pending_at, name, out);
+                pending = n;
+                pending_at = at;
+                p += qlen;
+                continue;
+            }
+            p++;
+        }
+    }
+    return bad + unmarked(&pending, pending_at, name, out);
 }

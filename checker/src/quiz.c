@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bank_model.h"
 #include "rng.h"
@@ -286,6 +288,24 @@ int quiz_ask(const struct quiz *quiz, FILE *in, FILE *out, int *skipped)
         }
     }
     return right;
+}
+
+enum quiz_answered quiz_answered_on(int fd)
+{
+    struct stat st;
+    if (isatty(fd))
+        return QUIZ_TYPED;
+    if (fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return QUIZ_PIPED;
+    return QUIZ_FROM_FILE; /* a regular file (ANSWERS=file), or anything else that is no terminal */
+}
+
+void quiz_recorded_note(enum quiz_answered how, FILE *out)
+{
+    if (how == QUIZ_TYPED)
+        return;
+    fprintf(out, "Recorded for make status (which keeps your best score), marked \"%s\": these answers were not "
+                 "typed at the terminal.\n", quiz_answered_words(how));
 }
 
 void quiz_list(const struct quiz *quiz, FILE *out)

@@ -18,10 +18,18 @@ int state_load(const char *path, struct state *s)
         } else if (sscanf(line, "lesson %d passed %d ever_passed %d checks %d best_ms %lf best_speedup %lf hints %d%n",
                           &n, &passed, &ever, &checks, &ms, &speedup, &hints, &used) == 7 &&
                    n >= 1 && n <= MAX_LESSONS) {
-            /* The quiz field came later: a record without it is still read. */
-            if (sscanf(line + used, " quiz %d/%d", &best, &total) != 2 || best < 0 || total < best)
+            /* The quiz field came later, and how it was answered later still: a record without them is
+             * still read (scores were kept only when typed, then). */
+            int quiz_used = 0;
+            char by[16] = "typed";
+            if (sscanf(line + used, " quiz %d/%d%n", &best, &total, &quiz_used) != 2 || best < 0 || total < best)
                 best = total = 0;
-            s->lesson[n] = (struct lesson_state){passed != 0, ever != 0, checks, ms, speedup, hints, best, total};
+            else
+                sscanf(line + used + quiz_used, " by %15s", by);
+            enum quiz_answered how = strcmp(by, "file") == 0 ? QUIZ_FROM_FILE
+                                     : strcmp(by, "pipe") == 0 ? QUIZ_PIPED
+                                                               : QUIZ_TYPED;
+            s->lesson[n] = (struct lesson_state){passed != 0, ever != 0, checks, ms, speedup, hints, best, total, how};
         }
     }
     fclose(f);
@@ -41,9 +49,13 @@ int state_save(const char *path, const struct state *s)
         const struct lesson_state *l = &s->lesson[n];
         if (l->checks == 0 && l->hints_shown == 0 && l->quiz_total == 0)
             continue;
-        fprintf(f, "lesson %d passed %d ever_passed %d checks %d best_ms %.6g best_speedup %.6g hints %d quiz %d/%d\n", n,
+        static const char *by[] = {[QUIZ_TYPED] = "typed", [QUIZ_FROM_FILE] = "file", [QUIZ_PIPED] = "pipe"};
+        fprintf(f, "lesson %d passed %d ever_passed %d checks %d best_ms %.6g best_speedup %.6g hints %d quiz %d/%d", n,
                 l->passed, l->ever_passed, l->checks, l->best_ms, l->best_speedup, l->hints_shown, l->quiz_best,
                 l->quiz_total);
+        if (l->quiz_total > 0) /* how the best score's answers came */
+            fprintf(f, " by %s", by[l->quiz_how <= QUIZ_PIPED ? l->quiz_how : QUIZ_TYPED]);
+        fprintf(f, "\n");
     }
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         remove(tmp);
@@ -66,14 +78,22 @@ void state_record_check(struct state *s, int lesson, bool passed, double ms, dou
     }
 }
 
-void state_record_quiz(struct state *s, int lesson, int right, int total)
+void state_record_quiz(struct state *s, int lesson, int right, int total, enum quiz_answered how)
 {
     if (lesson < 1 || lesson > MAX_LESSONS || total <= 0 || right < 0 || right > total)
         return;
     struct lesson_state *l = &s->lesson[lesson];
-    /* Best as a fraction: a quiz whose bank questions vary in number still compares fairly. */
-    if (l->quiz_total == 0 || (double)right / total > (double)l->quiz_best / l->quiz_total) {
+    /* Best as a fraction: a quiz whose bank questions vary in number still compares fairly. Of two
+     * scores as good, the typed one is kept: it says more than a file of answers does. */
+    double now = (double)right / total, best = l->quiz_total ? (double)l->quiz_best / l->quiz_total : -1;
+    if (now > best || (now == best && how == QUIZ_TYPED && l->quiz_how != QUIZ_TYPED)) {
         l->quiz_best = right;
         l->quiz_total = total;
+        l->quiz_how = how;
     }
+}
+
+const char *quiz_answered_words(enum quiz_answered how)
+{
+    return how == QUIZ_FROM_FILE ? "from a file" : how == QUIZ_PIPED ? "piped in" : "at the terminal";
 }

@@ -1,6 +1,9 @@
 /* Unit tests for checker/src/hints.c: hints_find on small Markdown texts (where each hint
- * starts and ends, what ends the Hints section, texts without hints) and lesson_title; then
- * every real lessons/NN_topic/README.md, which must have a title and at least three hints. */
+ * starts and ends, what ends the Hints section, texts without hints) and lesson_title; where a
+ * lesson keeps its hints (hints_misplaced) and how the site folds them (hint_markdown); folded
+ * answers to predictions; quoted line numbers against their markers, stale ones included. Then
+ * every real lesson: a README with a title, no hints and its predictions' answers folded, a
+ * hints.md with at least three hints, and every line number quoted right. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "hints.h"
+#include "registry.h"
 #include "textfile.h"
 
 static const char SAMPLE[] =
@@ -162,7 +166,134 @@ static void title_cut_to_buffer(void **state)
     assert_string_equal(buf, "Lesson ");
 }
 
-static void real_readmes_have_title_and_hints(void **state)
+/* ---- where the hints live ---- */
+
+static void hints_misplaced_cases(void **state)
+{
+    (void)state;
+    const char *hints = "## Hints\n\n### Hint 1: a\nx\n";
+    assert_null(hints_misplaced("# Lesson 1\n\nStuck? make hint.\n", hints));
+    /* A README that still has the section, with hints or without, is refused. */
+    assert_non_null(hints_misplaced("# Lesson 1\n\n## Hints\n\n### Hint 1: a\nx\n", hints));
+    assert_non_null(hints_misplaced("# Lesson 1\n## Hints\n", hints));
+    assert_non_null(hints_misplaced("# Lesson 1\n## Hints \nlater\n", hints));
+    /* So is a missing hints.md, an empty one, and one without a single hint. */
+    assert_non_null(hints_misplaced("# Lesson 1\n", NULL));
+    assert_non_null(hints_misplaced("# Lesson 1\n", ""));
+    assert_non_null(hints_misplaced("# Lesson 1\n", "## Hints\n\nNone yet.\n"));
+    /* A heading that only starts like it is another heading. */
+    assert_null(hints_misplaced("# Lesson 1\n## Hintsy things\n", hints));
+}
+
+static void hint_markdown_folds_each(void **state)
+{
+    (void)state;
+    struct hints h;
+    assert_int_equal(hints_find(SAMPLE, &h), 3);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    hint_markdown(&h, 1, out);
+    fclose(out);
+    /* "Hint 2" only in the summary (a title can give a hint away); Markdown inside is parsed. */
+    assert_string_equal(buf, "<details>\n<summary>Hint 2</summary>\n\n**Second**\n\nBody two,\n\nwith a blank line inside.\n"
+                             "\n</details>\n\n");
+    free(buf);
+}
+
+/* ---- folded answers to predictions ---- */
+
+static int folded_problems(const char *text)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    int n = predictions_folded_check(text, "t.md", out);
+    fclose(out);
+    free(buf);
+    return n;
+}
+
+static void predictions_folded_cases(void **state)
+{
+    (void)state;
+    const char *good = "## What to measure\n\n**Prediction 1: x.** Guess.\n\n<details>\n<summary>What we measured</summary>\n\n"
+                       "| a |\n|---|\n| 1 |\n\n```text\n</details>\n```\n\nText.\n\n</details>\n\n**Try it.** Go.\n";
+    assert_int_equal(folded_problems(good), 0);
+    /* The answer right below the question, as the lessons had it. */
+    assert_int_equal(folded_problems("## What to measure\n\n**Prediction 1: x.** Guess.\n\nMeasured: 3.\n"), 1);
+    /* No blank line after the summary, or before </details>: Markdown inside would not be parsed. */
+    assert_int_equal(folded_problems("## What to measure\n\n**Prediction 1.** G.\n\n<details>\n<summary>What we measured"
+                                     "</summary>\nMeasured.\n\n</details>\n"), 1);
+    assert_int_equal(folded_problems("## What to measure\n\n**Prediction 1.** G.\n\n<details>\n<summary>What we measured"
+                                     "</summary>\n\nMeasured.\n</details>\n"), 1);
+    /* Never closed before the next prediction. */
+    assert_int_equal(folded_problems("## What to measure\n\n**Prediction 1.** G.\n\n<details>\n<summary>What we measured"
+                                     "</summary>\n\nM.\n\n**Prediction 2.** H.\n\n<details>\n<summary>What we measured"
+                                     "</summary>\n\nN.\n\n</details>\n"), 1);
+    /* Predictions outside that section are not the rule's. */
+    assert_int_equal(folded_problems("## The idea\n\n**Prediction 1.** G.\n\nAnswer.\n"), 0);
+}
+
+/* ---- quoted line numbers ---- */
+
+/* Two files: k.cu ("line 3" holds s[t] += s[t + d];) and gone/ (missing on purpose). */
+static char *fake_file(const char *path, int *absent_ok, void *ctx)
+{
+    (void)ctx;
+    *absent_ok = strncmp(path, "gone/", 5) == 0;
+    if (strcmp(path, "k.cu") == 0)
+        return strdup("// k.cu\nint t;\n    s[t] += s[t + d];\n}\n");
+    return NULL;
+}
+
+static int quote_problems(const char *text, char *said, size_t len)
+{
+    struct line_source src = {fake_file, NULL};
+    FILE *out = fmemopen(said, len, "w");
+    int n = line_quotes_check(text, "t.md", &src, out);
+    fclose(out);
+    return n;
+}
+
+static void line_quotes_cases(void **state)
+{
+    (void)state;
+    char said[2048];
+    /* A quote, its marker, the code there. */
+    assert_int_equal(quote_problems("The sum is on line 3<!-- line: k.cu 3 s[t] += s[t + d]; -->.\n", said, sizeof said), 0);
+    assert_int_equal(quote_problems("Report:\n\n```text\nk.cu:3:5 loads\n\nk.cu:3:9 stores\n```\n"
+                                    "<!-- line: k.cu 3 s[t] += -->\n", said, sizeof said), 0);
+    /* Stale: the code moved to line 3, the text and its marker still say 2. */
+    assert_int_equal(quote_problems("It is line 2 <!-- line: k.cu 2 s[t] += s[t + d]; -->.\n", said, sizeof said), 1);
+    assert_non_null(strstr(said, "t.md:1:"));
+    assert_non_null(strstr(said, "that is line 3 now"));
+    /* Gone altogether. */
+    assert_int_equal(quote_problems("Line 3<!-- line: k.cu 3 s[i] -= 1; -->.\n", said, sizeof said), 1);
+    assert_non_null(strstr(said, "no such line"));
+    /* The text's number and its marker's disagree. */
+    assert_int_equal(quote_problems("(k.cu:4)<!-- line: k.cu 3 s[t] -->\n", said, sizeof said), 1);
+    assert_non_null(strstr(said, "quotes line 4, but its marker says k.cu line 3"));
+    /* A quote without a marker: at the paragraph's end, or before another quote. */
+    assert_int_equal(quote_problems("See line 3.\n\nMore.\n", said, sizeof said), 1);
+    assert_non_null(strstr(said, "t.md:1: quotes line 3 with no marker"));
+    assert_int_equal(quote_problems("k.cu:2 and k.cu:3<!-- line: k.cu 3 s[t] -->\n", said, sizeof said), 1);
+    /* A marker without a quote, a missing file, a marker not closed, a marker without code. */
+    assert_int_equal(quote_problems("Text.<!-- line: k.cu 3 s[t] -->\n", said, sizeof said), 1);
+    assert_int_equal(quote_problems("line 3<!-- line: nope.cu 3 s[t] -->\n", said, sizeof said), 1);
+    assert_int_equal(quote_problems("line 3<!-- line: k.cu 3 s[t]\n-->\n", said, sizeof said), 2);
+    assert_int_equal(quote_problems("line 3<!-- line: k.cu 3 -->\n", said, sizeof said), 1);
+    /* A file missing on purpose (solutions/ in a handout): the numbers still agree, that is all. */
+    assert_int_equal(quote_problems("line 7<!-- line: gone/x.cu 7 anything -->\n", said, sizeof said), 0);
+    /* Not quotes: file:line:column, a word ending in "line", other comments. */
+    assert_int_equal(quote_problems("As file:line:column, outline 3, deadline 4. <!-- a note 5 -->\n", said, sizeof said),
+                     0);
+}
+
+/* ---- the real lessons ---- */
+
+static void real_lessons_keep_hints_apart(void **state)
 {
     (void)state;
     glob_t g;
@@ -177,32 +308,83 @@ static void real_readmes_have_title_and_hints(void **state)
         lesson_title(text, title, sizeof title);
         if (strncmp(title, "Lesson", 6) != 0)
             fail_msg("%s: title \"%s\" does not start with \"Lesson\"", path, title);
+        char hints_path[512];
+        snprintf(hints_path, sizeof hints_path, "%.*s/hints.md", (int)(strrchr(path, '/') - path), path);
+        char *hints_md = read_text_file(hints_path);
+        const char *misplaced = hints_misplaced(text, hints_md);
+        if (misplaced)
+            fail_msg("%s %s", path, misplaced);
         struct hints h;
-        int n = hints_find(text, &h);
+        int n = hints_find(hints_md, &h);
         if (n < 3)
-            fail_msg("%s: %d hints, want at least 3", path, n);
+            fail_msg("%s: %d hints, want at least 3", hints_path, n);
         for (int k = 0; k < n; k++) {
             char head[32];
             snprintf(head, sizeof head, "### Hint %d", k + 1);
             if (strncmp(h.start[k], head, strlen(head)) != 0)
-                fail_msg("%s: hint %d starts \"%.20s\"", path, k + 1, h.start[k]);
+                fail_msg("%s: hint %d starts \"%.20s\"", hints_path, k + 1, h.start[k]);
             /* Each hint has a body after its heading, and ends before the next one. */
             const char *nl = memchr(h.start[k], '\n', h.len[k]);
             if (!nl || (size_t)(nl - h.start[k]) + 1 >= h.len[k])
-                fail_msg("%s: hint %d has no body", path, k + 1);
+                fail_msg("%s: hint %d has no body", hints_path, k + 1);
             if (h.len[k] > 0 && h.start[k][h.len[k] - 1] == '\n')
-                fail_msg("%s: hint %d ends with a blank line", path, k + 1);
+                fail_msg("%s: hint %d ends with a blank line", hints_path, k + 1);
             char next[32];
             snprintf(next, sizeof next, "\n### Hint %d", k + 2);
             char *body = strndup(h.start[k], h.len[k]);
             assert_non_null(body);
             if (strstr(body, next) || strstr(body, "\n## "))
-                fail_msg("%s: hint %d runs into the next heading", path, k + 1);
+                fail_msg("%s: hint %d runs into the next heading", hints_path, k + 1);
             free(body);
         }
+        free(hints_md);
         free(text);
     }
     globfree(&g);
+}
+
+static void real_lessons_fold_measured_answers(void **state)
+{
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("lessons/*/README.md", 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char *text = read_text_file(g.gl_pathv[i]);
+        assert_non_null(text);
+        int predictions = 0;
+        for (const char *p = strstr(text, "\n**Prediction"); p; p = strstr(p + 1, "\n**Prediction"))
+            predictions++;
+        if (predictions < 2)
+            fail_msg("%s: %d predictions, want at least 2", g.gl_pathv[i], predictions);
+        if (predictions_folded_check(text, g.gl_pathv[i], stdout) != 0)
+            fail_msg("%s: an answer to a prediction is not folded (above)", g.gl_pathv[i]);
+        free(text);
+    }
+    globfree(&g);
+}
+
+static void real_lessons_quote_lines_right(void **state)
+{
+    (void)state;
+    static struct registry reg;
+    char err[512];
+    if (registry_load("lessons/registry", &reg, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    struct line_source src = {lesson_file_text, &reg};
+    glob_t g;
+    assert_int_equal(glob("lessons/*/*.md", 0, NULL, &g), 0);
+    int markers = 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char *text = read_text_file(g.gl_pathv[i]);
+        assert_non_null(text);
+        if (line_quotes_check(text, g.gl_pathv[i], &src, stdout) != 0)
+            fail_msg("%s: a quoted line number is wrong or has no marker (above)", g.gl_pathv[i]);
+        for (const char *p = strstr(text, "<!-- line: "); p; p = strstr(p + 1, "<!-- line: "))
+            markers++;
+        free(text);
+    }
+    globfree(&g);
+    assert_true(markers >= 10); /* the lessons quote their code: lessons 1, 2, 3 and 7 at least */
 }
 
 int main(void)
@@ -219,7 +401,13 @@ int main(void)
         cmocka_unit_test(title_first_level_one_heading),
         cmocka_unit_test(title_missing_is_empty),
         cmocka_unit_test(title_cut_to_buffer),
-        cmocka_unit_test(real_readmes_have_title_and_hints),
+        cmocka_unit_test(hints_misplaced_cases),
+        cmocka_unit_test(hint_markdown_folds_each),
+        cmocka_unit_test(predictions_folded_cases),
+        cmocka_unit_test(line_quotes_cases),
+        cmocka_unit_test(real_lessons_keep_hints_apart),
+        cmocka_unit_test(real_lessons_fold_measured_answers),
+        cmocka_unit_test(real_lessons_quote_lines_right),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

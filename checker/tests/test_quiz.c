@@ -1,6 +1,6 @@
 /* Tests of quiz.c: parsing quiz.txt, judging typed answers, the made-up bank questions (whose
- * answers must agree with the bank arithmetic done by hand), asking from a stream, and the
- * Markdown with closed answer blocks. */
+ * answers must agree with the bank arithmetic done by hand), asking from a stream, the
+ * Markdown with closed answer blocks, and telling typed answers from a file's or a pipe's. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -187,6 +189,61 @@ static void markdown_hides_answers(void **state)
     assert_non_null(strstr(out, "**a) A[row * N + k].**"));
 }
 
+/* make quiz records every score, marked with how the answers came: a terminal, a file
+ * (ANSWERS=file), a pipe. */
+static void answers_source_told_apart(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(quiz_answered_on(fds[0]), QUIZ_PIPED);
+    close(fds[0]);
+    close(fds[1]);
+    FILE *file = tmpfile();
+    assert_non_null(file);
+    assert_int_equal(quiz_answered_on(fileno(file)), QUIZ_FROM_FILE);
+    fclose(file);
+    int null = open("/dev/null", O_RDONLY);
+    assert_true(null >= 0);
+    assert_int_equal(quiz_answered_on(null), QUIZ_FROM_FILE); /* no terminal, so not typed */
+    close(null);
+    /* A terminal: a pseudo-terminal's far end, where this machine has them. */
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0) {
+        int tty = open(ptsname(master), O_RDWR | O_NOCTTY);
+        if (tty >= 0) {
+            assert_int_equal(quiz_answered_on(tty), QUIZ_TYPED);
+            close(tty);
+        }
+    }
+    if (master >= 0)
+        close(master);
+}
+
+static void recorded_note_says_how(void **state)
+{
+    (void)state;
+    char out[512] = "";
+    FILE *o = fmemopen(out, sizeof out, "w");
+    quiz_recorded_note(QUIZ_FROM_FILE, o);
+    fclose(o);
+    assert_non_null(strstr(out, "Recorded for make status"));
+    assert_non_null(strstr(out, "\"from a file\""));
+    assert_non_null(strstr(out, "not typed at the terminal"));
+    assert_non_null(strchr(out, '\n'));
+    assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1); /* one line */
+    memset(out, 0, sizeof out);
+    o = fmemopen(out, sizeof out, "w");
+    quiz_recorded_note(QUIZ_PIPED, o);
+    fclose(o);
+    assert_non_null(strstr(out, "\"piped in\""));
+    memset(out, 0, sizeof out);
+    o = fmemopen(out, sizeof out, "w");
+    quiz_recorded_note(QUIZ_TYPED, o); /* typed: the score line says it all */
+    fclose(o);
+    assert_string_equal(out, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +255,8 @@ int main(void)
         cmocka_unit_test(asks_and_counts),
         cmocka_unit_test(typos_are_asked_again_and_empty_lines_skip),
         cmocka_unit_test(markdown_hides_answers),
+        cmocka_unit_test(answers_source_told_apart),
+        cmocka_unit_test(recorded_note_says_how),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* Unit tests for checker/src/state.c: loading a missing or partly garbled work/state, the
  * save/load round trip, the atomic save (no temporary left, the old file kept when the save
- * cannot happen) and state_record_check's bookkeeping. Files live in a mkdtemp folder. */
+ * cannot happen), state_record_check's bookkeeping and the quiz's best score with how its
+ * answers came. Files live in a mkdtemp folder. */
 #define _GNU_SOURCE /* nftw, in scratch.h */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,12 +54,12 @@ static void save_load_round_trip(void **state)
     struct state s;
     memset(&s, 0, sizeof s);
     s.current = 4;
-    s.lesson[1] = (struct lesson_state){true, true, 3, 1.25, 3.5, 2, 0, 0};
-    s.lesson[2] = (struct lesson_state){false, true, 7, 0.0078125, 12.75, 4, 0, 0};
-    s.lesson[4] = (struct lesson_state){false, false, 1, 0.0, 0.0, 0, 0, 0};
-    s.lesson[5] = (struct lesson_state){false, false, 0, 0.0, 0.0, 1, 0, 0}; /* only a hint shown */
-    s.lesson[MAX_LESSONS] = (struct lesson_state){true, true, 1, 250.5, 0.5, 0, 0, 0};
-    s.lesson[6] = (struct lesson_state){false, false, 0, 0.0, 0.0, 0, 7, 8}; /* only a quiz taken */
+    s.lesson[1] = (struct lesson_state){true, true, 3, 1.25, 3.5, 2, 0, 0, QUIZ_TYPED};
+    s.lesson[2] = (struct lesson_state){false, true, 7, 0.0078125, 12.75, 4, 0, 0, QUIZ_TYPED};
+    s.lesson[4] = (struct lesson_state){false, false, 1, 0.0, 0.0, 0, 0, 0, QUIZ_TYPED};
+    s.lesson[5] = (struct lesson_state){false, false, 0, 0.0, 0.0, 1, 0, 0, QUIZ_TYPED}; /* only a hint shown */
+    s.lesson[MAX_LESSONS] = (struct lesson_state){true, true, 1, 250.5, 0.5, 0, 0, 0, QUIZ_TYPED};
+    s.lesson[6] = (struct lesson_state){false, false, 0, 0.0, 0.0, 0, 7, 8, QUIZ_FROM_FILE}; /* only a quiz taken */
     assert_int_equal(state_save(f->path, &s), 0);
 
     struct state t;
@@ -74,6 +75,7 @@ static void save_load_round_trip(void **state)
         assert_int_equal(b->hints_shown, a->hints_shown);
         assert_int_equal(b->quiz_best, a->quiz_best);
         assert_int_equal(b->quiz_total, a->quiz_total);
+        assert_int_equal(b->quiz_how, a->quiz_how);
     }
 }
 
@@ -82,16 +84,60 @@ static void quiz_keeps_the_best_score(void **state)
     (void)state;
     struct state s;
     memset(&s, 0, sizeof s);
-    state_record_quiz(&s, 2, 5, 8);
-    state_record_quiz(&s, 2, 4, 8); /* a worse try changes nothing */
+    state_record_quiz(&s, 2, 5, 8, QUIZ_TYPED);
+    state_record_quiz(&s, 2, 4, 8, QUIZ_TYPED); /* a worse try changes nothing */
     assert_int_equal(s.lesson[2].quiz_best, 5);
-    state_record_quiz(&s, 2, 7, 9);
+    state_record_quiz(&s, 2, 7, 9, QUIZ_TYPED);
     assert_int_equal(s.lesson[2].quiz_best, 7);
     assert_int_equal(s.lesson[2].quiz_total, 9);
-    state_record_quiz(&s, 2, 10, 9); /* impossible scores are refused */
-    state_record_quiz(&s, 0, 1, 1);
+    state_record_quiz(&s, 2, 10, 9, QUIZ_TYPED); /* impossible scores are refused */
+    state_record_quiz(&s, 0, 1, 1, QUIZ_TYPED);
     assert_int_equal(s.lesson[2].quiz_best, 7);
     assert_int_equal(s.lesson[0].quiz_total, 0);
+}
+
+/* Answers from a file or a pipe are recorded too (they were dropped, without a word), marked
+ * with how they came; of two scores as good, the typed one is kept. */
+static void quiz_records_how_it_was_answered(void **state)
+{
+    (void)state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    state_record_quiz(&s, 3, 6, 8, QUIZ_FROM_FILE);
+    assert_int_equal(s.lesson[3].quiz_best, 6);
+    assert_int_equal(s.lesson[3].quiz_how, QUIZ_FROM_FILE);
+    state_record_quiz(&s, 3, 5, 8, QUIZ_TYPED); /* worse: the file's score stays, and its mark */
+    assert_int_equal(s.lesson[3].quiz_how, QUIZ_FROM_FILE);
+    state_record_quiz(&s, 3, 6, 8, QUIZ_TYPED); /* as good, and typed */
+    assert_int_equal(s.lesson[3].quiz_how, QUIZ_TYPED);
+    state_record_quiz(&s, 3, 6, 8, QUIZ_PIPED); /* as good, not typed: the typed one stays */
+    assert_int_equal(s.lesson[3].quiz_how, QUIZ_TYPED);
+    state_record_quiz(&s, 3, 8, 8, QUIZ_PIPED);
+    assert_int_equal(s.lesson[3].quiz_best, 8);
+    assert_int_equal(s.lesson[3].quiz_how, QUIZ_PIPED);
+    assert_string_equal(quiz_answered_words(QUIZ_TYPED), "at the terminal");
+    assert_string_equal(quiz_answered_words(QUIZ_FROM_FILE), "from a file");
+    assert_string_equal(quiz_answered_words(QUIZ_PIPED), "piped in");
+}
+
+static void quiz_how_round_trip(void **state)
+{
+    struct scratch *f = *state;
+    struct state s;
+    memset(&s, 0, sizeof s);
+    state_record_quiz(&s, 1, 3, 5, QUIZ_TYPED);
+    state_record_quiz(&s, 2, 4, 5, QUIZ_FROM_FILE);
+    state_record_quiz(&s, 3, 5, 5, QUIZ_PIPED);
+    assert_int_equal(state_save(f->path, &s), 0);
+    char text[1024];
+    read_text(f->path, text, sizeof text);
+    assert_non_null(strstr(text, "quiz 4/5 by file\n"));
+    struct state t;
+    assert_int_equal(state_load(f->path, &t), 0);
+    assert_int_equal(t.lesson[1].quiz_how, QUIZ_TYPED);
+    assert_int_equal(t.lesson[2].quiz_how, QUIZ_FROM_FILE);
+    assert_int_equal(t.lesson[3].quiz_how, QUIZ_PIPED);
+    assert_int_equal(t.lesson[3].quiz_best, 5);
 }
 
 static void round_trip_keeps_six_significant_digits(void **state)
@@ -100,7 +146,7 @@ static void round_trip_keeps_six_significant_digits(void **state)
     struct scratch *f = *state;
     struct state s, t;
     memset(&s, 0, sizeof s);
-    s.lesson[3] = (struct lesson_state){true, true, 2, 0.123456789, 7.654321098, 0, 0, 0};
+    s.lesson[3] = (struct lesson_state){true, true, 2, 0.123456789, 7.654321098, 0, 0, 0, QUIZ_TYPED};
     assert_int_equal(state_save(f->path, &s), 0);
     assert_int_equal(state_load(f->path, &t), 0);
     assert_true(t.lesson[3].best_ms > 0.0);
@@ -191,7 +237,9 @@ static void garbage_lines_skipped(void **state)
                "\n"
                "lesson 3 passed 0 ever_passed 1 checks 6 best_ms 0.5 best_speedup 8 hints 2\n"
                "lesson 4 passed 0 ever_passed 0 checks 1 best_ms 0 best_speedup 0 hints 0 quiz 9/7\n"
-               "lesson 5 passed 0 ever_passed 0 checks 1 best_ms 0 best_speedup 0 hints 0 quiz 6/8\n");
+               "lesson 5 passed 0 ever_passed 0 checks 1 best_ms 0 best_speedup 0 hints 0 quiz 6/8\n"
+               "lesson 6 passed 0 ever_passed 0 checks 1 best_ms 0 best_speedup 0 hints 0 quiz 2/8 by pipe\n"
+               "lesson 7 passed 0 ever_passed 0 checks 1 best_ms 0 best_speedup 0 hints 0 quiz 2/8 by what\n");
     struct state s;
     assert_int_equal(state_load(f->path, &s), 0);
     assert_int_equal(s.current, 2);
@@ -205,6 +253,10 @@ static void garbage_lines_skipped(void **state)
     assert_int_equal(s.lesson[4].checks, 1);
     assert_int_equal(s.lesson[5].quiz_best, 6);
     assert_int_equal(s.lesson[5].quiz_total, 8);
+    assert_int_equal(s.lesson[5].quiz_how, QUIZ_TYPED); /* from before the mark: only typed ones were kept */
+    assert_int_equal(s.lesson[6].quiz_how, QUIZ_PIPED);
+    assert_int_equal(s.lesson[7].quiz_best, 2);
+    assert_int_equal(s.lesson[7].quiz_how, QUIZ_TYPED); /* an unknown mark */
     assert_int_equal(s.lesson[2].checks, 0);
     assert_false(s.lesson[2].passed);
     assert_int_equal(s.lesson[0].checks, 0);
@@ -335,6 +387,8 @@ int main(void)
         T(garbage_lines_skipped),
         T(current_out_of_range_ignored),
         cmocka_unit_test(quiz_keeps_the_best_score),
+        cmocka_unit_test(quiz_records_how_it_was_answered),
+        T(quiz_how_round_trip),
         cmocka_unit_test(record_first_check),
         cmocka_unit_test(record_keeps_best_time),
         cmocka_unit_test(record_ignores_zero_time),

@@ -65,6 +65,22 @@ if [ -n "${EMU:-}" ]; then
   [ -f /usr/include/seccomp.h ] || install_or_say libseccomp-dev "libseccomp (the emulator's sandbox)" "Fedora: sudo dnf install libseccomp-devel"
 fi
 
+# make watch needs a file watcher: installed as root, else mentioned (make watch says it again).
+if ! command -v entr >/dev/null 2>&1 && ! command -v inotifywait >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    install_or_say entr "entr (for make watch)" ""
+  else
+    echo "(make watch, which re-checks on every save, needs entr: sudo apt-get install -y entr)"
+  fi
+fi
+
+# make test's own tools: stress-ng (the load test), pandoc and chromium (the site in a browser).
+if [ -n "${TEST_TOOLS:-}" ]; then
+  command -v stress-ng >/dev/null 2>&1 || install_or_say stress-ng "stress-ng (make test's load test)" "Fedora: sudo dnf install stress-ng"
+  command -v "${PANDOC:-pandoc}" >/dev/null 2>&1 || install_or_say pandoc "pandoc (make test's site test)" "Fedora: sudo dnf install pandoc"
+  command -v chromium >/dev/null 2>&1 || install_or_say chromium "chromium (make test's site test)" "Fedora: sudo dnf install chromium"
+fi
+
 # make docs needs pandoc.
 if [ -n "${DOCS:-}" ] && ! command -v "${PANDOC:-pandoc}" >/dev/null 2>&1; then
   install_or_say pandoc "pandoc (for make docs)" "Fedora: sudo dnf install pandoc; or https://pandoc.org/installing.html"

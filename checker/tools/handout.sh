@@ -48,6 +48,10 @@ while read -r number folder kernel family baseline points baseline_family; do
     rm -rf "$dest/lessons/$folder" "$dest/exercises/$folder"
     continue
   fi
+  # The hints are kept out of the lesson's text, in hints.md beside it (make hint shows them): a
+  # handout without them would have a make hint with nothing to show.
+  [ -s "$dest/lessons/$folder/hints.md" ] || {
+    echo "lessons/$folder/hints.md is not in the handout: git does not track it (git add it)." >&2; exit 1; }
   if [[ "$baseline" == solutions/* ]]; then
     copy=checker/baselines/$(basename "$baseline")
     cp "$baseline" "$dest/$copy"

@@ -33,7 +33,7 @@ def ncu_rows(path):
 
 
 def interpreter_rows(folder):
-    """The table check-ptx prints: {label: [gl req, gl sec, gs req, gs sec, sl req, sl wav, _, ss req, ss wav, _]}."""
+    """The table check-emu prints: {label: [gl req, gl sec, gs req, gs sec, sl req, sl wav, _, ss req, ss wav, _]}."""
     run = subprocess.run([f"build/solutions/{folder}/check-emu"], env={"ONLY": "memory*", "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True)
     rows = {}

@@ -64,6 +64,8 @@ struct emu_buffer {
     int read_only;    /* an input: a write to it is an error */
 };
 void emu_set_buffers(const struct emu_buffer *buffers, int n);
+/* The buffers set last, and their number. */
+const struct emu_buffer *emu_buffers(int *n);
 
 /* Who ends the run after emu_wild_access (the runner: its sentence into the job, then exit). */
 void emu_set_fatal_handler(void (*handler)(const char *sentence));

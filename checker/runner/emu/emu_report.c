@@ -1,6 +1,6 @@
 /* The sentences that name what the tracer found (emu_trace.c): a wrong single access, or a race
- * between two threads of a block; shared by every scheduler that feeds the tracer (the fiber
- * runtime, emu_runtime.c, and the PTX interpreter, checker/runner/ptx/). The block and thread
+ * between two threads of a block, for the scheduler that feeds the tracer (the PTX interpreter,
+ * checker/runner/ptx/). The block and thread
  * coordinates are the scheduler's (its blockIdx, blockDim and gridDim). */
 #include <stdio.h>
 

@@ -83,6 +83,12 @@ void emu_set_buffers(const struct emu_buffer *buffers, int n)
         memcpy(tr.buffers, buffers, (size_t)tr.nbuffers * sizeof *buffers);
 }
 
+const struct emu_buffer *emu_buffers(int *n)
+{
+    *n = tr.nbuffers;
+    return tr.buffers;
+}
+
 void emu_trace_launch_begin(void)
 {
     for (int i = 0; i < 8; i++) {

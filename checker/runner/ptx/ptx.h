@@ -19,9 +19,22 @@ enum ptx_type {
     T_S8, T_S16, T_S32, T_S64,
     T_F16, T_F16X2, T_BF16, T_F32, T_F64,
 };
-int ptx_type_bytes(enum ptx_type t);
-int ptx_type_signed(enum ptx_type t);
-int ptx_type_float(enum ptx_type t);
+static inline int ptx_type_bytes(enum ptx_type t)
+{
+    static const signed char bytes[] = {[T_PRED] = 1, [T_B8] = 1, [T_B16] = 2, [T_B32] = 4, [T_B64] = 8,
+                                        [T_U8] = 1,   [T_U16] = 2, [T_U32] = 4, [T_U64] = 8, [T_S8] = 1,
+                                        [T_S16] = 2,  [T_S32] = 4, [T_S64] = 8, [T_F16] = 2, [T_F16X2] = 4,
+                                        [T_BF16] = 2, [T_F32] = 4, [T_F64] = 8};
+    return (unsigned)t < sizeof bytes ? bytes[t] : 0;
+}
+static inline int ptx_type_signed(enum ptx_type t)
+{
+    return t >= T_S8 && t <= T_S64;
+}
+static inline int ptx_type_float(enum ptx_type t)
+{
+    return t >= T_F16;
+}
 
 enum ptx_space { S_NONE, S_GLOBAL, S_SHARED, S_LOCAL, S_CONST, S_PARAM, S_GENERIC };
 

@@ -65,6 +65,10 @@ static struct {
     uint32_t *dep;
     uint32_t issued[MAX_THREADS], done[MAX_THREADS], in_flight[MAX_THREADS];
     const char **touches; /* [insn]: the buffer or shared array it touched, for the line table */
+    struct {
+        const unsigned char *begin, *end;
+    } inputs[4]; /* the launch's read-only buffers */
+    int ninputs;
     int running_insn;     /* where the running warp is (for a CPU-time stop) */
     int running_thread;
     /* the first value error (a marked value used): its sentence */
@@ -467,6 +471,18 @@ static void price_warp(int insn, int write, int atomic)
     }
 }
 
+/* A read that the tracer would only let through: inside an input (a read-only buffer), aligned,
+ * while nothing is counted (the inputs are the launch's; the tracer logs no global access). */
+static inline int plain_input_read(const unsigned char *p, int bytes)
+{
+    if (X.counting || ((uintptr_t)p & (uintptr_t)(bytes >= 8 ? bytes - 1 : 0)))
+        return 0;
+    for (int i = 0; i < X.ninputs; i++)
+        if (p >= X.inputs[i].begin && p + bytes <= X.inputs[i].end)
+            return 1;
+    return 0;
+}
+
 /* Reads n elements of `size` bytes for a load; marked[e] when any byte of element e came from
  * unwritten shared memory (each element of a vector load on its own: a float4 at a tile's
  * edge may hold words nobody wrote beside the one the kernel uses). */
@@ -477,7 +493,7 @@ static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst,
     unsigned char *p = locate(insn, t, sp, a, size * n, 0, &land, &off);
     if (!p)
         return -1;
-    if (land == IN_SHARED || land == IN_GLOBAL)
+    if (land == IN_SHARED || (land == IN_GLOBAL && !plain_input_read(p, size * n)))
         trace(insn, t, p, size * n, 0, land);
     for (int e = 0; e < n; e++) {
         marked[e] = 0;
@@ -706,22 +722,27 @@ static uint64_t convert(const struct ptx_insn *in, uint64_t v)
 
 /* ---- one warp ---- */
 
-/* The lanes of warp w that are READY at the lowest instruction: their mask, and that index. */
-static uint32_t next_group(int w, int *pc)
+/* The lanes of warp w that are READY at the lowest instruction: their mask, and that index;
+ * *all: whether they are all the warp's READY lanes (the warp has not diverged). */
+static uint32_t next_group(int w, int *pc, int *all)
 {
-    int first = w * 32, lanes = X.threads - first < 32 ? X.threads - first : 32, lo = -1;
+    int first = w * 32, lanes = X.threads - first < 32 ? X.threads - first : 32, lo = -1, others = 0;
     uint32_t m = 0;
     for (int l = 0; l < lanes; l++) {
         int t = first + l;
         if (X.state[t] != READY)
             continue;
         if (lo < 0 || X.pc[t] < lo) {
+            others += m != 0;
             lo = X.pc[t];
             m = 1u << l;
         } else if (X.pc[t] == lo)
             m |= 1u << l;
+        else
+            others = 1;
     }
     *pc = lo;
+    *all = !others;
     return m;
 }
 
@@ -1031,6 +1052,31 @@ static int step(int w, int i, uint32_t active)
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
     case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_COPYSIGN: case OP_MUL24: {
         uint32_t mk = marks_of(in, 1, w, exec);
+        /* The address arithmetic of every kernel, done without the general path: 32- and 64-bit
+         * add, sub, and, or, xor, shl and mul.lo. */
+        int bytes = ptx_type_bytes(ty);
+        if (!is_f(ty) && ty != T_PRED && (bytes == 4 || bytes == 8) && !(in->flags & (F_WIDE | F_HI)) &&
+            (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_AND || in->op == OP_OR || in->op == OP_XOR ||
+             in->op == OP_SHL || in->op == OP_MUL)) {
+            uint64_t mask = bytes == 8 ? ~0ull : 0xffffffffull;
+            FOR_LANES(exec, l) {
+                int t = first + (int)l;
+                uint64_t a = val(&o[1], ty, t), b = val(&o[2], in->op == OP_SHL ? T_U32 : ty, t), r;
+                switch (in->op) {
+                case OP_ADD: r = a + b; break;
+                case OP_SUB: r = a - b; break;
+                case OP_AND: r = a & b; break;
+                case OP_OR: r = a | b; break;
+                case OP_XOR: r = a ^ b; break;
+                case OP_MUL: r = a * b; break;
+                default: r = (b & 0xffffffffu) >= (uint64_t)(8 * bytes) ? 0 : a << (b & 0xffffffffu);
+                }
+                r &= mask;
+                *reg(o[0].reg, t) = ptx_type_signed(ty) && bytes == 4 ? (uint64_t)(int64_t)(int32_t)r : r;
+            }
+            set_marks(o[0].reg, w, exec, mk);
+            break;
+        }
         int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
         if (ty == T_PRED) {
             FOR_LANES(exec, l) {
@@ -1578,18 +1624,35 @@ static int resolve(int w)
 static int run_warp(int w)
 {
     for (;;) {
-        int pc;
-        uint32_t active;
-        while ((active = next_group(w, &pc)) != 0) {
+        int pc, all;
+        uint32_t active = next_group(w, &pc, &all);
+        while (active) {
             if (pc >= X.k->ninsns) { /* ran off the end: as a return */
                 FOR_LANES(active, l)
                     X.state[w * 32 + (int)l] = EXITED;
+                active = next_group(w, &pc, &all);
                 continue;
             }
             X.running_thread = w * 32 + __builtin_ctz(active);
+            const struct ptx_insn *in = &X.k->insns[pc];
             int rc = step(w, pc, active);
             if (rc)
                 return rc;
+            /* A warp that has not diverged stays together through any instruction that neither
+             * stops its lanes nor splits them: no need to look for the next group. */
+            int target = in->op == OP_BRA ? X.pc[w * 32 + __builtin_ctz(active)] : pc + 1;
+            if (all && in->op != OP_RET && in->op != OP_EXIT && in->op != OP_BAR && in->op != OP_BAR_WARP &&
+                in->op != OP_SHFL && in->op != OP_VOTE && in->op != OP_MATCH && in->op != OP_REDUX) {
+                int together = 1;
+                if (in->op == OP_BRA)
+                    FOR_LANES(active, l)
+                        together &= X.pc[w * 32 + (int)l] == target;
+                if (together) {
+                    pc = target;
+                    continue;
+                }
+            }
+            active = next_group(w, &pc, &all);
         }
         int n = resolve(w);
         if (n < 0)
@@ -1743,6 +1806,14 @@ int ptx_run(const struct ptx_launch *L)
     const void *readable[] = {X.L->m->const_data, X.L->m->string_data};
     const size_t bytes[] = {X.L->m->const_bytes, X.L->m->string_bytes};
     emu_trace_set_readable(readable, bytes, 2);
+    int nb;
+    const struct emu_buffer *b = emu_buffers(&nb);
+    X.ninputs = 0;
+    for (int i = 0; i < nb && X.ninputs < 4; i++)
+        if (b[i].read_only) {
+            X.inputs[X.ninputs].begin = (const unsigned char *)b[i].begin;
+            X.inputs[X.ninputs++].end = (const unsigned char *)b[i].end;
+        }
     emu_trace_reset_races();
     emu_trace_launch_begin();
     for (unsigned z = 0; z < L->grid[2]; z++)

@@ -31,23 +31,6 @@ static int type_named(const char *s)
             return types[i].t;
     return T_NONE;
 }
-int ptx_type_bytes(enum ptx_type t)
-{
-    static const signed char bytes[] = {[T_PRED] = 1, [T_B8] = 1, [T_B16] = 2, [T_B32] = 4, [T_B64] = 8,
-                                        [T_U8] = 1,   [T_U16] = 2, [T_U32] = 4, [T_U64] = 8, [T_S8] = 1,
-                                        [T_S16] = 2,  [T_S32] = 4, [T_S64] = 8, [T_F16] = 2, [T_F16X2] = 4,
-                                        [T_BF16] = 2, [T_F32] = 4, [T_F64] = 8};
-    return (unsigned)t < sizeof bytes ? bytes[t] : 0;
-}
-int ptx_type_signed(enum ptx_type t)
-{
-    return t >= T_S8 && t <= T_S64;
-}
-int ptx_type_float(enum ptx_type t)
-{
-    return t >= T_F16;
-}
-
 /* ---- the tokenizer ---- */
 enum tok { TK_END, TK_IDENT, TK_NUM, TK_STR, TK_PUNCT };
 struct lexer {
