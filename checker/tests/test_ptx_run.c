@@ -38,32 +38,6 @@ static struct ptx_module module;
 static float arena[64 * 5];
 static float *out = arena + 64;
 
-/* The whole of a small text file, or NULL. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, r;
-    char *buf = malloc(cap + 1);
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            char *more = realloc(buf, 2 * cap + 1);
-            if (!more) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = more;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
-}
 
 /* "checker/tests/ptx/kernels.cu:N:" for the line of kernels.cu that carries the mark
  * `L:name` (a comment), as the interpreter's sentences name it (file:line:column). */
@@ -73,7 +47,7 @@ static const char *at(const char *name)
     static int next;
     static char *source;
     if (!source)
-        source = slurp(WB_PTX_SOURCE);
+        source = ptx_read_file(WB_PTX_SOURCE, 1 << 20);
     assert_non_null(source);
     char mark[128];
     snprintf(mark, sizeof mark, "/* L:%s */", name);
@@ -180,7 +154,7 @@ static int give_arena(void **state)
 
 static int setup(void **state)
 {
-    char *text = slurp(WB_PTX_KERNELS);
+    char *text = ptx_read_file(WB_PTX_KERNELS, 16 << 20);
     if (!text) {
         fprintf(stderr, "cannot read %s (nvcc -ptx -lineinfo -arch=sm_90 -o %s %s)\n", WB_PTX_KERNELS,
                 WB_PTX_KERNELS, WB_PTX_SOURCE);

@@ -165,6 +165,10 @@ struct ptx_module {
     char error[400];
 };
 
+/* A whole text file (a PTX module, a source), NUL-terminated, malloc'd; NULL if it cannot be
+ * read or is over max bytes. */
+char *ptx_read_file(const char *path, size_t max);
+
 /* Parses PTX text into m; 0, or -1 with m->error saying what and where ("line 12: ..."). The
  * text is the module nvcc wrote; anything the interpreter does not know is refused here, by
  * name, rather than misread. */

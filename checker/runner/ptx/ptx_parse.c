@@ -1070,6 +1070,37 @@ void ptx_free(struct ptx_module *m)
     memset(m, 0, sizeof *m);
 }
 
+char *ptx_read_file(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += r;
+        if (n == cap) {
+            if (cap >= max) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *more = realloc(buf, 2 * cap + 1);
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
 const struct ptx_kernel *ptx_find_kernel(const struct ptx_module *m, const char *name)
 {
     for (int i = 0; i < m->nkernels; i++)

@@ -80,37 +80,6 @@ static int attributes(const struct kernel_entry *k, size_t *static_smem, int *re
     return 0;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    for (size_t r; buf && (r = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += r;
-        if (n == cap) {
-            if (cap >= (64u << 20)) { /* nvcc writes nothing near this for a lesson file */
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *more = realloc(buf, 2 * cap + 1);
-            if (!more) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = more;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
-}
-
 /* Reads and parses role's PTX and finds its kernel by the contract's mangled name; 0, or -1
  * with the reason in the job. */
 static int load(int role, const char *path, const char *kernel, const char *source)
@@ -124,7 +93,7 @@ static int load(int role, const char *path, const char *kernel, const char *sour
         return -1;
     }
     snprintf(e->name, sizeof e->name, "_Z%zu%s%s", strlen(kernel), kernel, e->family->mangled_params);
-    char *text = read_file(path);
+    char *text = ptx_read_file(path, (size_t)64 << 20); /* nvcc writes nothing near this for a lesson */
     if (!text) {
         snprintf(job->rep.failure, sizeof job->rep.failure, "%s: its PTX (%s) cannot be read.", who[role], path);
         return -1;
