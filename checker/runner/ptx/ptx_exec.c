@@ -929,7 +929,6 @@ static int step(int w, int i, uint32_t active)
     const struct ptx_operand *o = in->o;
     int ty = in->type;
     /* the common case: lanes that did not jump or stop go on to the next instruction */
-    int advance = 1;
     char who[40], where[160];
     switch (in->op) {
     case OP_MOV: {
@@ -1415,9 +1414,8 @@ static int step(int w, int i, uint32_t active)
         return fail(EMU_BAD_LAUNCH, "the instruction %s (%s) is not one the interpreter runs yet", in->text,
                     ptx_where(i, where, sizeof where));
     }
-    if (advance)
-        FOR_LANES(active, l)
-            X.pc[first + (int)l]++;
+    FOR_LANES(active, l)
+        X.pc[first + (int)l]++;
     return 0;
 }
 
@@ -1451,7 +1449,6 @@ static int complete(int w, uint32_t mask)
     uint32_t value_marks = 0;
     /* values read before any lane's result is written */
     uint64_t in_val[32];
-    const struct ptx_insn *lead = &X.k->insns[X.pc[first + __builtin_ctz(mask)]];
     FOR_LANES(mask, l) {
         const struct ptx_insn *in = &X.k->insns[X.pc[first + (int)l]];
         in_val[l] = in->op == OP_BAR_WARP ? 0 : val(&in->o[1], in->op == OP_VOTE ? T_PRED : in->type, first + (int)l);
@@ -1471,9 +1468,7 @@ static int complete(int w, uint32_t mask)
             /* shfl.sync.MODE.b32 d[|p], a, b, c, mask: c packs the segment mask and the clamp */
             uint32_t b = (uint32_t)val(&o[2], T_U32, t), c = (uint32_t)val(&o[3], T_U32, t);
             int lane = (int)l, max = (int)(c & 0x1f), seg = (int)((c >> 8) & 0x1f);
-            int minl = lane & seg, maxl = (minl & ~seg) | (max & ~seg), src = lane, ok;
-            minl = lane & seg;
-            maxl = minl | (max & ~seg);
+            int minl = lane & seg, maxl = minl | (max & ~seg), src = lane, ok;
             switch (in->sub) {
             case SHFL_UP: src = lane - (int)b; ok = src >= maxl; break;
             case SHFL_DOWN: src = lane + (int)b; ok = src <= maxl; break;
@@ -1541,7 +1536,6 @@ static int complete(int w, uint32_t mask)
             break;
         }
     }
-    (void)lead;
     FOR_LANES(mask, l) {
         int t = first + (int)l;
         X.state[t] = READY;

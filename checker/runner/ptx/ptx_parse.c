@@ -248,11 +248,11 @@ static void index_reg(const struct ptx_kernel *k, int i)
 
 static int find_var(const struct ptx_module *m, const struct ptx_kernel *k, const char *name)
 {
-    /* the kernel's own first, then the module's (kernels' variables lie after first_var) */
+    /* the kernel's own first, then the module's __constant__ data and string literals (module
+     * scope holds nothing else: the parser refuses it) */
     for (int i = m->nvars - 1; i >= 0; i--) {
         int kernel_scoped = k && i >= k->first_var && i < k->first_var + k->nvars;
-        int module_scoped = m->vars[i].space == S_CONST || m->vars[i].space == S_GLOBAL ||
-                            (m->vars[i].space == S_SHARED && m->vars[i].offset == (size_t)-1);
+        int module_scoped = m->vars[i].space == S_CONST || m->vars[i].space == S_GLOBAL;
         if ((kernel_scoped || module_scoped) && strcmp(m->vars[i].name, name) == 0)
             return i;
     }
@@ -811,18 +811,12 @@ static int kernel_body(struct builder *b)
 static void layout(struct ptx_module *m, struct ptx_kernel *k)
 {
     size_t shared = 0, local = 0;
-    for (int i = 0; i < m->nvars; i++) {
+    for (int i = k->first_var; i < k->first_var + k->nvars; i++) {
         struct ptx_var *v = &m->vars[i];
-        int mine = i >= k->first_var && i < k->first_var + k->nvars;
-        int module_shared = v->space == S_SHARED && !(i >= k->first_var && i < k->first_var + k->nvars) &&
-                            v->offset == (size_t)-1;
-        if (!mine && !module_shared)
-            continue;
         size_t *at = v->space == S_LOCAL ? &local : &shared;
         size_t a = v->align > 0 ? (size_t)v->align : 1;
         *at = (*at + a - 1) / a * a;
-        if (mine)
-            v->offset = *at;
+        v->offset = *at;
         *at += v->bytes;
     }
     k->shared_bytes = shared;
