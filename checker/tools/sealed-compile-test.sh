@@ -82,6 +82,9 @@ expect "a syntax error: exit 1, work/syntax.cu:2" 1 '^work/syntax\.cu:2: error' 
 [ ! -e work/syntax.ptx ] && ok "a failed compile leaves no stale OUT" || bad "a stale OUT survived a failed compile"
 printf '%s\n' '__global__ void k(float *x) { int unused; x[0] = 1; }' > work/warn.cu
 expect "a warning is shown as work/warn.cu:1 and the file compiles" 0 '^work/warn\.cu:1: warning' "$sc" ptx work/warn.cu o.ptx
+printf '%s\n' '__constant__ float t[32];' '__global__ void k(float *x) { t[threadIdx.x] = 1; x[0] = t[0]; }' > work/const.cu
+expect "a store to __constant__ memory (nvcc drops it) is an error on its line" 1 \
+  '^work/const\.cu:2: error: this stores to __constant__ memory' "$sc" ptx work/const.cu o.ptx
 for i in $(seq 3000); do echo "#warning padding the compiler output to more than 64 KiB, line $i"; done > work/chatty.cu
 echo "$k" >> work/chatty.cu
 out=$("$sc" ptx work/chatty.cu o.ptx 2>&1)

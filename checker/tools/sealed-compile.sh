@@ -435,6 +435,13 @@ if [ -n "$missing" ]; then
 fi
 check_includes
 printf '%s\n' "$log1" > "$T/log"
+# A store to __constant__ memory: nvcc only warns and drops the store, so the kernel would run
+# without it in both judges (a GPU faults on such a store where a pointer hides the space).
+# Refused as an error on its line.
+if [ $status1 = 0 ] && grep -q 'Cannot store to pointer that points to constant memory space' "$T/log"; then
+  sed -E -i 's/^warning: (.*\([0-9]+\)): Warning: Cannot store to pointer that points to constant memory space/\1: error: this stores to __constant__ memory, which a kernel may only read: nvcc drops the store (with a warning) and the kernel would not do what its source says; write to a global buffer instead/' "$T/log"
+  status1=1
+fi
 if [ $status1 != 0 ] || ! plain "$box/kernel.ptx"; then
   # A failure that names no line of SRC ("nvcc fatal: ..."): if an empty file fails the same
   # way, the box or the toolkit is broken, and baseline says so (exit 4).
