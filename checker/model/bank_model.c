@@ -2,34 +2,40 @@
 #include "bank_model.h"
 
 #include <stddef.h>
-#include <stdlib.h>
-
-static int by_value(const void *x, const void *y)
-{
-    uintptr_t a = *(const uintptr_t *)x, b = *(const uintptr_t *)y;
-    return (a > b) - (a < b);
-}
-
-/* Sorts and removes duplicates; returns the new count. */
-static size_t unique(uintptr_t *v, size_t n)
-{
-    if (n == 0)
-        return 0;
-    qsort(v, n, sizeof *v, by_value);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || v[k - 1] != v[i])
-            v[k++] = v[i];
-    return k;
-}
+#include <stdint.h>
+#include <string.h>
 
 #define MAX_UNITS (32 * 16)
+
+/* A set of units, for counting the distinct ones (an open-addressed table at most half full:
+ * the model prices every warp instruction the emulator runs, so no sort). */
+#define SET_SLOTS 1024
+struct unit_set {
+    uintptr_t slot[SET_SLOTS];
+    uint64_t used[SET_SLOTS / 64];
+};
+
+/* Adds u; 1 if it was not there yet. */
+static int set_add(struct unit_set *s, uintptr_t u)
+{
+    for (size_t h = (size_t)((u * 0x9E3779B97F4A7C15ull) >> 54);; h = (h + 1) & (SET_SLOTS - 1)) {
+        if (!(s->used[h / 64] >> (h % 64) & 1)) {
+            s->used[h / 64] |= 1ull << (h % 64);
+            s->slot[h] = u;
+            return 1;
+        }
+        if (s->slot[h] == u)
+            return 0;
+    }
+}
 
 /* The distinct units (bank words of 4 bytes, or sectors of 32) that lanes [from, to) of the
  * list touch, into units; returns how many, and the bytes asked for in *bytes. */
 static size_t units_of(const struct emu_lane_access *lanes, int n, int from, int to, uintptr_t unit,
                        uintptr_t *units, size_t *bytes)
 {
+    struct unit_set seen;
+    memset(seen.used, 0, sizeof seen.used);
     size_t nu = 0;
     *bytes = 0;
     for (int i = 0; i < n; i++) {
@@ -37,10 +43,11 @@ static size_t units_of(const struct emu_lane_access *lanes, int n, int from, int
             continue; /* an empty range touches nothing */
         for (uintptr_t u = lanes[i].addr / unit; u <= (lanes[i].addr + lanes[i].size - 1) / unit && nu < MAX_UNITS;
              u++)
-            units[nu++] = u;
+            if (set_add(&seen, u))
+                units[nu++] = u;
         *bytes += lanes[i].size;
     }
-    return unique(units, nu);
+    return nu;
 }
 
 /* Lanes n and n^step ask for the same address wherever both take part. */

@@ -95,6 +95,9 @@ struct emu_line_counts {
  * aligned to their size. A read of shared memory nobody wrote is not an error here: the
  * scheduler follows the value and judges where it goes. */
 void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc);
+/* The same for an access the scheduler knows lies in the block's shared memory (bounds checked),
+ * by thread `thread` after `epoch` warp operations: only what is left to check and log. */
+void emu_trace_shared_access(int thread, int epoch, const void *p, uint32_t size, int write, uintptr_t pc);
 /* An atomic read-modify-write of size bytes at p (the scheduler then does it): checked like any
  * access, recorded as an atomic read and write. */
 void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc);

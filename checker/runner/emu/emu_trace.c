@@ -218,6 +218,7 @@ static int bad_access(int kind, int is_write, uintptr_t pc, const char *buffer, 
 }
 
 static void record(const void *p, uint32_t size, int write, uintptr_t pc, int aligned);
+static void log_shared(const char *c, uint32_t size, int write, uintptr_t pc);
 static struct emu_line_counts *line_of(uintptr_t pc);
 
 void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc)
@@ -330,8 +331,42 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
     if (!shared && !global)
         check_outside(c, size, write, pc);
     /* Logged: shared accesses, for the race check (the scheduler prices every access itself). */
-    if (!shared)
+    if (shared)
+        log_shared(c, size, write, pc);
+}
+
+/* The race check's filter: a race needs a word that two threads touch between two barriers, one
+ * of them writing. Each word remembers its first thread in the interval and whether it was
+ * written or touched by another; an interval where no word is both is race-free and its logs are
+ * not searched (most are: a tile is written in one interval and read in the next). */
+#define MAX_SHARED_WORDS (228 * 1024 / 4) /* the most shared memory a block can have */
+enum { TOUCHED_BY_MANY = 1, WRITTEN = 2 };
+static struct {
+    uint32_t stamp[MAX_SHARED_WORDS]; /* the interval the word's entry is of */
+    uint16_t first[MAX_SHARED_WORDS]; /* its first thread in that interval */
+    uint8_t flags[MAX_SHARED_WORDS];
+    uint32_t now;
+    int suspect; /* a word of this interval is both: the logs are searched */
+} filter = {.now = 1};
+
+static inline void filter_word(size_t w, int write)
+{
+    if (filter.stamp[w] != filter.now) {
+        filter.stamp[w] = filter.now;
+        filter.first[w] = (uint16_t)tr.current;
+        filter.flags[w] = write ? WRITTEN : 0;
         return;
+    }
+    uint8_t f = filter.flags[w] | (write ? WRITTEN : 0) | (filter.first[w] != (uint16_t)tr.current ? TOUCHED_BY_MANY : 0);
+    filter.flags[w] = f;
+    filter.suspect |= f == (TOUCHED_BY_MANY | WRITTEN);
+}
+
+static void log_shared(const char *c, uint32_t size, int write, uintptr_t pc)
+{
+    size_t first = (size_t)(c - tr.shared_begin) / 4, last = (size_t)(c + size - 1 - tr.shared_begin) / 4;
+    for (size_t w = first; w <= last && w < MAX_SHARED_WORDS; w++)
+        filter_word(w, write || tr.atomic);
     struct log *l = &tr.logs[tr.current];
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
@@ -341,7 +376,7 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
         l->a = a;
         l->cap = cap;
     }
-    uint32_t op = shared ? (write ? SHARED_ST : SHARED_LD) : (write ? GLOBAL_ST : GLOBAL_LD);
+    uint32_t op = write ? SHARED_ST : SHARED_LD;
     uint32_t epoch = (uint32_t)tr.epoch < MAX_EPOCH ? (uint32_t)tr.epoch : MAX_EPOCH;
     l->a[l->n++] = (struct access){pc, (uintptr_t)c, size, op, (uint32_t)(tr.atomic != 0), epoch};
     tr.atomics_seen |= tr.atomic;
@@ -350,6 +385,18 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
 void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc)
 {
     record(p, size, write, pc, 1);
+}
+
+void emu_trace_shared_access(int thread, int epoch, const void *p, uint32_t size, int write, uintptr_t pc)
+{
+    const char *c = p;
+    tr.current = thread;
+    tr.epoch = epoch;
+    if (size > 1 && (uintptr_t)c % size && bad_access(EMU_MISALIGNED, write, pc, NULL, (long)((c - tr.shared_begin) / 4))) {
+        ba.bad.size = (int)size, ba.bad.misalignment = (int)((uintptr_t)c % size);
+        emu_stop_at_bad_access();
+    }
+    log_shared(c, size, write, pc);
 }
 
 static struct {
@@ -445,8 +492,6 @@ static struct emu_line_counts *line_of(uintptr_t pc)
  * atomic and the first plain access, and comparing every access with those three, finds a race
  * whenever there is one. The set is the whole interval for threads of different warps, and
  * one epoch of one warp for its lanes. */
-
-#define MAX_SHARED_WORDS (228 * 1024 / 4) /* the most shared memory a block can have */
 
 /* The first access of a kind to each word in the current set: its thread + 1 and code address;
  * stamp tells the set it belongs to, so that no array needs clearing between sets. */
@@ -570,8 +615,19 @@ int emu_trace_race(struct emu_race *race)
     return rc.found;
 }
 
+/* The next interval: no word of the filter is of it yet. */
+static void filter_next(void)
+{
+    filter.suspect = 0;
+    if (++filter.now == 0) {
+        memset(filter.stamp, 0, sizeof filter.stamp);
+        filter.now = 1;
+    }
+}
+
 void emu_trace_reset_races(void)
 {
+    filter_next();
     rc.found = 0;
     ba.found = 0;
     unset.found = 0;
@@ -580,7 +636,9 @@ void emu_trace_reset_races(void)
 void emu_trace_interval_end(int threads, int warp_size)
 {
     (void)warp_size;
-    check_races(threads);
+    if (filter.suspect)
+        check_races(threads);
+    filter_next();
     tr.atomics_seen = 0;
     if (tr.on)
         bursts.threads = threads;

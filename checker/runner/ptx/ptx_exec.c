@@ -28,6 +28,9 @@
 #include "ptx_exec.h"
 
 #define MAX_THREADS 1024
+/* l: each lane of the mask m, lowest first. */
+#define FOR_LANES(m, l)                                                                                           \
+    for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 #define MAX_WARPS (MAX_THREADS / 32)
 
 /* The launch's coordinates, which the tracer's sentences read (emu_report.c). */
@@ -475,7 +478,7 @@ static void price_warp(int insn, int write, int atomic)
  * while nothing is counted (the inputs are the launch's; the tracer logs no global access). */
 static inline int plain_input_read(const unsigned char *p, int bytes)
 {
-    if (X.counting || ((uintptr_t)p & (uintptr_t)(bytes >= 8 ? bytes - 1 : 0)))
+    if (X.counting || ((uintptr_t)p & (uintptr_t)(bytes - 1)))
         return 0;
     for (int i = 0; i < X.ninputs; i++)
         if (p >= X.inputs[i].begin && p + bytes <= X.inputs[i].end)
@@ -507,6 +510,143 @@ static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst,
     memcpy(dst, p, (size_t)(size * n));
     *landed = land;
     return 0;
+}
+
+/* The `size` bytes at p as a register's low bits (sizes the compiler can see: one load). */
+static inline uint64_t read_bytes(const unsigned char *p, int size)
+{
+    uint64_t v8;
+    uint32_t v4;
+    uint16_t v2;
+    switch (size) {
+    case 8: memcpy(&v8, p, 8); return v8;
+    case 4: memcpy(&v4, p, 4); return v4;
+    case 2: memcpy(&v2, p, 2); return v2;
+    default: return *p;
+    }
+}
+
+/* Whether every one of `bytes` shared-memory bytes whose state is at s was written (SET). */
+static inline int all_set(const unsigned char *s, int bytes)
+{
+    uint64_t v8, ones = 0x0101010101010101ull;
+    uint32_t v4;
+    switch (bytes) {
+    case 16: memcpy(&v8, s, 8); if (v8 != ones) return 0; memcpy(&v8, s + 8, 8); return v8 == ones;
+    case 8: memcpy(&v8, s, 8); return v8 == ones;
+    case 4: memcpy(&v4, s, 4); return v4 == (uint32_t)ones;
+    default:
+        for (int b = 0; b < bytes; b++)
+            if (s[b] != SET)
+                return 0;
+        return 1;
+    }
+}
+
+/* ld.shared for the lanes of exec, all of whose addresses lie inside the block's shared memory
+ * (else 0, and the general path says which lane strayed): the same checks, logs and marks as
+ * load(), without its search for where each lane's access lands. */
+static int load_shared(const struct ptx_insn *in, int i, int w, uint32_t exec)
+{
+    const struct ptx_operand *o = in->o;
+    int size = ptx_type_bytes(in->type), n = in->vec, bytes = size * n, first = w * 32;
+    uint64_t at[32];
+    FOR_LANES(exec, l) {
+        uint64_t a = (o[1].reg >= 0 ? *reg(o[1].reg, first + (int)l) : o[1].sym != -1 ? sym_address(&o[1]) : 0) +
+                     (uint64_t)o[1].imm;
+        if (a > X.shared_bytes || a + (uint64_t)bytes > X.shared_bytes)
+            return 0;
+        at[l] = a;
+    }
+    uint32_t marked[4] = {0};
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        const unsigned char *p = X.shared + at[l], *state = X.shared_state + at[l];
+        emu_trace_shared_access(t, X.epoch[t], p, (uint32_t)bytes, 0, (uintptr_t)i + 1);
+        if (X.counting && W.n[0] < 32)
+            W.lanes[0][W.n[0]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)bytes, (int)l};
+        int written = all_set(state, bytes);
+        for (int e = 0; !written && e < n; e++) {
+            int mk = 0;
+            for (int b = 0; b < size; b++)
+                mk |= state[e * size + b] != SET;
+            if (mk && state[e * size] == UNSET)
+                emu_trace_note_unset_read((uintptr_t)i + 1);
+            marked[e] |= (uint32_t)mk << l;
+        }
+        for (int e = 0; e < n; e++) {
+            uint64_t v = read_bytes(p + e * size, size);
+            int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
+            if (r >= 0)
+                *reg(r, t) = ptx_type_signed(in->type) ? extend(v, in->type) : v;
+        }
+    }
+    for (int e = 0; e < n; e++) {
+        int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
+        if (r >= 0)
+            set_marks(r, w, exec, marked[e]);
+    }
+    price_warp(i, 0, 0);
+    return 1;
+}
+
+/* ld.global of the lanes of exec when every one reads inside an input while nothing is counted:
+ * what the tracer would only let through (plain_input_read), so it is not asked; else 0. */
+static int load_inputs(const struct ptx_insn *in, int w, uint32_t exec)
+{
+    const struct ptx_operand *o = in->o;
+    int size = ptx_type_bytes(in->type), n = in->vec, first = w * 32;
+    const unsigned char *at[32];
+    if (X.counting)
+        return 0;
+    FOR_LANES(exec, l) {
+        uint64_t a = (o[1].reg >= 0 ? *reg(o[1].reg, first + (int)l) : 0) + (uint64_t)o[1].imm;
+        at[l] = (const unsigned char *)(uintptr_t)a;
+        if (o[1].sym != -1 || !plain_input_read(at[l], size * n))
+            return 0;
+    }
+    FOR_LANES(exec, l)
+        for (int e = 0; e < n; e++) {
+            uint64_t v = read_bytes(at[l] + e * size, size);
+            int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
+            if (r >= 0)
+                *reg(r, first + (int)l) = ptx_type_signed(in->type) ? extend(v, in->type) : v;
+        }
+    for (int e = 0; e < n; e++) {
+        int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
+        if (r >= 0)
+            set_marks(r, w, exec, 0);
+    }
+    return 1;
+}
+
+/* st.shared likewise (store()). */
+static int store_shared(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_t value_marks)
+{
+    const struct ptx_operand *o = in->o;
+    int size = ptx_type_bytes(in->type), n = in->vec, bytes = size * n, first = w * 32;
+    uint64_t at[32];
+    FOR_LANES(exec, l) {
+        uint64_t a = (o[0].reg >= 0 ? *reg(o[0].reg, first + (int)l) : o[0].sym != -1 ? sym_address(&o[0]) : 0) +
+                     (uint64_t)o[0].imm;
+        if (a > X.shared_bytes || a + (uint64_t)bytes > X.shared_bytes)
+            return 0;
+        at[l] = a;
+    }
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        unsigned char *p = X.shared + at[l];
+        emu_trace_shared_access(t, X.epoch[t], p, (uint32_t)bytes, 1, (uintptr_t)i + 1);
+        if (X.counting && W.n[0] < 32)
+            W.lanes[0][W.n[0]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)bytes, (int)l};
+        for (int e = 0; e < n; e++) {
+            uint64_t v = o[1].kind == K_VEC ? (o[1].vec[e] >= 0 ? *reg(o[1].vec[e], t) : 0) : val(&o[1], in->type, t);
+            memcpy(p + e * size, &v, (size_t)size);
+        }
+        memset(X.shared_state + at[l], (value_marks >> l) & 1 ? MARKED : SET, (size_t)bytes);
+    }
+    price_warp(i, 1, 0);
+    return 1;
 }
 
 static int store(int insn, int t, int sp, uint64_t a, int size, const void *src, int marked)
@@ -746,8 +886,6 @@ static uint32_t next_group(int w, int *pc, int *all)
     return m;
 }
 
-#define FOR_LANES(m, l)                                                                                           \
-    for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 
 /* ---- printf ---- */
 /* A kernel's printf (call vprintf): the format from the module's string literals, the arguments
@@ -862,10 +1000,19 @@ static inline void set_dep(const struct ptx_operand *d, int t, uint32_t s)
 static void follow_loads(const struct ptx_insn *in, int i, int w, uint32_t active, uint32_t exec)
 {
     int first = w * 32;
+    /* whether the instruction gives its first operand a value to follow */
+    int result = in->op == OP_LD || in->op == OP_ATOM ||
+                 (in->nops > 0 && in->op != OP_BRA && in->op != OP_BAR && in->op != OP_RET && in->op != OP_EXIT &&
+                  in->op != OP_ST && in->op != OP_RED);
     FOR_LANES(active, l) {
         int t = first + (int)l;
         int on = (exec >> l) & 1;
-        uint32_t guard = in->pred >= 0 && *dep(in->pred, t) > X.done[t] ? *dep(in->pred, t) : 0;
+        if (X.issued[t] == X.done[t]) { /* nothing in flight: nothing to wait for or derive from */
+            if (on && result)
+                set_dep(&in->o[0], t, 0);
+            continue;
+        }
+        uint32_t guard = in->pred >= 0 && X.issued[t] != X.done[t] && *dep(in->pred, t) > X.done[t] ? *dep(in->pred, t) : 0;
         switch (in->op) {
         case OP_BRA: /* on a loaded value, or back to the top of a loop */
             if (guard || (on && in->o[0].reg <= i))
@@ -886,7 +1033,7 @@ static void follow_loads(const struct ptx_insn *in, int i, int w, uint32_t activ
         default:
             if (on && in->nops > 0) { /* a result derives from the loads its operands derive from */
                 uint32_t s = guard;
-                for (int k = 1; k < in->nops; k++) {
+                for (int k = 1; X.issued[t] != X.done[t] && k < in->nops; k++) { /* (none in flight: none) */
                     uint32_t v = derives(&in->o[k], t);
                     s = v > s ? v : s;
                 }
@@ -901,6 +1048,153 @@ static void issue_load(int t, const struct ptx_operand *d, int bytes)
 {
     X.in_flight[t] += (uint32_t)bytes;
     set_dep(d, t, ++X.issued[t]);
+}
+
+/* ---- a warp with all 32 lanes on: whole columns at once ----
+ * Registers are stored [reg][thread], so one register of a warp's 32 lanes is 32 adjacent
+ * slots: the common instructions (address arithmetic, float math, comparisons, conversions)
+ * run as loops over columns, the type's switch taken once per instruction instead of once per
+ * lane. The results are the general path's, bit for bit. */
+
+/* Operand o of warp w's 32 lanes: a register's own column, or buf filled with its values. */
+static inline const uint64_t *column(const struct ptx_operand *o, int ty, int first, uint64_t *buf)
+{
+    if (o->kind == K_REG && !o->neg)
+        return reg(o->reg, first);
+    for (int l = 0; l < 32; l++)
+        buf[l] = val(o, ty, first + l);
+    return buf;
+}
+
+/* d = v extended by type ty (put() for a column). */
+static inline void put_column(uint64_t *d, const uint64_t *v, int ty)
+{
+    switch (ty) {
+    case T_B32: case T_U32: case T_F32:
+        for (int l = 0; l < 32; l++)
+            d[l] = v[l] & 0xffffffffu;
+        break;
+    case T_S32:
+        for (int l = 0; l < 32; l++)
+            d[l] = (uint64_t)(int64_t)(int32_t)v[l];
+        break;
+    case T_B64: case T_U64: case T_S64: case T_F64:
+        for (int l = 0; l < 32; l++)
+            d[l] = v[l];
+        break;
+    default:
+        for (int l = 0; l < 32; l++)
+            d[l] = extend(v[l], ty);
+    }
+}
+
+/* Instruction in for all 32 lanes of warp w, when it is one of the common plain ones; 0 when
+ * it is not (the general path runs it). */
+static int whole_warp(const struct ptx_insn *in, int w)
+{
+    const struct ptx_operand *o = in->o;
+    int ty = in->type, first = w * 32, bytes = ptx_type_bytes(ty);
+    if (in->nops < 2 || o[0].kind != K_REG || o[0].reg < 0 || (in->flags & F_SAT))
+        return 0;
+    uint64_t ba[32], bb[32], bc[32], r[32];
+    const uint64_t *a, *b, *c;
+    switch (in->op) {
+    case OP_MOV: case OP_CVT:
+        if (o[1].kind == K_VEC)
+            return 0;
+        a = column(&o[1], in->op == OP_CVT ? in->type2 : ty, first, ba);
+        if (in->op == OP_CVT)
+            for (int l = 0; l < 32; l++)
+                r[l] = convert(in, a[l]);
+        put_column(reg(o[0].reg, first), in->op == OP_CVT ? r : a, ty);
+        break;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR:
+        if (ty == T_F32 && !(in->flags & ~(F_FTZ)) && (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL)) {
+            a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb);
+            uint64_t *d = reg(o[0].reg, first);
+            for (int l = 0; l < 32; l++) {
+                float x = as_f(a[l]), y = as_f(b[l]);
+                d[l] = of_f(in->op == OP_ADD ? x + y : in->op == OP_SUB ? x - y : x * y);
+            }
+            break;
+        }
+        if (is_f(ty) || ty == T_PRED || (bytes != 4 && bytes != 8) || (in->flags & F_HI))
+            return 0;
+        if (in->flags & F_WIDE) { /* mul.wide.s32/u32: the 64-bit product */
+            if (in->op != OP_MUL || bytes != 4)
+                return 0;
+            a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb);
+            uint64_t *d = reg(o[0].reg, first);
+            if (ty == T_S32)
+                for (int l = 0; l < 32; l++)
+                    d[l] = (uint64_t)((int64_t)(int32_t)a[l] * (int64_t)(int32_t)b[l]);
+            else
+                for (int l = 0; l < 32; l++)
+                    d[l] = (a[l] & 0xffffffffu) * (b[l] & 0xffffffffu);
+            break;
+        }
+        a = column(&o[1], ty, first, ba);
+        b = column(&o[2], in->op == OP_SHL || in->op == OP_SHR ? T_U32 : ty, first, bb);
+        if (in->op == OP_SHR) {
+            for (int l = 0; l < 32; l++)
+                r[l] = int_binary(OP_SHR, in->flags, ty, a[l], b[l]);
+        } else {
+            uint64_t mask = bytes == 8 ? ~0ull : 0xffffffffull;
+            for (int l = 0; l < 32; l++) {
+                uint64_t x = a[l], y = b[l], n = y & 0xffffffffu;
+                switch (in->op) {
+                case OP_ADD: r[l] = (x + y) & mask; break;
+                case OP_SUB: r[l] = (x - y) & mask; break;
+                case OP_MUL: r[l] = (x * y) & mask; break;
+                case OP_AND: r[l] = x & y & mask; break;
+                case OP_OR: r[l] = (x | y) & mask; break;
+                case OP_XOR: r[l] = (x ^ y) & mask; break;
+                default: r[l] = n >= (uint64_t)(8 * bytes) ? 0 : (x << n) & mask;
+                }
+            }
+        }
+        put_column(reg(o[0].reg, first), r, ty);
+        break;
+    case OP_FMA: case OP_MAD:
+        if (ty == T_F32 && !(in->flags & ~(F_FTZ))) {
+            a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb), c = column(&o[3], ty, first, bc);
+            uint64_t *d = reg(o[0].reg, first);
+            for (int l = 0; l < 32; l++)
+                d[l] = of_f(fmaf(as_f(a[l]), as_f(b[l]), as_f(c[l])));
+            break;
+        }
+        if (in->op != OP_MAD || is_f(ty) || bytes != 4 || (in->flags & F_HI))
+            return 0;
+        if (in->flags & F_WIDE) { /* mad.wide.s32/u32: a 64-bit product plus a 64-bit addend */
+            a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb);
+            c = column(&o[3], ty == T_S32 ? T_S64 : T_U64, first, bc);
+            uint64_t *d = reg(o[0].reg, first);
+            if (ty == T_S32)
+                for (int l = 0; l < 32; l++)
+                    d[l] = (uint64_t)((int64_t)(int32_t)a[l] * (int64_t)(int32_t)b[l]) + c[l];
+            else
+                for (int l = 0; l < 32; l++)
+                    d[l] = (a[l] & 0xffffffffu) * (b[l] & 0xffffffffu) + c[l];
+            break;
+        }
+        a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb), c = column(&o[3], ty, first, bc);
+        for (int l = 0; l < 32; l++)
+            r[l] = ((a[l] * b[l]) & 0xffffffffu) + c[l];
+        put_column(reg(o[0].reg, first), r, ty);
+        break;
+    case OP_SETP:
+        if (in->boolop || ty == T_PRED)
+            return 0;
+        a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb);
+        for (int l = 0; l < 32; l++)
+            r[l] = (uint64_t)compare(in->cmp, ty, a[l], b[l]);
+        memcpy(reg(o[0].reg, first), r, sizeof r);
+        break;
+    default:
+        return 0;
+    }
+    set_marks(o[0].reg, w, ~0u, marks_of(in, 1, w, ~0u));
+    return 1;
 }
 
 /* Executes instruction i for the lanes of `active` (all at i) of warp w. Returns 0, or an
@@ -926,6 +1220,12 @@ static int step(int w, int i, uint32_t active)
     }
     if (X.counting)
         follow_loads(in, i, w, active, exec);
+    if (exec == ~0u && whole_warp(in, w)) {
+        int *pc = &X.pc[first];
+        for (int l = 0; l < 32; l++)
+            pc[l]++;
+        return 0;
+    }
     const struct ptx_operand *o = in->o;
     int ty = in->type;
     /* the common case: lanes that did not jump or stop go on to the next instruction */
@@ -998,6 +1298,9 @@ static int step(int w, int i, uint32_t active)
             value_used(i, first + __builtin_ctz(am), "uses as an address");
             exec &= ~am;
         }
+        if (!am && ((in->space == S_SHARED && load_shared(in, i, w, exec)) ||
+                    (in->space == S_GLOBAL && load_inputs(in, w, exec))))
+            break;
         uint32_t marked[4] = {0};
         FOR_LANES(exec, l) {
             int t = first + (int)l;
@@ -1034,6 +1337,8 @@ static int step(int w, int i, uint32_t active)
             exec &= ~am;
         }
         uint32_t vm = marks_of(in, 1, w, exec);
+        if (in->space == S_SHARED && !am && store_shared(in, i, w, exec, vm))
+            break;
         FOR_LANES(exec, l) {
             int t = first + (int)l;
             uint64_t a = (o[0].reg >= 0 ? *reg(o[0].reg, t) : o[0].sym != -1 ? sym_address(&o[0]) : 0) + (uint64_t)o[0].imm;
