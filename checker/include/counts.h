@@ -29,6 +29,7 @@ struct mem_counts {
 struct line_counts {
     char where[96]; /* file:line */
     struct op_counts op[MEM_OPS];
+    uint8_t atomic; /* its shared accesses are atomics (lanes on one word take a pass each) */
 };
 
 #endif

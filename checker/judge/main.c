@@ -179,7 +179,7 @@ static void case_speed(const struct check_case *c, uint64_t stream)
 
 static void case_counts(uint64_t stream)
 {
-    char why[700], sz[32];
+    char why[1600], sz[32];
     struct job_mem m = counted_job(1, stream, sz, sizeof sz);
     const struct gpu_report *rep = &m.job->rep;
     const char *names[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};

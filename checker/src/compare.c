@@ -146,7 +146,8 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
     if (c->never_written == total)
         return "every element still holds the NaN poison the output starts with: the kernel wrote nothing "
                "(is a TODO still open, or does every thread return before its store?), or it wrote values "
-               "computed from the output itself (C[i] += ... reads C before anything wrote it).";
+               "computed from the output itself (C[i] += ..., or atomicAdd(&C[i], ...), reads C before anything "
+               "wrote it).";
     if (in && in->got && in->input && equals(in->got, in->input, total, in->tol))
         return "the output equals the input, element for element: the kernel copied instead of "
                "transposing (row and column swapped in the store, or the tile read the way it was written?).";

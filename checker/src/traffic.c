@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const op_names[MEM_OPS] = {"shared loads", "shared stores", "global loads", "global stores"};
 
@@ -43,17 +44,27 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n)
             if (c->requests == 0)
                 continue;
             if (o == SHARED_LD || o == SHARED_ST) {
-                uint64_t extra = conflicts(c);
+                uint64_t extra = conflicts(c), ideal = c->ideal ? c->ideal : c->requests;
                 /* n-way: the wavefronts over the conflict-free ones (a float4 access needs 4 even then). */
-                double ways = (double)c->wavefronts / (double)(c->ideal ? c->ideal : c->requests);
-                if (extra)
+                double ways = (double)c->wavefronts / (double)ideal;
+                double per = (double)c->wavefronts / (double)c->requests, want = (double)ideal / (double)c->requests;
+                if (!extra)
+                    say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: no bank conflicts\n",
+                        lines[i].where, op_names[o], c->requests, c->wavefronts);
+                else if (lines[i].atomic)
+                    say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: %.1f per request where %.1f "
+                        "would do: these are atomics, and the lanes of one atomic on the same word (or bank) take a "
+                        "pass each\n",
+                        lines[i].where, op_names[o], c->requests, c->wavefronts, per, want);
+                else if (ideal > c->requests) /* wider than 4 bytes a lane: several passes even without conflicts */
+                    say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: %.1f per request where %.1f "
+                        "would do (%.0f-way bank conflicts)\n",
+                        lines[i].where, op_names[o], c->requests, c->wavefronts, per, want, ways);
+                else
                     say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: %.0f-way bank conflicts "
                         "(%.0f extra wavefront%s per request)\n",
                         lines[i].where, op_names[o], c->requests, c->wavefronts, ways, (double)extra / (double)c->requests,
                         extra == c->requests ? "" : "s");
-                else
-                    say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " wavefronts: no bank conflicts\n",
-                        lines[i].where, op_names[o], c->requests, c->wavefronts);
             } else {
                 say("    %-44s %s: %" PRIu64 " requests, %" PRIu64 " sectors (%.1f per request)\n", lines[i].where,
                     op_names[o], c->requests, c->wavefronts, (double)c->wavefronts / (double)c->requests);
@@ -71,40 +82,50 @@ double barriers_per_thread(const struct mem_counts *c)
     return c->threads ? (double)c->barrier_arrivals / (double)c->threads : 0.0;
 }
 
+/* Appends one broken rule to why ("...; and ..."). */
+static void broken(char *why, size_t len, const char *rule)
+{
+    size_t used = strlen(why);
+    if (used < len)
+        snprintf(why + used, len - used, "%s%s", used ? "; and " : "", rule);
+}
+
 int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,
                     char *why, size_t len)
 {
-    double max_sector_ratio = rules->max_sector_ratio;
+    char rule[600];
+    if (len)
+        why[0] = '\0';
     if (rules->no_conflicts && all_conflicts(student) > 0) {
-        snprintf(why, len, "%" PRIu64 " shared-memory bank conflicts where none are allowed", all_conflicts(student));
-        return -1;
+        snprintf(rule, sizeof rule, "%" PRIu64 " shared-memory bank conflicts where none are allowed", all_conflicts(student));
+        broken(why, len, rule);
     }
-    if (max_sector_ratio > 0) {
+    if (rules->max_sector_ratio > 0) {
         double ratio = sectors(baseline) ? (double)sectors(student) / (double)sectors(baseline) : 0.0;
-        if (ratio > max_sector_ratio) {
-            snprintf(why, len,
+        if (ratio > rules->max_sector_ratio) {
+            snprintf(rule, sizeof rule,
                      "%" PRIu64 " global memory sectors, %.2f of the baseline's %" PRIu64 ", where at most %.2f is allowed",
-                     sectors(student), ratio, sectors(baseline), max_sector_ratio);
-            return -1;
+                     sectors(student), ratio, sectors(baseline), rules->max_sector_ratio);
+            broken(why, len, rule);
         }
     }
     double burst = least_burst(student), want = rules->min_loaded_between_barriers;
     if (want > 0 && burst >= 0 && burst < want) {
-        snprintf(why, len,
+        snprintf(rule, sizeof rule,
                  "a thread has at most %.0f bytes of global loads in flight at once, where at least %.0f are "
                  "required: it uses each loaded value before it issues the next load (a loop the compiler keeps "
                  "rolled, an address that depends on a loaded value, or a barrier between the loads), so each load "
                  "waits for the one before",
                  burst, want);
-        return -1;
+        broken(why, len, rule);
     }
     double waits = barriers_per_thread(student);
     if (rules->max_barriers_per_thread > 0 && waits > rules->max_barriers_per_thread) {
-        snprintf(why, len,
+        snprintf(rule, sizeof rule,
                  "%.1f barriers per thread, where at most %.0f are allowed: every __syncthreads() stops the whole block "
                  "until its slowest warp arrives",
                  waits, rules->max_barriers_per_thread);
-        return -1;
+        broken(why, len, rule);
     }
-    return 0;
+    return len && why[0] ? -1 : 0;
 }

@@ -77,6 +77,19 @@ static void each_rule_fails_with_its_sentence(void **state)
     assert_says(why, "9.0 barriers per thread, where at most 4 are allowed");
 }
 
+/* A kernel that breaks two rules hears of both at once, not of one per fix. */
+static void every_broken_rule_at_once(void **state)
+{
+    (void)state;
+    char why[1200];
+    struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(1024, 1024, 4);
+    c.op[SHARED_LD].wavefronts = 64;
+    c.op[GLOBAL_LD].wavefronts = 256;
+    struct traffic_rules both = {1.0, 1, 0, 0};
+    assert_int_equal(traffic_verdict(&c, &base, &both, why, sizeof why), -1);
+    assert_says(why, "32 shared-memory bank conflicts where none are allowed; and 384 global memory sectors");
+}
+
 static void rules_kept_at_their_limits(void **state)
 {
     (void)state;
@@ -97,6 +110,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(derived_figures),
         cmocka_unit_test(each_rule_fails_with_its_sentence),
+        cmocka_unit_test(every_broken_rule_at_once),
         cmocka_unit_test(rules_kept_at_their_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,7 +44,7 @@ void emu_trace_reset_races(void);
 struct emu_bad_access {
     int kind; /* EMU_UNSET_SHARED_READ, EMU_OUT_OF_BOUNDS, EMU_INPUT_WRITE, EMU_MISALIGNED or
                * EMU_BLOCK_RACE */
-    int is_write;
+    int is_write; /* EMU_UNSET_OUTPUT_READ: by an atomic */
     int thread;
     uintptr_t pc;
     const char *buffer; /* the buffer's name (NULL: shared memory) */
@@ -86,6 +86,7 @@ const char *emu_error(void);
 struct emu_line_counts {
     uintptr_t pc;
     struct op_counts op[MEM_OPS];
+    uint8_t atomic; /* an atomic instruction */
 };
 
 

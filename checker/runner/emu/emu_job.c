@@ -98,6 +98,7 @@ static void name_lines(struct gpu_job *job, const struct emu_line_counts *lines,
             memset(&rep->lines[i], 0, sizeof rep->lines[i]);
             snprintf(rep->lines[rep->nlines++].where, sizeof rep->lines[i].where, "%.95s", where);
         }
+        rep->lines[i].atomic |= lines[p].atomic;
         for (int o = 0; o < MEM_OPS; o++) {
             rep->lines[i].op[o].requests += lines[p].op[o].requests;
             rep->lines[i].op[o].wavefronts += lines[p].op[o].wavefronts;

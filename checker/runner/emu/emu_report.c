@@ -33,6 +33,13 @@ int emu_report_bad_access(char *error, size_t len)
                  blockIdx.x, blockIdx.y, x, y, b.is_write ? "writes" : "reads", b.size, at, where,
                  (long)(b.misalignment), b.size);
     }
+    else if (b.kind == EMU_UNSET_OUTPUT_READ && b.is_write) /* an atomic */
+        snprintf(error, len,
+                 "block (%u,%u): thread (%u,%u) adds with an atomic into element %ld of its output %s (%s) before "
+                 "anything wrote it: an output starts with whatever the memory held (on a GPU, cudaMalloc does not "
+                 "clear it), and no block can clear it for the others (blocks run in no fixed order), so the sum "
+                 "starts from garbage; store each element once instead (its whole sum, from one block)",
+                 blockIdx.x, blockIdx.y, x, y, b.offset, b.buffer, where);
     else if (b.kind == EMU_UNSET_OUTPUT_READ)
         snprintf(error, len,
                  "block (%u,%u): thread (%u,%u) reads element %ld of its output %s (%s) before anything wrote it: "

@@ -314,8 +314,8 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
                 check_blocks(i, c, size, write, pc);
                 /* The output starts as POISON_BITS: one still there was never written. */
                 uint32_t v;
-                if (!write && !tr.atomic && size >= 4 && (memcpy(&v, c, sizeof v), v == POISON_BITS))
-                    bad_access(EMU_UNSET_OUTPUT_READ, 0, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
+                if (!write && size >= 4 && (memcpy(&v, c, sizeof v), v == POISON_BITS))
+                    bad_access(EMU_UNSET_OUTPUT_READ, tr.atomic, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
             }
             if (aligned && size > 1 && (uintptr_t)c % size &&
                 bad_access(EMU_MISALIGNED, write, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4))) {
@@ -443,6 +443,8 @@ void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_a
     struct op_counts c = {0, 0, 0};
     emu_price(lanes, n, op, &c); /* once, for the total and the line */
     struct emu_line_counts *l = line_of(pc);
+    if (l && atomic)
+        l->atomic = 1;
     struct op_counts *into[2] = {&tr.total.op[op], l ? &l->op[op] : NULL};
     for (int k = 0; k < 2; k++)
         if (into[k]) {
