@@ -70,6 +70,7 @@ const struct family family_matmul = {
     MATMUL_JUDGING,
     .output_tile = 32,
     .count_rows = 128, .count_cols = 128, /* 4 x 4 blocks of 8 tiles each, counted in about a second */
+    .grains = {{4, 8, 16, 32, 64}}, /* float4 to twice the launch's tile; square: the cols' are the rows' */
 };
 WB_FAMILY(family_matmul);
 
@@ -81,5 +82,6 @@ const struct family family_matmul_128 = {
     MATMUL_JUDGING,
     .output_tile = 128,
     .count_rows = 256, .count_cols = 256, /* 2 x 2 blocks, 32 K-steps of 8 */
+    .grains = {{4, 8, 16, 32, 64, 128}}, /* float4, the K-step, a thread's and a warp's tiles, the block's */
 };
 WB_FAMILY(family_matmul_128);

@@ -10,6 +10,8 @@ enum case_kind {
     CASE_SPEED,         /* correct, then timed against solution and baseline, then correct again;
                            in the emulator: correct, and the memory traffic counted against the rules */
     CASE_SHARED_BYTES,  /* the kernel's static shared memory is exactly `bytes` */
+    CASE_RESIDUES,      /* CASE_CORRECT at each shape the family's grains call for (residues.h):
+                           every residue class of the sizes, small enough for both judges */
     /* Added by the checker on a GPU, not declared by lessons (SANITIZE=1, PROFILE=1, make grade): */
     CASE_SANITIZER,     /* compute-sanitizer's racecheck, synccheck and memcheck find nothing */
     CASE_PROFILE,       /* Nsight Compute's counters obey the lesson's traffic rules, as ratios */
@@ -29,21 +31,23 @@ struct check_case {
 #define SPEED_N(n, pts) {"speed N=" #n, CASE_SPEED, n, n, 0, NULL, pts}
 #define CORRECT_RC(r, c, pts) {"correct " #r "x" #c, CASE_CORRECT, r, c, 0, NULL, pts}
 #define SPEED_RC(r, c, pts) {"speed " #r "x" #c, CASE_SPEED, r, c, 0, NULL, pts}
+#define RESIDUES(pts) {"correct at every residue class", CASE_RESIDUES, 0, 0, 0, NULL, pts}
 /* A rule of the lesson: worth nothing itself, but the speed case earns nothing while it fails. */
 #define SHARED_BYTES(b, why) {"shared memory is " #b " bytes", CASE_SHARED_BYTES, 0, 0, b, why, 0}
 
 /* The sizes every lesson of a family is checked at: tiny, one short of and one past the tile,
- * odd shapes that leave partial tiles at every edge, each case worth pts; and one large size,
- * worth nothing itself (the emulator leaves it to the GPU judge, and the points of a lesson are
- * the same in both judges) but, as every case, needed for the speed case's points.
+ * an odd shape that leaves partial tiles at every edge, every residue class the family's grains
+ * make (RESIDUES), each case worth pts; and one large size, worth nothing itself (the emulator
+ * leaves it to the GPU judge, and the points of a lesson are the same in both judges; its
+ * classes are among the residues) but, as every case, needed for the speed case's points.
  * Where the stub is already correct (it only needs to become faster), pts is 0: a case the
  * unchanged stub passes earns nothing (make test grades the stubs and demands 0 points). */
 #define MATMUL_CORRECTNESS(pts)                                                                   \
-    CORRECT_N(1, pts), CORRECT_N(31, pts), CORRECT_N(33, pts), CORRECT_N(100, pts), CORRECT_N(257, pts), \
+    CORRECT_N(1, pts), CORRECT_N(31, pts), CORRECT_N(33, pts), CORRECT_N(100, pts), RESIDUES(pts), \
         CORRECT_N(1000, 0)
 #define TRANSPOSE_CORRECTNESS(pts)                                                                    \
     CORRECT_RC(1, 1, pts), CORRECT_RC(31, 33, pts), CORRECT_RC(33, 31, pts), CORRECT_RC(100, 257, pts), \
-        CORRECT_RC(257, 100, pts), CORRECT_RC(4000, 3000, 0)
+        RESIDUES(pts), CORRECT_RC(4000, 3000, 0)
 
 struct lesson_spec {
     /* The speed case passes when baseline time / student time >= min_speedup, both measured

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "compare.h"
+#include "residues.h"
 
 struct family {
     const char *name;                 /* the registry's word */
@@ -51,6 +52,10 @@ struct family {
      * size memory traffic is counted at (every tile pattern shows there). */
     double (*work)(int rows, int cols);
     int count_rows, count_cols;
+    /* The tile edges a kernel may work in along the rows and along the cols (its launch's tile,
+     * smaller tiles, its vector width; ascending, 0-terminated): the RESIDUES case (check.h)
+     * covers every residue class they make (residues.h). */
+    int grains[2][MAX_GRAINS];
 };
 
 /* Each family file registers its descriptor: WB_FAMILY(family_matmul); the families are then

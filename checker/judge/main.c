@@ -73,6 +73,34 @@ static void case_correct(const struct check_case *c, uint64_t stream)
         case_fail("%s at %s", failure, sz);
 }
 
+/* The shapes of the RESIDUES case: every residue class of the family's grains (residues.h). */
+static int residue_cases(struct shape *shapes)
+{
+    const struct family *f = checking.lesson->family;
+    return residue_shapes(f->grains, f->nscalars == 1, shapes, MAX_RESIDUE_SHAPES);
+}
+
+/* Correct at each of those shapes, in turn; the first wrong one fails the case with its size. */
+static void case_residues(const struct check_case *c, uint64_t stream)
+{
+    struct shape shapes[MAX_RESIDUE_SHAPES];
+    int n = residue_cases(shapes);
+    char sz[32];
+    say("  Sizes:");
+    for (int i = 0; i < n; i++) {
+        struct check_case one = *c;
+        one.rows = shapes[i].rows, one.cols = shapes[i].cols;
+        say(" %s", size_text(&one, sz, sizeof sz));
+    }
+    say("\n");
+    for (int i = 0; i < n; i++) {
+        struct check_case one = *c;
+        one.kind = CASE_CORRECT;
+        one.rows = shapes[i].rows, one.cols = shapes[i].cols;
+        case_correct(&one, stream * 64 + (uint64_t)i + 1024); /* inputs of their own */
+    }
+}
+
 /* ---- speed ---- */
 
 /* Each kernel's throughput beside the family's yardstick doing the same work in the same run
@@ -276,12 +304,16 @@ static void run_case(void **state)
     int gate = c >= gate_cases && c < gate_cases + 2;
     uint64_t stream = gate ? gate_stream[c - gate_cases] : (uint64_t)(c - lesson.cases);
     if (checking.device.emulator && c->kind == CASE_CORRECT && case_work(c) > EMU_MAX_WORK) {
-        say("  Not run here: too large to emulate quickly; the GPU judge checks this size.\n");
+        say("  Not run here: too large to emulate quickly; the GPU judge checks this size. Its residue classes "
+            "are run here at smaller sizes (\"correct at every residue class\").\n");
         case_skip(RESULT_ELSEWHERE);
     }
     switch (c->kind) {
     case CASE_CORRECT:
         case_correct(c, stream);
+        break;
+    case CASE_RESIDUES:
+        case_residues(c, stream);
         break;
     case CASE_SPEED:
         if (checking.device.emulator)
@@ -475,6 +507,20 @@ static void describe(void)
         if (lesson.cases[i].kind == CASE_CORRECT)
             printf(" %s (%d)", size_text(&lesson.cases[i], sz, sizeof sz), lesson.cases[i].points);
     printf("\n");
+    for (size_t i = 0; i < lesson.ncases; i++)
+        if (lesson.cases[i].kind == CASE_RESIDUES) {
+            struct shape shapes[MAX_RESIDUE_SHAPES];
+            int n = residue_cases(shapes);
+            printf("    and at every residue class of the sizes (%d, together; the tile edges a kernel may use make\n"
+                   "    them):",
+                   lesson.cases[i].points);
+            for (int k = 0; k < n; k++) {
+                struct check_case one = lesson.cases[i];
+                one.rows = shapes[k].rows, one.cols = shapes[k].cols;
+                printf("%s%s", k % 10 ? " " : "\n      ", size_text(&one, sz, sizeof sz));
+            }
+            printf("\n");
+        }
     for (size_t i = 0; i < lesson.ncases; i++) {
         const struct check_case *c = &lesson.cases[i];
         if (c->kind == CASE_SPEED) {
