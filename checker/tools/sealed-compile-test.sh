@@ -2,7 +2,9 @@
 # The test of checker/tools/sealed-compile.sh: every attack that once worked on the grader's nvcc
 # (an #include of /etc/passwd or of the solution, a symlink to the solution, a constexpr loop, a
 # macro explosion, a huge table), each refused or stopped with its sentence and exit status, and
-# a look into the box itself. Also prints what a sealed compile costs, per lesson solution.
+# a look into the box itself; and the result cache (WB_SEALED_CACHE): a repeat is a hit, any
+# change a miss, a damaged entry compiled again, refusals still refused. Also prints what a sealed
+# compile costs, per lesson solution, and what a hit costs.
 #
 # Usage: checker/tools/sealed-compile-test.sh   (from anywhere; as root or as any user; ~1 min)
 # Needs nvcc, bwrap, and the lesson solutions (solutions/*/*.cu). Last line: "N passed, M failed".
@@ -130,6 +132,135 @@ expect "a file over 1 MiB" 2 '^work/big\.cu is 1048577 bytes, over the 1 MiB lim
 echo "$k" > work/mine.cu && ln work/mine.cu work/hard.cu
 expect "a hard link (two names for one file)" 2 '^work/hard\.cu has 2 names' "$sc" ptx work/hard.cu o.ptx
 
+echo "-- the result cache (WB_SEALED_CACHE)"
+entries() { find "$WB_SEALED_CACHE" -maxdepth 1 -name 'result-*' ! -name '*.tmp.*' | wc -l; }
+newest() { ls -t "$WB_SEALED_CACHE"/result-* | head -n 1; }
+# sc_run ARGS...: the script's output in $out, its status in $rc, its time in ms in $took.
+sc_run() { local t0; t0=$(ms); out=$("$sc" "$@" 2>&1); rc=$?; took=$(($(ms) - t0)); }
+# sc_best ARGS...: sc_run three times (the machine may be busy); $took the fastest, $rc and $out
+# the first unless a later run said otherwise (then $rc is "differs").
+sc_best() {
+  local best rc1 out1
+  sc_run "$@"
+  best=$took rc1=$rc out1=$out
+  for _ in 2 3; do
+    sc_run "$@"
+    [ $took -lt $best ] && best=$took
+    [ $rc = "$rc1" ] && [ "$out" = "$out1" ] || rc1=differs
+  done
+  took=$best rc=$rc1 out=$out1
+}
+# hit NAME OUT ARGS...: three more compiles into OUT; the fastest under 200 ms (nvcc alone takes
+# over 500) is a hit, and each must say what the last compile said ($out), with its status ($rc).
+hit() {
+  local name=$1 dest=$2 want=$rc said=$out
+  shift 2
+  sc_best "$@"
+  if [ "$rc" = "$want" ] && [ "$out" = "$said" ] && [ $took -lt 200 ] && { [ "$want" != 0 ] || cmp -s "$dest" "$dest.first"; }; then
+    ok "$name: a hit, $took ms (the miss: $miss ms), the same text, exit $want$([ "$want" = 0 ] && echo ", OUT byte-identical")"
+  else
+    bad "$name: $took ms (a hit takes < 200), exit $rc (the miss: $want), said: $out"
+  fi
+}
+cp "$sol" work/c.cu
+n=$(entries)
+sc_run ptx work/c.cu c.ptx
+miss=$took
+[ $rc = 0 ] && [ -z "$out" ] && [ "$(entries)" = $((n + 1)) ] && ok "a first compile is a miss, stored ($miss ms)" ||
+  bad "a first compile: exit $rc, $(entries) entries (before: $n): $out"
+mv c.ptx c.ptx.first
+hit "the same file again (another OUT)" c.ptx ptx work/c.cu c.ptx
+WB_SEALED_CACHE="" "$sc" ptx work/c.cu c0.ptx && cmp -s c0.ptx c.ptx && ok "the hit's ptx is that of a compile without the cache" ||
+  bad "the hit's ptx differs from an uncached compile's"
+rm -f c.ptx && (umask 027 && "$sc" ptx work/c.cu c.ptx) && [ "$(stat -c %a c.ptx)" = 640 ] &&
+  ok "a hit's OUT is made with the caller's umask (027: 640)" || bad "a hit's OUT has mode $(stat -c %a c.ptx 2>&1) under umask 027"
+# The text is made at replay, from the stored log: it names SRC as this call spells it.
+"$sc" ptx work/warn.cu o.ptx > /dev/null 2>&1
+sc_best ptx "$(pwd -P)/work/warn.cu" o.ptx
+[ $rc = 0 ] && [ $took -lt 200 ] && grep -q "^$(pwd -P)/work/warn\.cu:1: warning" <<<"$out" &&
+  ok "a hit names SRC as this call spells it (an absolute path: $took ms)" || bad "warn.cu by its absolute path: exit $rc, $took ms: $out"
+printf '%s\n' '__global__ void k(int *x) { x[0] = 7; }' > work/v.cu
+"$sc" ptx work/v.cu v7.ptx
+sed -i 's/= 7;/= 8;/' work/v.cu # one byte, the same size
+n=$(entries)
+sc_run ptx work/v.cu v8.ptx
+WB_SEALED_CACHE="" "$sc" ptx work/v.cu v8.fresh.ptx
+[ $rc = 0 ] && [ "$(entries)" = $((n + 1)) ] && grep -q '%r1, 8;' v8.ptx && cmp -s v8.ptx v8.fresh.ptx &&
+  ok "a one-byte change to the source is a miss ($took ms), its ptx new" || bad "a one-byte change: exit $rc, $took ms, entries $n -> $(entries)"
+n=$(entries)
+sc_run ptx work/c.cu c75.ptx -- -arch=sm_75
+miss=$took
+[ $rc = 0 ] && [ "$(entries)" = $((n + 1)) ] && grep -q '^\.target sm_75' c75.ptx && ok "another -arch is a miss ($took ms)" ||
+  bad "another -arch: exit $rc, $took ms, entries $n -> $(entries)"
+mv c75.ptx c75.ptx.first
+hit "another -arch again" c75.ptx ptx work/c.cu c75.ptx -- -arch=sm_75
+n=$(entries)
+sc_run cubin work/c.cu c.cubin -- -arch=sm_90
+miss=$took
+[ $rc = 0 ] && [ "$(entries)" = $((n + 1)) ] && mv c.cubin c.cubin.first && ok "a cubin: a miss ($took ms)" || bad "a cubin: exit $rc: $out"
+hit "the cubin again" c.cubin cubin work/c.cu c.cubin -- -arch=sm_90
+WB_SEALED_CACHE="" "$sc" cubin work/c.cu c0.cubin -- -arch=sm_90 && cmp -s c0.cubin c.cubin &&
+  ok "the hit's cubin is that of a compile without the cache" || bad "the hit's cubin differs from an uncached compile's"
+printf 'int a = 1\n%s\n' "$k" > work/e.cu
+n=$(entries)
+sc_run ptx work/e.cu e.ptx
+miss=$took
+[ $rc = 1 ] && grep -q '^work/e\.cu:[0-9]*: error' <<<"$out" && [ "$(entries)" = $((n + 1)) ] &&
+  ok "a compile error (exit 1, on a line of SRC) is stored" || bad "a compile error: exit $rc, entries $n -> $(entries): $out"
+echo stale > e.ptx
+hit "the compile error again" e.ptx ptx work/e.cu e.ptx
+[ ! -e e.ptx ] && ok "a replayed compile error leaves no OUT" || bad "a stale OUT survived a replayed compile error"
+# A corrupt entry is compiled again, and what it holds is never delivered.
+cp "$sol" work/d.cu
+"$sc" ptx work/d.cu d.ptx
+entry=$(newest)
+WB_SEALED_CACHE="" "$sc" ptx work/d.cu d.fresh.ptx
+printf '#' | dd of="$entry" bs=1 seek=$(($(stat -c %s "$entry") - 40)) conv=notrunc status=none
+sc_run ptx work/d.cu d.ptx
+[ $rc = 0 ] && [ $took -ge 300 ] && cmp -s d.ptx d.fresh.ptx && ok "an entry with a byte changed is compiled again ($took ms), OUT right" ||
+  bad "a changed entry: exit $rc, $took ms, $(cmp d.ptx d.fresh.ptx 2>&1)"
+truncate -s -100 "$entry"
+sc_run ptx work/d.cu d.ptx
+[ $rc = 0 ] && [ $took -ge 300 ] && cmp -s d.ptx d.fresh.ptx && ok "a truncated entry is compiled again ($took ms), OUT right" ||
+  bad "a truncated entry: exit $rc, $took ms, $(cmp d.ptx d.fresh.ptx 2>&1)"
+sc_best ptx work/d.cu d.ptx
+[ $rc = 0 ] && [ $took -lt 200 ] && cmp -s d.ptx d.fresh.ptx && ok "and stored again whole: a hit ($took ms)" || bad "after a repair: exit $rc, $took ms"
+# The same bytes under the same path, so the same key: refused all the same (step 1 runs first).
+echo "$k" > work/r.cu && "$sc" ptx work/r.cu o.ptx && mv work/r.cu work/r-target.cu && ln -s r-target.cu work/r.cu
+expect "a symbolic link where a stored file was (the same bytes)" 2 '^work/r\.cu is a symbolic link' "$sc" ptx work/r.cu o.ptx
+rm work/r.cu && mv work/r-target.cu work/r.cu && ln work/r.cu work/r2.cu
+expect "a second name for a stored file" 2 '^work/r\.cu has 2 names' "$sc" ptx work/r.cu o.ptx
+rm work/r2.cu
+sc_best ptx work/r.cu o.ptx
+[ $rc = 0 ] && [ $took -lt 200 ] && ok "(its entry was there all along: a hit once it is a file of its own, $took ms)" || bad "r.cu: exit $rc, $took ms"
+n=$(entries)
+expect "#include \"/etc/passwd\", a second call: refused again" 2 '^work/passwd\.cu:1: includes /etc/passwd' "$sc" ptx work/passwd.cu o.ptx
+expect "#include \"/etc/passwd\", a third call" 2 '^work/passwd\.cu:1: includes /etc/passwd' "$sc" ptx work/passwd.cu o.ptx
+[ "$(entries)" = "$n" ] && ok "a refused file leaves no entry" || bad "a refusal stored an entry ($n -> $(entries))"
+# make -j, or hand-ins graded at once: one file compiled by three at the same time.
+cp "$sol" work/p.cu
+pids=()
+for i in 1 2 3; do "$sc" ptx work/p.cu p$i.ptx > p$i.log 2>&1 & pids+=($!); done
+rcs=""
+for p in "${pids[@]}"; do wait "$p"; rcs+="$? "; done
+[ "$rcs" = "0 0 0 " ] && cmp -s p1.ptx p2.ptx && cmp -s p1.ptx p3.ptx && [ -z "$(cat p?.log)" ] &&
+  [ -z "$(find "$WB_SEALED_CACHE" -name '*.tmp.*')" ] && ok "three compiles of one file at once: all right, no temp file left" ||
+  bad "three at once: exits $rcs, $(cat p?.log)"
+sc_best ptx work/p.cu p4.ptx
+[ $rc = 0 ] && [ $took -lt 200 ] && cmp -s p1.ptx p4.ptx && ok "and then a hit ($took ms)" || bad "after three at once: exit $rc, $took ms"
+# Bounded: unused for 7 days, or past 2000 entries, the least recently used go (at a store).
+(cd "$WB_SEALED_CACHE" && touch -d '8 days ago' result-fake-old && touch -d '1 hour ago' result-fake-{0001..2000})
+echo "$k // bounded" > work/b.cu
+"$sc" ptx work/b.cu o.ptx
+sc_best ptx work/c.cu c.ptx
+[ ! -e "$WB_SEALED_CACHE/result-fake-old" ] && [ "$(entries)" = 2000 ] && [ ! -e "$WB_SEALED_CACHE/result-fake-0001" ] &&
+  [ $rc = 0 ] && [ $took -lt 200 ] && ok "7 days unused: dropped; over 2000: the least recently used dropped (c.cu still a hit, $took ms)" ||
+  bad "bounds: $(entries) entries, $(ls "$WB_SEALED_CACHE" | grep -c fake) fakes, c.cu: exit $rc, $took ms"
+rm -f "$WB_SEALED_CACHE"/result-fake-*
+expect "a cache folder the box would show is refused" 4 'WB_SEALED_CACHE \(/usr/share/wb-sealed-cache\) lies where the compiler' \
+  env WB_SEALED_CACHE=/usr/share/wb-sealed-cache "$sc" ptx work/c.cu o.ptx
+expect "a cache folder that cannot be made is no error" 0 '^$' env WB_SEALED_CACHE=/dev/null/cache "$sc" ptx work/c.cu o.ptx
+
 echo "-- limits, each named"
 cat > work/burn.cu <<'EOF'
 // Each instantiation spends ~0.1 s of constexpr evaluation (just under the front end's own
@@ -188,10 +319,10 @@ sleep 0.5
 echo "-- inside the box"
 box() { WB_SEALED_DEBUG_CMD=$1 "$sc" ptx "$sol" o.ptx 2>&1; }
 # /etc may hold links made again on the way to the toolkit (/etc/alternatives/cuda), nothing else.
-out=$(box 'ls -A / | tr "\n" " "; echo; for d in /work /root /home /run /var /mnt /opt '"$root"'; do ls -d $d 2>/dev/null; done;
+out=$(box 'ls -A / | tr "\n" " "; echo; for d in /work /root /home /run /var /mnt /opt '"$root"' '"$WB_SEALED_CACHE"'; do ls -d $d 2>/dev/null; done;
   find /etc ! -type d ! -type l 2>/dev/null | tr "\n" " "; echo; ls -A /box')
 tops=$(head -n 1 <<<"$out")
-[ -z "$(sed -n 2p <<<"$out")" ] && ok "no /work /root /home /run /var /mnt /opt, no project tree, no file in /etc (/ holds: $tops)" ||
+[ -z "$(sed -n 2p <<<"$out")" ] && ok "no /work /root /home /run /var /mnt /opt, no project tree, no cache, no file in /etc (/ holds: $tops)" ||
   bad "visible in the box: $(sed -n 2p <<<"$out")"
 [ "$(sed -n 3p <<<"$out")" = kernel.cu ] && ok "/box holds the copy alone" || bad "/box holds: $(sed -n '3,$p' <<<"$out")"
 out=$(box 'cat /etc/passwd '"$sol"' 2>&1 | head -c 300; echo; touch /usr/x /tmp/x 2>&1')

@@ -19,10 +19,27 @@
 # rlimits that bind every process nvcc starts; and nvcc's own account of the files it read
 # (-MD) refuses any #include.
 #
+# The result cache (WB_SEALED_CACHE): make test compiles the same files again and again in other
+# build folders, ~1.1 s each. An entry holds one sealed compile's outcome: exit 0 (the compiler's
+# log and the product) or a compile error (exit 1 whose log names an error at a line of SRC),
+# under the sha256 of everything that decides it: the mode and extra flags, the bytes of the
+# private copy that is compiled, SRC's path as the product names it, the toolchain (nvcc's
+# resolved path and --version; size and time of nvcc, cudafe++, cicc, ptxas, gcc and of every
+# header a compile may read), the limits, and this script's own sha256. A hit replays the status, the text (the same log through the same
+# filter) and the product byte for byte, with no compiler run. It is safe: the step-1 refusals run
+# on every call first; an entry exists only for bytes that passed the #include check under the
+# same flags and toolchain, so its product holds nothing but what that checked compile read; the
+# cache is written only here, by the grader, never in the box, which cannot see it (a folder the
+# box would show is refused). Not stored: refusals, limits and the grader's problems (exit 2-4),
+# an exit 1 that names no line of SRC (nvcc fatal, a full disk: the moment's, not the file's),
+# an unsealed compile. Entries are written whole (temp file + mv), used only when their stored
+# sha256 matches (else compiled again), and dropped 7 days after their last use, 2000 at most.
+#
 # Environment (all optional):
 #   NVCC                the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc)
-#   WB_SEALED_CACHE     a folder for the dependency list of an empty file, one per toolkit and
-#                       flag set (e.g. build/sealed-cache); unset: computed on each call (+0.45 s)
+#   WB_SEALED_CACHE     a folder (e.g. build/sealed-cache) for the result cache above and the
+#                       dependency list of an empty file, one per toolkit and flag set; unset or
+#                       empty: every call compiles, and computes that list (+0.45 s)
 #   WB_SEALED_CPU_S     CPU seconds per compiler process (60)
 #   WB_SEALED_MEM_MB    address space per process in MiB (4096)
 #   WB_SEALED_FSIZE_MB  largest file the compiler may write, in MiB (16)
@@ -375,6 +392,12 @@ baseline() {
     from_cache=1
     return
   fi
+  # Made once per call (where the cache cannot keep it, the result cache's key needs it too).
+  if [ -s "$T/baseline" ] && [ "${1:-}" != fresh ]; then
+    cat "$T/baseline"
+    from_cache=0
+    return
+  fi
   from_cache=0
   local base=$T/base
   rm -rf "$base" && mkdir "$base" && : > "$base/kernel.cu"
@@ -416,6 +439,109 @@ if [ -n "${WB_SEALED_DEBUG_CMD:-}" ]; then # the test looks into the box through
   exit $rc
 fi
 
+# ---- the result cache (the header says what it holds and why a hit is safe) ----------------
+CACHE_DAYS=7 CACHE_MAX=2000
+CACHE_ENTRY_MAX=$((1024 * 1024)) # an honest entry is < 100 KB: 2000 of them stay under 2 GiB
+# An entry, result-KEY: a line "wb-sealed-result-1 STATUS LOGLEN PRODUCTLEN SHA256", then the
+# compiler's log (what show_log reads) and the product; SHA256 is that of all after the line.
+# The log, not show_log's text, is kept: SRC as this call spells it is put in at replay.
+cache="" key=""
+if [ -n "${WB_SEALED_CACHE:-}" ] && [ $sealed = 1 ]; then
+  cache=$WB_SEALED_CACHE
+  # The box shows /usr, /bin, /lib* and the toolkit: a cache there would be the compiler's to read.
+  cache_real=$(realpath -m -- "$cache")
+  if ! outside "$cache_real" || [[ $cache_real/ == "$toolkit"/* ]]; then
+    say "sealed-compile: WB_SEALED_CACHE ($cache) lies where the compiler's box can see it: put it elsewhere (e.g. build/sealed-cache)" >&2
+    exit 4
+  fi
+  # Every file a compile reads but SRC, by size and time: the tools nvcc runs (gcc
+  # preprocesses), and the headers an empty file's compile reads (any other is refused as an
+  # #include; they name lines in the messages, and their code can be in the product).
+  stamp=$(stat -L -c '%n %s %Y' -- "$(readlink -f -- "$NVCC")" "$toolkit/bin/cudafe++" "$toolkit/nvvm/bin/cicc" \
+    "$toolkit/bin/ptxas" "$(PATH=$toolkit/bin:/usr/local/bin:/usr/bin:/bin command -v gcc)" 2>/dev/null)
+  baseline > "$T/base.list"
+  headers=$(LC_ALL=C xargs -r -d '\n' stat -L -c '%n %s %Y' -- < "$T/base.list" 2>/dev/null)
+  # nvcc --version, run once per tool stamp. The stamp is in the key too: a damaged file cannot
+  # make two toolchains one.
+  sum=$(sha256sum <<< "$stamp")
+  idfile=$cache/toolchain-${sum:0:32}.id
+  if plain "$idfile" && [ -s "$idfile" ]; then
+    ident=$(< "$idfile")
+  elif ident=$("$NVCC" --version 2>&1); then
+    (umask "$caller_umask" && mkdir -p -- "$cache" && printf '%s\n' "$ident" > "$idfile.tmp.$$" && mv -f -- "$idfile.tmp.$$" "$idfile") 2>/dev/null
+  else
+    cache=""
+  fi
+  # This script's sha256: new rules make every entry a miss.
+  self=$(sha256sum < "${BASH_SOURCE[0]}") || cache=""
+  # NUL ends each field (no argument can hold one) and the source comes last: one encoding
+  # per input. SRC as spelt is not in it (only the text names it, and that is made at replay).
+  key=$( { printf '%s\0' wb-sealed-result-1 "$mode" "${#extra[@]}" "${extra[@]}" "$abs_src" "$stamp" "$headers" "$ident" \
+    "$self" "$CPU_S $MEM_MB $FSIZE_MB $WALL_S $NPROC"; cat -- "$copy"; } | sha256sum) || cache=""
+  key=${key:0:64}
+fi
+
+# A verified entry: $T/log, $T/hit.product (exit 0) and hit_status; else false.
+cache_get() {
+  local entry=$cache/result-$key line st llen plen sum
+  # One read of the entry (mv replaces it whole), then checked as our own copy.
+  plain "$entry" && cat -- "$entry" > "$T/hit" 2>/dev/null || return 1
+  IFS= read -r line < "$T/hit" || return 1
+  read -r _ st llen plen sum <<< "$line"
+  [[ $st =~ ^[01]$ && $llen =~ ^[0-9]{1,8}$ && $plen =~ ^[0-9]{1,8}$ && $sum =~ ^[0-9a-f]{64}$ ]] &&
+    [ "$line" = "wb-sealed-result-1 $st $llen $plen $sum" ] || return 1
+  { [ "$st" = 0 ] && [ "$plen" -gt 0 ]; } || { [ "$st" = 1 ] && [ "$plen" = 0 ]; } || return 1
+  tail -c +$((${#line} + 2)) "$T/hit" > "$T/hit.body" &&
+    [ "$(stat -c %s "$T/hit.body")" = $((llen + plen)) ] &&
+    [ "$(sha256sum < "$T/hit.body")" = "$sum  -" ] || return 1
+  head -c "$llen" "$T/hit.body" > "$T/log" || return 1
+  [ "$st" = 1 ] || tail -c "$plen" "$T/hit.body" > "$T/hit.product" || return 1
+  touch -c -- "$entry" 2>/dev/null # its last use, for pruning
+  hit_status=$st
+}
+# cache_put STATUS [PRODUCT]: $T/log (and PRODUCT) as the entry for key. Failing to is no error.
+cache_put() {
+  [ -n "$cache" ] || return 0
+  # An exit 1 is kept only where the compiler put an error on a line of SRC: that is the file's.
+  [ "$1" = 0 ] || LC_ALL=C grep -Eq "^${in_src//./\\.}(\([0-9]+\)|:[0-9]+(:[0-9]+)?): ([a-z]+ )?error" "$T/log" || return 0
+  local body=$T/put.body llen size sum tmp=$cache/result-$key.tmp.$$
+  cat -- "$T/log" ${2:+"$2"} > "$body" || return 0
+  llen=$(stat -c %s "$T/log") size=$(stat -c %s "$body")
+  [ "$size" -le $CACHE_ENTRY_MAX ] || return 0
+  sum=$(sha256sum < "$body")
+  # Shared like any build output (the caller's umask); the temp file in the same folder makes
+  # the mv one rename: a reader sees no entry or a whole one.
+  (umask "$caller_umask" && mkdir -p -- "$cache" &&
+    { printf 'wb-sealed-result-1 %s %s %s %s\n' "$1" "$llen" $((size - llen)) "${sum:0:64}" && cat -- "$body"; } > "$tmp" &&
+    mv -f -- "$tmp" "$cache/result-$key") 2>/dev/null || rm -f -- "$tmp" 2>/dev/null
+  # Bounded, at the cost of a listing per miss: unused for CACHE_DAYS, and all but the
+  # CACHE_MAX last used; a temp file an interrupted call left, after an hour.
+  (cd -- "$cache" && find . -maxdepth 1 -type f \( -name '*.tmp.*' -mmin +60 -o \
+    -name 'result-*' ! -name '*.tmp.*' -mmin +$((CACHE_DAYS * 24 * 60)) \) -delete &&
+    find . -maxdepth 1 -type f -name 'result-*' ! -name '*.tmp.*' -printf '%T@ %f\n' | sort -n |
+    head -n -$CACHE_MAX | cut -d ' ' -f 2 | xargs -r rm -f --) 2>/dev/null
+  return 0
+}
+# OUT from PRODUCT, made as the caller's umask makes files; then exit 0.
+deliver() {
+  rm -f -- "$out.tmp" && (umask "$caller_umask" && cat -- "$1" > "$out.tmp") && mv -f -- "$out.tmp" "$out" ||
+    { say "sealed-compile: cannot write $out" >&2; exit 4; }
+  exit 0
+}
+compile_error() { show_log; cache_put 1; exit 1; }
+
+# A hit never bypasses a check. The step-1 refusals (link, hard link, size, not a file) have run
+# on this call. The #include check is nvcc's list of what it read, and that is decided by the
+# bytes, the flags and the toolchain, all in the key: an entry's bytes passed it (a refusal
+# stores nothing), so the same bytes would pass again. (A file that tests for a header with
+# __has_include could compile otherwise once a new header appears under /usr; its entry is still
+# a checked compile's, and the box shows nothing but the toolkit and /usr, never the grader's.)
+if [ -n "$cache" ] && cache_get; then
+  show_log
+  [ "$hit_status" = 0 ] || exit 1
+  deliver "$T/hit.product"
+fi
+
 wall_left=$((WALL_S - (SECONDS - start)))
 [ $wall_left -gt 0 ] || wall_left=1
 # Step 1: the .cu to PTX, and the list of files read (-MD). For a cubin, PTX first too: nvcc
@@ -446,8 +572,7 @@ if [ $status1 != 0 ] || ! plain "$box/kernel.ptx"; then
   # A failure that names no line of SRC ("nvcc fatal: ..."): if an empty file fails the same
   # way, the box or the toolkit is broken, and baseline says so (exit 4).
   grep -q "^${in_src//./\\.}" "$T/log" || { baseline fresh > /dev/null; printf '%s\n' "$log1" > "$T/log"; }
-  show_log
-  exit 1
+  compile_error
 fi
 # ptx: `.file 1 "/box/kernel.cu"` as SRC where it lies.
 LC_ALL=C awk -v from="\"$in_src\"" -v to="\"$abs_src\"" '
@@ -463,12 +588,11 @@ if [ "$mode" = cubin ]; then
   # The warnings of both steps, in order.
   printf '%s\n%s\n' "$log1" "$log2" | sed '/^$/d' > "$T/log"
   if [ $rc != 0 ] || ! plain "$box/kernel.cubin"; then
-    show_log
-    exit 1
+    compile_error
   fi
   product=$box/kernel.cubin
 fi
 show_log
 plain "$product" && [ -s "$product" ] || { say "sealed-compile: nvcc reported success but wrote no $mode" >&2; exit 4; }
-rm -f -- "$out.tmp" && (umask "$caller_umask" && cat "$product" > "$out.tmp") && mv -f -- "$out.tmp" "$out" || { say "sealed-compile: cannot write $out" >&2; exit 4; }
-exit 0
+cache_put 0 "$product"
+deliver "$product"
