@@ -68,6 +68,7 @@ const struct family family_reduce = {
     .output_is_sum = 1,
     .work = work,
     .count_rows = 16, .count_cols = 4096, /* 256 blocks */
+    .count_draw = {{1, 8, 24}, {SLICE, 8, 24}},
     .grains = {{4}, {4, 32, SLICE}}, /* rows: any; cols: float4, a warp, the block's slice */
 };
 WB_FAMILY(family_reduce);

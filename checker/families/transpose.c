@@ -60,6 +60,7 @@ const struct family family_transpose = {
     .block_x = 32, .block_y = 32, .tile_x = 32, .tile_y = 32,
     TRANSPOSE_JUDGING,
     .count_rows = 256, .count_cols = 256, /* 8 x 8 tiles */
+    .count_draw = {{32, 4, 12}, {32, 4, 12}},
     .grains = {{4, 8, 16, 32, 64}, {4, 8, 16, 32, 64}}, /* float4 to twice the launch's tile */
 };
 WB_FAMILY(family_transpose);
@@ -71,6 +72,7 @@ const struct family family_transpose_32x8 = {
     .block_x = 32, .block_y = 8, .tile_x = 32, .tile_y = 32,
     TRANSPOSE_JUDGING,
     .count_rows = 256, .count_cols = 256,
+    .count_draw = {{32, 4, 12}, {32, 4, 12}},
     .grains = {{4, 8, 16, 32, 64}, {4, 8, 16, 32, 64}},
 };
 WB_FAMILY(family_transpose_32x8);

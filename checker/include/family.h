@@ -52,6 +52,11 @@ struct family {
      * size memory traffic is counted at (every tile pattern shows there). */
     double (*work)(int rows, int cols);
     int count_rows, count_cols;
+    /* ... and a second size, drawn from the run's seed so that no kernel can expect it: each
+     * dimension step * k for k in [lo, hi], never the fixed size (a square family: the rows'). */
+    struct count_draw {
+        int step, lo, hi;
+    } count_draw[2];
     /* The tile edges a kernel may work in along the rows and along the cols (its launch's tile,
      * smaller tiles, its vector width; ascending, 0-terminated): the RESIDUES case (check.h)
      * covers every residue class they make (residues.h). */

@@ -117,7 +117,10 @@ int judge_output(struct gpu_job *job, const float *got, const char *when);
 int judge_guards(const struct gpu_job *job);
 /* The kernels run at the size traffic is counted at (its text in sz), the emulator counting
  * when `count`; fails the current test unless the student's output is right there. */
-struct job_mem counted_job(int count, uint64_t stream, char *sz, size_t szlen);
+struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size_t szlen);
+/* The size memory traffic is counted at: the family's own, or (drawn) the second one this run's
+ * seed draws (family.h), which no kernel can expect. */
+void count_size(int drawn, int *rows, int *cols);
 
 /* ---- tools.c ---- */
 void case_sanitizer(const struct check_case *c, uint64_t stream);

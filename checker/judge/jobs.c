@@ -55,7 +55,7 @@ void say(const char *fmt, ...)
 
 void case_fail(const char *fmt, ...)
 {
-    char why[1600];
+    char why[2400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "check_run.h"
+#include "rng.h"
 #include "compare.h"
 #include "reference.h"
 
@@ -152,12 +153,31 @@ int judge_guards(const struct gpu_job *job)
 /* The kernels run at the size memory traffic is counted at (sz receives it), the emulator
  * counting when `count`; fails the case unless the student's output is right there, since the
  * traffic of a kernel that does not do the work means nothing. */
-struct job_mem counted_job(int count, uint64_t stream, char *sz, size_t szlen)
+void count_size(int drawn, int *rows, int *cols)
+{
+    const struct family *f = checking.lesson->family;
+    *rows = f->count_rows, *cols = f->count_cols;
+    if (!drawn)
+        return;
+    struct rng r;
+    rng_seed(&r, checking.seed, 0x636f756e74ull); /* a stream no case's inputs use */
+    int square = f->nscalars == 1;
+    for (int tries = 0; tries < 64 && *rows == f->count_rows && *cols == f->count_cols; tries++)
+        for (int d = 0; d < (square ? 1 : 2); d++) {
+            const struct count_draw *c = &f->count_draw[d];
+            int *v = d ? cols : rows;
+            if (c->step > 0 && c->hi >= c->lo)
+                *v = c->step * (c->lo + (int)(rng_next(&r) % (uint64_t)(c->hi - c->lo + 1)));
+        }
+    if (square)
+        *cols = *rows;
+}
+
+struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size_t szlen)
 {
     char why[700], when[96];
     struct check_case sized = {0};
-    sized.rows = checking.lesson->family->count_rows;
-    sized.cols = checking.lesson->family->count_cols;
+    count_size(drawn, &sized.rows, &sized.cols);
     size_text(&sized, sz, szlen);
     struct job_mem m = job_create(sized.rows, sized.cols, 1, 0);
     if (!m.job)

@@ -205,10 +205,12 @@ static void case_speed(const struct check_case *c, uint64_t stream)
 
 /* ---- memory traffic (the emulator's replacement for timing) ---- */
 
-static void case_counts(uint64_t stream)
+/* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
+ * into why (empty: none). */
+static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct mem_counts *solution)
 {
-    char why[1600], sz[32];
-    struct job_mem m = counted_job(1, stream, sz, sizeof sz);
+    char sz[32];
+    struct job_mem m = counted_job(1, drawn, stream, sz, sizeof sz);
     const struct gpu_report *rep = &m.job->rep;
     const char *names[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
     const char *labels[ROLE_COUNT];
@@ -225,7 +227,9 @@ static void case_counts(uint64_t stream)
     traffic_lines(say, rep->lines, rep->nlines);
     const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_between_barriers,
                                         lesson.max_barriers_per_thread};
-    int bad = traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, why, sizeof why);
+    char broken[1400];
+    if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, broken, sizeof broken))
+        snprintf(why + strlen(why), len - strlen(why), "%sat %s: %s", *why ? "; " : "", sz, broken);
     if (lesson.min_loaded_between_barriers > 0) {
         say("  Global bytes the least busy thread has in flight at once (loads issued before it must wait for one):\n");
         /* (Threads that load nothing at all are left out: idle threads are for timing to judge.) */
@@ -237,8 +241,24 @@ static void case_counts(uint64_t stream)
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.1f\n", labels[i], barriers_per_thread(&shown[i]));
     }
-    struct mem_counts solution = rep->counts[ROLE_SOLUTION];
+    *solution = rep->counts[ROLE_SOLUTION];
     job_free(&m);
+}
+
+/* The emulator's speed case: the traffic rules at the family's counting size and at a size drawn
+ * from the seed, which no kernel can expect (one that behaves only at a size it knows breaks the
+ * rules at the other). */
+static void case_counts(uint64_t stream)
+{
+    char why[2400] = "";
+    struct mem_counts solution, unused;
+    counts_at(0, stream, why, sizeof why, &solution);
+    /* At the drawn size only what the rules need: the student's kernel and the baseline, the
+     * output judged against the CPU's reference alone (as in a handout, which has no solution). */
+    int had = checking.have_solution;
+    checking.have_solution = 0;
+    counts_at(1, stream + 1, why, sizeof why, &unused);
+    checking.have_solution = had;
     if (lesson.max_sector_ratio > 0)
         say("  Required: global memory sectors at most %.2f of the baseline's.\n", lesson.max_sector_ratio);
     if (lesson.no_bank_conflicts && solution_present())
@@ -251,7 +271,7 @@ static void case_counts(uint64_t stream)
             lesson.min_loaded_between_barriers);
     if (lesson.max_barriers_per_thread > 0)
         say("  Required: at most %.0f barriers per thread.\n", lesson.max_barriers_per_thread);
-    if (bad)
+    if (*why)
         case_fail("%s", why);
 }
 
@@ -459,11 +479,16 @@ static int points_agree(void)
     return sum == checking.lesson->points;
 }
 
-/* The size memory traffic is counted at, as text. */
+/* The sizes memory traffic is counted at, as text: the family's, and the one the seed draws. */
 static const char *counting_size(char *buf, size_t len)
 {
     const struct family *f = checking.lesson->family;
-    return f->size_text(f->count_rows, f->count_cols, buf, len);
+    char fixed[32], drawn[32];
+    int rows, cols;
+    count_size(1, &rows, &cols);
+    snprintf(buf, len, "%s and %s", f->size_text(f->count_rows, f->count_cols, fixed, sizeof fixed),
+             f->size_text(rows, cols, drawn, sizeof drawn));
+    return buf;
 }
 
 /* The cases the GPU's tools add (SANITIZE=1, PROFILE=1): compute-sanitizer at the first
@@ -530,6 +555,20 @@ static void describe(void)
             if (lesson.min_limit_share > 0)
                 printf("      and at least %.0f%% of the throughput of %s doing the same work, timed in the same run\n",
                        100 * lesson.min_limit_share, checking.lesson->family->limit.routine);
+            const struct family *f = checking.lesson->family;
+            char fixed[32];
+            printf("    in the emulator, memory traffic counted at %s and at a second size (",
+                   f->size_text(f->count_rows, f->count_cols, fixed, sizeof fixed));
+            for (int k = 0; k < (f->nscalars == 1 ? 1 : 2); k++) {
+                const struct count_draw *d = &f->count_draw[k];
+                const char *dim = f->nscalars == 1 ? "N" : k ? "; cols" : "rows";
+                if (d->lo == d->hi)
+                    printf("%s = %d", dim, d->step * d->lo);
+                else
+                    printf("%s drawn from the run's seed: a multiple of %d from %d to %d", dim, d->step,
+                           d->step * d->lo, d->step * d->hi);
+            }
+            printf("),\n      the same rules at both:\n");
             if (lesson.max_sector_ratio > 0)
                 printf("    in the emulator: global memory sectors at most %.2f of that kernel's\n", lesson.max_sector_ratio);
             if (lesson.no_bank_conflicts)

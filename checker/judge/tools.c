@@ -188,18 +188,14 @@ void explain_wrong(const struct check_case *c, uint64_t stream)
             "at the edges, whatever the diagnosis above says.\n");
 }
 
-void case_profile(uint64_t stream)
+/* Nsight Compute's counters at one of the two counting sizes (drawn: the seed's), shown; 1 when
+ * they break the lesson's traffic rule (its size in sz), -1 when they could not be read (why). */
+static int profile_at(const char *ncu, int drawn, uint64_t stream, char *sz, size_t szlen, char *why, size_t len)
 {
-    char ncu[1024], sz[32], why[700];
-    if (!find_tool("WB_NCU", "ncu", ncu, sizeof ncu)) {
-        say("  Skipped, not passed: Nsight Compute (ncu) was not found (it comes with the CUDA Toolkit; "
-            "WB_NCU=path names it).\n");
-        case_skip(RESULT_SKIPPED);
-    }
-    struct job_mem right = counted_job(0, stream, sz, sizeof sz);
+    struct job_mem right = counted_job(0, drawn, stream, sz, szlen);
     int rows = right.job->rows, cols = right.job->cols;
     job_free(&right);
-    char *const argv[] = {ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", (char *)NCU_METRICS,
+    char *const argv[] = {(char *)ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", (char *)NCU_METRICS,
                           "--kernel-name-base", "demangled", NULL};
     /* Each side's runner alone: the student's kernel, then the baseline. */
     const int roles[2] = {SIDE_STUDENT, 1 << ROLE_BASELINE};
@@ -210,18 +206,16 @@ void case_profile(uint64_t stream)
         struct named_buffer bufs[4];
         int nbufs;
         char *csv = run_watched(argv, roles[k], rows, cols, stream, 12 * checking.timeout_s, &r, bufs, &nbufs);
-        bad = ncu_parse_one(csv ? csv : "", &counts[k], why, sizeof why);
+        bad = ncu_parse_one(csv ? csv : "", &counts[k], why, len);
         if (bad && ((csv && strstr(csv, "ERR_NVGPUCTRPERM")) || strstr(r.output, "ERR_NVGPUCTRPERM")))
-            snprintf(why, sizeof why, "this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)");
+            snprintf(why, len, "this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)");
         else if (bad && r.outcome == ISOLATE_EXITED && r.status != 0)
-            snprintf(why + strlen(why), sizeof why - strlen(why), " for %s (ncu stopped with exit code %d)",
+            snprintf(why + strlen(why), len - strlen(why), " for %s (ncu stopped with exit code %d)",
                      k ? "the baseline" : "your kernel", r.status);
         free(csv);
     }
-    if (bad) {
-        say("  Skipped, not passed: %s.\n", why);
-        case_skip(RESULT_SKIPPED);
-    }
+    if (bad)
+        return -1;
     const char *labels[2] = {"your kernel", "baseline"};
     say("  Memory traffic at %s, measured by Nsight Compute on the GPU:\n", sz);
     traffic_table(say, labels, counts, 2);
@@ -240,6 +234,28 @@ void case_profile(uint64_t stream)
             "exactly zero on conflict-free kernels).\n", conflict_share, allowed);
         failed |= conflict_share > allowed;
     }
-    if (failed)
-        case_fail("Nsight Compute's counters break the lesson's traffic rule at %s", sz);
+    return failed;
+}
+
+/* The counters at the family's counting size and at the size the seed draws (as the emulator
+ * counts): a kernel that keeps the rule only at a size it expects breaks it at the other. */
+void case_profile(uint64_t stream)
+{
+    char ncu[1024], sz[2][32], why[700];
+    if (!find_tool("WB_NCU", "ncu", ncu, sizeof ncu)) {
+        say("  Skipped, not passed: Nsight Compute (ncu) was not found (it comes with the CUDA Toolkit; "
+            "WB_NCU=path names it).\n");
+        case_skip(RESULT_SKIPPED);
+    }
+    int failed[2];
+    for (int drawn = 0; drawn < 2; drawn++) {
+        failed[drawn] = profile_at(ncu, drawn, stream + (uint64_t)drawn, sz[drawn], sizeof sz[drawn], why, sizeof why);
+        if (failed[drawn] < 0) {
+            say("  Skipped, not passed: %s.\n", why);
+            case_skip(RESULT_SKIPPED);
+        }
+    }
+    if (failed[0] || failed[1])
+        case_fail("Nsight Compute's counters break the lesson's traffic rule at %s%s%s", failed[0] ? sz[0] : sz[1],
+                  failed[0] && failed[1] ? " and at " : "", failed[0] && failed[1] ? sz[1] : "");
 }

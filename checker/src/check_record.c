@@ -10,7 +10,9 @@
 #define RECORD_MAGIC "wb-check-record 1"
 
 static const char *const result_names[] = {"not-run", "passed", "failed", "skipped", "elsewhere"};
-static const char *const kind_names[] = {"correct", "speed", "shared-bytes", "sanitizer", "profile"};
+/* By enum case_kind (check.h), in its order. */
+static const char *const kind_names[] = {"correct", "speed", "shared-bytes", "residues", "sanitizer", "profile"};
+_Static_assert(sizeof kind_names / sizeof *kind_names == CASE_PROFILE + 1, "a name for every case kind");
 
 const char *case_result_name(enum case_result r)
 {
@@ -163,7 +165,7 @@ int record_read(const char *path, struct check_record *r, char *err, size_t errl
             struct case_record *c = &r->cases[r->ncases];
             int k = -1, res = -1;
             if (r->ncases >= RECORD_MAX_CASES || sscanf(rest, "%31s %31s %d %d %n", a, b, &p, &m, &n) != 4 ||
-                (res = name_index(result_names, 5, a)) < 0 || (k = name_index(kind_names, 5, b)) < 0) {
+                (res = name_index(result_names, 5, a)) < 0 || (k = name_index(kind_names, (int)(sizeof kind_names / sizeof *kind_names), b)) < 0) {
                 bad = 1;
                 break;
             }
