@@ -125,7 +125,7 @@ help:
 
 doctor:
 	$(Q)NVCC="$(NVCC)" CUDA_ARCH="$(CUDA_ARCH)" CMOCKA_DIR="$(CMOCKA_DIR)" EMU="$(EMU)" TEST_TOOLS="$(TEST_TOOLS)" \
-	  checker/tools/doctor.sh
+	  WB_SETUP="$(if $(filter lesson% doctor watch,$(MAKECMDGOALS)),1)" checker/tools/doctor.sh
 	$(Q)$(if $(filter doctor,$(MAKECMDGOALS)),echo "All the tools are here ($(if $(EMU),the CPU emulator judges: no GPU found or EMU=1,GPU judge for sm_$(CUDA_ARCH))).",:)
 
 # ---- the student's commands ------------------------------------------------------------
@@ -495,7 +495,7 @@ emulator-test: build-all
 	  if [ -n "$$s" ]; then wait $$s; s=$$?; tail -n 1 build/emu-solutions.log; else s=0; fi; tail -n 1 build/emu-exercises.log; \
 	  [ $$s -eq 0 ] || cat build/emu-solutions.log; [ $$e -eq 0 ] || cat build/emu-exercises.log; [ $$s -eq 0 ] && [ $$e -eq 0 ]
 	$(Q)$(if $(HAVE_SOLUTIONS),ONLY='memory*' WB_RESULT_FILE= build/solutions/01_naive_matmul/check-emu 2>/dev/null | \
-	  grep -cE 'matmul_naive.cu:[0-9]+:[0-9]+ \((A|B)\) global loads' | grep -qx 2 || \
+	  grep -oE 'matmul_naive.cu:[0-9]+:[0-9]+ \((A|B)\) global loads' | sort -u | wc -l | grep -qx 2 || \
 	  { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column (buffer))"; false; },:)
 	$(Q)$(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh,:)
 	$(Q)$(if $(HAVE_MUTANTS),$(MAKE) --no-print-directory mutants EMU=1,:)

@@ -36,14 +36,16 @@ struct check_case {
 #define SHARED_BYTES(b, why) {"shared memory is " #b " bytes", CASE_SHARED_BYTES, 0, 0, b, why, 0}
 
 /* The sizes every lesson of a family is checked at: tiny, one short of and one past the tile,
- * an odd shape that leaves partial tiles at every edge, every residue class the family's grains
+ * an odd shape that leaves partial tiles at every edge (matmul's 112: a multiple of 16 and of no
+ * larger grain, so partial tiles and every path a vector width or a small tile takes; the GPU's
+ * compute-sanitizer runs at this size), every residue class the family's grains
  * make (RESIDUES), each case worth pts; and one large size, worth nothing itself (the emulator
  * leaves it to the GPU judge, and the points of a lesson are the same in both judges; its
  * classes are among the residues) but, as every case, needed for the speed case's points.
  * Where the stub is already correct (it only needs to become faster), pts is 0: a case the
  * unchanged stub passes earns nothing (make test grades the stubs and demands 0 points). */
 #define MATMUL_CORRECTNESS(pts)                                                                   \
-    CORRECT_N(1, pts), CORRECT_N(31, pts), CORRECT_N(33, pts), CORRECT_N(100, pts), RESIDUES(pts), \
+    CORRECT_N(1, pts), CORRECT_N(31, pts), CORRECT_N(33, pts), CORRECT_N(112, pts), RESIDUES(pts), \
         CORRECT_N(1000, 0)
 #define TRANSPOSE_CORRECTNESS(pts)                                                                    \
     CORRECT_RC(1, 1, pts), CORRECT_RC(31, 33, pts), CORRECT_RC(33, 31, pts), CORRECT_RC(100, 257, pts), \

@@ -193,8 +193,8 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
     }
     if (c->other_nans == total && in && in->sums) /* NaN in, NaN out: poison + x */
         return "every element is NaN: each sum took in memory nobody wrote. Either values computed from the "
-               "output itself (C[i] += ... reads C, which starts as whatever the memory held, before anything "
-               "wrote it: keep the sum in a register from 0 and store it once), or loads past the end of an "
+               "output itself (C[i] += ..., or atomicAdd(&C[i], ...), reads C, which starts as whatever the memory "
+               "held, before anything wrote it: keep the sum in a register from 0 and store it once), or loads past the end of an "
                "input (the checker surrounds every input with NaN: is a load missing its bounds check?).";
     if (c->other_nans > 0) {
         snprintf(line, sizeof line,

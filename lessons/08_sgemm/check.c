@@ -6,7 +6,7 @@
  * sizes cross the 128 x 128 block and the 8-wide K-step at every edge, and N % 4 != 0 takes the
  * float-by-float paths. */
 static const struct check_case cases[] = {
-    CORRECT_N(1, 0), CORRECT_N(7, 0), CORRECT_N(100, 0), RESIDUES(0), CORRECT_N(257, 0),
+    CORRECT_N(1, 0), CORRECT_N(7, 0), CORRECT_N(112, 0), RESIDUES(0), CORRECT_N(257, 0),
     CORRECT_N(1000, 0),
     SPEED_N(4096, 30),
 };
