@@ -18,33 +18,48 @@ cc -std=gnu11 -O2 -Wall -Wextra -Ichecker/include -Ichecker/runner -o "$root/for
 for m in not_tiled sgemm_scalar_loads; do
   rm -rf "build/forge-mutants/$m"; build/workbook mutate "checker/mutants/$m.mutant" "build/forge-mutants/$m" > /dev/null || { echo "cannot make $m"; exit 1; }
 done
-pass=0 fail=0
-for src in solutions exercises build/forge-mutants/not_tiled:2 build/forge-mutants/sgemm_scalar_loads:8; do
+# One lesson of one source, honest and forged, in a tree of its own (the gradings run in parallel,
+# a core each); its verdict line into $root/verdict.ID.N.
+one() {
+  local src=$1 n=$2 id folder dir
+  id=$(sed 's|/|_|g; s|_$||' <<<"$src")
+  folder=$(checker/tools/lessons.sh number folder | awk -v n="$n" '$1 == n {print $2}')
+  dir=$root/$id.$n
+  { # the build shares build/common: one lesson's at a time
+    flock 9
+    $make -s --no-print-directory SRC="$src" "build/$id/$folder/check-emu" > /dev/null 2>&1
+  } 9> "$root/build.lock" || { echo "FAIL   cannot build $src $folder" > "$root/verdict.$id.$n"; return; }
+  # A copy of the build tree where the forger stands in for the runner.
+  mkdir -p "$dir/build/common" "$dir/build/$id"
+  cp -r "build/common/$folder" "$dir/build/common/" && cp -r "build/$id/$folder" "$dir/build/$id/"
+  cp build/common/ptx-runner "$dir/build/common/ptx-runner.real" && cp "$root/forger" "$dir/build/common/ptx-runner"
+  for who in honest forged; do
+    judge=build/$id/$folder/check-emu
+    [ $who = forged ] && judge=$dir/build/$id/$folder/check-emu
+    SEED=7 WB_RESULT_FILE="$dir/$who.record" "$judge" > "$dir/$who.log" 2>&1
+    echo $? > "$dir/$who.rc"
+  done
+  points() { grep '^case ' "$dir/$1.record" 2>/dev/null | awk '{print $2, $3, $4}'; }
+  if [ "$(cat "$dir/forged.rc")" -gt 1 ] && [ "$(cat "$dir/forged.rc")" -ne 3 ]; then
+    { echo "FAIL   THE JUDGE FAILED ON A FORGED SIDE: ${src##*/} lesson $n (exit $(cat "$dir/forged.rc"))"
+      tail -5 "$dir/forged.log"; } > "$root/verdict.$id.$n"
+  elif [ "$(points honest)" != "$(points forged)" ] || [ -z "$(points honest)" ]; then
+    { echo "FAIL   A FORGED SIDE CHANGED THE GRADE: ${src##*/} lesson $n"; diff <(points honest) <(points forged) | head; } \
+      > "$root/verdict.$id.$n"
+  else
+    echo "PASS" > "$root/verdict.$id.$n"
+  fi
+}
+export -f one
+export make root
+gradings=$(for src in solutions exercises build/forge-mutants/not_tiled:2 build/forge-mutants/sgemm_scalar_loads:8; do
   lessons=$(checker/tools/lessons.sh number)
   [[ $src == *:* ]] && lessons=${src##*:} && src=${src%:*}
-  id=$(sed 's|/|_|g; s|_$||' <<<"$src")
-  for n in $lessons; do
-    folder=$(checker/tools/lessons.sh number folder | awk -v n="$n" '$1 == n {print $2}')
-    $make -s --no-print-directory SRC="$src" "build/$id/$folder/check-emu" > /dev/null 2>&1 || { echo "  cannot build $src $folder"; fail=$((fail + 1)); continue; }
-    # A copy of the build tree where the forger stands in for the runner.
-    rm -rf "$root/build" && mkdir -p "$root/build/common" "$root/build/$id"
-    cp -r "build/common/$folder" "$root/build/common/" && cp -r "build/$id/$folder" "$root/build/$id/"
-    cp build/common/ptx-runner "$root/build/common/ptx-runner.real" && cp "$root/forger" "$root/build/common/ptx-runner"
-    for who in honest forged; do
-      judge=build/$id/$folder/check-emu
-      [ $who = forged ] && judge=$root/build/$id/$folder/check-emu
-      SEED=7 WB_RESULT_FILE="$root/$who.record" "$judge" > "$root/$who.log" 2>&1
-      echo $? > "$root/$who.rc"
-    done
-    points() { grep '^case ' "$root/$1.record" 2>/dev/null | awk '{print $2, $3, $4}'; }
-    if [ "$(cat "$root/forged.rc")" -gt 1 ] && [ "$(cat "$root/forged.rc")" -ne 3 ]; then
-      fail=$((fail + 1)); echo "  THE JUDGE FAILED ON A FORGED SIDE: ${src##*/} lesson $n (exit $(cat "$root/forged.rc"))"; tail -5 "$root/forged.log"
-    elif [ "$(points honest)" != "$(points forged)" ] || [ -z "$(points honest)" ]; then
-      fail=$((fail + 1)); echo "  A FORGED SIDE CHANGED THE GRADE: ${src##*/} lesson $n"; diff <(points honest) <(points forged) | head
-    else
-      pass=$((pass + 1))
-    fi
-  done
-done
+  for n in $lessons; do echo "$src $n"; done
+done)
+xargs -P "$(nproc)" -L 1 bash -c 'one "$0" "$1"' <<<"$gradings"
+pass=$(cat "$root"/verdict.* 2>/dev/null | grep -c '^PASS')
+fail=$(( $(wc -l <<<"$gradings") - pass )) # a grading that left no verdict failed too
+cat "$root"/verdict.* 2>/dev/null | grep -v '^PASS' | sed 's/^FAIL   /  /'
 echo "forged sides: $pass passed, $fail failed"
 [ $fail -eq 0 ]
