@@ -48,6 +48,8 @@
 #   WB_UNSEALED_OK=1    where bubblewrap is missing or not permitted: compile with the same
 #                       limits but without the box (says so in one line)
 #   WB_SEALED_DEBUG_CMD for the test only: run this shell command in the box instead of nvcc
+#   WB_SEALED_TRACE     for the test only: a file to which each call that reaches the result
+#                       cache adds "hit" or "compiled" (what happened, not how long it took)
 set -u
 caller_umask=$(umask)
 umask 077 # our temporary files are ours; OUT gets the caller's umask
@@ -460,7 +462,6 @@ if [ -n "${WB_SEALED_CACHE:-}" ] && [ $sealed = 1 ]; then
   stamp=$(stat -L -c '%n %s %Y' -- "$(readlink -f -- "$NVCC")" "$toolkit/bin/cudafe++" "$toolkit/nvvm/bin/cicc" \
     "$toolkit/bin/ptxas" "$(PATH=$toolkit/bin:/usr/local/bin:/usr/bin:/bin command -v gcc)" 2>/dev/null)
   baseline > "$T/base.list"
-  headers=$(LC_ALL=C xargs -r -d '\n' stat -L -c '%n %s %Y' -- < "$T/base.list" 2>/dev/null)
   # nvcc --version, run once per tool stamp. The stamp is in the key too: a damaged file cannot
   # make two toolchains one.
   sum=$(sha256sum <<< "$stamp")
@@ -476,9 +477,17 @@ if [ -n "${WB_SEALED_CACHE:-}" ] && [ $sealed = 1 ]; then
   self=$(sha256sum < "${BASH_SOURCE[0]}") || cache=""
   # NUL ends each field (no argument can hold one) and the source comes last: one encoding
   # per input. SRC as spelt is not in it (only the text names it, and that is made at replay).
-  key=$( { printf '%s\0' wb-sealed-result-1 "$mode" "${#extra[@]}" "${extra[@]}" "$abs_src" "$stamp" "$headers" "$ident" \
-    "$self" "$CPU_S $MEM_MB $FSIZE_MB $WALL_S $NPROC"; cat -- "$copy"; } | sha256sum) || cache=""
-  key=${key:0:64}
+  # The headers are those of the empty file's list as it stands ($T/base.list): a stale cached
+  # list, replaced during the compile, gives the entry the key of the fresh one (else its
+  # entry would never be found again).
+  result_key() {
+    local headers sum
+    headers=$(LC_ALL=C xargs -r -d '\n' stat -L -c '%n %s %Y' -- < "$T/base.list" 2>/dev/null)
+    sum=$( { printf '%s\0' wb-sealed-result-1 "$mode" "${#extra[@]}" "${extra[@]}" "$abs_src" "$stamp" "$headers" "$ident" \
+      "$self" "$CPU_S $MEM_MB $FSIZE_MB $WALL_S $NPROC"; cat -- "$copy"; } | sha256sum) || return 1
+    echo "${sum:0:64}"
+  }
+  key=$(result_key) || cache=""
 fi
 
 # A verified entry: $T/log, $T/hit.product (exit 0) and hit_status; else false.
@@ -502,6 +511,7 @@ cache_get() {
 # cache_put STATUS [PRODUCT]: $T/log (and PRODUCT) as the entry for key. Failing to is no error.
 cache_put() {
   [ -n "$cache" ] || return 0
+  key=$(result_key) || return 0 # the list may have been made afresh since
   # An exit 1 is kept only where the compiler put an error on a line of SRC: that is the file's.
   [ "$1" = 0 ] || LC_ALL=C grep -Eq "^${in_src//./\\.}(\([0-9]+\)|:[0-9]+(:[0-9]+)?): ([a-z]+ )?error" "$T/log" || return 0
   local body=$T/put.body llen size sum tmp=$cache/result-$key.tmp.$$
@@ -536,12 +546,16 @@ compile_error() { show_log; cache_put 1; exit 1; }
 # stores nothing), so the same bytes would pass again. (A file that tests for a header with
 # __has_include could compile otherwise once a new header appears under /usr; its entry is still
 # a checked compile's, and the box shows nothing but the toolkit and /usr, never the grader's.)
+# For the test: what this call did, where timing could only guess it.
+trace() { [ -z "${WB_SEALED_TRACE:-}" ] || echo "$1" >> "$WB_SEALED_TRACE"; }
 if [ -n "$cache" ] && cache_get; then
+  trace hit
   show_log
   [ "$hit_status" = 0 ] || exit 1
   deliver "$T/hit.product"
 fi
 
+trace compiled
 wall_left=$((WALL_S - (SECONDS - start)))
 [ $wall_left -gt 0 ] || wall_left=1
 # Step 1: the .cu to PTX, and the list of files read (-MD). For a cubin, PTX first too: nvcc
