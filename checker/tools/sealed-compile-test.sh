@@ -171,7 +171,8 @@ hit() {
     bad "$name: ${how:-neither hit nor compiled} in $took ms, exit $rc (the miss: $want), said: $out"
   fi
 }
-cp "$sol" work/c.cu
+# Bytes of their own (the PTX stage's entries serve any path: the solution's is there already).
+{ cat "$sol"; echo "// the cache's own copy"; } > work/c.cu
 n=$(entries)
 sc_run ptx work/c.cu c.ptx
 miss=$took
@@ -206,11 +207,25 @@ hit "another -arch again" c75.ptx ptx work/c.cu c75.ptx -- -arch=sm_75
 n=$(entries)
 sc_run cubin work/c.cu c.cubin -- -arch=sm_90
 miss=$took
-[ $rc = 0 ] && [ "$(entries)" = $((n + 1)) ] && mv c.cubin c.cubin.first && [ "$how" = compiled ] && ok "a cubin: a miss ($took ms)" || bad "a cubin: exit $rc: $out"
+[ $rc = 0 ] && [ "$(entries)" = $((n + 2)) ] && mv c.cubin c.cubin.first && [ "$how" = compiled ] &&
+  ok "a cubin: a miss, stored as its PTX and its cubin ($took ms)" || bad "a cubin: exit $rc, entries $n -> $(entries): $out"
 hit "the cubin again" c.cubin cubin work/c.cu c.cubin -- -arch=sm_90
 WB_SEALED_CACHE="" "$sc" cubin work/c.cu c0.cubin -- -arch=sm_90 && cmp -s c0.cubin c.cubin &&
   ok "the hit's cubin is that of a compile without the cache" || bad "the hit's cubin differs from an uncached compile's"
-printf 'int a = 1\n%s\n' "$k" > work/e.cu
+# The same bytes at another path: the PTX stage serves it, with the new path in .file; a cubin
+# there costs ptxas alone, and is the cubin an uncached compile makes at that path.
+mkdir -p work/elsewhere && cp work/c.cu work/elsewhere/c.cu
+sc_run ptx work/elsewhere/c.cu ce.ptx
+WB_SEALED_CACHE="" "$sc" ptx work/elsewhere/c.cu ce.fresh.ptx
+[ $rc = 0 ] && [ "$how" = hit ] && grep -q "elsewhere/c\.cu" ce.ptx && cmp -s ce.ptx ce.fresh.ptx &&
+  ok "the same file at another path: a hit, naming its own path ($took ms)" || bad "another path: $how, exit $rc: $out"
+n=$(entries)
+sc_run cubin work/elsewhere/c.cu ce.cubin -- -arch=sm_90
+WB_SEALED_CACHE="" "$sc" cubin work/elsewhere/c.cu ce.fresh.cubin -- -arch=sm_90
+[ $rc = 0 ] && [ "$how" = assembled ] && [ "$(entries)" = $((n + 1)) ] && cmp -s ce.cubin ce.fresh.cubin &&
+  ok "its cubin: ptxas alone on the cached PTX, as an uncached compile makes it ($took ms)" ||
+  bad "a cubin at another path: $how, exit $rc, entries $n -> $(entries): $out"
+printf 'int a = 1\n%s\n// the cache test\n' "$k" > work/e.cu
 n=$(entries)
 sc_run ptx work/e.cu e.ptx
 miss=$took

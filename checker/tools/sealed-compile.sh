@@ -22,8 +22,10 @@
 # The result cache (WB_SEALED_CACHE): make test compiles the same files again and again in other
 # build folders, ~1.1 s each. An entry holds one sealed compile's outcome: exit 0 (the compiler's
 # log and the product) or a compile error (exit 1 whose log names an error at a line of SRC),
-# under the sha256 of everything that decides it: the mode and extra flags, the bytes of the
-# private copy that is compiled, SRC's path as the product names it, the toolchain (nvcc's
+# under the sha256 of everything that decides it: the stage and nvcc's flags, the bytes of the
+# private copy that is compiled, for a cubin SRC's path as its line table names it (the PTX
+# stage's entry holds the PTX as written in the box, and SRC's path is put in at replay: one
+# entry for every copy of a file; a cubin of a known PTX at a new path costs ptxas alone), the toolchain (nvcc's
 # resolved path and --version; size and time of nvcc, cudafe++, cicc, ptxas, gcc and of every
 # header a compile may read), the limits, and this script's own sha256. A hit replays the status, the text (the same log through the same
 # filter) and the product byte for byte, with no compiler run. It is safe: the step-1 refusals run
@@ -480,19 +482,24 @@ if [ -n "${WB_SEALED_CACHE:-}" ] && [ $sealed = 1 ]; then
   # The headers are those of the empty file's list as it stands ($T/base.list): a stale cached
   # list, replaced during the compile, gives the entry the key of the fresh one (else its
   # entry would never be found again).
-  result_key() {
-    local headers sum
+  # Two stages: the PTX as nvcc wrote it in the box (it names /box/kernel.cu, whatever SRC's
+  # path: one entry serves every copy of a file, a class's untouched stubs, the handout's), and
+  # a cubin, whose line table names SRC's path (an entry per path).
+  result_key() { # STAGE: ptx or cubin
+    local headers sum where=""
+    [ "$1" = cubin ] && where=$abs_src
     headers=$(LC_ALL=C xargs -r -d '\n' stat -L -c '%n %s %Y' -- < "$T/base.list" 2>/dev/null)
-    sum=$( { printf '%s\0' wb-sealed-result-1 "$mode" "${#extra[@]}" "${extra[@]}" "$abs_src" "$stamp" "$headers" "$ident" \
+    sum=$( { printf '%s\0' wb-sealed-result-2 "$1" "${#flags[@]}" "${flags[@]}" "$where" "$stamp" "$headers" "$ident" \
       "$self" "$CPU_S $MEM_MB $FSIZE_MB $WALL_S $NPROC"; cat -- "$copy"; } | sha256sum) || return 1
     echo "${sum:0:64}"
   }
-  key=$(result_key) || cache=""
 fi
 
-# A verified entry: $T/log, $T/hit.product (exit 0) and hit_status; else false.
+# cache_get STAGE: a verified entry: $T/log, $T/hit.product (exit 0) and hit_status; else false.
 cache_get() {
-  local entry=$cache/result-$key line st llen plen sum
+  local key line st llen plen sum entry
+  key=$(result_key "$1") || return 1
+  entry=$cache/result-$key
   # One read of the entry (mv replaces it whole), then checked as our own copy.
   plain "$entry" && cat -- "$entry" > "$T/hit" 2>/dev/null || return 1
   IFS= read -r line < "$T/hit" || return 1
@@ -508,10 +515,13 @@ cache_get() {
   touch -c -- "$entry" 2>/dev/null # its last use, for pruning
   hit_status=$st
 }
-# cache_put STATUS [PRODUCT]: $T/log (and PRODUCT) as the entry for key. Failing to is no error.
+# cache_put STAGE STATUS [PRODUCT]: $T/log (and PRODUCT) as the stage's entry. Failing to is no
+# error.
 cache_put() {
   [ -n "$cache" ] || return 0
-  key=$(result_key) || return 0 # the list may have been made afresh since
+  local key stage=$1
+  shift
+  key=$(result_key "$stage") || return 0 # (the list may have been made afresh since the lookup)
   # An exit 1 is kept only where the compiler put an error on a line of SRC: that is the file's.
   [ "$1" = 0 ] || LC_ALL=C grep -Eq "^${in_src//./\\.}(\([0-9]+\)|:[0-9]+(:[0-9]+)?): ([a-z]+ )?error" "$T/log" || return 0
   local body=$T/put.body llen size sum tmp=$cache/result-$key.tmp.$$
@@ -538,7 +548,7 @@ deliver() {
     { say "sealed-compile: cannot write $out" >&2; exit 4; }
   exit 0
 }
-compile_error() { show_log; cache_put 1; exit 1; }
+compile_error() { show_log; cache_put "$1" 1; exit 1; }
 
 # A hit never bypasses a check. The step-1 refusals (link, hard link, size, not a file) have run
 # on this call. The #include check is nvcc's list of what it read, and that is decided by the
@@ -548,13 +558,31 @@ compile_error() { show_log; cache_put 1; exit 1; }
 # a checked compile's, and the box shows nothing but the toolkit and /usr, never the grader's.)
 # For the test: what this call did, where timing could only guess it.
 trace() { [ -z "${WB_SEALED_TRACE:-}" ] || echo "$1" >> "$WB_SEALED_TRACE"; }
-if [ -n "$cache" ] && cache_get; then
+# The .file of a PTX made in the box, made to name SRC where it lies: the product a ptx compile
+# gives, and what a cubin's line table is made from.
+name_src() {
+  LC_ALL=C awk -v from="\"$in_src\"" -v to="\"$abs_src\"" '
+    /^\t\.file\t/ && (i = index($0, from)) { $0 = substr($0, 1, i - 1) to substr($0, i + length(from)) } { print }' \
+    "$1" > "$T/kernel.ptx" && chmod 444 "$T/kernel.ptx" && mv -f "$T/kernel.ptx" "$box/kernel.ptx" || exit 4
+}
+ptx_from_cache=""
+if [ -n "$cache" ] && [ "$mode" = cubin ] && cache_get cubin; then
   trace hit
   show_log
-  [ "$hit_status" = 0 ] || exit 1
   deliver "$T/hit.product"
 fi
+if [ -n "$cache" ] && cache_get ptx; then
+  if [ "$hit_status" != 0 ]; then trace hit; show_log; exit 1; fi
+  if [ "$mode" = ptx ]; then
+    trace hit
+    show_log
+    name_src "$T/hit.product"
+    deliver "$box/kernel.ptx"
+  fi
+  ptx_from_cache=1 log1=$(cat "$T/log") # a cubin from the cached PTX: only ptxas runs
+fi
 
+if [ -z "$ptx_from_cache" ]; then
 trace compiled
 wall_left=$((WALL_S - (SECONDS - start)))
 [ $wall_left -gt 0 ] || wall_left=1
@@ -586,12 +614,15 @@ if [ $status1 != 0 ] || ! plain "$box/kernel.ptx"; then
   # A failure that names no line of SRC ("nvcc fatal: ..."): if an empty file fails the same
   # way, the box or the toolkit is broken, and baseline says so (exit 4).
   grep -q "^${in_src//./\\.}" "$T/log" || { baseline fresh > /dev/null; printf '%s\n' "$log1" > "$T/log"; }
-  compile_error
+  compile_error ptx
 fi
+cp -- "$box/kernel.ptx" "$T/box.ptx" && cache_put ptx 0 "$T/box.ptx"
 # ptx: `.file 1 "/box/kernel.cu"` as SRC where it lies.
-LC_ALL=C awk -v from="\"$in_src\"" -v to="\"$abs_src\"" '
-  /^\t\.file\t/ && (i = index($0, from)) { $0 = substr($0, 1, i - 1) to substr($0, i + length(from)) } { print }' \
-  "$box/kernel.ptx" > "$T/kernel.ptx" && chmod 444 "$T/kernel.ptx" && mv -f "$T/kernel.ptx" "$box/kernel.ptx" || exit 4
+name_src "$T/box.ptx"
+else
+  trace assembled
+  name_src "$T/hit.product"
+fi
 product=$box/kernel.ptx
 if [ "$mode" = cubin ]; then
   wall_left=$((WALL_S - (SECONDS - start)))
@@ -602,11 +633,11 @@ if [ "$mode" = cubin ]; then
   # The warnings of both steps, in order.
   printf '%s\n%s\n' "$log1" "$log2" | sed '/^$/d' > "$T/log"
   if [ $rc != 0 ] || ! plain "$box/kernel.cubin"; then
-    compile_error
+    compile_error cubin
   fi
   product=$box/kernel.cubin
 fi
 show_log
 plain "$product" && [ -s "$product" ] || { say "sealed-compile: nvcc reported success but wrote no $mode" >&2; exit 4; }
-cache_put 0 "$product"
+[ "$mode" = cubin ] && cache_put cubin 0 "$product"
 deliver "$product"
