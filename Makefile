@@ -87,7 +87,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: test-tools help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: cluster-test test-tools help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -110,6 +110,7 @@ help:
 	  echo "  make grade-all HANDINS=dir  for courses: every student's folder graded, and grades/gradebook.csv"; \
 	  echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')"; \
 	  echo "  make test               the workbook's own tests (what CI runs)"; \
+	  echo "  make cluster-test       grade-slurm.sh on a real single-node Slurm it starts (root; docs/cluster.md)"; \
 	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
 	  echo "  make author-check       the lessons' own rules: stubs unsolved, hints apart, quoted lines right"; \
 	fi
@@ -418,6 +419,13 @@ grade-test: build-all
 	$(Q)checker/tools/validate-grade.py build/grade-slow 10 $(TOTAL_POINTS)
 	$(Q)checker/tools/validate-grade.py build/grade-forged 0 $(TOTAL_POINTS) && ! test -e /tmp/wb-redteam-atexit_forgery
 
+# checker/tools/grade-slurm.sh on a real Slurm: as root, a single-node Slurm from the
+# distribution's packages (a CPU-only partition, one declaring a GPU gres), a small class graded
+# on both against make grade, refusals, a killed task, six tasks racing on a clean build; it stops
+# what it started (docs/cluster.md).
+cluster-test:
+	$(Q)checker/tools/cluster-test.sh
+
 # make grade-all on generated hand-ins (solutions, stubs, wrong kernels, missing files) in the
 # emulator: the expected gradebook, resumable, and the same through the Slurm scripts.
 grade-all-test: $(WORKBOOK)
@@ -426,6 +434,9 @@ grade-all-test: $(WORKBOOK)
 # make handout on this tree, unpacked in a fresh folder: nothing secret inside, and there the
 # solutions dropped in as a student's hand-in pass while the stubs fail (the judge that runs here).
 HANDOUT_TEST := build/handout-test
+# The fresh tree compiles through this tree's result cache: the same bytes give the same PTX
+# whatever the folder (checker/tools/sealed-compile.sh), so only its cubins' ptxas runs again.
+handout-test: export WB_SEALED_CACHE := $(CURDIR)/build/sealed-cache
 handout-test: $(WORKBOOK)
 	$(Q)rm -rf $(HANDOUT_TEST) && mkdir -p $(HANDOUT_TEST)
 	$(Q)probe=handout-untracked-probe.txt; echo "an instructor's note" > $$probe; \
