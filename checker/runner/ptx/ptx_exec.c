@@ -1004,6 +1004,33 @@ static void follow_loads(const struct ptx_insn *in, int i, int w, uint32_t activ
     int result = in->op == OP_LD || in->op == OP_ATOM ||
                  (in->nops > 0 && in->op != OP_BRA && in->op != OP_BAR && in->op != OP_RET && in->op != OP_EXIT &&
                   in->op != OP_ST && in->op != OP_RED);
+    if (exec == ~0u && result && in->op != OP_LD && in->op != OP_ATOM && in->o[0].kind == K_REG && in->o[0].reg >= 0) {
+        /* all 32 lanes, a plain result: the newest load in flight its operands derive from, by
+         * columns (what the loop below does lane by lane) */
+        const uint32_t *done = &X.done[first];
+        uint32_t s[32] = {0};
+        int r[PTX_MAX_OPERANDS * 4 + 1], nr = 0;
+        if (in->pred >= 0)
+            r[nr++] = in->pred; /* the guard */
+        for (int k = 1; k < in->nops; k++) {
+            const struct ptx_operand *o = &in->o[k];
+            if ((o->kind == K_REG || o->kind == K_MEM) && o->reg >= 0)
+                r[nr++] = o->reg;
+            else if (o->kind == K_VEC)
+                for (int e = 0; e < o->nvec; e++)
+                    if (o->vec[e] >= 0)
+                        r[nr++] = o->vec[e];
+        }
+        for (int j = 0; j < nr; j++) {
+            const uint32_t *col = dep(r[j], first);
+            for (int l = 0; l < 32; l++) {
+                uint32_t v = col[l] > done[l] ? col[l] : 0;
+                s[l] = v > s[l] ? v : s[l];
+            }
+        }
+        memcpy(dep(in->o[0].reg, first), s, sizeof s);
+        return;
+    }
     FOR_LANES(active, l) {
         int t = first + (int)l;
         int on = (exec >> l) & 1;
