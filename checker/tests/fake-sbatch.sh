@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
 # A stand-in for Slurm's sbatch, for testing checker/tools/grade-slurm.sh where there is no
 # cluster: an array job's tasks run here one after another, with SLURM_ARRAY_TASK_ID set as
-# Slurm sets it; --wrap runs its command; other options are accepted and ignored. Prints a job
-# id, as sbatch --parsable does.
+# Slurm sets it; --wrap runs its command; --test-only accepts any request; other options are
+# accepted and ignored. Everything after the script's path is the script's own arguments, as
+# in sbatch. Prints a job id, as sbatch --parsable does.
 set -u
-array="" wrap="" script=()
-for a in "$@"; do
-  case $a in
-    --array=*) array=${a#--array=} ;;
-    --wrap=*) wrap=${a#--wrap=} ;;
-    --*) ;;
-    *) script+=("$a") ;;
+array="" wrap="" test_only="" script=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --array=*) array=${1#--array=} ;;
+    --wrap=*) wrap=${1#--wrap=} ;;
+    --test-only) test_only=1 ;;
+    -*) ;;
+    *) script=("$@"); break ;;
   esac
+  shift
 done
+id=$((1000 + RANDOM % 1000))
+if [ -n "$test_only" ]; then echo "sbatch: Job $id to start now (fake-sbatch)" >&2; exit 0; fi
 if [ -n "$wrap" ]; then
   bash -c "$wrap" > /dev/null 2>&1
 elif [ -n "$array" ]; then
-  for id in $(seq "${array%-*}" "${array#*-}"); do
-    SLURM_ARRAY_TASK_ID=$id "${script[@]}" > /dev/null 2>&1
+  for t in $(seq "${array%-*}" "${array#*-}"); do
+    SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=$t "${script[@]}" > /dev/null 2>&1
   done
+elif [ ${#script[@]} -gt 0 ]; then
+  SLURM_JOB_ID=$id "${script[@]}" > /dev/null 2>&1 || exit
 fi
-echo $((1000 + RANDOM % 1000))
+echo $id

@@ -48,10 +48,15 @@ done
 # GENERATE_ONLY=1: the hand-ins and expected.csv alone (for a run on a GPU machine).
 [ -n "${GENERATE_ONLY:-}" ] && { echo "$n hand-ins in $dir/handins, the expected gradebook in $dir/expected.csv"; exit 0; }
 failed=0
+# The points columns (student .. out_of) must be the expected ones, and every row graded; the
+# columns after them say how (status, judge, build, files).
+ncols=$(( $(checker/tools/lessons.sh number | grep -c '') + 3 ))
+points() { cut -d, -f1-"$ncols" "$1"; }
+same() { diff -u "$dir/expected.csv" <(points "$1") && ! grep -q ',not graded' "$1"; }
 t0=$(date +%s)
 $make -s --no-print-directory grade-all HANDINS="$dir/handins" GRADEBOOK_DIR="$dir/grades" > "$dir/run1.log" 2>&1
 echo "  first run: $(( $(date +%s) - t0 )) s for $n hand-ins"
-if diff -u "$dir/expected.csv" "$dir/grades/gradebook.csv"; then echo "  ok: the gradebook gives each student the points of their solutions"
+if same "$dir/grades/gradebook.csv"; then echo "  ok: the gradebook gives each student the points of their solutions"
 else echo "  WRONG GRADEBOOK (above: expected, then made); the run said:"; sed 's/^/    | /' "$dir/run1.log"; failed=1; fi
 
 $make -s --no-print-directory grade-all HANDINS="$dir/handins" GRADEBOOK_DIR="$dir/grades" > "$dir/run2.log" 2>&1
@@ -59,17 +64,20 @@ again=$(grep -c 'unchanged since it was graded' "$dir/run2.log")
 if [ "$again" -eq "$n" ]; then echo "  ok: a second run grades nothing again"
 else echo "  RESUME BROKEN: $again of $n hand-ins kept on a second run"; sed 's/^/    | /' "$dir/run2.log"; failed=1; fi
 
+# A note beside the lesson files changes nothing; a changed lesson file is graded again.
 first=$(ls "$dir/handins" | head -n 1)
-echo "// changed" > "$dir/handins/$first/note.txt"
+echo "a note" > "$dir/handins/$first/note.txt"
+changed=$(find "$dir/handins" -name '*.cu' | LC_ALL=C sort | head -n 1)
+echo "// changed" >> "$changed"
 $make -s --no-print-directory grade-all HANDINS="$dir/handins" GRADEBOOK_DIR="$dir/grades" > "$dir/run3.log" 2>&1
-if [ "$(grep -c 'unchanged since it was graded' "$dir/run3.log")" -eq $((n - 1)) ] && diff -q "$dir/expected.csv" "$dir/grades/gradebook.csv" > /dev/null
+if [ "$(grep -c 'unchanged since it was graded' "$dir/run3.log")" -eq $((n - 1)) ] && same "$dir/grades/gradebook.csv" > /dev/null
 then echo "  ok: after one hand-in changed, only it is graded again"
 else echo "  RESUME BROKEN after a change:"; sed 's/^/    | /' "$dir/run3.log"; failed=1; fi
 # The same class through the Slurm scripts, with a stand-in for sbatch that runs the array's
 # tasks here: the same gradebook.
-SBATCH=checker/tests/fake-sbatch.sh JUDGE_KIND=emulator EMU=1 MAKE=$make \
+SBATCH=checker/tests/fake-sbatch.sh SINFO=true SQUEUE=true SCANCEL=true EMU=1 MAKE=$make \
   checker/tools/grade-slurm.sh "$dir/handins" "$dir/slurm-grades" > "$dir/slurm.log" 2>&1
-if diff -u "$dir/expected.csv" "$dir/slurm-grades/gradebook.csv"; then
+if same "$dir/slurm-grades/gradebook.csv"; then
   echo "  ok: through grade-slurm.sh (an array task per hand-in, then the gradebook), the same gradebook"
 else echo "  SLURM SCRIPTS BROKEN:"; sed 's/^/    | /' "$dir/slurm.log"; failed=1; fi
 [ $failed -eq 0 ] && echo "grade-all: $n hand-ins, gradebook as expected, resumable"
