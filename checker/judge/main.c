@@ -372,6 +372,16 @@ static double env_double(const char *name, double fallback, double lo, double hi
     return v;
 }
 
+/* A cubin this GPU cannot run: the programs were built for another GPU (cudaErrorInvalidKernelImage,
+ * NoKernelImageForDevice, InvalidPtx, UnsupportedPtxVersion). */
+static int image_error(int cuda_error)
+{
+    return cuda_error == 200 || cuda_error == 209 || cuda_error == 218 || cuda_error == 222;
+}
+
+/* The first job, 1 x 1: the GPU is there and every role's kernels load on it. A GPU that cannot
+ * run what was built (another architecture) is the grader's problem, never the student's: the
+ * lesson is not graded here (EXIT_NO_GPU), with the cause. */
 static int probe_device(void)
 {
     char why[700];
@@ -393,6 +403,14 @@ static int probe_device(void)
         say("No NVIDIA GPU is usable here (%s), so lesson %d cannot be graded on a GPU; "
             "the build itself succeeded.\n",
             checking.device.failure[0] ? checking.device.failure : why, checking.lesson->number);
+        return EXIT_NO_GPU;
+    }
+    if (image_error(checking.device.cuda_error)) {
+        say("The check programs cannot run on this GPU (%s, compute capability %d.%d): they were built for another "
+            "one: %s. Nothing of lesson %d was graded: rebuild them for this GPU (make clean here, or CUDA_ARCH=%d%d "
+            "where they are built).\n",
+            checking.device.device, checking.device.cc_major, checking.device.cc_minor, why, checking.lesson->number,
+            checking.device.cc_major, checking.device.cc_minor);
         return EXIT_NO_GPU;
     }
     say("The GPU run could not start: %s\n", why);

@@ -460,6 +460,10 @@ static const struct kernel_entry *load_kernel(struct gpu_job *job, int role, con
         return NULL;
     }
     e = cudaLibraryGetKernel(&kernel, lib, lk->name);
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidKernelImage) { /* loaded lazily: found here */
+        fail(job, role, e, "%s's cubin is for another GPU than this one (%s)", role_names[role]);
+        return NULL;
+    }
     if (e != cudaSuccess) {
         fail(job, role, e, "%s has no kernel with the contract's name and parameters (%s).", role_names[role]);
         return NULL;
