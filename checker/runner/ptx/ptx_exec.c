@@ -276,6 +276,12 @@ static uint64_t sym_address(const struct ptx_operand *o)
     return (uint64_t)v->offset;
 }
 
+/* The address a memory operand ([reg+imm], [var+imm], [imm]) gives thread t. */
+static inline uint64_t address_of(const struct ptx_operand *o, int t)
+{
+    return (o->reg >= 0 ? *reg(o->reg, t) : o->sym != -1 ? sym_address(o) : 0) + (uint64_t)o->imm;
+}
+
 /* The value of operand o for thread t, read as type ty. */
 static inline uint64_t val(const struct ptx_operand *o, int ty, int t)
 {
@@ -543,6 +549,18 @@ static inline int all_set(const unsigned char *s, int bytes)
     }
 }
 
+/* Each lane's address of `bytes` in shared memory into at[lane]; 0 if one lies outside it. */
+static int shared_addresses(const struct ptx_operand *addr, int first, uint32_t exec, int bytes, uint64_t *at)
+{
+    FOR_LANES(exec, l) {
+        uint64_t a = address_of(addr, first + (int)l);
+        if (a > X.shared_bytes || a + (uint64_t)bytes > X.shared_bytes)
+            return 0;
+        at[l] = a;
+    }
+    return 1;
+}
+
 /* ld.shared for the lanes of exec, all of whose addresses lie inside the block's shared memory
  * (else 0, and the general path says which lane strayed): the same checks, logs and marks as
  * load(), without its search for where each lane's access lands. */
@@ -551,13 +569,8 @@ static int load_shared(const struct ptx_insn *in, int i, int w, uint32_t exec)
     const struct ptx_operand *o = in->o;
     int size = ptx_type_bytes(in->type), n = in->vec, bytes = size * n, first = w * 32;
     uint64_t at[32];
-    FOR_LANES(exec, l) {
-        uint64_t a = (o[1].reg >= 0 ? *reg(o[1].reg, first + (int)l) : o[1].sym != -1 ? sym_address(&o[1]) : 0) +
-                     (uint64_t)o[1].imm;
-        if (a > X.shared_bytes || a + (uint64_t)bytes > X.shared_bytes)
-            return 0;
-        at[l] = a;
-    }
+    if (!shared_addresses(&o[1], first, exec, bytes, at))
+        return 0;
     uint32_t marked[4] = {0};
     FOR_LANES(exec, l) {
         int t = first + (int)l;
@@ -626,13 +639,8 @@ static int store_shared(const struct ptx_insn *in, int i, int w, uint32_t exec, 
     const struct ptx_operand *o = in->o;
     int size = ptx_type_bytes(in->type), n = in->vec, bytes = size * n, first = w * 32;
     uint64_t at[32];
-    FOR_LANES(exec, l) {
-        uint64_t a = (o[0].reg >= 0 ? *reg(o[0].reg, first + (int)l) : o[0].sym != -1 ? sym_address(&o[0]) : 0) +
-                     (uint64_t)o[0].imm;
-        if (a > X.shared_bytes || a + (uint64_t)bytes > X.shared_bytes)
-            return 0;
-        at[l] = a;
-    }
+    if (!shared_addresses(&o[0], first, exec, bytes, at))
+        return 0;
     FOR_LANES(exec, l) {
         int t = first + (int)l;
         unsigned char *p = X.shared + at[l];
@@ -1331,7 +1339,7 @@ static int step(int w, int i, uint32_t active)
         uint32_t marked[4] = {0};
         FOR_LANES(exec, l) {
             int t = first + (int)l;
-            uint64_t a = (o[1].reg >= 0 ? *reg(o[1].reg, t) : o[1].sym != -1 ? sym_address(&o[1]) : 0) + (uint64_t)o[1].imm;
+            uint64_t a = address_of(&o[1], t);
             unsigned char buf[32] = {0};
             int mk[4], land;
             if (load(i, t, in->space, a, size, n, buf, mk, &land))
@@ -1368,7 +1376,7 @@ static int step(int w, int i, uint32_t active)
             break;
         FOR_LANES(exec, l) {
             int t = first + (int)l;
-            uint64_t a = (o[0].reg >= 0 ? *reg(o[0].reg, t) : o[0].sym != -1 ? sym_address(&o[0]) : 0) + (uint64_t)o[0].imm;
+            uint64_t a = address_of(&o[0], t);
             unsigned char buf[32];
             for (int e = 0; e < n; e++) {
                 uint64_t v = o[1].kind == K_VEC ? (o[1].vec[e] >= 0 ? *reg(o[1].vec[e], t) : 0) : val(&o[1], ty, t);
@@ -1679,7 +1687,7 @@ static int step(int w, int i, uint32_t active)
         uint32_t vm = marks_of(in, vi, w, exec);
         FOR_LANES(exec, l) {
             int t = first + (int)l;
-            uint64_t a = (addr->reg >= 0 ? *reg(addr->reg, t) : addr->sym != -1 ? sym_address(addr) : 0) + (uint64_t)addr->imm;
+            uint64_t a = address_of(addr, t);
             size_t off;
             int land;
             unsigned char *p = locate(i, t, in->space, a, size, 1, &land, &off);
