@@ -118,13 +118,24 @@ int cmd_next_lesson(void)
 
 /* The hints live in lessons/NN_topic/hints.md, not in the lesson's text: reading the lesson must
  * not read them all, so that the count make status shows means something. */
+/* The lesson's hints.md (its path into path): the text, malloc'd, whose hints hints_find put in
+ * h; NULL when it cannot be read (then h->count is 0). */
+static char *lesson_hints(const struct lesson *l, char *path, size_t len, struct hints *h)
+{
+    snprintf(path, len, "lessons/%s/hints.md", l->folder);
+    char *text = read_text_file(path);
+    h->count = 0;
+    if (text)
+        hints_find(text, h);
+    return text;
+}
+
 int cmd_hint(const struct lesson *l)
 {
     char path[512];
-    snprintf(path, sizeof path, "lessons/%s/hints.md", l->folder);
-    char *text = read_text_file(path);
     struct hints h;
-    if (!text || hints_find(text, &h) == 0) {
+    char *text = lesson_hints(l, path, sizeof path, &h);
+    if (!text || h.count == 0) {
         printf("Lesson %d has no hints in %s.\n", l->number, path);
         free(text);
         return 1;
@@ -173,10 +184,9 @@ int cmd_hint(const struct lesson *l)
 int cmd_hints_md(const struct lesson *l)
 {
     char path[512];
-    snprintf(path, sizeof path, "lessons/%s/hints.md", l->folder);
-    char *text = read_text_file(path);
     struct hints h;
-    if (!text || hints_find(text, &h) == 0) {
+    char *text = lesson_hints(l, path, sizeof path, &h);
+    if (!text || h.count == 0) {
         fprintf(stderr, "%s: %s\n", path, text ? "no '### Hint' under '## Hints'" : "cannot read it");
         free(text);
         return 2;

@@ -610,12 +610,11 @@ static int load_inputs(const struct ptx_insn *in, int w, uint32_t exec)
     const struct ptx_operand *o = in->o;
     int size = ptx_type_bytes(in->type), n = in->vec, first = w * 32;
     const unsigned char *at[32];
-    if (X.counting)
+    if (X.counting || o[1].sym != -1) /* (a variable's address is never an input's) */
         return 0;
     FOR_LANES(exec, l) {
-        uint64_t a = (o[1].reg >= 0 ? *reg(o[1].reg, first + (int)l) : 0) + (uint64_t)o[1].imm;
-        at[l] = (const unsigned char *)(uintptr_t)a;
-        if (o[1].sym != -1 || !plain_input_read(at[l], size * n))
+        at[l] = (const unsigned char *)(uintptr_t)address_of(&o[1], first + (int)l);
+        if (!plain_input_read(at[l], size * n))
             return 0;
     }
     FOR_LANES(exec, l)
