@@ -26,8 +26,9 @@ role_family = $(if $(filter baseline,$(2)),$(call base_family,$(1)),$(call famil
 # ---- tools -----------------------------------------------------------------------------
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 CC ?= cc
-# The GPU's architecture, e.g. 90 on an H200; without a GPU the build only has to compile.
-GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .')
+# The GPU's architecture, e.g. 90 on an H200; without a GPU the build only has to compile. Asked
+# of nvidia-smi once per command: check and grade hand it to the makes they start (WB_GPU_CC).
+GPU_CC := $(if $(filter undefined,$(origin WB_GPU_CC)),$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .'),$(WB_GPU_CC))
 CUDA_ARCH ?= $(or $(GPU_CC),75)
 # cmocka from the system, or from a folder given as CMOCKA_DIR (a Debian package unpacked there).
 ifdef CMOCKA_DIR
@@ -146,7 +147,7 @@ endef
 # teaches the wrong thing); SANITIZE=0 or PROFILE=0 skips one for a quicker look.
 check: doctor $(WORKBOOK)
 	$(NEED_LESSON)
-	$(Q)$(if $(EMU),,SANITIZE=$(or $(SANITIZE),1) PROFILE=$(or $(PROFILE),1)) MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) WB_EXPLAIN=$(if $(EMU),,check-emu) \
+	$(Q)$(if $(EMU),,SANITIZE=$(or $(SANITIZE),1) PROFILE=$(or $(PROFILE),1)) MAKE="$(MAKE)" WB_GPU_CC="$(GPU_CC)" WB_JUDGE=$(JUDGE) WB_EXPLAIN=$(if $(EMU),,check-emu) \
 	  $(WORKBOOK) check $(SRC) $(or $(EXPECT),score) $(CHECK_LESSONS)
 
 status: $(WORKBOOK)
@@ -168,7 +169,7 @@ hint reset: $(WORKBOOK)
 # junit.xml and summary.txt, with each lesson's report beside them.
 GRADE_DIR ?= grade
 grade: doctor $(WORKBOOK)
-	$(Q)SANITIZE=$(or $(SANITIZE),1) PROFILE=$(or $(PROFILE),1) MAKE="$(MAKE)" WB_JUDGE=$(JUDGE) \
+	$(Q)SANITIZE=$(or $(SANITIZE),1) PROFILE=$(or $(PROFILE),1) MAKE="$(MAKE)" WB_GPU_CC="$(GPU_CC)" WB_JUDGE=$(JUDGE) \
 	  $(WORKBOOK) grade $(SRC) $(GRADE_DIR) $(LESSONS)
 
 # A whole class: every folder of HANDINS (one per student, laid out like work/) graded as make

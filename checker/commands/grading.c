@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,34 +115,66 @@ static int run_command(char *const argv[], const char *result_file, int quiet_ma
 }
 
 /* On a GPU, the emulator's count of the same kernels' memory traffic explains the timings:
- * shown, not graded. WB_EXPLAIN names the emulator's program (the Makefile sets it). Prints the
- * memory-traffic part of its report. */
-static void explain(const struct lesson *l, const char *dir, const char *srcarg)
+ * shown, not graded. WB_EXPLAIN names the emulator's program (the Makefile sets it). It needs
+ * only the CPU, so it runs beside the GPU judge, its report kept in a file; once the judge is
+ * done, the memory-traffic part is shown, or (the kernel was never timed) it is stopped. */
+struct explainer {
+    pid_t pid;
+    FILE *report;
+};
+
+static struct explainer explain_start(const struct lesson *l, const char *dir, const char *srcarg)
 {
+    struct explainer e = {-1, NULL};
     const char *emu = getenv("WB_EXPLAIN"), *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
-    char binary[1024], cmd[2400];
-    if (!emu || !*emu || (fmt && *fmt && strcasecmp(fmt, "stdout") != 0)) /* TAP/XML stay clean */
-        return;
+    if (!emu || !*emu || grade_log || (fmt && *fmt && strcasecmp(fmt, "stdout") != 0)) /* TAP/XML stay clean */
+        return e;
+    char binary[1024];
     snprintf(binary, sizeof binary, "%s/%s/%s", dir, l->folder, emu);
     const char *make = getenv("MAKE") ? getenv("MAKE") : "make";
     char *build[] = {(char *)make, "-s", "--no-print-directory", (char *)srcarg, binary, NULL};
-    if (run_command(build, NULL, 1) != 0)
-        return;
-    snprintf(cmd, sizeof cmd, "ONLY='memory*' WB_RESULT_FILE= '%s' 2>&1", binary);
-    FILE *p = popen(cmd, "r");
-    char line[1024];
-    int show = 0;
-    printf("\nWhy: the same kernels' memory traffic, counted by the CPU emulator (shown, not graded):\n");
-    while (p && fgets(line, sizeof line, p)) {
-        if (strstr(line, "  Memory traffic at"))
-            show = 1;
-        if (show && strncmp(line, "  ", 2) == 0 && !strstr(line, "Required:"))
-            fputs(line, stdout);
-        if (show && line[0] == '[')
-            show = 0;
+    if (run_command(build, NULL, 1) != 0 || !(e.report = tmpfile()))
+        return e;
+    fflush(NULL);
+    e.pid = fork();
+    if (e.pid == 0) {
+        setpgid(0, 0); /* its own group: stopped with its runners */
+        dup2(fileno(e.report), STDOUT_FILENO);
+        dup2(fileno(e.report), STDERR_FILENO);
+        setenv("ONLY", "memory*", 1);
+        setenv("WB_RESULT_FILE", "", 1);
+        execl(binary, binary, (char *)NULL);
+        _exit(127);
     }
-    if (p)
-        pclose(p);
+    if (e.pid > 0)
+        setpgid(e.pid, e.pid);
+    return e;
+}
+
+static void explain_finish(struct explainer *e, int show)
+{
+    if (e->pid > 0) {
+        if (!show)
+            kill(-e->pid, SIGTERM);
+        waitpid(e->pid, NULL, 0);
+    }
+    if (show && e->pid > 0 && e->report) {
+        char line[1024];
+        int shown = 0;
+        rewind(e->report);
+        printf("\nWhy: the same kernels' memory traffic, counted by the CPU emulator (shown, not graded):\n");
+        while (fgets(line, sizeof line, e->report)) {
+            if (strstr(line, "  Memory traffic at"))
+                shown = 1;
+            if (shown && strncmp(line, "  ", 2) == 0 && !strstr(line, "Required:"))
+                fputs(line, stdout);
+            if (shown && line[0] == '[')
+                shown = 0;
+        }
+    }
+    if (e->report)
+        fclose(e->report);
+    *e = (struct explainer){-1, NULL};
 }
 
 static struct outcome check_one(const struct lesson *l, const char *src)
@@ -160,12 +193,12 @@ static struct outcome check_one(const struct lesson *l, const char *src)
         return o;
     o.built = 1;
     remove(result);
+    struct explainer why = explain_start(l, dir, srcarg);
     char *run[] = {binary, NULL};
     run_command(run, result, 0);
     char err[600];
     o.ran = record_read(result, &o.rec, err, sizeof err) == 0;
-    if (o.ran && !o.rec.no_gpu && o.rec.speed_ms > 0 && !grade_log)
-        explain(l, dir, srcarg);
+    explain_finish(&why, o.ran && !o.rec.no_gpu && o.rec.speed_ms > 0);
     return o;
 }
 

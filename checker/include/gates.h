@@ -16,6 +16,8 @@ const char *find_tool(const char *env, const char *name, char *buf, size_t len);
 
 /* Runs argv (argv[0] a path) in a child with a time limit, its output captured in *r. */
 void run_tool(char *const argv[], double timeout_s, struct isolate_result *r);
+/* The same started apart (isolate.h), so that several tools can run at once. */
+int tool_start(char *const argv[], struct isolate_child *c, struct isolate_result *r);
 
 /* A device buffer the run printed as "wb-buffer NAME 0xADDRESS BYTES". */
 struct named_buffer {
@@ -37,7 +39,7 @@ extern const char NCU_METRICS[];
  * student's kernel (named "student::...") and the baseline ("baseline::..."): their counts.
  * Returns 0 when both were found, else -1 with the reason in `why`. */
 int ncu_parse(const char *csv, struct mem_counts *student, struct mem_counts *baseline, char *why, size_t len);
-/* The same for a run of one kernel (each side's runner alone): the first kernel's counts. */
-int ncu_parse_one(const char *csv, struct mem_counts *counts, char *why, size_t len);
+/* The same for the launches of a run, in the order they ran: the first n kernels' counts. */
+int ncu_parse_rows(const char *csv, struct mem_counts *counts, int n, char *why, size_t len);
 
 #endif

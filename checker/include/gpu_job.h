@@ -22,6 +22,12 @@ enum out_slot { OUT_STUDENT, OUT_REFERENCE, OUT_STUDENT_TIMED, OUT_COUNT };
 
 #define MAX_REPS 100
 
+/* A runner may take a batch: MAX_BATCH jobs at most, one after the other in one process (the
+ * GPU's context made once), on fds 3, 4, ... with `--jobs=N` first among its arguments (under a
+ * tool: the files WB_JOB_FILE lists, ':' between them). It stops at the first job that fails;
+ * the judge learns how far it got from each job's rep.finished. */
+#define MAX_BATCH 24
+
 /* Runner exit codes. JOB_FORBIDDEN: the sandbox stopped a system call (forbidden_syscall). */
 enum { JOB_OK = 0, JOB_KERNEL_FAILED = 1, JOB_SETUP_FAILED = 2, JOB_NO_GPU = 3, JOB_FORBIDDEN = 5, JOB_USAGE = 6 };
 
@@ -30,6 +36,8 @@ enum { SIDE_REFERENCE = (1 << ROLE_SOLUTION) | (1 << ROLE_BASELINE), SIDE_STUDEN
 
 struct gpu_report {
     int emulator; /* 1: the CPU emulator ran the job, 0: a GPU */
+    /* The runner got through this job; in a batch (runner.h) it goes on to the next only then. */
+    int finished;
     char device[256];
     int cc_major, cc_minor;
     int driver_version, runtime_version;

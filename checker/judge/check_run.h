@@ -77,30 +77,43 @@ void fill_inputs(struct gpu_job *job, uint64_t stream);
 /* Runs a job: the reference side's runner, then the student's. Returns 0 when both completed;
  * otherwise says why in `why`. */
 int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len);
+/* Runs n jobs (MAX_BATCH at most, of one lesson, untimed) with one runner per side for all of
+ * them, which on a GPU makes one context per side instead of n. Returns how many completed, in
+ * order: the first that did not (if any) failed as `why` says; those after it did not run. */
+int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len);
+/* An untimed job of rows x cols with the inputs of case `stream` (main.c): its result from the
+ * batches that ran at the first case needing one, else run now. 0 when it completed, else why
+ * says how it failed; *m is the caller's to judge and free. */
+int batched_job(int rows, int cols, uint64_t stream, struct job_mem *m, char *why, size_t len);
 /* Builds a side's runner command into argv (NULL-terminated; plain: the GPU runner's mode for
- * the tools). Returns argv. */
-char **runner_argv(int side, int plain, char **argv);
-/* One side's runner (spawn.c): started on its own copy of the job (limits and sandbox for the
- * emulator's), then finished, which returns that copy for the caller to read back what the side
- * may write and then unmap; started apart, two sides can run at once. */
+ * the tools; njobs > 1: a batch; go: it waits for a byte on its fd 3 + njobs before its first
+ * job). Returns argv. */
+char **runner_argv(int side, int plain, int njobs, int go, char **argv);
+/* One side's runner (spawn.c): started on its own copies of the jobs (limits and sandbox for the
+ * emulator's), then finished, after which the caller reads back from each copy what the side
+ * may write and then unmaps them; started apart, two sides can run at once. */
 #include "isolate.h"
 struct launch {
     char **argv;
-    int job_fd;
+    const int *job_fds;
+    int njobs;
+    int go_fd; /* -1, or the pipe whose byte lets the runner start: its fd 3 + njobs */
     double cpu_s; /* emulator: the CPU-time limit; 0 for the GPU's runner */
     const char *folder;
 };
 struct side_run {
-    struct gpu_job *copy;
-    size_t bytes;
-    int fd;
+    int n;
+    struct gpu_job *copy[MAX_BATCH];
+    size_t bytes[MAX_BATCH];
+    int fd[MAX_BATCH];
     char folder[32];
     char *argv[12];
     struct launch launch;
     struct isolate_child child;
 };
-int side_start(const struct gpu_job *job, int side, double cpu_s, struct side_run *s, struct isolate_result *r);
-struct gpu_job *side_finish(struct side_run *s, double wall_s, struct isolate_result *r);
+int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int go_fd, struct side_run *s,
+               struct isolate_result *r);
+void side_finish(struct side_run *s, double wall_s, struct isolate_result *r);
 void side_abandon(struct side_run *s);
 /* The reference solution is part of this copy of the workbook (not in a handout). */
 int solution_present(void);
@@ -118,6 +131,9 @@ int judge_guards(const struct gpu_job *job);
 /* The kernels run at the size traffic is counted at (its text in sz), the emulator counting
  * when `count`; fails the current test unless the student's output is right there. */
 struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size_t szlen);
+/* The judgement of a counted job after it ran (ran: completed; else why says how it failed):
+ * 0, or -1 with the failure. */
+int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, char *failure, size_t len);
 /* The size memory traffic is counted at: the family's own, or (drawn) the second one this run's
  * seed draws (family.h), which no kernel can expect. */
 void count_size(int drawn, int *rows, int *cols);

@@ -2,6 +2,8 @@
  * is read back from each, the inputs, the narration. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -301,6 +304,13 @@ static int side_outcome(const struct gpu_job *side, const struct isolate_result 
     }
 }
 
+static void close_pipe(int p[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (p[i] >= 0)
+            close(p[i]), p[i] = -1;
+}
+
 /* Waits for a side whose outcome no longer matters, and lets it go. */
 static void finish_unread(struct side_run *s, double wall_s)
 {
@@ -309,56 +319,111 @@ static void finish_unread(struct side_run *s, double wall_s)
     side_abandon(s);
 }
 
+/* How far a finished side got: job k's outcome (0 completed, else why), the process's for the
+ * first job it did not finish. Returns the number of jobs it completed. */
+static int side_read(struct gpu_job *const *jobs, struct side_run *s, const struct isolate_result *r, int which,
+                     char *why, size_t len)
+{
+    for (int k = 0; k < s->n; k++) {
+        struct gpu_job *side = s->copy[k];
+        take_side(jobs[k], side, which);
+        if (side->rep.finished && k < s->n - 1)
+            continue;
+        if (side->rep.finished && r->outcome == ISOLATE_EXITED && r->status == JOB_OK)
+            return s->n;
+        /* The sandbox keeps the number of the call it stopped in the batch's first job. */
+        side->rep.forbidden_syscall = s->copy[0]->rep.forbidden_syscall;
+        int rc = side_outcome(side, r, which, jobs[k]->rep.failure, why, len);
+        if (rc > 0)
+            snprintf(why, len, "%s", jobs[k]->rep.failure[0] ? jobs[k]->rep.failure : "the run failed.");
+        return rc == 0 ? k + 1 : k;
+    }
+    return s->n;
+}
+
 int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
 {
+    return run_jobs(&job, 1, timeout_s, why, len) == 1 ? 0 : -1;
+}
+
+int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len)
+{
     static const int sides[2] = {SIDE_REFERENCE, SIDE_STUDENT};
-    memset(&job->rep, 0, sizeof job->rep);
-    job->rep.failed_role = -1;
-    /* On a GPU the two sides of an untimed job run at once (each process pays for starting CUDA);
-     * timings and the emulator's budget, which is measured on the reference side, need them in turn. */
-    int together = !checking.emulator && job->time_reps == 0;
+    for (int k = 0; k < n; k++) {
+        memset(&jobs[k]->rep, 0, sizeof jobs[k]->rep);
+        jobs[k]->rep.failed_role = -1;
+    }
+    /* On a GPU the two sides run at once (each process pays for starting CUDA); in a timed job the
+     * student's side, once its context is made, waits for a byte on its `go` pipe that the judge
+     * writes when the reference side is done, so that no timing shares the GPU. The emulator's
+     * budget, measured on the reference side, needs the sides in turn. */
+    int together = !checking.emulator, timed = jobs[0]->time_reps > 0;
+    int go[2] = {-1, -1};
+    if (together && timed && pipe2(go, O_CLOEXEC) != 0) {
+        snprintf(why, len, "cannot make a pipe: %s", strerror(errno));
+        return 0;
+    }
     struct side_run runs[2];
     struct isolate_result results[2];
     double reference_cpu = 0;
+    int done = n;
     for (int k = 0; k < 2; k++) {
         struct side_run *s = &runs[k];
         struct isolate_result *r = &results[k];
         /* The emulator's budget: CPU time, at least TIMEOUT seconds and 20 times what the
          * reference side needed on the same inputs, so a busy machine cannot fail a kernel. */
-        double cpu = sides[k] == SIDE_REFERENCE ? 600 : reference_cpu * 20 > timeout_s ? reference_cpu * 20 : timeout_s;
-        double wall = checking.emulator ? 10 * cpu + 30 : timeout_s;
+        double floor_s = timeout_s;
+        double cpu = sides[k] == SIDE_REFERENCE ? 600 : reference_cpu * 20 > floor_s ? reference_cpu * 20 : floor_s;
+        /* On a GPU a batch's jobs are small: TIMEOUT for the batch, and a second for each job more;
+         * a side that waited for the other gets the other's time too. */
+        double wall = checking.emulator ? 10 * cpu + 30 : timeout_s + (n - 1) + (timed && k == 1 ? results[0].seconds : 0);
         /* Together, side 1 was started with side 0. */
-        if (!(together && k == 1) && side_start(job, sides[k], cpu, s, r) != 0) {
+        if (!(together && k == 1) && side_start(jobs, n, sides[k], cpu, -1, s, r) != 0) {
             isolate_describe(r, why, len);
-            return -1;
+            close_pipe(go);
+            return 0;
         }
-        if (together && k == 0 && side_start(job, sides[1], cpu, &runs[1], &results[1]) != 0) {
+        if (together && k == 0 && side_start(jobs, n, sides[1], cpu, go[0], &runs[1], &results[1]) != 0) {
             isolate_describe(&results[1], why, len);
+            close_pipe(go);
             finish_unread(s, wall);
-            return -1;
+            return 0;
         }
-        struct gpu_job *side = side_finish(s, wall, r);
-        if (sides[k] == SIDE_REFERENCE)
-            reference_cpu = side->rep.cpu_seconds > r->cpu_seconds ? side->rep.cpu_seconds : r->cpu_seconds;
+        if (go[0] >= 0) /* the student's side has it */
+            close(go[0]), go[0] = -1;
+        side_finish(s, wall, r);
+        if (sides[k] == SIDE_REFERENCE) {
+            double said = s->copy[n - 1] ? s->copy[n - 1]->rep.cpu_seconds : 0;
+            reference_cpu = said > r->cpu_seconds ? said : r->cpu_seconds;
+        }
         r->cpu_limit = cpu;
-        if (reference_cpu * 20 > timeout_s)
+        if (reference_cpu * 20 > floor_s)
             snprintf(r->budget, sizeof r->budget, "%.1f s, 20 times what %s took", cpu, reference_name());
         else
             snprintf(r->budget, sizeof r->budget, "TIMEOUT=%.0f s", cpu);
         if (sides[k] == SIDE_STUDENT)
             show_child_output(r);
-        take_side(job, side, sides[k]);
-        int rc = side_outcome(side, r, sides[k], job->rep.failure, why, len);
+        int got = side_read(jobs, s, r, sides[k], why, len);
         side_abandon(s);
-        if (rc > 0)
-            snprintf(why, len, "%s", job->rep.failure[0] ? job->rep.failure : "the run failed.");
-        if (rc != 0) {
-            if (together && k == 0)
+        if (got < done)
+            done = got;
+        if (done < n && sides[k] == SIDE_REFERENCE) { /* the workbook's own kernels failed: nothing is judged */
+            close_pipe(go); /* a waiting student's side reads the end and leaves */
+            if (together)
                 finish_unread(&runs[1], wall);
-            return -1;
+            return 0;
         }
+        if (sides[k] == SIDE_REFERENCE && go[1] >= 0) {
+            /* A side that ended before it read (its kernel did not load) says so itself. */
+            struct sigaction ignore = {.sa_handler = SIG_IGN}, was;
+            sigaction(SIGPIPE, &ignore, &was);
+            ssize_t sent = write(go[1], "g", 1);
+            (void)sent;
+            sigaction(SIGPIPE, &was, NULL);
+        }
+        close_pipe(go);
     }
-    return 0;
+    return done;
 }
 
 void fill_inputs(struct gpu_job *job, uint64_t stream)

@@ -173,9 +173,8 @@ void count_size(int drawn, int *rows, int *cols)
         *cols = *rows;
 }
 
-struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size_t szlen)
+static struct job_mem counted_create(int count, int drawn, uint64_t stream, char *sz, size_t szlen)
 {
-    char why[700], when[96];
     struct check_case sized = {0};
     count_size(drawn, &sized.rows, &sized.cols);
     size_text(&sized, sz, szlen);
@@ -184,28 +183,48 @@ struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size
         case_fail("cannot allocate memory for %s", sz);
     m.job->count = count;
     fill_inputs(m.job, stream);
-    if (run_job(m.job, 3 * checking.timeout_s, why, sizeof why) != 0) {
+    return m;
+}
+
+int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, char *failure, size_t len)
+{
+    char when[96];
+    if (!ran) {
         say("  At %s: %s\n", sz, why);
-        job_free(&m);
-        case_fail("the kernel failed at %s (see above)", sz);
+        snprintf(failure, len, "the kernel failed at %s (see above)", sz);
+        return -1;
     }
     snprintf(when, sizeof when, "at %s, so its memory traffic was not judged", sz);
-    if (judge_guards(m.job) != 0 || judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {
-        job_free(&m);
-        case_fail("wrong output at %s: memory traffic not judged", sz);
+    if (judge_guards(m->job) != 0 || judge_output(m->job, job_out(m->job, OUT_STUDENT), when) != 0) {
+        snprintf(failure, len, "wrong output at %s: memory traffic not judged", sz);
+        return -1;
     }
     /* The counted launch is judged too: its traffic means nothing if its output is wrong. */
-    snprintf(when, sizeof when, "in the launch whose memory traffic was counted (%s), though the first was right", sz);
-    if (count && !m.job->rep.counted) {
-        job_free(&m);
-        case_fail("the emulator counted nothing at %s", sz);
+    if (!m->job->count)
+        return 0;
+    if (!m->job->rep.counted) {
+        snprintf(failure, len, "the emulator counted nothing at %s", sz);
+        return -1;
     }
+    snprintf(when, sizeof when, "in the launch whose memory traffic was counted (%s), though the first was right", sz);
     checking.later_launch = 1;
-    int later_wrong = count && judge_output(m.job, job_out(m.job, OUT_STUDENT_TIMED), when) != 0;
+    int later_wrong = judge_output(m->job, job_out(m->job, OUT_STUDENT_TIMED), when) != 0;
     checking.later_launch = 0;
     if (later_wrong) {
+        snprintf(failure, len, "wrong output in the counted launch at %s", sz);
+        return -1;
+    }
+    return 0;
+}
+
+struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size_t szlen)
+{
+    char why[700], failure[200];
+    struct job_mem m = counted_create(count, drawn, stream, sz, szlen);
+    int ran = run_job(m.job, 3 * checking.timeout_s, why, sizeof why) == 0;
+    if (counted_judge(&m, sz, ran, why, failure, sizeof failure) != 0) {
         job_free(&m);
-        case_fail("wrong output in the counted launch at %s", sz);
+        case_fail("%s", failure);
     }
     return m;
 }

@@ -45,20 +45,133 @@ static int bad_access(int cuda_error)
     return cuda_error == 700 || cuda_error == 716 || cuda_error == 717 || cuda_error == 719;
 }
 
+/* The cases the checker adds on a GPU (add_gate_cases), and the lesson case whose inputs each uses. */
+static struct check_case gate_cases[2];
+static uint64_t gate_stream[2];
+
+/* ---- correctness, in batches ---- */
+
+/* Every correctness job of the lesson (and on a GPU, Nsight Compute's gate's check of the output
+ * at its two sizes) runs in batches at the first case that needs one (one runner pair, so one
+ * CUDA context per side, for up to MAX_BATCH jobs instead of one per job); each case then judges
+ * its own jobs' results here, in its turn, as if it had run them itself. Jobs past a batch's
+ * failure, and large ones, run alone when their case comes. */
+#define BATCH_MAX_ELEMS (1 << 20)
+struct ran_job {
+    int rows, cols;
+    uint64_t stream;
+    struct job_mem m;
+    int ran, hung; /* ran: completed; else why says how it failed, and hung: it did not finish */
+    char why[700];
+};
+static struct ran_job ran_jobs[RECORD_MAX_CASES + MAX_RESIDUE_SHAPES];
+static int nran = -1; /* -1: the batches have not run */
+
+static int residue_cases(struct shape *shapes);
+static double case_work(const struct check_case *c);
+
+/* The inputs of a residue shape: a stream of their own. */
+static uint64_t residue_stream(uint64_t stream, int i)
+{
+    return stream * 64 + (uint64_t)i + 1024;
+}
+
+static void plan_job(int rows, int cols, uint64_t stream)
+{
+    struct check_case sized = {.rows = rows, .cols = cols};
+    if ((size_t)rows * (size_t)cols > BATCH_MAX_ELEMS || (checking.device.emulator && case_work(&sized) > EMU_MAX_WORK))
+        return;
+    struct ran_job *j = &ran_jobs[nran++];
+    *j = (struct ran_job){rows, cols, stream, {0}, 0, 0, ""};
+}
+
+static void run_batches(void)
+{
+    nran = 0;
+    /* ONLY runs some cases, and WB_STOP_AT_FAILURE wants to stop at the first wrong one. */
+    if ((getenv("ONLY") && *getenv("ONLY")) || checking.stop_at_failure)
+        return;
+    struct shape shapes[MAX_RESIDUE_SHAPES];
+    int nshapes = residue_cases(shapes);
+    for (size_t i = 0; i < lesson.ncases; i++) {
+        const struct check_case *c = &lesson.cases[i];
+        if (c->kind == CASE_CORRECT)
+            plan_job(c->rows, c->cols, (uint64_t)i);
+        for (int k = 0; c->kind == CASE_RESIDUES && k < nshapes; k++)
+            plan_job(shapes[k].rows, shapes[k].cols, residue_stream((uint64_t)i, k));
+    }
+    for (int g = 0; g < 2; g++)
+        for (int drawn = 0; gate_cases[g].name && gate_cases[g].kind == CASE_PROFILE && drawn < 2; drawn++) {
+            int rows, cols;
+            count_size(drawn, &rows, &cols);
+            plan_job(rows, cols, gate_stream[g] + (uint64_t)drawn);
+        }
+    for (int first = 0; first < nran; first += MAX_BATCH) {
+        int n = nran - first < MAX_BATCH ? nran - first : MAX_BATCH, done;
+        struct gpu_job *jobs[MAX_BATCH];
+        for (int k = 0; k < n; k++) {
+            struct ran_job *j = &ran_jobs[first + k];
+            j->m = job_create(j->rows, j->cols, 1, 0);
+            if (!(jobs[k] = j->m.job)) {
+                for (int f = 0; f < k; f++)
+                    job_free(&ran_jobs[first + f].m);
+                nran = first;
+                return;
+            }
+            fill_inputs(j->m.job, j->stream);
+        }
+        /* A hang is its own case's to report: the flag waits for that case. */
+        int hung_before = checking.hung;
+        char why[700];
+        done = run_jobs(jobs, n, checking.timeout_s, why, sizeof why);
+        for (int k = 0; k < n; k++)
+            ran_jobs[first + k].ran = k < done;
+        if (done < n) {
+            struct ran_job *failed = &ran_jobs[first + done];
+            snprintf(failed->why, sizeof failed->why, "%s", why);
+            failed->hung = checking.hung && !hung_before;
+            checking.hung = hung_before;
+            for (int k = done + 1; k < n; k++) /* not run: they run alone in their turn */
+                job_free(&ran_jobs[first + k].m);
+            nran = first + done + 1;
+            return;
+        }
+    }
+}
+
+int batched_job(int rows, int cols, uint64_t stream, struct job_mem *m, char *why, size_t len)
+{
+    if (nran < 0)
+        run_batches();
+    for (int i = 0; i < nran; i++) {
+        struct ran_job *j = &ran_jobs[i];
+        if (j->m.job && j->rows == rows && j->cols == cols && j->stream == stream) {
+            *m = j->m;
+            j->m.job = NULL; /* the caller's now */
+            snprintf(why, len, "%s", j->why);
+            if (j->hung)
+                checking.hung = 1;
+            return j->ran ? 0 : -1;
+        }
+    }
+    *m = job_create(rows, cols, 1, 0);
+    if (!m->job)
+        return snprintf(why, len, "cannot allocate memory for %dx%d", rows, cols), -1;
+    fill_inputs(m->job, stream);
+    return run_job(m->job, checking.timeout_s, why, len);
+}
+
 static void case_correct(const struct check_case *c, uint64_t stream)
 {
     char why[700], sz[32], when[96];
-    struct job_mem m = job_create(c->rows, c->cols, 1, 0);
-    if (!m.job)
-        case_fail("cannot allocate memory for %s", size_text(c, sz, sizeof sz));
-    fill_inputs(m.job, stream);
+    struct job_mem m;
     size_text(c, sz, sizeof sz);
     snprintf(when, sizeof when, "at %s", sz);
     const char *failure = NULL;
-    if (run_job(m.job, checking.timeout_s, why, sizeof why) != 0) {
+    if (batched_job(c->rows, c->cols, stream, &m, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
         failure = "the kernel failed (see above)";
-        if (!checking.device.emulator && m.job->rep.failed_role == ROLE_STUDENT && bad_access(m.job->rep.cuda_error))
+        if (m.job && !checking.device.emulator && m.job->rep.failed_role == ROLE_STUDENT && bad_access(m.job->rep.cuda_error))
             explain_crash(c, stream);
     } else if (judge_guards(m.job) != 0)
         failure = "writes outside the output";
@@ -97,7 +210,7 @@ static void case_residues(const struct check_case *c, uint64_t stream)
         struct check_case one = *c;
         one.kind = CASE_CORRECT;
         one.rows = shapes[i].rows, one.cols = shapes[i].cols;
-        case_correct(&one, stream * 64 + (uint64_t)i + 1024); /* inputs of their own */
+        case_correct(&one, residue_stream(stream, i)); /* inputs of their own */
     }
 }
 
@@ -286,10 +399,6 @@ static void case_shared_bytes(const struct check_case *c)
         case_fail("%zu bytes of shared memory where %zu are required", have, c->bytes);
     }
 }
-
-/* The cases the checker adds on a GPU (add_gate_cases), and the lesson case whose inputs each uses. */
-static struct check_case gate_cases[2];
-static uint64_t gate_stream[2];
 
 /* The emulator's cost of a case, in multiply-adds' worth (the family's estimate). */
 static double case_work(const struct check_case *c)

@@ -50,13 +50,17 @@ static void find_runners(void)
     baseline_kernel[strcspn(baseline_kernel, ".")] = '\0';
 }
 
-char **runner_argv(int side, int plain, char **argv)
+char **runner_argv(int side, int plain, int njobs, int go, char **argv)
 {
+    static char batch[16];
     find_runners();
     int n = 0;
+    snprintf(batch, sizeof batch, "--jobs=%d", njobs);
     if (checking.emulator) {
         /* One interpreter for every role, each kernel's PTX and the name its messages give it. */
         argv[n++] = ptx_runner;
+        if (njobs > 1)
+            argv[n++] = batch;
         if (side == SIDE_STUDENT) {
             argv[n++] = "student";
             argv[n++] = student_ptx;
@@ -75,6 +79,10 @@ char **runner_argv(int side, int plain, char **argv)
         argv[n++] = gpu_runner;
         if (plain)
             argv[n++] = "--plain";
+        if (njobs > 1)
+            argv[n++] = batch;
+        if (go)
+            argv[n++] = "--go";
         if (side == SIDE_STUDENT) {
             argv[n++] = "student";
             argv[n++] = student_cubin;
@@ -114,11 +122,19 @@ static const char *bubblewrap(void)
 static int exec_runner(void *arg)
 {
     const struct launch *l = arg;
-    if (dup2(l->job_fd, 3) < 0)
-        return 127;
-    fcntl(3, F_SETFD, 0);
+    /* The jobs on fds 3, 4, ..., then the go pipe: first out of the way of those numbers, then
+     * down to them. */
+    int high[MAX_BATCH + 1], nfds = l->njobs + (l->go_fd >= 0);
+    for (int k = 0; k < nfds; k++)
+        if ((high[k] = fcntl(k < l->njobs ? l->job_fds[k] : l->go_fd, F_DUPFD, 1000)) < 0)
+            return 127;
+    for (int k = 0; k < nfds; k++) {
+        if (dup2(high[k], 3 + k) < 0)
+            return 127;
+        fcntl(3 + k, F_SETFD, 0);
+    }
     /* Nothing else of the judge's passes to a runner: not its result file, not its report. */
-    for (int fd = 4; fd < 1024; fd++)
+    for (int fd = 3 + nfds; fd < 1024 + MAX_BATCH + 1; fd++)
         close(fd);
     if (l->cpu_s > 0) {
         /* The emulator's runner: a lesson file's code is host code there. */
@@ -130,7 +146,7 @@ static int exec_runner(void *arg)
                       {RLIMIT_AS, {(rlim_t)4 << 30, (rlim_t)4 << 30}},
                       {RLIMIT_FSIZE, {1 << 20, 1 << 20}},      /* the captured printf */
                       {RLIMIT_CORE, {0, 0}},
-                      {RLIMIT_NOFILE, {16, 16}}};
+                      {RLIMIT_NOFILE, {16 + MAX_BATCH, 16 + MAX_BATCH}}};
         for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
             setrlimit(limits[i].resource, &limits[i].limit);
         if (chdir(l->folder) != 0)
@@ -155,33 +171,47 @@ static int exec_runner(void *arg)
     return 127;
 }
 
-int side_start(const struct gpu_job *job, int side, double cpu_s, struct side_run *s, struct isolate_result *r)
+/* A side's own copy of a job, in a memfd: the inputs, and nothing another side wrote. */
+static int side_copy(const struct gpu_job *job, int side, struct side_run *s, int k)
+{
+    s->bytes[k] = job->bytes;
+    s->fd[k] = memfd_create("wb-job", MFD_CLOEXEC);
+    if (s->fd[k] < 0 || ftruncate(s->fd[k], (off_t)s->bytes[k]) != 0 ||
+        (s->copy[k] = mmap(NULL, s->bytes[k], PROT_READ | PROT_WRITE, MAP_SHARED, s->fd[k], 0)) == MAP_FAILED) {
+        s->copy[k] = NULL;
+        return -1;
+    }
+    struct gpu_job *c = s->copy[k];
+    memcpy(c, job, sizeof *job);
+    memset(&c->rep, 0, sizeof c->rep);
+    for (int i = 0; i < 2; i++)
+        if (job->in_offset[i] + job->in_elems[i] * sizeof(float) <= job->bytes) /* never past the job */
+            memcpy(job_in(c, i), job_in((struct gpu_job *)job, i), job->in_elems[i] * sizeof(float));
+    c->roles = side;
+    c->have_solution = solution_present();
+    return 0;
+}
+
+int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int go_fd, struct side_run *s,
+               struct isolate_result *r)
 {
     memset(s, 0, sizeof *s);
     memset(r, 0, sizeof *r);
     r->outcome = ISOLATE_NOT_STARTED;
-    s->bytes = job->bytes;
-    s->fd = memfd_create("wb-job", MFD_CLOEXEC);
-    if (s->fd < 0 || ftruncate(s->fd, (off_t)s->bytes) != 0 ||
-        (s->copy = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0)) == MAP_FAILED) {
-        r->start_errno = errno;
-        if (s->fd >= 0)
-            close(s->fd);
-        s->copy = NULL;
-        return -1;
-    }
-    /* The side gets the inputs and nothing another side wrote. */
-    memcpy(s->copy, job, sizeof *job);
-    memset(&s->copy->rep, 0, sizeof s->copy->rep);
-    for (int i = 0; i < 2; i++)
-        if (job->in_offset[i] + job->in_elems[i] * sizeof(float) <= job->bytes) /* never past the job */
-            memcpy(job_in(s->copy, i), job_in((struct gpu_job *)job, i), job->in_elems[i] * sizeof(float));
-    s->copy->roles = side;
-    s->copy->have_solution = solution_present();
+    for (int k = 0; k < MAX_BATCH; k++)
+        s->fd[k] = -1;
+    s->n = n;
+    for (int k = 0; k < n; k++)
+        if (side_copy(jobs[k], side, s, k) != 0) {
+            r->start_errno = errno;
+            return side_abandon(s), -1;
+        }
     snprintf(s->folder, sizeof s->folder, "/tmp/wb-runner-XXXXXX");
-    s->launch = (struct launch){runner_argv(side, 0, s->argv), s->fd, checking.emulator ? cpu_s : 0, s->folder};
+    s->launch = (struct launch){runner_argv(side, 0, n, go_fd >= 0, s->argv), s->fd, n, go_fd,
+                                checking.emulator ? cpu_s : 0, s->folder};
     if (checking.emulator && !mkdtemp(s->folder)) {
         r->start_errno = errno;
+        s->folder[0] = '\0';
         return side_abandon(s), -1;
     }
     if (checking.emulator && !bubblewrap() && !checking.sandbox_warned++)
@@ -192,29 +222,35 @@ int side_start(const struct gpu_job *job, int side, double cpu_s, struct side_ru
     return 0;
 }
 
-struct gpu_job *side_finish(struct side_run *s, double wall_s, struct isolate_result *r)
+void side_finish(struct side_run *s, double wall_s, struct isolate_result *r)
 {
     isolate_wait(&s->child, wall_s, r);
-    if (checking.emulator)
+    if (checking.emulator && s->folder[0])
         rmdir(s->folder);
+    s->folder[0] = '\0';
     /* bubblewrap passes a signal on as 128 + its number. */
     if (r->outcome == ISOLATE_EXITED && r->status > 128 && r->status < 128 + 65 && checking.emulator && bubblewrap()) {
         r->outcome = ISOLATE_SIGNALED;
         r->status -= 128;
     }
-    close(s->fd);
-    s->fd = -1;
-    return s->copy; /* the caller reads back what this side may write, then unmaps it */
+    for (int k = 0; k < s->n; k++) {
+        if (s->fd[k] >= 0)
+            close(s->fd[k]);
+        s->fd[k] = -1;
+    } /* the caller reads back from the copies what this side may write, then abandons them */
 }
 
 void side_abandon(struct side_run *s)
 {
-    if (s->copy)
-        munmap(s->copy, s->bytes);
-    if (s->fd >= 0)
-        close(s->fd);
+    for (int k = 0; k < s->n; k++) {
+        if (s->copy[k])
+            munmap(s->copy[k], s->bytes[k]);
+        if (s->fd[k] >= 0)
+            close(s->fd[k]);
+        s->copy[k] = NULL;
+        s->fd[k] = -1;
+    }
     if (s->folder[0] && checking.emulator)
         rmdir(s->folder);
-    s->copy = NULL;
-    s->fd = -1;
+    s->folder[0] = '\0';
 }

@@ -2,6 +2,7 @@
  * of its kernel, no guard zones) under compute-sanitizer or Nsight Compute, their logs read
  * back: the student's runner for the student's kernel, the reference side's for the baseline. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,8 +28,8 @@
 #define NCU_CONFLICT_SHARE 0.05
 
 /* WB_KEEP_TOOL_LOGS=DIR keeps each tool's log there (checker/tools/gpu-gates.sh collects them
- * as the parsers' test data): DIR/TOOL[-SUBTOOL]-student.log or -baseline.log. */
-static void keep_log(char *const tool_argv[], int roles, const char *text)
+ * as the parsers' test data): DIR/TOOL[-SUBTOOL]-WHO.log, WHO the side(s) the tool watched. */
+static void keep_log(char *const tool_argv[], const char *who, const char *text)
 {
     const char *dir = getenv("WB_KEEP_TOOL_LOGS");
     if (!dir || !*dir || !text)
@@ -38,8 +39,7 @@ static void keep_log(char *const tool_argv[], int roles, const char *text)
         if (strcmp(tool_argv[i], "--tool") == 0)
             sub = tool_argv[i + 1];
     char path[1200];
-    snprintf(path, sizeof path, "%s/%s%s%s-%s.log", dir, tool, *sub ? "-" : "", sub,
-             roles == SIDE_STUDENT ? "student" : "baseline");
+    snprintf(path, sizeof path, "%s/%s%s%s-%s.log", dir, tool, *sub ? "-" : "", sub, who);
     FILE *f = fopen(path, "w");
     if (f) {
         fputs(text, f);
@@ -47,94 +47,191 @@ static void keep_log(char *const tool_argv[], int roles, const char *text)
     }
 }
 
-/* Runs a side's runner in its plain mode under a tool (tool_argv, NULL-terminated) on the
- * inputs of case `stream`, the job in a private file, the tool's log in another; returns the
- * log (malloc'd, or NULL) and in *bufs the device buffers the run printed. roles: SIDE_STUDENT,
- * or the baseline alone. */
-static char *run_watched(char *const tool_argv[], int roles, int rows, int cols, uint64_t stream, double timeout_s,
-                         struct isolate_result *r, struct named_buffer *bufs, int *nbufs)
+/* A side's runner in its plain mode under a tool: SIDE_STUDENT or the baseline alone, on n jobs
+ * (a batch) with these shapes and the inputs of these cases. */
+struct watched {
+    int roles, n;
+    int rows[2], cols[2];
+    uint64_t stream[2];
+};
+
+/* A tool run in flight: its log, its job files, its command. */
+struct watch {
+    char log[32], jobs[4][32], list[2][80], script[6000];
+    int njobs;
+    char *argv[72];
+    struct isolate_child child;
+    struct isolate_result r;
+};
+
+/* `text` in single quotes for sh, appended to buf after `before`. */
+static void shell_word(char *buf, size_t len, const char *before, const char *text)
 {
-    char log[] = "/tmp/wb-tool-XXXXXX", jobfile[] = "/tmp/wb-job-XXXXXX";
-    *nbufs = 0;
-    memset(r, 0, sizeof *r);
-    int fd = mkstemp(log), jfd = mkstemp(jobfile);
-    struct job_mem m = job_create(rows, cols, 1, 0);
-    int ok = fd >= 0 && jfd >= 0 && m.job;
-    if (ok) {
-        fill_inputs(m.job, stream);
-        m.job->roles = roles;
-        m.job->have_solution = solution_present();
-        ok = write(jfd, m.job, m.bytes) == (ssize_t)m.bytes;
-    }
-    job_free(&m);
+    size_t n = strlen(buf);
+    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s'", before);
+    for (const char *p = text; *p && n + 5 < len; p++)
+        n += (size_t)(*p == '\'' ? snprintf(buf + n, len - n, "'\\''") : snprintf(buf + n, len - n, "%c", *p));
+    if (n + 1 < len)
+        snprintf(buf + n, len - n, "'");
+}
+
+/* Writes each run's jobs into private files and starts the tool: on the one runner (the files
+ * in WB_JOB_FILE), or on a shell that starts the runners in turn, so that the tool starts once
+ * for all (Nsight Compute follows child processes). 0, or -1 with w->r saying why. */
+static int watch_start(struct watch *w, char *const tool_argv[], const struct watched *runs, int nruns)
+{
+    memset(w, 0, sizeof *w);
+    w->r.outcome = ISOLATE_NOT_STARTED;
+    snprintf(w->log, sizeof w->log, "/tmp/wb-tool-XXXXXX");
+    int fd = mkstemp(w->log), ok = fd >= 0;
     if (fd >= 0)
         close(fd);
-    if (jfd >= 0)
-        close(jfd);
-    char *text = NULL;
-    if (ok) {
-        char *argv[64], *runner[12];
-        int n = 0;
-        for (; tool_argv[n] && n < 40; n++)
-            argv[n] = tool_argv[n];
-        argv[n++] = "--log-file";
-        argv[n++] = log;
-        runner_argv(roles == SIDE_STUDENT ? SIDE_STUDENT : SIDE_REFERENCE, 1, runner);
-        for (int k = 0; runner[k] && n < 60; k++)
-            argv[n++] = runner[k];
-        argv[n] = NULL;
-        /* The runner finds the job in the file this names. */
-        setenv("WB_JOB_FILE", jobfile, 1);
-        run_tool(argv, timeout_s, r);
-        unsetenv("WB_JOB_FILE");
-        *nbufs = parse_buffers(r->output, bufs, 4);
-        text = read_text_file(log);
-        keep_log(tool_argv, roles, text);
+    for (int i = 0; i < nruns && ok; i++)
+        for (int k = 0; k < runs[i].n && ok && w->njobs < 4; k++) {
+            char *file = w->jobs[w->njobs++];
+            snprintf(file, sizeof w->jobs[0], "/tmp/wb-job-XXXXXX");
+            int jfd = mkstemp(file);
+            struct job_mem m = job_create(runs[i].rows[k], runs[i].cols[k], 1, 0);
+            ok = jfd >= 0 && m.job;
+            if (ok) {
+                fill_inputs(m.job, runs[i].stream[k]);
+                m.job->roles = runs[i].roles;
+                m.job->have_solution = solution_present();
+                ok = write(jfd, m.job, m.bytes) == (ssize_t)m.bytes;
+            }
+            job_free(&m);
+            if (jfd >= 0)
+                close(jfd);
+            snprintf(w->list[i] + strlen(w->list[i]), sizeof w->list[i] - strlen(w->list[i]), "%s%s", k ? ":" : "", file);
+        }
+    if (!ok) {
+        w->r.start_errno = errno;
+        return -1;
     }
-    unlink(log);
-    unlink(jobfile);
+    int n = 0;
+    for (; tool_argv[n] && n < 40; n++)
+        w->argv[n] = tool_argv[n];
+    w->argv[n++] = "--log-file";
+    w->argv[n++] = w->log;
+    char *runner[12];
+    if (nruns == 1) {
+        runner_argv(runs[0].roles == SIDE_STUDENT ? SIDE_STUDENT : SIDE_REFERENCE, 1, runs[0].n, 0, runner);
+        for (int k = 0; runner[k] && n < 70; k++)
+            w->argv[n++] = runner[k];
+        setenv("WB_JOB_FILE", w->list[0], 1); /* the child takes the environment as it is now */
+    } else {
+        /* Each runner's exit status kept; the first that failed is the shell's. */
+        for (int i = 0; i < nruns; i++) {
+            shell_word(w->script, sizeof w->script, "WB_JOB_FILE=", w->list[i]);
+            runner_argv(runs[i].roles == SIDE_STUDENT ? SIDE_STUDENT : SIDE_REFERENCE, 1, runs[i].n, 0, runner);
+            for (int k = 0; runner[k]; k++)
+                shell_word(w->script, sizeof w->script, " ", runner[k]);
+            size_t at = strlen(w->script);
+            snprintf(w->script + at, sizeof w->script - at, "; s%d=$?; ", i);
+        }
+        for (int i = 0; i < nruns; i++) {
+            size_t at = strlen(w->script);
+            snprintf(w->script + at, sizeof w->script - at, "[ $s%d -eq 0 ] || exit $s%d; ", i, i);
+        }
+        w->argv[n++] = "/bin/sh";
+        w->argv[n++] = "-c";
+        w->argv[n++] = w->script;
+    }
+    w->argv[n] = NULL;
+    int rc = tool_start(w->argv, &w->child, &w->r);
+    unsetenv("WB_JOB_FILE");
+    return rc;
+}
+
+/* Waits for the tool; returns its log (malloc'd, or NULL) and in *bufs the device buffers the
+ * runs printed. who names the log kept for the parsers' tests. */
+static char *watch_finish(struct watch *w, int started, char *const tool_argv[], const char *who, double timeout_s,
+                          struct named_buffer *bufs, int *nbufs)
+{
+    char *text = NULL;
+    *nbufs = 0;
+    if (started) {
+        isolate_wait(&w->child, timeout_s, &w->r);
+        *nbufs = parse_buffers(w->r.output, bufs, 4);
+        text = read_text_file(w->log);
+        keep_log(tool_argv, who, text);
+    }
+    unlink(w->log);
+    for (int k = 0; k < w->njobs; k++)
+        if (w->jobs[k][0])
+            unlink(w->jobs[k]);
     return text;
 }
 
-/* One compute-sanitizer tool on the student's kernel: 0 clean, 1 errors found (shown), -1 the
- * tool could not run (said). */
-static int sanitize_with(const char *sanitizer, const char *tool, const char *finds, int rows, int cols,
-                         uint64_t stream)
+/* compute-sanitizer's tools, and what each finds. */
+enum { RACECHECK, SYNCCHECK, MEMCHECK, SANITIZER_TOOLS };
+static const char *const sanitizer_tool[SANITIZER_TOOLS][2] = {
+    {"racecheck", "shared-memory races"}, {"synccheck", "misused barriers"}, {"memcheck", "accesses outside the buffers"}};
+
+/* What one finished sanitizer run found, said: 0 clean, 1 errors (shown), -1 the tool could not
+ * run. */
+static int sanitizer_verdict(struct watch *w, int started, char *const argv[], const char *tool, const char *finds)
 {
-    /* Three errors say where; the count comes from the tool's summary. */
-    /* memcheck knows only addresses outside every allocation: a read past the end of A that lands
-     * in B is not one. Its padding after each allocation makes such an overrun one. */
-    char *const argv[] = {(char *)sanitizer, "--tool", (char *)tool, "--error-exitcode", "86", "--print-limit", "3",
-                          "--show-backtrace", "no", strcmp(tool, "memcheck") == 0 ? "--padding" : NULL, "65536", NULL};
-    struct isolate_result r;
     struct named_buffer bufs[4];
     int nbufs;
-    char *log = run_watched(argv, SIDE_STUDENT, rows, cols, stream, 6 * checking.timeout_s, &r, bufs, &nbufs);
+    char *log = watch_finish(w, started, argv, "student", 6 * checking.timeout_s, bufs, &nbufs);
+    const struct isolate_result *r = &w->r;
     static char digest[4096];
     int errors = sanitizer_digest(log ? log : "", bufs, nbufs, digest, sizeof digest);
     free(log);
-    if (r.outcome == ISOLATE_EXITED && r.status == 0 && errors <= 0) {
+    if (r->outcome == ISOLATE_EXITED && r->status == 0 && errors <= 0) {
         say("    %-10s no %s\n", tool, finds);
         return 0;
     }
-    if ((r.outcome == ISOLATE_EXITED && r.status == 86) || errors > 0) {
+    if ((r->outcome == ISOLATE_EXITED && r->status == 86) || errors > 0) {
         if (errors > 0)
             say("    %-10s %d error%s:\n%s", tool, errors, errors == 1 ? "" : "s", digest);
         else /* an error exit without a count in the log */
             say("    %-10s errors:\n%s", tool, digest);
         return 1;
     }
-    if (r.outcome == ISOLATE_EXITED && r.status == JOB_KERNEL_FAILED) {
+    if (r->outcome == ISOLATE_EXITED && r->status == JOB_KERNEL_FAILED) {
         say("    %-10s saw nothing before your kernel crashed under it\n", tool);
         return 0; /* the crash itself is memcheck's to name */
     }
     char why[700];
-    if (r.outcome == ISOLATE_EXITED)
-        snprintf(why, sizeof why, "it stopped with exit code %d: %.300s", r.status, r.output);
+    if (r->outcome == ISOLATE_EXITED)
+        snprintf(why, sizeof why, "it stopped with exit code %d: %.300s", r->status, r->output);
     else
-        isolate_describe(&r, why, sizeof why);
+        isolate_describe(r, why, sizeof why);
     say("    %-10s could not run: %s\n", tool, why);
     return -1;
+}
+
+/* The sanitizer's tools `which` (a mask of 1 << RACECHECK ...) on the student's kernel at once,
+ * each its own process beside the others, and their findings said in a fixed order. Counts the
+ * tools that found errors and those that could not run. */
+static void sanitize(const char *sanitizer, int which, int rows, int cols, uint64_t stream, int *found, int *unusable)
+{
+    static struct watch w[SANITIZER_TOOLS];
+    char *argv[SANITIZER_TOOLS][12];
+    int started[SANITIZER_TOOLS] = {0};
+    struct watched run = {SIDE_STUDENT, 1, {rows}, {cols}, {stream}};
+    *found = *unusable = 0;
+    for (int t = 0; t < SANITIZER_TOOLS; t++) {
+        if (!(which >> t & 1))
+            continue;
+        /* Three errors say where; the count comes from the tool's summary. memcheck knows only
+         * addresses outside every allocation: a read past the end of A that lands in B is not
+         * one. Its padding after each allocation makes such an overrun one. */
+        char *const a[] = {(char *)sanitizer, "--tool", (char *)sanitizer_tool[t][0], "--error-exitcode", "86",
+                           "--print-limit", "3", "--show-backtrace", "no", t == MEMCHECK ? "--padding" : NULL, "65536",
+                           NULL};
+        memcpy(argv[t], a, sizeof a);
+        started[t] = watch_start(&w[t], argv[t], &run, 1) == 0;
+    }
+    for (int t = 0; t < SANITIZER_TOOLS; t++) {
+        if (!(which >> t & 1))
+            continue;
+        int rc = sanitizer_verdict(&w[t], started[t], argv[t], sanitizer_tool[t][0], sanitizer_tool[t][1]);
+        *found += rc > 0;
+        *unusable += rc < 0;
+    }
 }
 
 void case_sanitizer(const struct check_case *c, uint64_t stream)
@@ -146,15 +243,8 @@ void case_sanitizer(const struct check_case *c, uint64_t stream)
         case_skip(RESULT_SKIPPED);
     }
     say("  compute-sanitizer on your kernel alone at %s:\n", size_text(c, sz, sizeof sz));
-    const char *tools[][2] = {{"racecheck", "shared-memory races"},
-                              {"synccheck", "misused barriers"},
-                              {"memcheck", "accesses outside the buffers"}};
-    int found = 0, unusable = 0;
-    for (size_t t = 0; t < sizeof tools / sizeof tools[0]; t++) {
-        int rc = sanitize_with(sanitizer, tools[t][0], tools[t][1], c->rows, c->cols, stream);
-        found += rc > 0;
-        unusable += rc < 0;
-    }
+    int found, unusable;
+    sanitize(sanitizer, 1 << RACECHECK | 1 << SYNCCHECK | 1 << MEMCHECK, c->rows, c->cols, stream, &found, &unusable);
     if (found)
         case_fail("compute-sanitizer found errors in your kernel at %s", sz);
     if (unusable) {
@@ -171,7 +261,8 @@ void explain_crash(const struct check_case *c, uint64_t stream)
         return;
     }
     say("  compute-sanitizer's memcheck on your kernel alone, same inputs:\n");
-    sanitize_with(sanitizer, "memcheck", "access outside the buffers this time", c->rows, c->cols, stream);
+    int found, unusable;
+    sanitize(sanitizer, 1 << MEMCHECK, c->rows, c->cols, stream, &found, &unusable);
 }
 
 void explain_wrong(const struct check_case *c, uint64_t stream)
@@ -182,42 +273,18 @@ void explain_wrong(const struct check_case *c, uint64_t stream)
     if (done++ || !find_tool("WB_SANITIZER", "compute-sanitizer", sanitizer, sizeof sanitizer))
         return;
     say("  compute-sanitizer on your kernel alone, same inputs, for a barrier or a race behind the wrong elements:\n");
-    int found = sanitize_with(sanitizer, "synccheck", "misused barriers", c->rows, c->cols, stream) > 0;
-    found += sanitize_with(sanitizer, "racecheck", "shared-memory races", c->rows, c->cols, stream) > 0;
+    int found, unusable;
+    sanitize(sanitizer, 1 << RACECHECK | 1 << SYNCCHECK, c->rows, c->cols, stream, &found, &unusable);
     if (found)
         say("  That is the cause to fix first: a barrier that not every thread of a block reaches (an early return, "
             "or __syncthreads() inside an `if`), or a missing one, leaves wrong elements wherever it bites, often "
             "at the edges, whatever the diagnosis above says.\n");
 }
 
-/* Nsight Compute's counters at one of the two counting sizes (drawn: the seed's), shown; 1 when
- * they break the lesson's traffic rule (its size in sz), -1 when they could not be read (why). */
-static int profile_at(const char *ncu, int drawn, uint64_t stream, char *sz, size_t szlen, char *why, size_t len)
+/* Nsight Compute's counters of the student's kernel and the baseline at one counting size (sz),
+ * shown; 1 when they break the lesson's traffic rule. */
+static int profile_verdict(const char *sz, const struct mem_counts counts[2])
 {
-    struct job_mem right = counted_job(0, drawn, stream, sz, szlen);
-    int rows = right.job->rows, cols = right.job->cols;
-    job_free(&right);
-    char *const argv[] = {(char *)ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", (char *)NCU_METRICS,
-                          "--kernel-name-base", "demangled", NULL};
-    /* Each side's runner alone: the student's kernel, then the baseline. */
-    const int roles[2] = {SIDE_STUDENT, 1 << ROLE_BASELINE};
-    struct mem_counts counts[2];
-    int bad = 0;
-    for (int k = 0; k < 2 && !bad; k++) {
-        struct isolate_result r;
-        struct named_buffer bufs[4];
-        int nbufs;
-        char *csv = run_watched(argv, roles[k], rows, cols, stream, 12 * checking.timeout_s, &r, bufs, &nbufs);
-        bad = ncu_parse_one(csv ? csv : "", &counts[k], why, len);
-        if (bad && ((csv && strstr(csv, "ERR_NVGPUCTRPERM")) || strstr(r.output, "ERR_NVGPUCTRPERM")))
-            snprintf(why, len, "this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)");
-        else if (bad && r.outcome == ISOLATE_EXITED && r.status != 0)
-            snprintf(why + strlen(why), len - strlen(why), " for %s (ncu stopped with exit code %d)",
-                     k ? "the baseline" : "your kernel", r.status);
-        free(csv);
-    }
-    if (bad)
-        return -1;
     const char *labels[2] = {"your kernel", "baseline"};
     say("  Memory traffic at %s, measured by Nsight Compute on the GPU:\n", sz);
     traffic_table(say, labels, counts, 2);
@@ -240,22 +307,60 @@ static int profile_at(const char *ncu, int drawn, uint64_t stream, char *sz, siz
 }
 
 /* The counters at the family's counting size and at the size the seed draws (as the emulator
- * counts): a kernel that keeps the rule only at a size it expects breaks it at the other. */
+ * counts): a kernel that keeps the rule only at a size it expects breaks it at the other. The
+ * outputs at both sizes are judged first, in one batch; then one Nsight Compute run watches the
+ * student's runner (both sizes) and then the baseline's. */
 void case_profile(uint64_t stream)
 {
-    char ncu[1024], sz[2][32], why[700];
+    char ncu[1024], sz[2][32], why[700], failure[700];
     if (!find_tool("WB_NCU", "ncu", ncu, sizeof ncu)) {
         say("  Skipped, not passed: Nsight Compute (ncu) was not found (it comes with the CUDA Toolkit; "
             "WB_NCU=path names it).\n");
         case_skip(RESULT_SKIPPED);
     }
+    struct watched runs[2] = {{SIDE_STUDENT, 2, {0}, {0}, {0}}, {1 << ROLE_BASELINE, 2, {0}, {0}, {0}}};
+    for (int drawn = 0; drawn < 2; drawn++) {
+        struct check_case sized = {0};
+        struct job_mem m;
+        count_size(drawn, &sized.rows, &sized.cols);
+        size_text(&sized, sz[drawn], sizeof sz[drawn]);
+        int ran = batched_job(sized.rows, sized.cols, stream + (uint64_t)drawn, &m, why, sizeof why) == 0;
+        int wrong = m.job ? counted_judge(&m, sz[drawn], ran, why, failure, sizeof failure) != 0
+                          : (snprintf(failure, sizeof failure, "%s", why), 1);
+        job_free(&m);
+        if (wrong)
+            case_fail("%s", failure);
+        for (int i = 0; i < 2; i++) {
+            runs[i].rows[drawn] = sized.rows, runs[i].cols[drawn] = sized.cols;
+            runs[i].stream[drawn] = stream + (uint64_t)drawn;
+        }
+    }
+
+    char *const argv[] = {(char *)ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", (char *)NCU_METRICS,
+                          "--kernel-name-base", "demangled", "--target-processes", "all", NULL};
+    static struct watch w;
+    struct named_buffer bufs[4];
+    int nbufs, started = watch_start(&w, argv, runs, 2) == 0;
+    char *csv = watch_finish(&w, started, argv, "both", 24 * checking.timeout_s, bufs, &nbufs);
+    struct mem_counts counts[4]; /* the student's kernel at both sizes, then the baseline's */
+    int bad = ncu_parse_rows(csv ? csv : "", counts, 4, why, sizeof why);
+    if (!bad && !(w.r.outcome == ISOLATE_EXITED && w.r.status == 0)) /* a row may be missing or another's */
+        bad = 1, snprintf(why, sizeof why, "Nsight Compute's run did not complete");
+    if (bad && ((csv && strstr(csv, "ERR_NVGPUCTRPERM")) || strstr(w.r.output, "ERR_NVGPUCTRPERM")))
+        snprintf(why, sizeof why, "this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM)");
+    else if (bad && w.r.outcome == ISOLATE_EXITED && w.r.status != 0)
+        snprintf(why + strlen(why), sizeof why - strlen(why), " (ncu stopped with exit code %d)", w.r.status);
+    else if (bad && w.r.outcome != ISOLATE_EXITED)
+        isolate_describe(&w.r, why, sizeof why);
+    free(csv);
+    if (bad) {
+        say("  Skipped, not passed: %s.\n", why);
+        case_skip(RESULT_SKIPPED);
+    }
     int failed[2];
     for (int drawn = 0; drawn < 2; drawn++) {
-        failed[drawn] = profile_at(ncu, drawn, stream + (uint64_t)drawn, sz[drawn], sizeof sz[drawn], why, sizeof why);
-        if (failed[drawn] < 0) {
-            say("  Skipped, not passed: %s.\n", why);
-            case_skip(RESULT_SKIPPED);
-        }
+        const struct mem_counts pair[2] = {counts[drawn], counts[2 + drawn]};
+        failed[drawn] = profile_verdict(sz[drawn], pair);
     }
     if (failed[0] || failed[1])
         case_fail("Nsight Compute's counters break the lesson's traffic rule at %s%s%s", failed[0] ? sz[0] : sz[1],

@@ -4,6 +4,8 @@
 #ifndef WB_RUNNER_H
 #define WB_RUNNER_H
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -48,6 +50,19 @@ static inline struct gpu_job *runner_map_job(int fd)
         return NULL;
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     return p == MAP_FAILED ? NULL : (struct gpu_job *)p;
+}
+
+/* The size of a batch (gpu_job.h) from `--jobs=N` at argv[1] (taken off argv), else 1; 0 when N
+ * is not one. */
+static inline int runner_batch(int *argc, char ***argv)
+{
+    if (*argc < 2 || strncmp((*argv)[1], "--jobs=", 7) != 0)
+        return 1;
+    int n = atoi((*argv)[1] + 7);
+    (*argv)[1] = (*argv)[0];
+    (*argv)++;
+    (*argc)--;
+    return n >= 1 && n <= MAX_BATCH ? n : 0;
 }
 
 #endif

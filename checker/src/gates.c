@@ -40,6 +40,11 @@ void run_tool(char *const argv[], double timeout_s, struct isolate_result *r)
     run_isolated(exec_tool, (void *)argv, timeout_s, r);
 }
 
+int tool_start(char *const argv[], struct isolate_child *c, struct isolate_result *r)
+{
+    return isolate_start(exec_tool, (void *)argv, c, r);
+}
+
 int parse_buffers(const char *output, struct named_buffer *b, int max)
 {
     int n = 0;
@@ -237,15 +242,15 @@ static int metric_index(const char *name)
     return -1;
 }
 
-/* The counts of the kernels whose names contain name[0] and name[1] (NULL: none wanted). */
-static int ncu_parse_named(const char *csv, const char *const name[2], struct mem_counts *student,
-                           struct mem_counts *baseline, char *why, size_t len)
+/* The counts of the kernels whose names contain name[0] and name[1] (NULL: none wanted), or
+ * (name NULL) of the first n kernels in the table's order, into counts[0..n-1]. */
+static int ncu_parse_table(const char *csv, const char *const *name, struct mem_counts *counts, int n_wanted,
+                           char *why, size_t len)
 {
     enum { NMETRICS = 10 }; /* NCU_METRICS: shared ld/st instructions, wavefronts, conflicts; global ld, st */
-    int column[NMETRICS], kernel_col = -1, found[2] = {0, 0};
+    int column[NMETRICS], kernel_col = -1, found = 0, got[2] = {0, 0};
     char *copy = strdup(csv), *save = NULL, *field[CSV_MAX_FIELDS];
-    memset(student, 0, sizeof *student);
-    memset(baseline, 0, sizeof *baseline);
+    memset(counts, 0, (size_t)n_wanted * sizeof *counts);
     for (int m = 0; m < NMETRICS; m++)
         column[m] = -1;
     for (char *line = copy ? strtok_r(copy, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
@@ -264,17 +269,22 @@ static int ncu_parse_named(const char *csv, const char *const name[2], struct me
         }
         if (kernel_col >= n)
             continue;
-        int role = strstr(field[kernel_col], name[0]) && !found[0] ? 0
-                 : name[1] && strstr(field[kernel_col], name[1]) ? 1 : -1;
-        if (role < 0)
-            continue;
         long long v[NMETRICS];
         int complete = 1;
         for (int m = 0; m < NMETRICS; m++)
             complete &= column[m] >= 0 && column[m] < n && (v[m] = csv_count(field[column[m]])) >= 0;
         if (!complete)
             continue; /* the units row, or a row without numbers */
-        struct mem_counts *c = role == 0 ? student : baseline;
+        int slot = found;
+        if (name) {
+            slot = strstr(field[kernel_col], name[0]) && !got[0] ? 0 : strstr(field[kernel_col], name[1]) && !got[1] ? 1 : -1;
+            if (slot < 0)
+                continue;
+            got[slot] = 1;
+        }
+        if (slot >= n_wanted)
+            continue;
+        struct mem_counts *c = &counts[slot];
         for (int o = 0; o < 2; o++) { /* SHARED_LD, SHARED_ST */
             c->op[o].requests = (uint64_t)v[o];
             c->op[o].wavefronts = (uint64_t)v[2 + o];
@@ -284,25 +294,29 @@ static int ncu_parse_named(const char *csv, const char *const name[2], struct me
             c->op[GLOBAL_LD + o].requests = (uint64_t)v[6 + 2 * o];
             c->op[GLOBAL_LD + o].wavefronts = c->op[GLOBAL_LD + o].ideal = (uint64_t)v[7 + 2 * o];
         }
-        found[role] = 1;
+        found++;
     }
     free(copy);
+    int complete = name ? got[0] && got[1] : found >= n_wanted;
     if (kernel_col < 0)
         snprintf(why, len, "Nsight Compute wrote no table of counters");
-    else if (!found[0] || (name[1] && !found[1]))
-        snprintf(why, len, "Nsight Compute's table lacks %s", !found[0] ? "your kernel" : "the baseline");
-    return kernel_col >= 0 && found[0] && (!name[1] || found[1]) ? 0 : -1;
+    else if (name && !complete)
+        snprintf(why, len, "Nsight Compute's table lacks %s", !got[0] ? "your kernel" : "the baseline");
+    else if (!complete)
+        snprintf(why, len, "Nsight Compute's table has %d of the %d launches", found, n_wanted);
+    return kernel_col >= 0 && complete ? 0 : -1;
 }
 
 int ncu_parse(const char *csv, struct mem_counts *student, struct mem_counts *baseline, char *why, size_t len)
 {
     static const char *const names[2] = {"student::", "baseline::"};
-    return ncu_parse_named(csv, names, student, baseline, why, len);
+    struct mem_counts both[2];
+    int rc = ncu_parse_table(csv, names, both, 2, why, len);
+    *student = both[0], *baseline = both[1];
+    return rc;
 }
 
-int ncu_parse_one(const char *csv, struct mem_counts *counts, char *why, size_t len)
+int ncu_parse_rows(const char *csv, struct mem_counts *counts, int n, char *why, size_t len)
 {
-    static const char *const names[2] = {"", NULL};
-    struct mem_counts unused;
-    return ncu_parse_named(csv, names, counts, &unused, why, len);
+    return ncu_parse_table(csv, NULL, counts, n, why, len);
 }

@@ -131,6 +131,23 @@ static void refuses_incomplete_ncu_output(void **state)
     free(cut);
 }
 
+/* A batch's table: the launches in the order they ran, whatever their names; fewer than asked
+ * is said with the count. */
+static void reads_ncu_rows_in_order(void **state)
+{
+    (void)state;
+    struct mem_counts rows[3];
+    char why[200];
+    char *csv = read_text_file("checker/tests/data/ncu-transpose-padded.csv");
+    assert_non_null(csv);
+    assert_int_equal(ncu_parse_rows(csv, rows, 2, why, sizeof why), 0);
+    assert_int_equal(rows[0].op[SHARED_LD].wavefronts, 2048);
+    assert_int_equal(all_conflicts(&rows[1]), 63488);
+    assert_int_equal(ncu_parse_rows(csv, rows, 3, why, sizeof why), -1);
+    assert_non_null(strstr(why, "has 2 of the 3 launches"));
+    free(csv);
+}
+
 static void finds_tools(void **state)
 {
     (void)state;
@@ -164,6 +181,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(digests_memcheck_with_buffer_names), cmocka_unit_test(digests_races_and_counts_errors),
         cmocka_unit_test(parses_ncu_csv),                    cmocka_unit_test(refuses_incomplete_ncu_output),
+        cmocka_unit_test(reads_ncu_rows_in_order),
         cmocka_unit_test(finds_tools),                       cmocka_unit_test(runs_tools_isolated),
     };
     return cmocka_run_group_tests_name("gates", tests, NULL, NULL);

@@ -125,12 +125,17 @@ static void at_cpu_limit(int sig)
 
 int main(int argc, char **argv)
 {
-    job = runner_map_job(3);
+    int n = runner_batch(&argc, &argv);
+    struct gpu_job *jobs[MAX_BATCH];
+    for (int k = 0; k < n; k++) /* every job mapped before the sandbox shuts */
+        if (!(jobs[k] = runner_map_job(3 + k)))
+            n = 0;
+    job = n > 0 ? jobs[0] : NULL;
     int student = argc == 5 && strcmp(argv[1], "student") == 0;
     int reference = argc == 8 && strcmp(argv[1], "reference") == 0;
     if (!job || !(student || reference)) {
-        fprintf(stderr, "usage: ptx-runner student PTX KERNEL SOURCE | reference SOLUTION.ptx|- KERNEL SOURCE "
-                        "BASELINE.ptx KERNEL SOURCE, with the job on fd 3 (the judge starts it)\n");
+        fprintf(stderr, "usage: ptx-runner [--jobs=N] student PTX KERNEL SOURCE | reference SOLUTION.ptx|- KERNEL "
+                        "SOURCE BASELINE.ptx KERNEL SOURCE, with the jobs on fds 3, 4, ... (the judge starts it)\n");
         return JOB_USAGE;
     }
     job->rep.failed_role = -1;
@@ -153,10 +158,17 @@ int main(int argc, char **argv)
         snprintf(job->rep.failure, sizeof job->rep.failure, "the sandbox could not be set up: %s.", why);
         return JOB_SETUP_FAILED;
     }
-    int rc = gpu_job_run(job);
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        job->rep.cpu_seconds = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-                               (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-    return rc;
+    for (int k = 0; k < n; k++) {
+        job = jobs[k]; /* where a failure is written */
+        job->rep.failed_role = -1;
+        int rc = gpu_job_run(job);
+        struct rusage ru;
+        if (getrusage(RUSAGE_SELF, &ru) == 0) /* the batch's so far */
+            job->rep.cpu_seconds = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+                                   (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+        if (rc != JOB_OK)
+            return rc;
+        job->rep.finished = 1;
+    }
+    return JOB_OK;
 }

@@ -6,7 +6,8 @@
  * reference output's slot, the buffers' offsets, the job's size and shape. A judge that believed
  * any of it would grade the student's kernel by the forger's numbers.
  *
- * Usage: as ptx-runner (the judge starts it), with the job on fd 3. */
+ * Usage: as ptx-runner (the judge starts it), with the jobs on fds 3, 4, ...: every job of a
+ * batch is forged. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +29,11 @@ int main(int argc, char **argv)
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    struct gpu_job *job = runner_map_job(3);
-    if (job && argc > 1 && strcmp(argv[1], "student") == 0) {
+    int n = runner_batch(&argc, &argv);
+    for (int b = 0; b < n; b++) {
+        struct gpu_job *job = runner_map_job(3 + b);
+        if (!(job && argc > 1 && strcmp(argv[1], "student") == 0))
+            continue;
         struct gpu_report *r = &job->rep;
         job->roles = SIDE_REFERENCE | SIDE_STUDENT; /* "I ran them all" */
         for (int role = ROLE_SOLUTION; role < ROLE_COUNT; role++) {
