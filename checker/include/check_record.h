@@ -31,6 +31,7 @@ struct case_record {
 
 struct check_record {
     int lesson, no_gpu, hung;
+    int emulator; /* judged by the CPU emulator: its speed case counted traffic, timed nothing */
     int partial; /* ONLY picked some cases: passing them is not passing the lesson */
     double speed_ms, speedup, solution_ms, baseline_ms;
     double limit_share; /* the student's throughput over the family's yardstick's (0: not timed) */

@@ -561,6 +561,7 @@ static void write_result(int no_gpu)
     r->no_gpu = no_gpu;
     r->hung = checking.hung;
     r->partial = only && *only; /* ONLY picked some cases: passing them is not passing the lesson */
+    r->emulator = checking.emulator;
     r->speed_ms = checking.speed_ms;
     r->speedup = checking.speedup;
     r->solution_ms = checking.solution_ms;

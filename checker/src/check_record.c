@@ -109,9 +109,9 @@ int record_write(const char *path, const struct check_record *r)
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fprintf(f, RECORD_MAGIC "\nlesson %d\nno_gpu %d\nhung %d\npartial %d\nspeed_ms %.6g\nspeedup %.6g\n"
+    fprintf(f, RECORD_MAGIC "\nlesson %d\nno_gpu %d\nhung %d\npartial %d\nemulator %d\nspeed_ms %.6g\nspeedup %.6g\n"
                "solution_ms %.6g\nbaseline_ms %.6g\nlimit_share %.6g\npoints %d\nmax_points %d\npassed %d\n",
-            r->lesson, r->no_gpu, r->hung, r->partial, r->speed_ms, r->speedup, r->solution_ms, r->baseline_ms, r->limit_share,
+            r->lesson, r->no_gpu, r->hung, r->partial, r->emulator, r->speed_ms, r->speedup, r->solution_ms, r->baseline_ms, r->limit_share,
             record_points(r), record_max_points(r), record_passed(r));
     for (int i = 0; i < r->ncases; i++) {
         const struct case_record *c = &r->cases[i];
@@ -182,6 +182,8 @@ int record_read(const char *path, struct check_record *r, char *err, size_t errl
             r->hung = atoi(rest);
         else if (strcmp(key, "partial") == 0)
             r->partial = atoi(rest);
+        else if (strcmp(key, "emulator") == 0)
+            r->emulator = atoi(rest);
         else if (strcmp(key, "speed_ms") == 0)
             r->speed_ms = strtod(rest, NULL);
         else if (strcmp(key, "speedup") == 0)

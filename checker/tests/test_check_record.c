@@ -104,12 +104,14 @@ static void reads_back_what_it_wrote(void **state)
     r.cases[3].output = strdup("  At N=100: 3 of 10000 elements wrong\n\ttab \\ backslash\nFailed: wrong output\n");
     r.speedup = 1.47;
     r.hung = 1;
+    r.emulator = 1;
     record_score(&r);
     assert_int_equal(record_write(path, &r), 0);
     assert_int_equal(record_read(path, &back, err, sizeof err), 0);
     assert_int_equal(back.ncases, r.ncases);
     assert_int_equal(record_points(&back), 8);
     assert_int_equal(back.hung, 1);
+    assert_int_equal(back.emulator, 1); /* make grade marks its speed points provisional */
     assert_true(back.speedup == 1.47);
     assert_string_equal(back.cases[3].output, r.cases[3].output);
     assert_string_equal(back.cases[6].name, "speed N=2048");
