@@ -472,10 +472,10 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
     json_string(json, line);
     fprintf(json, "\n}\n");
     fprintf(junit, "</testsuites>\n");
-    fprintf(sum, "Score: %d/%d\n", score, total);
-    if (provisional_points)
-        fprintf(sum, "(%d of these points are provisional: the CPU emulator judged speed by memory traffic and timed "
+    if (provisional_points) /* before the score, which stays the last line */
+        fprintf(sum, "(%d of the points are provisional: the CPU emulator judged speed by memory traffic and timed "
                      "nothing; a GPU's timing may take them away.)\n", provisional_points);
+    fprintf(sum, "Score: %d/%d\n", score, total);
     fclose(json);
     fclose(junit);
     fclose(sum);
