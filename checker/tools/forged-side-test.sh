@@ -5,7 +5,9 @@
 # checker/tests/forge/forged_runner.c in its place, which runs the real one and then, on the
 # student's side, rewrites every field that side may not speak for (roles, the reference's and
 # the baseline's counts and timings, the device, the buffers' offsets, the job's shape). Both
-# gradings must give the same points, case by case, and the judge must not crash.
+# gradings must give the same points, case by case, and the judge must not crash. The judge runs
+# its correctness jobs in batches here (WB_BATCH=1), as on a GPU, so that a CI machine without one
+# tests batches too.
 #   Usage: checker/tools/forged-side-test.sh   (after make build-all)
 set -u
 make=${MAKE:-make}
@@ -36,7 +38,8 @@ one() {
   for who in honest forged; do
     judge=build/$id/$folder/check-emu
     [ $who = forged ] && judge=$dir/build/$id/$folder/check-emu
-    SEED=7 WB_RESULT_FILE="$dir/$who.record" "$judge" > "$dir/$who.log" 2>&1
+    # In batches (as on a GPU): the forger rewrites every job of a batch.
+    WB_BATCH=1 SEED=7 WB_RESULT_FILE="$dir/$who.record" "$judge" > "$dir/$who.log" 2>&1
     echo $? > "$dir/$who.rc"
   done
   points() { grep '^case ' "$dir/$1.record" 2>/dev/null | awk '{print $2, $3, $4}'; }
