@@ -448,12 +448,17 @@ handout-test: $(WORKBOOK)
 	$(Q)if tar -xzOf $(HANDOUT_TEST)/workbook.tar.gz shared-memory-workbook/README.md | grep -nE 'SRC=solutions|For authors|make mutants'; then \
 	  echo "handout: its README is the authors' (the lines above), not the students'"; exit 1; fi
 	$(Q)tar -C $(HANDOUT_TEST) -xzf $(HANDOUT_TEST)/workbook.tar.gz && cp -r solutions $(HANDOUT_TEST)/shared-memory-workbook/hand-in
-	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && $(MAKE) -s --no-print-directory programs SRC=exercises && \
+	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && $(MAKE) -s -j$$(nproc) --no-print-directory programs SRC=exercises && \
 	  $(MAKE) -s -j$$(nproc) --no-print-directory programs SRC=hand-in > /dev/null
-	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && for run in "author-check" "check SRC=hand-in LESSON=all EXPECT=pass" \
-	    "check SRC=exercises LESSON=all EXPECT=fail"; do \
-	  $(MAKE) -s --no-print-directory $$run > ../run.log 2>&1 || { echo "handout: make $$run:"; cat ../run.log; exit 1; }; \
-	  tail -n 1 ../run.log; done
+	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && \
+	  $(MAKE) -s --no-print-directory author-check > ../run.log 2>&1 || { echo "handout: make author-check:"; cat ../run.log; exit 1; }; \
+	  tail -n 1 ../run.log
+	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && \
+	  { $(MAKE) -s --no-print-directory check SRC=hand-in LESSON=all EXPECT=pass > ../run-hand-in.log 2>&1 & h=$$!; }; \
+	  $(MAKE) -s --no-print-directory check SRC=exercises LESSON=all EXPECT=fail > ../run-exercises.log 2>&1; e=$$?; \
+	  wait $$h; h=$$?; for r in hand-in:$$h exercises:$$e; do \
+	    [ $${r#*:} -eq 0 ] || { echo "handout: make check SRC=$${r%:*}:"; cat ../run-$${r%:*}.log; exit 1; }; \
+	    tail -n 1 ../run-$${r%:*}.log; done
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && MAKE="$(MAKE)" checker/tools/help-test.sh README.md
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && MAKE="$(MAKE)" $(CURDIR)/checker/tools/student-loop-test.sh
 	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail"
