@@ -339,6 +339,15 @@ static int provisional(const struct check_record *r, const struct case_record *c
     return r->emulator && c->kind == CASE_SPEED;
 }
 
+/* The points of a lesson's record that are provisional. */
+static int provisional_points_of(const struct outcome *o)
+{
+    int points = 0;
+    for (int k = 0; o->ran && k < o->rec.ncases; k++)
+        points += provisional(&o->rec, &o->rec.cases[k]) ? o->rec.cases[k].points : 0;
+    return points;
+}
+
 /* Why a case that passed earned less than it is worth, or what a case not run means. */
 static const char *case_note(const struct check_record *r, const struct case_record *c)
 {
@@ -443,16 +452,14 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
                 json_test(json, &first, name, ls[i]->number, k + 1, c->points, c->max_points,
                           c->result == RESULT_PASSED || c->result == RESULT_ELSEWHERE ? "passed" : "failed", text,
                           provisional(r, c) && c->points > 0);
-                provisional_points += provisional(r, c) ? c->points : 0;
             }
             copy_testsuites(junit, xml);
         }
         char lesson_name[80], result[96];
         int skipped = record_count(r, RESULT_SKIPPED);
         snprintf(lesson_name, sizeof lesson_name, "%d %s", ls[i]->number, ls[i]->folder);
-        int lesson_provisional = 0;
-        for (int k = 0; out[i].ran && k < r->ncases; k++)
-            lesson_provisional += provisional(r, &r->cases[k]) ? r->cases[k].points : 0;
+        int lesson_provisional = provisional_points_of(&out[i]);
+        provisional_points += lesson_provisional;
         if (skipped && !r->hung) /* a gate whose tool was missing is not a pass of that gate */
             snprintf(result, sizeof result, "%s, %d test%s skipped", v, skipped, skipped == 1 ? "" : "s");
         else if (lesson_provisional)

@@ -372,8 +372,7 @@ int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, si
         struct isolate_result *r = &results[k];
         /* The emulator's budget: CPU time, at least TIMEOUT seconds and 20 times what the
          * reference side needed on the same inputs, so a busy machine cannot fail a kernel. */
-        double floor_s = timeout_s;
-        double cpu = sides[k] == SIDE_REFERENCE ? 600 : reference_cpu * 20 > floor_s ? reference_cpu * 20 : floor_s;
+        double cpu = sides[k] == SIDE_REFERENCE ? 600 : reference_cpu * 20 > timeout_s ? reference_cpu * 20 : timeout_s;
         /* On a GPU a batch's jobs are small: TIMEOUT for the batch, and a second for each job more;
          * a side that waited for the other gets the other's time too. */
         double wall = checking.emulator ? 10 * cpu + 30 : timeout_s + (n - 1) + (timed && k == 1 ? results[0].seconds : 0);
@@ -397,7 +396,7 @@ int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, si
             reference_cpu = said > r->cpu_seconds ? said : r->cpu_seconds;
         }
         r->cpu_limit = cpu;
-        if (reference_cpu * 20 > floor_s)
+        if (reference_cpu * 20 > timeout_s)
             snprintf(r->budget, sizeof r->budget, "%.1f s, 20 times what %s took", cpu, reference_name());
         else
             snprintf(r->budget, sizeof r->budget, "TIMEOUT=%.0f s", cpu);
