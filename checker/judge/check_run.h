@@ -86,8 +86,8 @@ int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, si
  * says how it failed; *m is the caller's to judge and free. */
 int batched_job(int rows, int cols, uint64_t stream, struct job_mem *m, char *why, size_t len);
 /* Builds a side's runner command into argv (NULL-terminated; plain: the GPU runner's mode for
- * the tools; njobs > 1: a batch; go: it waits for a byte on its fd 3 + njobs before its first
- * job). Returns argv. */
+ * the tools, where side may be SIDE_STUDENT with the baseline's role too; njobs > 1: a batch;
+ * go: it waits for a byte on its fd 3 + njobs before its first job). Returns argv. */
 char **runner_argv(int side, int plain, int njobs, int go, char **argv);
 /* One side's runner (spawn.c): started on its own copies of the jobs (limits and sandbox for the
  * emulator's), then finished, after which the caller reads back from each copy what the side

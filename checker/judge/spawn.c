@@ -83,10 +83,14 @@ char **runner_argv(int side, int plain, int njobs, int go, char **argv)
             argv[n++] = batch;
         if (go)
             argv[n++] = "--go";
-        if (side == SIDE_STUDENT) {
+        if (side & SIDE_STUDENT) {
             argv[n++] = "student";
             argv[n++] = student_cubin;
             argv[n++] = (char *)checking.lesson->kernel;
+            if (plain && side >> ROLE_BASELINE & 1) { /* for Nsight Compute: the baseline first, in the same process */
+                argv[n++] = baseline_cubin;
+                argv[n++] = baseline_kernel;
+            }
         } else {
             argv[n++] = "reference";
             argv[n++] = solution_present() ? solution_cubin : "-";
@@ -175,8 +179,10 @@ static int exec_runner(void *arg)
 static int side_copy(const struct gpu_job *job, int side, struct side_run *s, int k)
 {
     s->bytes[k] = job->bytes;
-    s->fd[k] = memfd_create("wb-job", MFD_CLOEXEC);
+    /* Sealed at its size: a runner that shrank it would crash the judge reading it (SIGBUS). */
+    s->fd[k] = memfd_create("wb-job", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (s->fd[k] < 0 || ftruncate(s->fd[k], (off_t)s->bytes[k]) != 0 ||
+        fcntl(s->fd[k], F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
         (s->copy[k] = mmap(NULL, s->bytes[k], PROT_READ | PROT_WRITE, MAP_SHARED, s->fd[k], 0)) == MAP_FAILED) {
         s->copy[k] = NULL;
         return -1;

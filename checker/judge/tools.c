@@ -57,28 +57,16 @@ struct watched {
 
 /* A tool run in flight: its log, its job files, its command. */
 struct watch {
-    char log[32], jobs[4][32], list[2][80], script[6000];
+    char log[32], jobs[2][32], list[80];
     int njobs;
     char *argv[72];
     struct isolate_child child;
     struct isolate_result r;
 };
 
-/* `text` in single quotes for sh, appended to buf after `before`. */
-static void shell_word(char *buf, size_t len, const char *before, const char *text)
-{
-    size_t n = strlen(buf);
-    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s'", before);
-    for (const char *p = text; *p && n + 5 < len; p++)
-        n += (size_t)(*p == '\'' ? snprintf(buf + n, len - n, "'\\''") : snprintf(buf + n, len - n, "%c", *p));
-    if (n + 1 < len)
-        snprintf(buf + n, len - n, "'");
-}
-
-/* Writes each run's jobs into private files and starts the tool: on the one runner (the files
- * in WB_JOB_FILE), or on a shell that starts the runners in turn, so that the tool starts once
- * for all (Nsight Compute follows child processes). 0, or -1 with w->r saying why. */
-static int watch_start(struct watch *w, char *const tool_argv[], const struct watched *runs, int nruns)
+/* Writes the run's jobs into private files and starts the tool on its runner (the files in
+ * WB_JOB_FILE). 0, or -1 with w->r saying why. */
+static int watch_start(struct watch *w, char *const tool_argv[], const struct watched *run)
 {
     memset(w, 0, sizeof *w);
     w->r.outcome = ISOLATE_NOT_STARTED;
@@ -86,24 +74,23 @@ static int watch_start(struct watch *w, char *const tool_argv[], const struct wa
     int fd = mkstemp(w->log), ok = fd >= 0;
     if (fd >= 0)
         close(fd);
-    for (int i = 0; i < nruns && ok; i++)
-        for (int k = 0; k < runs[i].n && ok && w->njobs < 4; k++) {
-            char *file = w->jobs[w->njobs++];
-            snprintf(file, sizeof w->jobs[0], "/tmp/wb-job-XXXXXX");
-            int jfd = mkstemp(file);
-            struct job_mem m = job_create(runs[i].rows[k], runs[i].cols[k], 1, 0);
-            ok = jfd >= 0 && m.job;
-            if (ok) {
-                fill_inputs(m.job, runs[i].stream[k]);
-                m.job->roles = runs[i].roles;
-                m.job->have_solution = solution_present();
-                ok = write(jfd, m.job, m.bytes) == (ssize_t)m.bytes;
-            }
-            job_free(&m);
-            if (jfd >= 0)
-                close(jfd);
-            snprintf(w->list[i] + strlen(w->list[i]), sizeof w->list[i] - strlen(w->list[i]), "%s%s", k ? ":" : "", file);
+    for (int k = 0; k < run->n && ok && w->njobs < 2; k++) {
+        char *file = w->jobs[w->njobs++];
+        snprintf(file, sizeof w->jobs[0], "/tmp/wb-job-XXXXXX");
+        int jfd = mkstemp(file);
+        struct job_mem m = job_create(run->rows[k], run->cols[k], 1, 0);
+        ok = jfd >= 0 && m.job;
+        if (ok) {
+            fill_inputs(m.job, run->stream[k]);
+            m.job->roles = run->roles;
+            m.job->have_solution = solution_present();
+            ok = write(jfd, m.job, m.bytes) == (ssize_t)m.bytes;
         }
+        job_free(&m);
+        if (jfd >= 0)
+            close(jfd);
+        snprintf(w->list + strlen(w->list), sizeof w->list - strlen(w->list), "%s%s", k ? ":" : "", file);
+    }
     if (!ok) {
         w->r.start_errno = errno;
         return -1;
@@ -114,29 +101,10 @@ static int watch_start(struct watch *w, char *const tool_argv[], const struct wa
     w->argv[n++] = "--log-file";
     w->argv[n++] = w->log;
     char *runner[12];
-    if (nruns == 1) {
-        runner_argv(runs[0].roles == SIDE_STUDENT ? SIDE_STUDENT : SIDE_REFERENCE, 1, runs[0].n, 0, runner);
-        for (int k = 0; runner[k] && n < 70; k++)
-            w->argv[n++] = runner[k];
-        setenv("WB_JOB_FILE", w->list[0], 1); /* the child takes the environment as it is now */
-    } else {
-        /* Each runner's exit status kept; the first that failed is the shell's. */
-        for (int i = 0; i < nruns; i++) {
-            shell_word(w->script, sizeof w->script, "WB_JOB_FILE=", w->list[i]);
-            runner_argv(runs[i].roles == SIDE_STUDENT ? SIDE_STUDENT : SIDE_REFERENCE, 1, runs[i].n, 0, runner);
-            for (int k = 0; runner[k]; k++)
-                shell_word(w->script, sizeof w->script, " ", runner[k]);
-            size_t at = strlen(w->script);
-            snprintf(w->script + at, sizeof w->script - at, "; s%d=$?; ", i);
-        }
-        for (int i = 0; i < nruns; i++) {
-            size_t at = strlen(w->script);
-            snprintf(w->script + at, sizeof w->script - at, "[ $s%d -eq 0 ] || exit $s%d; ", i, i);
-        }
-        w->argv[n++] = "/bin/sh";
-        w->argv[n++] = "-c";
-        w->argv[n++] = w->script;
-    }
+    runner_argv(run->roles, 1, run->n, 0, runner);
+    for (int k = 0; runner[k] && n < 70; k++)
+        w->argv[n++] = runner[k];
+    setenv("WB_JOB_FILE", w->list, 1); /* the child takes the environment as it is now */
     w->argv[n] = NULL;
     int rc = tool_start(w->argv, &w->child, &w->r);
     unsetenv("WB_JOB_FILE");
@@ -223,7 +191,7 @@ static void sanitize(const char *sanitizer, int which, int rows, int cols, uint6
                            "--print-limit", "3", "--show-backtrace", "no", t == MEMCHECK ? "--padding" : NULL, "65536",
                            NULL};
         memcpy(argv[t], a, sizeof a);
-        started[t] = watch_start(&w[t], argv[t], &run, 1) == 0;
+        started[t] = watch_start(&w[t], argv[t], &run) == 0;
     }
     for (int t = 0; t < SANITIZER_TOOLS; t++) {
         if (!(which >> t & 1))
@@ -308,8 +276,8 @@ static int profile_verdict(const char *sz, const struct mem_counts counts[2])
 
 /* The counters at the family's counting size and at the size the seed draws (as the emulator
  * counts): a kernel that keeps the rule only at a size it expects breaks it at the other. The
- * outputs at both sizes are judged first, in one batch; then one Nsight Compute run watches the
- * student's runner (both sizes) and then the baseline's. */
+ * outputs at both sizes are judged first, in one batch; then one Nsight Compute run watches one
+ * runner that runs, at each size, the baseline and then the student's kernel. */
 void case_profile(uint64_t stream)
 {
     char ncu[1024], sz[2][32], why[700], failure[700];
@@ -318,7 +286,7 @@ void case_profile(uint64_t stream)
             "WB_NCU=path names it).\n");
         case_skip(RESULT_SKIPPED);
     }
-    struct watched runs[2] = {{SIDE_STUDENT, 2, {0}, {0}, {0}}, {1 << ROLE_BASELINE, 2, {0}, {0}, {0}}};
+    struct watched run = {SIDE_STUDENT | 1 << ROLE_BASELINE, 2, {0}, {0}, {0}};
     for (int drawn = 0; drawn < 2; drawn++) {
         struct check_case sized = {0};
         struct job_mem m;
@@ -330,19 +298,17 @@ void case_profile(uint64_t stream)
         job_free(&m);
         if (wrong)
             case_fail("%s", failure);
-        for (int i = 0; i < 2; i++) {
-            runs[i].rows[drawn] = sized.rows, runs[i].cols[drawn] = sized.cols;
-            runs[i].stream[drawn] = stream + (uint64_t)drawn;
-        }
+        run.rows[drawn] = sized.rows, run.cols[drawn] = sized.cols;
+        run.stream[drawn] = stream + (uint64_t)drawn;
     }
 
     char *const argv[] = {(char *)ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", (char *)NCU_METRICS,
-                          "--kernel-name-base", "demangled", "--target-processes", "all", NULL};
+                          "--kernel-name-base", "demangled", NULL};
     static struct watch w;
     struct named_buffer bufs[4];
-    int nbufs, started = watch_start(&w, argv, runs, 2) == 0;
+    int nbufs, started = watch_start(&w, argv, &run) == 0;
     char *csv = watch_finish(&w, started, argv, "both", 24 * checking.timeout_s, bufs, &nbufs);
-    struct mem_counts counts[4]; /* the student's kernel at both sizes, then the baseline's */
+    struct mem_counts counts[4]; /* at each size in turn, the baseline's kernel and then the student's */
     int bad = ncu_parse_rows(csv ? csv : "", counts, 4, why, sizeof why);
     if (!bad && !(w.r.outcome == ISOLATE_EXITED && w.r.status == 0)) /* a row may be missing or another's */
         bad = 1, snprintf(why, sizeof why, "Nsight Compute's run did not complete");
@@ -359,7 +325,7 @@ void case_profile(uint64_t stream)
     }
     int failed[2];
     for (int drawn = 0; drawn < 2; drawn++) {
-        const struct mem_counts pair[2] = {counts[drawn], counts[2 + drawn]};
+        const struct mem_counts pair[2] = {counts[2 * drawn + 1], counts[2 * drawn]};
         failed[drawn] = profile_verdict(sz[drawn], pair);
     }
     if (failed[0] || failed[1])
