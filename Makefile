@@ -88,7 +88,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: cluster-test test-tools help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: cluster-test test-tools help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test redteam-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -374,7 +374,7 @@ mutants: $(WORKBOOK)
 	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-mutants.sh
 	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-redteam.sh
 
-# Every solution graded RUNS times (2; RUNS=20 for the figure in docs/measurements.md) in the emulator while stress-ng keeps every core busy.
+# Every solution graded RUNS times (2; make test's once; RUNS=20 for the figure in docs/measurements.md) in the emulator while stress-ng keeps every core busy.
 load-test:
 	$(Q)MAKE="$(MAKE)" checker/tools/load-test.sh
 
@@ -489,53 +489,41 @@ help-test:
 
 # Both judges where they can run: every solution must pass, every stub and every mutant must
 # fail, every right kernel of checker/tests/features/ must pass. The emulator runs anywhere; the
-# GPU judge where there is a GPU, with its tool gates on. One step at a time, each announced
-# with the seconds so far, so that a long run is never silent for long.
-TEST_STEPS := test-tools help-test author-check build-all unit-tests explore quiz-test site-test \
-  $(if $(HAVE_SOLUTIONS),grade-test grade-all-test handout-test) emulator-test $(if $(HAVE_SOLUTIONS),forged-side-test load-test) \
-  gpu-test
-# A step that cannot run on this machine (only gpu-test, without a GPU) says "SKIPPED: why" and
-# is counted as skipped; the last line counts the steps: N passed, N failed, N skipped.
-# TEST_BACKGROUND runs beside the others from the start (the sealed compile's test compiles one
-# file at a time, and its verdicts rest on what happened, never on how long it took); its report
-# comes after theirs.
-TEST_BACKGROUND := sealed-compile-test
+# GPU judge where there is a GPU, with its tool gates on. checker/tools/run-tests.sh runs the
+# steps: TEST_FIRST one at a time, their output as it comes (quick checks, and the build the
+# others need); TEST_BESIDE from the start beside them (the sealed compile's test compiles one
+# file at a time and needs nothing built); TEST_TOGETHER then as many at once as there are
+# cores, the longest first, each one's report shown when it ends; TEST_LAST alone at the end (the
+# load test keeps every core busy on purpose; a GPU's timings share the machine with nothing).
+# None of these steps' verdicts rests on how long anything took. A step that cannot run on this
+# machine (only gpu-test, without a GPU) says "SKIPPED: why" and is counted as skipped; the last
+# line counts the steps: N passed, N failed, N skipped.
+TEST_FIRST := test-tools help-test author-check build-all unit-tests explore quiz-test
+TEST_BESIDE := sealed-compile-test
+TEST_TOGETHER := emulator-test $(if $(HAVE_SOLUTIONS),grade-test handout-test grade-all-test) redteam-test \
+  $(if $(HAVE_SOLUTIONS),forged-side-test) site-test
+TEST_LAST := $(if $(HAVE_SOLUTIONS),load-test) gpu-test
 test:
-	$(Q)mkdir -p build; start=$$(date +%s); passed=0; skipped=; took=; trap 'kill $$(jobs -p) 2>/dev/null' EXIT; \
-	for step in $(TEST_BACKGROUND); do \
-	  ( t=$$(date +%s); $(MAKE) --no-print-directory $$step > build/test-$$step.log 2>&1; rc=$$?; \
-	    echo "$$rc $$(( $$(date +%s) - t ))" > build/test-$$step.rc ) & \
-	done; \
-	for step in $(TEST_STEPS); do \
-	  echo "== make test: $$step (at $$(( $$(date +%s) - start )) s)"; t=$$(date +%s); \
-	  $(MAKE) --no-print-directory $$step 2>&1 | tee build/test-step.log; \
-	  if [ $${PIPESTATUS[0]} -ne 0 ]; then echo "== make test: $$step FAILED"; echo "test: $$passed passed, 1 failed"; exit 1; fi; \
-	  took="$$took $$step $$(( $$(date +%s) - t ))s,"; \
-	  if grep -q '^SKIPPED: ' build/test-step.log; then skipped="$$skipped $$step"; else passed=$$((passed + 1)); fi; done; \
-	  wait; for step in $(TEST_BACKGROUND); do \
-	    echo "== make test: $$step (beside the others, from the start)"; cat build/test-$$step.log; \
-	    read -r rc secs < build/test-$$step.rc; took="$$took $$step $${secs}s,"; \
-	    if [ "$$rc" != 0 ]; then echo "== make test: $$step FAILED"; echo "test: $$passed passed, 1 failed"; exit 1; fi; \
-	    passed=$$((passed + 1)); done; \
-	  echo "== make test: every step ran, in $$(( $$(date +%s) - start )) s$${skipped:+; skipped, since this machine cannot run them:$$skipped}"; \
-	  echo "== each step:$${took%,}"; \
-	  echo "test: $$passed passed, 0 failed, $$(wc -w <<<"$$skipped") skipped"
+	$(Q)MAKE="$(MAKE)" RUNS=$(or $(RUNS),1) checker/tools/run-tests.sh --first "$(TEST_FIRST)" --beside "$(TEST_BESIDE)" \
+	  --together "$(TEST_TOGETHER)" --last "$(TEST_LAST)"
 
-# The emulator (the PTX interpreter): the solutions and the stubs graded side by side (one core
-# each), after build-all; the line table must tell apart two accesses on one line by the buffer
-# each touches (lesson 1's A and B loads); then the right kernels of checker/tests/features/, the wrong kernels and the red
-# team's attacks.
+# The emulator (the PTX interpreter), after build-all: the line table must tell apart two
+# accesses on one line by the buffer each touches (lesson 1's A and B loads); then the right
+# kernels of checker/tests/features/ and the wrong kernels. The solutions and the stubs are
+# grade-test's (make grade: full marks, and 0), but in a handout, which has no solutions.
 EMU_CHECK = MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check
 emulator-test: build-all
-	$(Q)$(if $(HAVE_SOLUTIONS),{ $(EMU_CHECK) solutions pass $(LESSONS) > build/emu-solutions.log 2>&1 & s=$$!; };,s=;) \
-	  $(EMU_CHECK) exercises fail $(LESSONS) > build/emu-exercises.log 2>&1; e=$$?; \
-	  if [ -n "$$s" ]; then wait $$s; s=$$?; tail -n 1 build/emu-solutions.log; else s=0; fi; tail -n 1 build/emu-exercises.log; \
-	  [ $$s -eq 0 ] || cat build/emu-solutions.log; [ $$e -eq 0 ] || cat build/emu-exercises.log; [ $$s -eq 0 ] && [ $$e -eq 0 ]
+	$(Q)$(if $(HAVE_SOLUTIONS),:,$(EMU_CHECK) exercises fail $(LESSONS) > build/emu-exercises.log 2>&1 || \
+	  { cat build/emu-exercises.log; false; })
 	$(Q)$(if $(HAVE_SOLUTIONS),ONLY='memory*' WB_RESULT_FILE= build/solutions/01_naive_matmul/check-emu 2>/dev/null | \
 	  grep -oE 'matmul_naive.cu:[0-9]+:[0-9]+ \((A|B)\) global loads' | sort -u | wc -l | grep -qx 2 || \
 	  { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column (buffer))"; false; },:)
 	$(Q)$(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh,:)
-	$(Q)$(if $(HAVE_MUTANTS),$(MAKE) --no-print-directory mutants EMU=1,:)
+	$(Q)$(if $(HAVE_MUTANTS),MAKE="$(MAKE)" EMU=1 checker/tools/run-mutants.sh,:)
+
+# The red team's attacks on the grader, in the emulator (make mutants runs them too).
+redteam-test: build-all
+	$(Q)$(if $(HAVE_MUTANTS),MAKE="$(MAKE)" EMU=1 checker/tools/run-redteam.sh,:)
 
 gpu-test: $(WORKBOOK)
 	$(Q)if [ -n "$(GPU_CC)" ]; then export SANITIZE=1 PROFILE=1; \

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# make test's driver: runs the make targets it is given as test steps and ends with one line that
+# counts them, `test: N passed, N failed, N skipped`.
+#   checker/tools/run-tests.sh --first "A B" --beside "C" --together "D E" --last "F G"
+# first:    one at a time, in order, their output as it comes (quick checks, and the build the
+#           others need);
+# beside:   started with the first, each on its own (steps that need nothing built);
+# together: after the first, up to JOBS at once (this machine's cores, 2 at least), in the order
+#           given (the longest first, so that none is left running alone at the end); each one's
+#           report is shown whole when it ends;
+# last:     one at a time after all the others, with the machine to itself: the load test keeps
+#           every core busy on purpose, and a GPU's timings must share it with nothing.
+# Each step's output goes to build/test-STEP.log. A step that cannot run on this machine says
+# "SKIPPED: why" and is counted as skipped. At the first failure the steps still running are
+# stopped and the failed one's report is shown.
+set -u
+make=${MAKE:-make}
+first="" beside="" together="" last=""
+while [ $# -gt 1 ]; do
+  case $1 in
+    --first) first=$2 ;; --beside) beside=$2 ;; --together) together=$2 ;; --last) last=$2 ;;
+    *) echo "run-tests: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+jobs=${JOBS:-$(nproc)}
+[ "$jobs" -ge 2 ] 2>/dev/null || jobs=2
+mkdir -p build
+set -m # each step started in the background leads a process group of its own, to stop it whole
+start=$SECONDS passed=0 skipped="" took=""
+declare -A pid_step=() step_start=()
+
+now() { echo $((SECONDS - start)); }
+stop_all() {
+  for pid in "${!pid_step[@]}"; do kill -- -"$pid" 2>/dev/null; done
+  wait 2>/dev/null
+}
+trap stop_all EXIT
+# A step that ended: counted, or the run ends here.
+ended() {
+  local step=$1 rc=$2 secs=$3
+  took="$took $step ${secs}s,"
+  if [ "$rc" -ne 0 ]; then
+    echo "== make test: $step FAILED after $secs s"
+    echo "test: $passed passed, 1 failed, $(wc -w <<<"$skipped") skipped"
+    exit 1
+  fi
+  if grep -q '^SKIPPED: ' "build/test-$step.log"; then skipped="$skipped $step"; else passed=$((passed + 1)); fi
+}
+launch() {
+  local step=$1
+  echo "== make test: $step started (at $(now) s)"
+  $make --no-print-directory "$step" > "build/test-$step.log" 2>&1 &
+  pid_step[$!]=$step
+  step_start[$step]=$SECONDS
+}
+# Waits for any started step; shows its report and counts it.
+reap() {
+  local pid rc step
+  wait -n -p pid; rc=$?
+  step=${pid_step[$pid]}
+  unset "pid_step[$pid]"
+  echo "== make test: $step (at $(now) s, in $((SECONDS - step_start[$step])) s):"
+  cat "build/test-$step.log"
+  ended "$step" "$rc" $((SECONDS - step_start[$step]))
+}
+
+for step in $beside; do launch "$step"; done
+for step in $first; do
+  echo "== make test: $step (at $(now) s)"
+  t=$SECONDS
+  $make --no-print-directory "$step" 2>&1 | tee "build/test-$step.log"
+  ended "$step" "${PIPESTATUS[0]}" $((SECONDS - t))
+done
+for step in $together; do
+  while [ ${#pid_step[@]} -ge "$jobs" ]; do reap; done
+  launch "$step"
+done
+while [ ${#pid_step[@]} -gt 0 ]; do reap; done
+for step in $last; do
+  echo "== make test: $step (at $(now) s, alone)"
+  t=$SECONDS
+  $make --no-print-directory "$step" 2>&1 | tee "build/test-$step.log"
+  ended "$step" "${PIPESTATUS[0]}" $((SECONDS - t))
+done
+echo "== make test: every step ran, in $(now) s${skipped:+; skipped, since this machine cannot run them:$skipped}"
+echo "== each step:${took%,}"
+echo "test: $passed passed, 0 failed, $(wc -w <<<"$skipped") skipped"
