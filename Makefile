@@ -166,11 +166,12 @@ hint reset: $(WORKBOOK)
 	$(Q)for n in $(CHECK_LESSONS); do $(WORKBOOK) $@ $$n || exit; done
 
 # For a course: every lesson of SRC graded into GRADE_DIR as Gradescope's results.json, a JUnit
-# junit.xml and summary.txt, with each lesson's report beside them.
+# junit.xml and summary.txt, with each lesson's report beside them (GRADE_LESSONS="2 3": those
+# alone).
 GRADE_DIR ?= grade
 grade: doctor $(WORKBOOK)
 	$(Q)SANITIZE=$(or $(SANITIZE),1) PROFILE=$(or $(PROFILE),1) MAKE="$(MAKE)" WB_GPU_CC="$(GPU_CC)" WB_JUDGE=$(JUDGE) \
-	  $(WORKBOOK) grade $(SRC) $(GRADE_DIR) $(LESSONS)
+	  $(WORKBOOK) grade $(SRC) $(GRADE_DIR) $(or $(GRADE_LESSONS),$(LESSONS))
 
 # A whole class: every folder of HANDINS (one per student, laid out like work/) graded as make
 # grade grades it, into GRADEBOOK_DIR/STUDENT/, with GRADEBOOK_DIR/gradebook.csv; resumable.
@@ -406,10 +407,11 @@ site-test:
 	$(Q)$(MAKE) -s --no-print-directory docs
 	$(Q)checker/tools/docs-test.sh $(SITE)
 
-# make grade on the solutions (full marks), on the stubs (none) and on the stubs with lesson 2
-# right but not tiled (its correctness points, not its speed's), its files checked by a JSON
-# reader against Gradescope's format and by a JUnit XML parser; with the emulator.
-# The four grades run two at a time (each is one core's work); build-all built what they share.
+# make grade on the solutions (full marks), on the stubs (none), on lesson 2 right but not tiled
+# (its correctness points, not its speed's) and on lesson 1 carrying a forged-grade attack (none,
+# and nothing left behind), its files checked by a JSON reader against Gradescope's format and by
+# a JUnit XML parser; with the emulator. The grades run two at a time (each is one core's work);
+# build-all built what they share.
 GRADE_EMU = $(MAKE) -s --no-print-directory grade EMU=1
 grade-test: build-all
 	$(Q)rm -rf build/slow-handin build/forged-handin /tmp/wb-redteam-atexit_forgery && \
@@ -417,12 +419,12 @@ grade-test: build-all
 	  cp -r exercises build/forged-handin && $(WORKBOOK) mutate checker/redteam/atexit_forgery.mutant build/forged-handin > /dev/null
 	$(Q)$(GRADE_EMU) SRC=solutions GRADE_DIR=build/grade-solutions > /dev/null & a=$$!; \
 	  $(GRADE_EMU) SRC=exercises GRADE_DIR=build/grade-exercises > /dev/null; b=$$?; wait $$a && [ $$b -eq 0 ]
-	$(Q)$(GRADE_EMU) SRC=build/slow-handin GRADE_DIR=build/grade-slow > /dev/null & a=$$!; \
-	  WB_SKIP_LINT=1 $(GRADE_EMU) SRC=build/forged-handin GRADE_DIR=build/grade-forged > /dev/null 2>&1; wait $$a
+	$(Q)$(GRADE_EMU) SRC=build/slow-handin GRADE_DIR=build/grade-slow GRADE_LESSONS=2 > /dev/null & a=$$!; \
+	  WB_SKIP_LINT=1 $(GRADE_EMU) SRC=build/forged-handin GRADE_DIR=build/grade-forged GRADE_LESSONS=1 > /dev/null 2>&1; wait $$a
 	$(Q)checker/tools/validate-grade.py build/grade-solutions $(TOTAL_POINTS) $(TOTAL_POINTS)
 	$(Q)checker/tools/validate-grade.py build/grade-exercises 0 $(TOTAL_POINTS)
-	$(Q)checker/tools/validate-grade.py build/grade-slow 10 $(TOTAL_POINTS)
-	$(Q)checker/tools/validate-grade.py build/grade-forged 0 $(TOTAL_POINTS) && ! test -e /tmp/wb-redteam-atexit_forgery
+	$(Q)checker/tools/validate-grade.py build/grade-slow 10 $$(checker/tools/lessons.sh --lesson 2 points)
+	$(Q)checker/tools/validate-grade.py build/grade-forged 0 $$(checker/tools/lessons.sh --lesson 1 points) && ! test -e /tmp/wb-redteam-atexit_forgery
 
 # checker/tools/grade-slurm.sh on a real Slurm: as root, a single-node Slurm from the
 # distribution's packages (a CPU-only partition, one declaring a GPU gres), a small class graded
@@ -459,7 +461,7 @@ handout-test: $(WORKBOOK)
 	  tail -n 1 ../run.log
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && \
 	  { $(MAKE) -s --no-print-directory check SRC=hand-in LESSON=all EXPECT=pass > ../run-hand-in.log 2>&1 & h=$$!; }; \
-	  $(MAKE) -s --no-print-directory check SRC=exercises LESSON=all EXPECT=fail > ../run-exercises.log 2>&1; e=$$?; \
+	  WB_STOP_AT_FAILURE=1 $(MAKE) -s --no-print-directory check SRC=exercises LESSON=all EXPECT=fail > ../run-exercises.log 2>&1; e=$$?; \
 	  wait $$h; h=$$?; for r in hand-in:$$h exercises:$$e; do \
 	    [ $${r#*:} -eq 0 ] || { echo "handout: make check SRC=$${r%:*}:"; cat ../run-$${r%:*}.log; exit 1; }; \
 	    tail -n 1 ../run-$${r%:*}.log; done
@@ -566,6 +568,11 @@ PANDOC_HTML = $(PANDOC) --from markdown --standalone --self-contained --resource
   --template docs/template.html --highlight-style=tango
 page_title = --metadata pagetitle="$$(sed -n '1s/^\# //p' $(1))"
 lesson_title = $(shell sed -n '1s/^\# //p' lessons/$(call folder,$(1))/README.md)
+# Each lesson's neighbours in the registry's order, "n:before:after" (0: none), worked out by make
+# itself: every make run reads this file, and a shell started per lesson per run adds up.
+LESSON_NEIGHBOURS := $(join $(join $(LESSONS),$(addprefix :,0 $(filter-out $(lastword $(LESSONS)),$(LESSONS)))),$(addprefix :,$(wordlist 2,999,$(LESSONS)) 0))
+lesson_before = $(word 2,$(subst :, ,$(filter $(1):%,$(LESSON_NEIGHBOURS))))
+lesson_after = $(word 3,$(subst :, ,$(filter $(1):%,$(LESSON_NEIGHBOURS))))
 unwrap_summary = sed -z -e 's|<summary>\n<p>\([^<]*\)</p>\n</summary>|<summary>\1</summary>|g' \
   -e 's|<summary>\n\([^<\n]*\)\n</summary>|<summary>\1</summary>|g'
 
@@ -589,9 +596,9 @@ $(SITE)/$(call folder,$(1)).html: lessons/$(call folder,$(1))/README.md lessons/
 	$(Q){ sed -e 's/^```cuda$$$$/```cpp/' -e 's/<!-- line: \([^-]\|-[^-]\)*-->//g' $$<; echo; $(WORKBOOK) quiz-md $(1); \
 	  echo; $(WORKBOOK) hints-md $(1); } \
 	  > build/docs/$(call folder,$(1)).md
-	$(Q)$(PANDOC_HTML) $(if $(call folder,$(shell expr $(1) - 1)),-V prev=$(call folder,$(shell expr $(1) - 1)).html) \
-	  $(if $(call folder,$(shell expr $(1) + 1)),-V next=$(call folder,$(shell expr $(1) + 1)).html) \
-	  --metadata pagetitle="$(call lesson_title,$(1))" build/docs/$(call folder,$(1)).md | $(unwrap_summary) > $$@
+	$(Q)$(PANDOC_HTML) $(if $(call folder,$(call lesson_before,$(1))),-V prev=$(call folder,$(call lesson_before,$(1))).html) \
+	  $(if $(call folder,$(call lesson_after,$(1))),-V next=$(call folder,$(call lesson_after,$(1))).html) \
+	  --metadata pagetitle="$$(call lesson_title,$(1))" build/docs/$(call folder,$(1)).md | $(unwrap_summary) > $$@
 endef
 $(foreach n,$(LESSONS),$(eval $(call LESSON_PAGE,$(n))))
 

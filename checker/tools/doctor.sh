@@ -24,8 +24,17 @@ if ! command -v "${NVCC:-nvcc}" >/dev/null 2>&1 && [ ! -x "${NVCC:-}" ]; then
   missing=1
 fi
 
+# The two slow checks below (the toolkit's list of architectures, a test compile against
+# cmocka) are skipped where they passed before with the same compilers and settings: make check
+# runs this script every time, and make test hundreds of times.
+stamp=build/doctor-passed
+nvcc_path=$(command -v "${NVCC:-nvcc}" 2>/dev/null || echo "${NVCC:-}")
+key="$(command -v "${CC:-cc}") $nvcc_path $(stat -c %Y -- "$nvcc_path" 2>/dev/null) ${CMOCKA_DIR:-} ${CUDA_ARCH:-}"
+passed_before=0
+[ -f "$stamp" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ] && passed_before=1
+
 # A GPU older than this toolkit supports (CUDA 13 starts at compute capability 7.5).
-arches=$("${NVCC:-nvcc}" --list-gpu-arch 2>/dev/null)
+arches=$([ $passed_before = 1 ] || "${NVCC:-nvcc}" --list-gpu-arch 2>/dev/null)
 if [ -n "$arches" ] && [ -n "${CUDA_ARCH:-}" ] && ! grep -qx "compute_${CUDA_ARCH}" <<<"$arches"; then
   echo "This CUDA Toolkit ($("${NVCC:-nvcc}" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')) cannot build for compute capability"
   echo "${CUDA_ARCH} (the GPU's, or CUDA_ARCH=). It builds for: $(sed 's/compute_//' <<<"$arches" | tr '\n' ' ')."
@@ -48,7 +57,7 @@ install_or_say() {
   fi
 }
 
-if ! have_cmocka; then
+if [ $passed_before = 0 ] && ! have_cmocka; then
   if [ -n "${CMOCKA_DIR:-}" ]; then
     echo "cmocka is not in CMOCKA_DIR=$CMOCKA_DIR (expected include/cmocka.h there)."
     missing=1
@@ -90,4 +99,5 @@ if [ -n "${DOCS:-}" ] && ! command -v "${PANDOC:-pandoc}" >/dev/null 2>&1; then
   install_or_say pandoc "pandoc (for make docs)" "Fedora: sudo dnf install pandoc; or https://pandoc.org/installing.html"
 fi
 
+[ $missing = 0 ] && [ $passed_before = 0 ] && mkdir -p build 2>/dev/null && echo "$key" > "$stamp" 2>/dev/null
 exit $missing
