@@ -92,6 +92,8 @@ struct gpu_job {
     int time_limit;        /* GPU: also time the family's limit routine (family.h) */
     int roles;             /* SIDE_REFERENCE or SIDE_STUDENT: what this runner runs */
     int have_solution;     /* 0 in a handout: the baseline is the reference */
+    double cpu_budget_s;   /* emulator, student's side: this job's CPU time (> 0: the runner holds
+                              it to that, counted from the job's start, in a batch too) */
     size_t in_elems[2];    /* each input's elements (0: the family has no such input) */
     size_t out_elems;
     size_t in_offset[2];   /* byte offsets from the start of this struct */

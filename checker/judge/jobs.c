@@ -365,6 +365,7 @@ int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, si
     for (int k = 0; k < n; k++) {
         memset(&jobs[k]->rep, 0, sizeof jobs[k]->rep);
         jobs[k]->rep.failed_role = -1;
+        jobs[k]->cpu_budget_s = 0;
     }
     /* On a GPU the two sides run at once (each process pays for starting CUDA); in a timed job the
      * student's side, once its context is made, waits for a byte on its `go` pipe that the judge
@@ -378,14 +379,23 @@ int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, si
     }
     struct side_run runs[2];
     struct isolate_result results[2];
-    double reference_cpu = 0;
+    double reference_cpu[MAX_BATCH] = {0}, budget[MAX_BATCH] = {0};
     int done = n;
     for (int k = 0; k < 2; k++) {
         struct side_run *s = &runs[k];
         struct isolate_result *r = &results[k];
-        /* The emulator's budget: CPU time, at least TIMEOUT seconds and 20 times what the
-         * reference side needed on the same inputs, so a busy machine cannot fail a kernel. */
-        double cpu = sides[k] == SIDE_REFERENCE ? 600 : reference_cpu * 20 > timeout_s ? reference_cpu * 20 : timeout_s;
+        /* The emulator's budget for each job: CPU time, at least TIMEOUT seconds and 20 times what
+         * the reference side needed on the same inputs, so a busy machine cannot fail a kernel;
+         * a batch's runner holds each job to its own from the job's start (ptx_runner.c), within
+         * their sum. */
+        double cpu = 0;
+        for (int j = 0; j < n && sides[k] == SIDE_STUDENT; j++) {
+            budget[j] = reference_cpu[j] * 20 > timeout_s ? reference_cpu[j] * 20 : timeout_s;
+            jobs[j]->cpu_budget_s = n > 1 && checking.emulator ? budget[j] : 0;
+            cpu += budget[j];
+        }
+        if (sides[k] == SIDE_REFERENCE)
+            cpu = 600;
         /* On a GPU a batch's jobs are small: TIMEOUT for the batch, and a second for each job more;
          * a side that waited for the other gets the other's time too. */
         double wall = checking.emulator ? 10 * cpu + 30 : timeout_s + (n - 1) + (timed && k == 1 ? results[0].seconds : 0);
@@ -404,15 +414,23 @@ int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, si
         if (go[0] >= 0) /* the student's side has it */
             close(go[0]), go[0] = -1;
         side_finish(s, wall, r);
-        if (sides[k] == SIDE_REFERENCE) {
-            double said = s->copy[n - 1] ? s->copy[n - 1]->rep.cpu_seconds : 0;
-            reference_cpu = said > r->cpu_seconds ? said : r->cpu_seconds;
+        double last = 0;
+        for (int j = 0; j < n && sides[k] == SIDE_REFERENCE; j++) { /* the CPU each job took, the runner counting */
+            double at = s->copy[j] ? s->copy[j]->rep.cpu_seconds : 0;
+            reference_cpu[j] = at > last ? at - last : 0;
+            last = at > last ? at : last;
+            if (j == n - 1 && r->cpu_seconds > last) /* and what the process spent outside them */
+                reference_cpu[0] += r->cpu_seconds - last;
         }
-        r->cpu_limit = cpu;
-        if (reference_cpu * 20 > timeout_s)
-            snprintf(r->budget, sizeof r->budget, "%.1f s, 20 times what %s took", cpu, reference_name());
+        /* The budget said is the one of the job the side did not finish. */
+        int stopped = 0;
+        while (sides[k] == SIDE_STUDENT && stopped < n - 1 && s->copy[stopped] && s->copy[stopped]->rep.finished)
+            stopped++;
+        r->cpu_limit = sides[k] == SIDE_STUDENT ? budget[stopped] : cpu;
+        if (sides[k] == SIDE_STUDENT && reference_cpu[stopped] * 20 > timeout_s)
+            snprintf(r->budget, sizeof r->budget, "%.1f s, 20 times what %s took", r->cpu_limit, reference_name());
         else
-            snprintf(r->budget, sizeof r->budget, "TIMEOUT=%.0f s", cpu);
+            snprintf(r->budget, sizeof r->budget, "TIMEOUT=%.0f s", r->cpu_limit);
         if (sides[k] == SIDE_STUDENT)
             show_child_output(r);
         int got = side_read(jobs, s, r, sides[k], why, len);

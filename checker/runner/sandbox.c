@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "gpu_job.h"
@@ -61,6 +62,9 @@ int sandbox_enter(int *forbidden, char *why, size_t len)
     rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(clock_gettime), 0);
     rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(gettimeofday), 0);
     rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(getrusage), 0);
+    /* Its own CPU-time limit, for each job of a batch (never above the hard limit the judge set). */
+    rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, SCMP_A0(SCMP_CMP_EQ, 0),
+                           SCMP_A1(SCMP_CMP_EQ, RLIMIT_CPU));
     rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(sysinfo), 0); /* glibc's qsort asks for the memory size */
     rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigreturn), 0);
     rc |= seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigprocmask), 0);

@@ -6,8 +6,8 @@
 # student's side, rewrites every field that side may not speak for (roles, the reference's and
 # the baseline's counts and timings, the device, the buffers' offsets, the job's shape). Both
 # gradings must give the same points, case by case, and the judge must not crash. The judge runs
-# its correctness jobs in batches here (WB_BATCH=1), as on a GPU, so that a CI machine without one
-# tests batches too.
+# its correctness jobs in batches (WB_BATCH=1, as it does unless WB_BATCH=0), so the forger
+# rewrites every job of a batch.
 #   Usage: checker/tools/forged-side-test.sh   (after make build-all)
 set -u
 make=${MAKE:-make}

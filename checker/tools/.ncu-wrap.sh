@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+exec ncu $NCU_EXTRA "$@"
