@@ -65,24 +65,22 @@ reap() {
   ended "$step" "$rc" $((SECONDS - step_start[$step]))
 }
 
-for step in $beside; do launch "$step"; done
-for step in $first; do
-  echo "== make test: $step (at $(now) s)"
-  t=$SECONDS
+# Runs a step in the foreground, its output as it comes.
+in_turn() {
+  local step=$1 t=$SECONDS
+  echo "== make test: $step (at $(now) s$2)"
   $make --no-print-directory "$step" 2>&1 | tee "build/test-$step.log"
   ended "$step" "${PIPESTATUS[0]}" $((SECONDS - t))
-done
+}
+
+for step in $beside; do launch "$step"; done
+for step in $first; do in_turn "$step" ""; done
 for step in $together; do
   while [ ${#pid_step[@]} -ge "$jobs" ]; do reap; done
   launch "$step"
 done
 while [ ${#pid_step[@]} -gt 0 ]; do reap; done
-for step in $last; do
-  echo "== make test: $step (at $(now) s, alone)"
-  t=$SECONDS
-  $make --no-print-directory "$step" 2>&1 | tee "build/test-$step.log"
-  ended "$step" "${PIPESTATUS[0]}" $((SECONDS - t))
-done
+for step in $last; do in_turn "$step" ", alone"; done
 echo "== make test: every step ran, in $(now) s${skipped:+; skipped, since this machine cannot run them:$skipped}"
 echo "== each step:${took%,}"
 echo "test: $passed passed, 0 failed, $(wc -w <<<"$skipped") skipped"
