@@ -1,2 +1,0 @@
-#!/usr/bin/env bash
-exec ncu $NCU_EXTRA "$@"
