@@ -65,7 +65,7 @@ struct gpu_report {
     int timed_mismatches;
     int timed_input_changes;
     /* The last timed launch's output was the first's bit for bit, so it was not copied back:
-     * OUT_STUDENT_TIMED holds nothing (the GPU runner's fingerprints; job_timed_out()). */
+     * OUT_STUDENT_TIMED holds nothing (the GPU runner's fingerprints). */
     int timed_same;
     /* Timings, ms[role][rep], of `reps` launches of each role; limit_ms: the family's limit
      * routine (cudaMemcpy of the input, cuBLAS), timed the same way by the reference side (jobs
@@ -112,8 +112,6 @@ int gpu_run_plain(struct gpu_job *job);
 
 static inline float *job_in(struct gpu_job *j, int i) { return (float *)((char *)j + j->in_offset[i]); }
 static inline float *job_out(struct gpu_job *j, int slot) { return (float *)((char *)j + j->out_offset[slot]); }
-/* The student's output after its timed (or counted) launches. */
-static inline float *job_timed_out(struct gpu_job *j) { return job_out(j, j->rep.timed_same ? OUT_STUDENT : OUT_STUDENT_TIMED); }
 
 static inline int role_in(const struct gpu_job *j, int role) { return (j->roles >> role) & 1; }
 /* A role is absent where its kernel is not there: only the solution can be (a handout). */

@@ -208,7 +208,7 @@ int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, c
     }
     snprintf(when, sizeof when, "in the launch whose memory traffic was counted (%s), though the first was right", sz);
     checking.later_launch = 1;
-    int later_wrong = !m->job->rep.timed_same && judge_output(m->job, job_timed_out(m->job), when) != 0;
+    int later_wrong = !m->job->rep.timed_same && judge_output(m->job, job_out(m->job, OUT_STUDENT_TIMED), when) != 0;
     checking.later_launch = 0;
     if (later_wrong) {
         snprintf(failure, len, "wrong output in the counted launch at %s", sz);

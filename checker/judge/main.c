@@ -51,11 +51,12 @@ static uint64_t gate_stream[2];
 
 /* ---- correctness, in batches ---- */
 
-/* On a GPU every correctness job of the lesson (and Nsight Compute's gate's check of the output
- * at its two sizes) runs in batches at the first case that needs one (one runner pair, so one
- * CUDA context per side, for up to MAX_BATCH jobs instead of one per job); each case then judges
- * its own jobs' results here, in its turn, as if it had run them itself. Jobs past a batch's
- * failure, and large ones, run alone when their case comes, as every job does in the emulator. */
+/* Every correctness job of the lesson (and Nsight Compute's gate's check of the output at its two
+ * sizes) runs in batches at the first case that needs one (one runner pair for up to MAX_BATCH
+ * jobs instead of one per job: on a GPU one CUDA context per side, in the emulator one sandbox);
+ * each case then judges its own jobs' results here, in its turn, as if it had run them itself.
+ * Jobs past a batch's failure and large ones run alone when their case comes (sizes too large
+ * to emulate quickly never run in the emulator). */
 #define BATCH_MAX_ELEMS (1 << 24) /* 4000x3000 is in: alone, its own runner pair cost 0.9 s on the H200 */
 struct ran_job {
     int rows, cols;
@@ -294,7 +295,7 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     snprintf(when, sizeof when, "after the timed runs at %s", sz);
     checking.later_launch = 1;
     /* Bit for bit the first output (judged above), the runner says, or judged here. */
-    int right_after = job->rep.timed_same || judge_output(job, job_timed_out(job), when) == 0;
+    int right_after = job->rep.timed_same || judge_output(job, job_out(job, OUT_STUDENT_TIMED), when) == 0;
     checking.later_launch = 0;
     if (right_after && job->rep.timed_input_changes > 0) {
         say("  After %d of the %d timed launches an input (or the guard zones around it) was not what it was "
