@@ -51,6 +51,9 @@ EMU ?= $(if $(GPU_CC),,1)
 JUDGE := $(if $(EMU),check-emu,check)
 # What `make test` builds and grades: both judges (the GPU's only runs where there is a GPU).
 TEST_JUDGES := check check-emu
+# Judges that share the GPU wait on this lock: a timed job and Nsight Compute alone, the rest side
+# by side (checker/judge/gpu_share.c). GPU_JOBS: how many judges at once in gpu-test (4).
+GPU_LOCK := $(CURDIR)/build/gpu.lock
 # A handout (make handout) has no solutions/ and no wrong kernels: its tests skip what needs them.
 HAVE_SOLUTIONS := $(wildcard solutions)
 HAVE_MUTANTS := $(wildcard checker/mutants/*.mutant)
@@ -436,14 +439,16 @@ cluster-test:
 # make grade-all on generated hand-ins (solutions, stubs, wrong kernels, missing files) in the
 # emulator: the expected gradebook, resumable, and the same through the Slurm scripts.
 grade-all-test: $(WORKBOOK)
-	$(Q)MAKE="$(MAKE)" checker/tools/grade-all-test.sh 6
+	$(Q)MAKE="$(MAKE)" EMU=1 checker/tools/grade-all-test.sh 6
 
 # make handout on this tree, unpacked in a fresh folder: nothing secret inside, and there the
-# solutions dropped in as a student's hand-in pass while the stubs fail (the judge that runs here).
+# solutions dropped in as a student's hand-in pass while the stubs fail, in the emulator on every
+# machine (on a GPU, gpu-test grades that hand-in on it, with the gates).
 HANDOUT_TEST := build/handout-test
 # The fresh tree compiles through this tree's result cache: the same bytes give the same PTX
 # whatever the folder (checker/tools/sealed-compile.sh), so only its cubins' ptxas runs again.
 handout-test: export WB_SEALED_CACHE := $(CURDIR)/build/sealed-cache
+handout-test: export EMU := 1
 handout-test: $(WORKBOOK)
 	$(Q)rm -rf $(HANDOUT_TEST) && mkdir -p $(HANDOUT_TEST)
 	$(Q)probe=handout-untracked-probe.txt; echo "an instructor's note" > $$probe; \
@@ -506,7 +511,7 @@ TEST_TOGETHER := emulator-test $(if $(HAVE_SOLUTIONS),grade-test handout-test gr
   $(if $(HAVE_SOLUTIONS),forged-side-test) site-test
 TEST_LAST := $(if $(HAVE_SOLUTIONS),load-test) gpu-test
 test:
-	$(Q)MAKE="$(MAKE)" RUNS=$(or $(RUNS),1) checker/tools/run-tests.sh --first "$(TEST_FIRST)" --beside "$(TEST_BESIDE)" \
+	$(Q)MAKE="$(MAKE)" RUNS=$(or $(RUNS),1) WB_GPU_LOCK="$(GPU_LOCK)" checker/tools/run-tests.sh --first "$(TEST_FIRST)" --beside "$(TEST_BESIDE)" \
 	  --together "$(TEST_TOGETHER)" --last "$(TEST_LAST)"
 
 # The emulator (the PTX interpreter), after build-all: the line table must tell apart two
@@ -528,11 +533,7 @@ redteam-test: build-all
 	$(Q)$(if $(HAVE_MUTANTS),MAKE="$(MAKE)" EMU=1 checker/tools/run-redteam.sh,:)
 
 gpu-test: $(WORKBOOK)
-	$(Q)if [ -n "$(GPU_CC)" ]; then export SANITIZE=1 PROFILE=1; \
-	  $(if $(HAVE_SOLUTIONS),MAKE="$(MAKE)" $(WORKBOOK) check solutions pass $(LESSONS) &&) \
-	  $(if $(HAVE_FEATURES),MAKE="$(MAKE)" checker/tools/run-features.sh &&) \
-	  MAKE="$(MAKE)" $(WORKBOOK) check exercises fail $(LESSONS) \
-	  $(if $(HAVE_MUTANTS),&& $(MAKE) --no-print-directory mutants EMU=); \
+	$(Q)if [ -n "$(GPU_CC)" ]; then MAKE="$(MAKE)" WB_GPU_LOCK="$(GPU_LOCK)" checker/tools/gpu-test.sh; \
 	else echo "SKIPPED: no GPU here: the GPU judge's programs were built, not run."; fi
 
 # ---- make explore: the banks measured on this GPU -----------------------------------------

@@ -147,4 +147,11 @@ void explain_crash(const struct check_case *c, uint64_t stream);
  * a misused barrier shows there only as wrong elements. */
 void explain_wrong(const struct check_case *c, uint64_t stream);
 
+/* ---- gpu_share.c ---- */
+/* Where several judges share one GPU (WB_GPU_LOCK=file, make gpu-test): waits until this judge
+ * may use it, beside the others (untimed work) or alone (alone=1: timing, Nsight Compute), until
+ * gpu_done(). Without WB_GPU_LOCK, and in the emulator, neither does anything. */
+void gpu_use(int alone);
+void gpu_done(void);
+
 #endif

@@ -359,7 +359,18 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
     return run_jobs(&job, 1, timeout_s, why, len) == 1 ? 0 : -1;
 }
 
+static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len);
+
+/* Where judges share the GPU (gpu_share.c): a timed job has it alone. */
 int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len)
+{
+    gpu_use(jobs[0]->time_reps > 0);
+    int done = run_sides(jobs, n, timeout_s, why, len);
+    gpu_done();
+    return done;
+}
+
+static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len)
 {
     static const int sides[2] = {SIDE_REFERENCE, SIDE_STUDENT};
     for (int k = 0; k < n; k++) {

@@ -432,6 +432,7 @@ static int record_index(const struct check_case *c)
 static void run_case(void **state)
 {
     const struct check_case *c = *state;
+    gpu_done(); /* (the GPU lock of a case that failed while it held it) */
     checking.current = record_index(c);
     if (checking.current >= 0) /* a case that ends early, by a failure or a crash, failed */
         checking.record.cases[checking.current].result = RESULT_FAILED;

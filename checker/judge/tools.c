@@ -181,6 +181,7 @@ static void sanitize(const char *sanitizer, int which, int rows, int cols, uint6
     int started[SANITIZER_TOOLS] = {0};
     struct watched run = {SIDE_STUDENT, 1, {rows}, {cols}, {stream}};
     *found = *unusable = 0;
+    gpu_use(0);
     for (int t = 0; t < SANITIZER_TOOLS; t++) {
         if (!(which >> t & 1))
             continue;
@@ -200,6 +201,7 @@ static void sanitize(const char *sanitizer, int which, int rows, int cols, uint6
         *found += rc > 0;
         *unusable += rc < 0;
     }
+    gpu_done();
 }
 
 void case_sanitizer(const struct check_case *c, uint64_t stream)
@@ -306,8 +308,10 @@ void case_profile(uint64_t stream)
                           "--kernel-name-base", "demangled", NULL};
     static struct watch w;
     struct named_buffer bufs[4];
+    gpu_use(1); /* where judges share the GPU: no kernel of another context in the counters */
     int nbufs, started = watch_start(&w, argv, &run) == 0;
     char *csv = watch_finish(&w, started, argv, "both", 24 * checking.timeout_s, bufs, &nbufs);
+    gpu_done();
     struct mem_counts counts[4]; /* at each size in turn, the baseline's kernel and then the student's */
     int bad = ncu_parse_rows(csv ? csv : "", counts, 4, why, sizeof why);
     if (!bad && !(w.r.outcome == ISOLATE_EXITED && w.r.status == 0)) /* a row may be missing or another's */

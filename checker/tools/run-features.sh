@@ -30,9 +30,11 @@ grade() {
 export -f grade
 export make features
 rm -f build/features/*.verdict
-# In the emulator on every core (it counts, it does not time); on a GPU one at a time.
+# In the emulator on every core (it counts, it does not time); on a GPU one at a time, or
+# GPU_JOBS at once where the judges share it (WB_GPU_LOCK: checker/tools/gpu-test.sh).
 printf '%s\n' "${names[@]}" |
-  xargs -r -P "$([ "${WB_JUDGE:-check}" = check-emu ] && nproc || echo 1)" -I{} bash -c 'grade {}'
+  xargs -r -P "$([ "${WB_JUDGE:-check}" = check-emu ] && nproc || { [ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1; })" -I{} \
+    bash -c 'grade {}'
 pass=0 fail=0
 for name in "${names[@]}"; do
   if [ "$(cat "build/features/$name.verdict" 2>/dev/null)" = pass ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi

@@ -4,8 +4,9 @@
 # checker that merely fails is not enough. Without a GPU only the mutants that fail before any
 # kernel runs can be judged; the rest are reported as skipped, never as passed.
 # Each report is kept in build/mutants/NAME.log. The check programs are built first, in
-# parallel, then run: one at a time on a GPU (timings must not share the machine), on every
-# core at once in the emulator (it counts, it does not time, and its limits are CPU time).
+# parallel, then run: on a GPU one at a time (timings must not share the machine) unless the
+# judges share it by WB_GPU_LOCK, on every core at once in the emulator (it counts, it does not
+# time, and its limits are CPU time).
 set -u
 make=${MAKE:-make}
 pass=0 fail=0 skip=0
@@ -75,7 +76,10 @@ grade() {
 export -f grade
 export make
 rm -f build/mutants/*.verdict
-printf '%s\n' "${names[@]}" | xargs -r -P "$([ -n "${EMU:-}" ] && nproc || echo 1)" -I{} bash -c 'grade {}'
+# On every core in the emulator; on a GPU one at a time, or GPU_JOBS at once where the judges
+# share it (WB_GPU_LOCK: checker/tools/gpu-test.sh).
+printf '%s\n' "${names[@]}" |
+  xargs -r -P "$([ -n "${EMU:-}" ] && nproc || { [ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1; })" -I{} bash -c 'grade {}'
 for name in "${names[@]}"; do
   case $(cat "build/mutants/$name.verdict" 2>/dev/null) in
     pass) pass=$((pass + 1)) ;;

@@ -1,0 +1,66 @@
+/* The GPU lock (gpu_lock.h): flock(2) on WB_GPU_LOCK, shared for untimed work, exclusive for
+ * timed launches and Nsight Compute's. A correctness run or compute-sanitizer's gives the same
+ * verdict with another context beside it, only later; a timing or a counter would take in the
+ * other context's kernels and copies.
+ *
+ * A second file, WB_GPU_LOCK.turn, is the queue's door: every taker passes it, and one waiting to
+ * be alone holds it while it waits, so that those who come after cannot keep the lock shared
+ * forever. A taker lets its own lock go before it passes the door, so that no one waits at the
+ * door holding the lock. The locks are the kernel's: they go with a process that dies. */
+#include "gpu_lock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+static int lock_fd = -2, door_fd = -1; /* -2: not opened yet; -1: no lock here */
+
+static void take(int fd, int how)
+{
+    while (flock(fd, how) != 0 && errno == EINTR)
+        ;
+}
+
+static int open_lock(void)
+{
+    const char *path = getenv("WB_GPU_LOCK");
+    char door[4096];
+    lock_fd = -1;
+    if (!path || !*path)
+        return 0;
+    snprintf(door, sizeof door, "%s.turn", path);
+    /* O_CLOEXEC: no process this one starts may keep the lock after it is let go. */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    if ((door_fd = open(door, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    lock_fd = fd;
+    return 0;
+}
+
+int gpu_lock_take(enum gpu_use how)
+{
+    if (lock_fd == -2 && open_lock() != 0)
+        return -1;
+    if (lock_fd < 0)
+        return 0;
+    flock(lock_fd, LOCK_UN);
+    take(door_fd, LOCK_EX);
+    take(lock_fd, how == GPU_ALONE ? LOCK_EX : LOCK_SH);
+    flock(door_fd, LOCK_UN);
+    return 0;
+}
+
+void gpu_lock_drop(void)
+{
+    if (lock_fd >= 0)
+        flock(lock_fd, LOCK_UN);
+}

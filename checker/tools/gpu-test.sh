@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# make gpu-test, on a machine with a GPU: with every gate on (SANITIZE=1 PROFILE=1), each lesson's
+# solution must pass and its stub fail earning nothing, each right kernel of checker/tests/features
+# pass, and each wrong kernel of checker/mutants/ and attack of checker/redteam/ be refused with
+# its diagnosis; and where handout-test made a handout (build/handout-test), the solutions
+# handed in there pass too, a handout's judge having no solution to time against. GPU_JOBS
+# judges (4) at a time share the GPU: correctness runs and compute-sanitizer side by side, a
+# timed job and Nsight Compute's counting alone (WB_GPU_LOCK, checker/judge/gpu_share.c), so that
+# no timing or counter takes in another's kernels, and no wait counts against a time limit.
+#   Usage: checker/tools/gpu-test.sh      (from the project root; GPU_JOBS=1: one at a time)
+set -u
+make=${MAKE:-make}
+export SANITIZE=1 PROFILE=1 MAKE=$make WB_GPU_LOCK=${WB_GPU_LOCK:-$PWD/build/gpu.lock} GPU_JOBS=${GPU_JOBS:-4}
+[[ $GPU_JOBS =~ ^[1-9][0-9]?$ ]] || { echo "GPU_JOBS must be a number from 1 to 99, not '$GPU_JOBS'"; exit 2; }
+lessons=$(checker/tools/lessons.sh number)
+log=$PWD/build/gpu-test
+handout=build/handout-test/shared-memory-workbook
+rm -rf "$log" && mkdir -p "$log"
+# The check programs first, on every core: the judges started side by side then find them built.
+build() {
+  (cd "$1" && $make -s --no-print-directory -j"$(nproc)" programs SRC="$2") > "$log/build-$3.log" 2>&1 ||
+    { echo "gpu-test: the check programs of $1/$2 do not build:"; cat "$log/build-$3.log"; exit 1; }
+}
+[ -d solutions ] && build . solutions solutions
+build . exercises exercises
+if [ -d "$handout/hand-in" ]; then build "$handout" hand-in handout
+else echo "  (no handout here to grade on the GPU: make handout-test makes one)"; handout=""; fi
+# One lesson of a folder graded, as it must be (pass or fail), in tree `at`; its report kept in
+# build/gpu-test/NAME-N.log.
+lesson() {
+  local at=$1 src=$2 expect=$3 n=$4 name=$5
+  if (cd "$at" && build/workbook check "$src" "$expect" "$n") > "$log/$name-$n.log" 2>&1; then
+    echo "  as it must ($expect): $name, lesson $n"
+  else
+    echo "  NOT AS IT MUST ($expect): $name, lesson $n; its report:"; sed 's/^/    | /' "$log/$name-$n.log"
+    touch "$log/failed"
+  fi
+}
+export -f lesson
+export log
+t=$SECONDS
+{ for n in $lessons; do
+    [ -d solutions ] && echo ". solutions pass $n solutions"
+    echo ". exercises fail $n exercises"
+    [ -n "$handout" ] && echo "$handout hand-in pass $n handout"
+  done; } | xargs -r -P "$GPU_JOBS" -L 1 bash -c 'lesson "$@"' _
+echo "lessons: $((SECONDS - t)) s"
+[ -e "$log/failed" ] && exit 1
+t=$SECONDS
+if [ -d checker/tests/features ]; then checker/tools/run-features.sh || exit 1; echo "features: $((SECONDS - t)) s"; fi
+t=$SECONDS
+if [ -d checker/mutants ]; then $make --no-print-directory mutants EMU= || exit 1; echo "mutants and red team: $((SECONDS - t)) s"; fi
