@@ -48,6 +48,10 @@ struct gpu_report {
     /* Set when something failed; failed_role is -1 for failures outside a kernel. */
     int failed_role;
     int cuda_error;
+    /* The emulator: the failed role was stopped by what compute-sanitizer finds on a GPU
+     * (memcheck: an access outside its buffers, or misaligned; racecheck: a shared-memory race;
+     * synccheck: a barrier or warp operation that its threads do not all reach). */
+    int sanitizer_fault;
     char failure[600];
     /* Writes into the guard zones around the output: count, and the first one's element
      * offset from the start of the output (negative: before it). */

@@ -232,6 +232,7 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which)
                            : s->failed_role >= 0 && s->failed_role < ROLE_COUNT && (which >> s->failed_role & 1) ? s->failed_role
                                                                                                              : -1;
         rep->cuda_error = s->cuda_error;
+        rep->sanitizer_fault = s->sanitizer_fault;
         take_text(rep->failure, sizeof rep->failure, s->failure, sizeof s->failure);
     }
 }

@@ -105,6 +105,10 @@ static void run_batches(void)
         for (int k = 0; c->kind == CASE_RESIDUES && k < nshapes; k++)
             plan_job(shapes[k].rows, shapes[k].cols, residue_stream((uint64_t)i, k));
     }
+    /* The emulator's sanitizer gate runs the inputs of its correctness case again (batched_job
+     * hands each job out once). */
+    if (gate_cases[0].name && checking.device.emulator)
+        plan_job(gate_cases[0].rows, gate_cases[0].cols, gate_stream[0]);
     for (int g = 0; g < 2; g++)
         for (int drawn = 0; gate_cases[g].name && gate_cases[g].kind == CASE_PROFILE && drawn < 2; drawn++) {
             int rows, cols;
@@ -217,6 +221,30 @@ static void case_residues(const struct check_case *c, uint64_t stream)
         one.rows = shapes[i].rows, one.cols = shapes[i].cols;
         case_correct(&one, residue_stream(stream, i)); /* inputs of their own */
     }
+}
+
+/* The emulator's stand-in for compute-sanitizer's gate, at its size and on its inputs: a fault of
+ * the kinds memcheck, racecheck and synccheck find (gpu_job.h: sanitizer_fault), or a write
+ * outside the output, fails it and, as on a GPU, voids the lesson's points (check_record.h): an
+ * output that came out right beside such a fault was luck. A wrong output alone does not. */
+static void case_emu_sanitizer(const struct check_case *c, uint64_t stream)
+{
+    char why[700], sz[32];
+    struct job_mem m;
+    size_text(c, sz, sizeof sz);
+    int ran = batched_job(c->rows, c->cols, stream, &m, why, sizeof why) == 0;
+    int fault = m.job && (ran ? m.job->rep.guard_writes > 0 : m.job->rep.failed_role == ROLE_STUDENT && m.job->rep.sanitizer_fault);
+    job_free(&m);
+    if (fault) {
+        if (ran)
+            say("  At %s your kernel wrote outside its output.\n", sz);
+        else
+            say("  At %s: %s\n", sz, why);
+        case_fail("compute-sanitizer would find errors in your kernel at %s, as the emulator did: a right output "
+                  "beside a stray access or a race was luck, and earns no points", sz);
+    }
+    say("  Nothing compute-sanitizer's memcheck, racecheck or synccheck would find on a GPU: no access outside the "
+        "buffers, no race in shared memory, no barrier some threads miss.\n");
 }
 
 /* ---- speed ---- */
@@ -468,7 +496,10 @@ static void run_case(void **state)
         case_shared_bytes(c);
         break;
     case CASE_SANITIZER:
-        case_sanitizer(c, stream);
+        if (checking.device.emulator)
+            case_emu_sanitizer(c, stream);
+        else
+            case_sanitizer(c, stream);
         break;
     case CASE_PROFILE:
         case_profile(stream);
@@ -635,23 +666,28 @@ static const char *counting_size(char *buf, size_t len)
 
 /* The cases the GPU's tools add (SANITIZE=1, PROFILE=1): compute-sanitizer at the first
  * correctness size of two tiles or more with partial tiles (quick under the tools), the
- * counters on the speed case's inputs. Appended to tests[n]; returns how many. */
+ * counters on the speed case's inputs. The emulator adds the first (unless SANITIZE=0), made with
+ * its own checks (case_emu_sanitizer), so that a fault voids a lesson whichever judge grades it;
+ * its counts are its speed case. Appended to tests[n]; returns how many. */
 static size_t add_gate_cases(struct CMUnitTest *tests, size_t n)
 {
     static char names[2][96];
     const char *sanitize = getenv("SANITIZE"), *profile = getenv("PROFILE");
+    int emulator = checking.device.emulator;
     char sz[32];
     for (size_t i = 0; i < lesson.ncases; i++) {
         const struct check_case *c = &lesson.cases[i];
-        int k = c->kind == CASE_CORRECT && c->rows >= 64 && c->rows % TILE ? 0 : c->kind == CASE_SPEED ? 1 : -1;
-        if (k < 0 || gate_cases[k].name || !(k == 0 ? sanitize : profile) || !atoi(k == 0 ? sanitize : profile))
+        int k = c->kind == CASE_CORRECT && c->rows >= 64 && c->rows % TILE ? 0 : c->kind == CASE_SPEED && !emulator ? 1 : -1;
+        const char *on = k == 0 ? sanitize : profile;
+        if (k < 0 || gate_cases[k].name || (on ? !atoi(on) : !(emulator && k == 0)))
             continue;
         gate_cases[k] = *c;
         gate_cases[k].points = 0; /* a gate adds no points: its failure takes some (check_record.h) */
         gate_cases[k].kind = k == 0 ? CASE_SANITIZER : CASE_PROFILE;
         gate_stream[k] = i;
         if (k == 0)
-            snprintf(names[0], sizeof names[0], "compute-sanitizer %s", size_text(c, sz, sizeof sz));
+            snprintf(names[0], sizeof names[0], "%s %s", emulator ? "memcheck, racecheck, synccheck" : "compute-sanitizer",
+                     size_text(c, sz, sizeof sz));
         else
             snprintf(names[1], sizeof names[1], "Nsight Compute counters %s", counting_size(sz, sizeof sz));
         gate_cases[k].name = names[k];
@@ -725,8 +761,9 @@ static void describe(void)
         else if (c->kind == CASE_SHARED_BYTES)
             printf("    exactly %zu bytes of static shared memory: %s\n", c->bytes, c->why);
     }
-    printf("    on a GPU with SANITIZE=1 and PROFILE=1 (always in make grade): compute-sanitizer finds no race,\n"
-           "    barrier misuse or stray access, and Nsight Compute's counters keep the traffic rule as ratios\n");
+    printf("    no race, barrier misuse or stray access at the first size of partial tiles (compute-sanitizer on a\n"
+           "    GPU, the emulator's own checks there; SANITIZE=0 skips it): one found voids every point; and on\n"
+           "    a GPU with PROFILE=1 (always in make grade), Nsight Compute's counters keep the traffic rule as ratios\n");
 }
 
 int main(int argc, char **argv)
@@ -783,8 +820,7 @@ int main(int argc, char **argv)
         const char *name = checking.device.emulator && c->kind == CASE_SPEED ? counts_name : c->name;
         tests[i] = (struct CMUnitTest){name, run_case, NULL, NULL, (void *)c};
     }
-    /* The emulator checks races, barriers and stray accesses on every run: the tools are the GPU's. */
-    size_t ntests = lesson.ncases + (checking.device.emulator ? 0 : add_gate_cases(tests, lesson.ncases));
+    size_t ntests = lesson.ncases + add_gate_cases(tests, lesson.ncases);
     if (ntests > RECORD_MAX_CASES) { /* an author's mistake: every case must reach the record */
         fprintf(stderr, "lessons/%s/check.c: %zu cases, more than the %d a record holds (check_record.h)\n",
                 checking.lesson->folder, ntests, RECORD_MAX_CASES);

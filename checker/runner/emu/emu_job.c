@@ -59,6 +59,8 @@ static int run_role(struct gpu_job *job, int role, struct host_buffer in[2], str
     int rc = entries[role]->launch(entries[role], job, in[0].data, in[1].data, out->data);
     if (rc) {
         job->rep.failed_role = role;
+        job->rep.sanitizer_fault = rc == EMU_OUT_OF_BOUNDS || rc == EMU_WILD_ACCESS || rc == EMU_MISALIGNED ||
+                                   rc == EMU_RACE || rc == EMU_BARRIER_DIVERGENCE || rc == EMU_WARP_MISMATCH;
         const char *e = emu_error();
         size_t n = strlen(e);
         snprintf(job->rep.failure, sizeof job->rep.failure, "%s: %s%s", role_names[role], e,
