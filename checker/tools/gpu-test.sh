@@ -24,7 +24,10 @@ build() {
 [ -d solutions ] && build . solutions solutions
 build . exercises exercises
 if [ -d "$handout/hand-in" ]; then build "$handout" hand-in handout
-else echo "  (no handout here to grade on the GPU: make handout-test makes one)"; handout=""; fi
+else
+  [ -d solutions ] && echo "  (no handout here to grade on the GPU: make handout-test makes one)"
+  handout=""
+fi
 # One lesson of a folder graded, as it must be (pass or fail), in tree `at`; its report kept in
 # build/gpu-test/NAME-N.log.
 lesson() {
