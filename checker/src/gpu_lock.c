@@ -1,5 +1,5 @@
-/* The GPU lock (gpu_lock.h): flock(2) on WB_GPU_LOCK, shared for untimed work, exclusive for
- * timed launches and Nsight Compute's. A correctness run or compute-sanitizer's gives the same
+/* The GPU lock (gpu_lock.h): flock(2) on WB_GPU_LOCK, shared for untimed work, exclusive for a
+ * timed job and Nsight Compute's run. A correctness run or compute-sanitizer's gives the same
  * verdict with another context beside it, only later; a timing or a counter would take in the
  * other context's kernels and copies.
  *
