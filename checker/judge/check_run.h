@@ -113,8 +113,19 @@ struct side_run {
 };
 int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int go_fd, struct side_run *s,
                struct isolate_result *r);
+/* The side's copies of the jobs alone, no runner started (side_start's first step). */
+int side_copies(struct gpu_job *const *jobs, int n, int side, struct side_run *s);
 void side_finish(struct side_run *s, double wall_s, struct isolate_result *r);
 void side_abandon(struct side_run *s);
+/* ---- ref_cache.c ---- */
+/* The emulator's reference side from WB_REF_CACHE: 1 when every job's entry was there, s holding
+ * the copies as the runner would have left them, r a runner that completed, cpu[k] the CPU
+ * seconds job k took; else 0 (nothing held). */
+int ref_cache_take(struct gpu_job *const *jobs, int n, struct side_run *s, struct isolate_result *r, double *cpu);
+/* After a reference side that completed every job: each job's entry written (whole, or not at all). */
+void ref_cache_keep(struct gpu_job *const *jobs, int n, const struct side_run *s, const struct isolate_result *r,
+                    const double *cpu);
+
 /* The reference solution is part of this copy of the workbook (not in a handout). */
 int solution_present(void);
 static inline int role_present(int role) { return role != ROLE_SOLUTION || solution_present(); }

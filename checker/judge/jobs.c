@@ -411,8 +411,10 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         /* On a GPU a batch's jobs are small: TIMEOUT for the batch, and a second for each job more;
          * a side that waited for the other gets the other's time too. */
         double wall = checking.emulator ? 10 * cpu + 30 : timeout_s + (n - 1) + (timed && k == 1 ? results[0].seconds : 0);
+        /* The emulator's reference side may have run these very jobs before (ref_cache.c). */
+        int cached = sides[k] == SIDE_REFERENCE && !together && ref_cache_take(jobs, n, s, r, reference_cpu);
         /* Together, side 1 was started with side 0. */
-        if (!(together && k == 1) && side_start(jobs, n, sides[k], cpu, -1, s, r) != 0) {
+        if (!cached && !(together && k == 1) && side_start(jobs, n, sides[k], cpu, -1, s, r) != 0) {
             isolate_describe(r, why, len);
             close_pipe(go);
             return 0;
@@ -425,14 +427,18 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         }
         if (go[0] >= 0) /* the student's side has it */
             close(go[0]), go[0] = -1;
-        side_finish(s, wall, r);
-        double last = 0;
-        for (int j = 0; j < n && sides[k] == SIDE_REFERENCE; j++) { /* the CPU each job took, the runner counting */
-            double at = s->copy[j] ? s->copy[j]->rep.cpu_seconds : 0;
-            reference_cpu[j] = at > last ? at - last : 0;
-            last = at > last ? at : last;
-            if (j == n - 1 && r->cpu_seconds > last) /* and what the process spent outside them */
-                reference_cpu[0] += r->cpu_seconds - last;
+        if (!cached) {
+            side_finish(s, wall, r);
+            double last = 0;
+            for (int j = 0; j < n && sides[k] == SIDE_REFERENCE; j++) { /* the CPU each job took, the runner counting */
+                double at = s->copy[j] ? s->copy[j]->rep.cpu_seconds : 0;
+                reference_cpu[j] = at > last ? at - last : 0;
+                last = at > last ? at : last;
+                if (j == n - 1 && r->cpu_seconds > last) /* and what the process spent outside them */
+                    reference_cpu[0] += r->cpu_seconds - last;
+            }
+            if (sides[k] == SIDE_REFERENCE && !together)
+                ref_cache_keep(jobs, n, s, r, reference_cpu);
         }
         /* The budget said is the one of the job the side did not finish. */
         int stopped = 0;

@@ -198,20 +198,31 @@ static int side_copy(const struct gpu_job *job, int side, struct side_run *s, in
     return 0;
 }
 
-int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int go_fd, struct side_run *s,
-               struct isolate_result *r)
+int side_copies(struct gpu_job *const *jobs, int n, int side, struct side_run *s)
 {
     memset(s, 0, sizeof *s);
-    memset(r, 0, sizeof *r);
-    r->outcome = ISOLATE_NOT_STARTED;
     for (int k = 0; k < MAX_BATCH; k++)
         s->fd[k] = -1;
     s->n = n;
     for (int k = 0; k < n; k++)
         if (side_copy(jobs[k], side, s, k) != 0) {
-            r->start_errno = errno;
-            return side_abandon(s), -1;
+            int e = errno;
+            side_abandon(s);
+            errno = e;
+            return -1;
         }
+    return 0;
+}
+
+int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int go_fd, struct side_run *s,
+               struct isolate_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->outcome = ISOLATE_NOT_STARTED;
+    if (side_copies(jobs, n, side, s) != 0) {
+        r->start_errno = errno;
+        return -1;
+    }
     snprintf(s->folder, sizeof s->folder, "/tmp/wb-runner-XXXXXX");
     s->launch = (struct launch){runner_argv(side, 0, n, go_fd >= 0, s->argv), s->fd, n, go_fd,
                                 checking.emulator ? cpu_s : 0, s->folder};

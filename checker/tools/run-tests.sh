@@ -26,6 +26,14 @@ done
 jobs=${JOBS:-$(nproc)}
 [ "$jobs" -ge 2 ] 2>/dev/null || jobs=2
 mkdir -p build
+# One seed for every grading that does not choose its own: a failure is replayed with the same
+# inputs (make test SEED=N), and the emulator's reference side, which runs the workbook's own
+# kernels on those inputs for every mutant and hand-in, is computed once per job and kept in a
+# folder of this run's (WB_REF_CACHE, checker/judge/ref_cache.c).
+export SEED=${SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
+export WB_REF_CACHE=$PWD/build/ref-cache
+rm -rf "$WB_REF_CACHE"
+echo "== make test: inputs from seed $SEED (the same again: make test SEED=$SEED)"
 set -m # each step started in the background leads a process group of its own, to stop it whole
 start=$SECONDS passed=0 skipped="" took=""
 declare -A pid_step=() step_start=()
