@@ -39,7 +39,7 @@ one() {
     judge=build/$id/$folder/check-emu
     [ $who = forged ] && judge=$dir/build/$id/$folder/check-emu
     # In batches (as on a GPU): the forger rewrites every job of a batch.
-    WB_BATCH=1 SEED=7 WB_RESULT_FILE="$dir/$who.record" "$judge" > "$dir/$who.log" 2>&1
+    WB_BATCH=1 SEED=${SEED:-7} WB_RESULT_FILE="$dir/$who.record" "$judge" > "$dir/$who.log" 2>&1
     echo $? > "$dir/$who.rc"
   done
   points() { grep '^case ' "$dir/$1.record" 2>/dev/null | awk '{print $2, $3, $4}'; }

@@ -53,17 +53,18 @@ grade() {
     said=0 # "a | b": either phrase will do (the judges may word one mistake differently)
     while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$out" && said=1; done < <(sed 's/ | /\n/g' <<<"$expect")
   }
-  local stop=1
+  local stop=1 t0=$EPOCHREALTIME took runs=1
   grep -q '^every-case: yes' "$file" && stop=
   run "$stop"
-  [ -n "$stop" ] && [ $said = 0 ] && run ""
+  [ -n "$stop" ] && [ $said = 0 ] && runs=2 && run ""
+  took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v n=$runs 'BEGIN { printf "%.1f s%s", b - a, (n > 1 ? ", two runs" : "") }')
   printf '%s\n' "$out" > "$dir.log"
   # The report is the student's: no line of the checker's own source may show in it.
   if grep -q 'checker/judge/' <<<"$out"; then
     said=0; expect="$expect; and no checker/judge/ source line (one was shown)"
   fi
   if [ $rc -ne 0 ] && [ $said = 1 ]; then
-    verdict=pass; printf '  rejected, as it must: %-24s ("%s")\n' "$name" "$expect"
+    verdict=pass; printf '  rejected, as it must: %-24s ("%s") [%s]\n' "$name" "$expect" "$took"
   elif grep -q 'cannot be graded on a GPU' <<<"$out"; then
     verdict=skip; printf '  skipped (no GPU):      %s\n' "$name"
   else
