@@ -246,9 +246,10 @@ void explain_wrong(const struct check_case *c, uint64_t stream)
     int found, unusable;
     sanitize(sanitizer, 1 << RACECHECK | 1 << SYNCCHECK, c->rows, c->cols, stream, &found, &unusable);
     if (found)
-        say("  That is the cause to fix first: a barrier that not every thread of a block reaches (an early return, "
-            "or __syncthreads() inside an `if`), or a missing one, leaves wrong elements wherever it bites, often "
-            "at the edges, whatever the diagnosis above says.\n");
+        say("  compute-sanitizer found errors in your kernel at these inputs, and that is the cause to fix first: a "
+            "barrier that not every thread of a block reaches (an early return, or __syncthreads() inside an `if`), "
+            "or a missing one, leaves wrong elements wherever it bites, often at the edges, whatever the diagnosis "
+            "above says.\n");
 }
 
 /* Nsight Compute's counters of the student's kernel and the baseline at one counting size (sz),
