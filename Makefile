@@ -517,9 +517,11 @@ test:
 # The emulator (the PTX interpreter), after build-all: the line table must tell apart two
 # accesses on one line by the buffer each touches (lesson 1's A and B loads); then the right
 # kernels of checker/tests/features/ and the wrong kernels. The solutions and the stubs are
-# grade-test's (make grade: full marks, and 0), but in a handout, which has no solutions.
+# grade-test's (make grade: full marks, and 0), but in a handout, which has no solutions. First,
+# the reference side's cache gives the same report whether empty, full or damaged.
 EMU_CHECK = MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check
 emulator-test: build-all
+	$(Q)checker/tools/ref-cache-test.sh
 	$(Q)$(if $(HAVE_SOLUTIONS),:,$(EMU_CHECK) exercises fail $(LESSONS) > build/emu-exercises.log 2>&1 || \
 	  { cat build/emu-exercises.log; false; })
 	$(Q)$(if $(HAVE_SOLUTIONS),ONLY='memory*' WB_RESULT_FILE= build/solutions/01_naive_matmul/check-emu 2>/dev/null | \

@@ -180,6 +180,18 @@ static int take_entry(const struct gpu_job *job, struct gpu_job *copy, double *c
     return 0;
 }
 
+/* For the test (checker/tools/ref-cache-test.sh): WB_REF_CACHE_TRACE names a file that gets a
+ * line per batch the cache was asked for: "hit N", "miss N" or "kept N" (N jobs). */
+static void trace(const char *what, int n)
+{
+    const char *path = getenv("WB_REF_CACHE_TRACE");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (f) {
+        fprintf(f, "%s %d\n", what, n);
+        fclose(f);
+    }
+}
+
 int ref_cache_take(struct gpu_job *const *jobs, int n, struct side_run *s, struct isolate_result *r, double *cpu)
 {
     if (!program_key())
@@ -190,8 +202,10 @@ int ref_cache_take(struct gpu_job *const *jobs, int n, struct side_run *s, struc
     for (int k = 0; k < n; k++)
         if (take_entry(jobs[k], s->copy[k], &cpu[k]) != 0) {
             side_abandon(s);
+            trace("miss", n);
             return 0;
         }
+    trace("hit", n);
     /* As a runner that completed every job would have left it. */
     r->outcome = ISOLATE_EXITED;
     r->status = JOB_OK;
@@ -226,7 +240,10 @@ void ref_cache_keep(struct gpu_job *const *jobs, int n, const struct side_run *s
                  fwrite(out, sizeof(float), jobs[k]->out_elems, f) == jobs[k]->out_elems &&
                  fwrite(&tail, sizeof tail, 1, f) == 1;
         ok = (f ? fclose(f) == 0 : (close(fd), 0)) && ok;
-        if (!ok || rename(tmp, path) != 0)
+        if (!ok || rename(tmp, path) != 0) {
             unlink(tmp);
+            return;
+        }
     }
+    trace("kept", n);
 }
