@@ -224,6 +224,7 @@ void ref_cache_keep(struct gpu_job *const *jobs, int n, const struct side_run *s
         if (!copy || !copy->rep.finished || copy->rep.failure[0])
             return;
     }
+    mkdir(getenv("WB_REF_CACHE"), 0700);
     for (int k = 0; k < n; k++) {
         const struct gpu_job *copy = s->copy[k];
         const float *out = job_out((struct gpu_job *)copy, OUT_REFERENCE);
@@ -231,7 +232,6 @@ void ref_cache_keep(struct gpu_job *const *jobs, int n, const struct side_run *s
         char path[1200], tmp[1300];
         entry_path(jobs[k], path, sizeof path);
         snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-        mkdir(getenv("WB_REF_CACHE"), 0700);
         int fd = mkstemp(tmp);
         if (fd < 0)
             return; /* a cache it cannot write is no cache: the grading goes on */
