@@ -49,8 +49,9 @@ export WB_NCU ?= $(wildcard $(CUDA_BIN)ncu)
 # (checker/runner/ptx/), which runs the PTX nvcc makes of a lesson file and none of its code.
 EMU ?= $(if $(GPU_CC),,1)
 JUDGE := $(if $(EMU),check-emu,check)
-# What `make test` builds and grades: both judges (the GPU's only runs where there is a GPU).
-TEST_JUDGES := check check-emu
+# What `make test` builds and grades: both judges where there is a GPU; without one the emulator's
+# (gpu-test then builds the GPU runner and one lesson's GPU judge, to show they still compile).
+TEST_JUDGES := $(if $(GPU_CC),check) check-emu
 # Judges that share the GPU wait on this lock: a timed job and Nsight Compute alone, the rest side
 # by side (checker/judge/gpu_share.c). GPU_JOBS: how many judges at once in gpu-test (4).
 GPU_LOCK := $(CURDIR)/build/gpu.lock
@@ -509,7 +510,9 @@ TEST_FIRST := test-tools help-test author-check build-all unit-tests explore qui
 TEST_BESIDE := sealed-compile-test
 TEST_TOGETHER := emulator-test $(if $(HAVE_SOLUTIONS),grade-test handout-test grade-all-test) redteam-test \
   $(if $(HAVE_SOLUTIONS),forged-side-test) site-test
-TEST_LAST := $(if $(HAVE_SOLUTIONS),load-test) gpu-test
+# Without a GPU, gpu-test only builds: it runs beside the others.
+TEST_TOGETHER += $(if $(GPU_CC),,gpu-test)
+TEST_LAST := $(if $(HAVE_SOLUTIONS),load-test) $(if $(GPU_CC),gpu-test)
 test:
 	$(Q)MAKE="$(MAKE)" RUNS=$(or $(RUNS),1) WB_GPU_LOCK="$(GPU_LOCK)" checker/tools/run-tests.sh --first "$(TEST_FIRST)" --beside "$(TEST_BESIDE)" \
 	  --together "$(TEST_TOGETHER)" --last "$(TEST_LAST)"
@@ -536,7 +539,9 @@ redteam-test: build-all
 
 gpu-test: $(WORKBOOK)
 	$(Q)if [ -n "$(GPU_CC)" ]; then MAKE="$(MAKE)" WB_GPU_LOCK="$(GPU_LOCK)" checker/tools/gpu-test.sh; \
-	else echo "SKIPPED: no GPU here: the GPU judge's programs were built, not run."; fi
+	else $(MAKE) -s --no-print-directory SRC=$(GPU_TEST_SRC) build/$(GPU_TEST_SRC)/$(call folder,$(lastword $(LESSONS)))/check && \
+	  echo "SKIPPED: no GPU here: the GPU runner and lesson $(lastword $(LESSONS))'s GPU judge were built (sm_$(CUDA_ARCH)), not run."; fi
+GPU_TEST_SRC := $(if $(HAVE_SOLUTIONS),solutions,exercises)
 
 # ---- make explore: the banks measured on this GPU -----------------------------------------
 # One warp's shared loads at strides 0 (broadcast) to 64, timed with clock64(), beside the bank

@@ -60,7 +60,7 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
         } else if (starts(line, "only: ")) {
             snprintf(m->only, sizeof m->only, "%.31s", line + 6);
         } else if (starts(line, "expect-unlinted: ") || starts(line, "sentinel: ") || starts(line, "may-pass: ") ||
-                   starts(line, "calibrates: ") || starts(line, "every-case: ")) {
+                   starts(line, "calibrates: ") || starts(line, "every-case: ") || starts(line, "timeout: ")) {
             /* read by checker/tools/run-mutants.sh (checker/redteam/) and calibrate.sh */
         } else if (starts(line, "gpu-needs: ")) {
             snprintf(m->gpu_needs, sizeof m->gpu_needs, "%.31s", line + 11);

@@ -6,7 +6,9 @@
 set -u
 make=${MAKE:-make}
 runs=${RUNS:-2}
-export WB_REF_CACHE= # the reference side runs under the load too, as in a student's make check
+# In make test the reference side's results are kept (WB_REF_CACHE), most of them measured
+# before the load: the student's side then runs loaded against budgets taken from an unloaded
+# reference, the harder case for the rule above.
 if ! command -v stress-ng > /dev/null; then
   echo "load test: no stress-ng here (apt-get install stress-ng; make test's first step installs it as root)"; exit 1
 fi

@@ -48,11 +48,16 @@ grade() {
   # gates) skipped: most mutants say what they must there. Where it does not say it (a gate's
   # finding, or a file with `every-case: yes`), every case runs.
   run() {
-    out=$(WB_STOP_AT_FAILURE=$1 $make -s --no-print-directory check SRC="$dir" LESSON="$(sed -n 's/^lesson: //p' "$file")" 2>&1)
+    out=$(env WB_STOP_AT_FAILURE="$1" ${timeout:+TIMEOUT=$timeout} $make -s --no-print-directory check SRC="$dir" \
+      LESSON="$(sed -n 's/^lesson: //p' "$file")" 2>&1)
     rc=$?
     said=0 # "a | b": either phrase will do (the judges may word one mistake differently)
     while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$out" && said=1; done < <(sed 's/ | /\n/g' <<<"$expect")
   }
+  # A kernel that never ends is found at TIMEOUT (10 s of CPU time in the emulator): `timeout: N`
+  # finds it sooner, the same way.
+  local timeout
+  timeout=$(sed -n 's/^timeout: \([1-9][0-9]*\)$/\1/p' "$file")
   local stop=1 t0=$EPOCHREALTIME took runs=1
   grep -q '^every-case: yes' "$file" && stop=
   run "$stop"
