@@ -449,8 +449,14 @@ HANDOUT_TEST := build/handout-test
 # The fresh tree compiles through this tree's result cache: the same bytes give the same PTX
 # whatever the folder (checker/tools/sealed-compile.sh), so only its cubins' ptxas runs again.
 handout-test: export WB_SEALED_CACHE := $(CURDIR)/build/sealed-cache
+# So does what this tree built of the same files (up to date here first): the checker's library,
+# the emulator's runner and the workbook command, copied in the order they are made, are newer
+# than the handout's files (which bear the last commit's time) and up to date there; what differs
+# without solutions (each lesson's judge) is built. A source the handout lacks still fails the
+# build: its object is in no list of the handout's Makefile.
+HANDOUT_REUSED := model families lib emu ptx sandbox.o libchecker.a ptx-runner
 handout-test: export EMU := 1
-handout-test: $(WORKBOOK)
+handout-test: $(WORKBOOK) $(PTX_RUNNER)
 	$(Q)rm -rf $(HANDOUT_TEST) && mkdir -p $(HANDOUT_TEST)
 	$(Q)probe=handout-untracked-probe.txt; echo "an instructor's note" > $$probe; \
 	  checker/tools/handout.sh $(HANDOUT_TEST)/workbook.tar.gz > $(HANDOUT_TEST)/handout.log; rc=$$?; rm -f $$probe; \
@@ -460,6 +466,9 @@ handout-test: $(WORKBOOK)
 	$(Q)if tar -xzOf $(HANDOUT_TEST)/workbook.tar.gz shared-memory-workbook/README.md | grep -nE 'SRC=solutions|For authors|make mutants'; then \
 	  echo "handout: its README is the authors' (the lines above), not the students'"; exit 1; fi
 	$(Q)tar -C $(HANDOUT_TEST) -xzf $(HANDOUT_TEST)/workbook.tar.gz && cp -r solutions $(HANDOUT_TEST)/shared-memory-workbook/hand-in
+	$(Q)mkdir -p $(HANDOUT_TEST)/shared-memory-workbook/$(COMMON) && \
+	  cp -r $(addprefix $(COMMON)/,$(HANDOUT_REUSED)) $(HANDOUT_TEST)/shared-memory-workbook/$(COMMON)/ && \
+	  cp $(WORKBOOK) $(HANDOUT_TEST)/shared-memory-workbook/$(WORKBOOK)
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && $(MAKE) -s -j$$(nproc) --no-print-directory programs SRC=exercises && \
 	  $(MAKE) -s -j$$(nproc) --no-print-directory programs SRC=hand-in > /dev/null
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && \

@@ -95,7 +95,7 @@ out=$("$sc" ptx work/chatty.cu o.ptx 2>&1)
 [ $? = 0 ] && [ ${#out} -le 66000 ] && grep -q 'more bytes of compiler output not shown' <<<"$out" &&
   ok "compiler output is cut at 64 KiB (${#out} characters shown)" || bad "compiler output not cut: ${#out} characters"
 
-echo "-- #include is refused by nvcc's own list of the files it read"
+echo "-- #include is refused by the preprocessor's own list of the files it read"
 printf '#include "/etc/passwd"\n%s\n' "$k" > work/passwd.cu
 printf '\n#include "%s"\n' "$(realpath --relative-to="$T/work" "$sol")" > work/relative.cu
 printf '#include "%s"\n' "$sol" > work/absolute.cu
@@ -117,6 +117,15 @@ expect "#include <cuda_fp16.h> (a toolkit header)" 2 '^work/fp16\.cu:1: includes
   "$sc" ptx work/fp16.cu o.ptx
 expect "#include behind a lone CR" 2 '^work/cr\.cu:2: includes /etc/hostname: lesson files' "$sc" ptx work/cr.cu o.ptx
 expect "#include of the solution in a cubin compile too" 2 'includes .*matmul_naive\.cu' "$sc" cubin work/absolute.cu o.cubin -- -arch=sm_90
+# The list is the device pass's line markers (the pass that makes the PTX): a header only that
+# pass reads, an empty file, and a marker the file writes itself to pose as nvcc's own code.
+printf '#ifdef __CUDA_ARCH__\n#include <cuda_fp16.h>\n#endif\n%s\n' "$k" > work/device-only.cu
+printf '#include "/dev/null"\n%s\n' "$k" > work/empty-include.cu
+printf '# 1 "<command-line>" 1\n#include <cuda_fp16.h>\n%s\n' "$k" > work/forged-marker.cu
+expect "#include in device code alone (#ifdef __CUDA_ARCH__)" 2 '^work/device-only\.cu:2: includes /.*/cuda_fp16\.h' \
+  "$sc" ptx work/device-only.cu o.ptx
+expect "#include of an empty file (/dev/null)" 2 '^work/empty-include\.cu:1: includes /dev/null' "$sc" ptx work/empty-include.cu o.ptx
+expect "#include after a line marker of the file's own" 2 'includes /.*/cuda_fp16\.h' "$sc" ptx work/forged-marker.cu o.ptx
 # A stale or foreign cached list must not refuse an honest file: it is checked against a fresh one.
 for f in "$WB_SEALED_CACHE"/baseline-*.deps; do echo /usr/include/nothing.h > "$f"; done
 expect "a wrong cached list does not refuse an honest file" 0 '^$' "$sc" ptx "$sol" o.ptx
@@ -346,11 +355,12 @@ echo "-- inside the box"
 box() { WB_SEALED_DEBUG_CMD=$1 "$sc" ptx "$sol" o.ptx 2>&1; }
 # /etc may hold links made again on the way to the toolkit (/etc/alternatives/cuda), nothing else.
 out=$(box 'ls -A / | tr "\n" " "; echo; for d in /work /root /home /run /var /mnt /opt '"$root"' '"$WB_SEALED_CACHE"'; do ls -d $d 2>/dev/null; done;
-  find /etc ! -type d ! -type l 2>/dev/null | tr "\n" " "; echo; ls -A /box')
+  find /etc ! -type d ! -type l 2>/dev/null | tr "\n" " "; echo; echo $(ls -A /box) / $(ls -A /box/keep)')
 tops=$(head -n 1 <<<"$out")
 [ -z "$(sed -n 2p <<<"$out")" ] && ok "no /work /root /home /run /var /mnt /opt, no project tree, no cache, no file in /etc (/ holds: $tops)" ||
   bad "visible in the box: $(sed -n 2p <<<"$out")"
-[ "$(sed -n 3p <<<"$out")" = kernel.cu ] && ok "/box holds the copy alone" || bad "/box holds: $(sed -n '3,$p' <<<"$out")"
+[ "$(sed -n 3p <<<"$out")" = "keep kernel.cu /" ] && ok "/box holds the copy alone, and an empty folder for what nvcc keeps" ||
+  bad "/box holds: $(sed -n '3,$p' <<<"$out")"
 out=$(box 'cat /etc/passwd '"$sol"' 2>&1 | head -c 300; echo; touch /usr/x /tmp/x 2>&1')
 grep -q 'passwd: No such file' <<<"$out" && grep -qF "$sol: No such file" <<<"$out" && ! grep -q root: <<<"$out" &&
   ok "/etc/passwd and the solution cannot be read" || bad "readable in the box: $out"

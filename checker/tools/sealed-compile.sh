@@ -16,8 +16,8 @@
 # constexpr loop, eat all memory with a macro explosion, write a 1 GiB __constant__ table, or be
 # a symlink to the solution. Here the file is copied (never followed), compiled in a bubblewrap
 # box that sees only the toolkit and /usr, as an unprivileged user with no capabilities, under
-# rlimits that bind every process nvcc starts; and nvcc's own account of the files it read
-# (-MD) refuses any #include.
+# rlimits that bind every process nvcc starts; and the preprocessor's own account of the files
+# it read (the line markers of the device pass, which made the PTX) refuses any #include.
 #
 # The result cache (WB_SEALED_CACHE): make test compiles the same files again and again in other
 # build folders, ~1.1 s each. An entry holds one sealed compile's outcome: exit 0 (the compiler's
@@ -156,7 +156,7 @@ for dir in "${TMPDIR:-/tmp}" /tmp; do
 done
 [ -n "$T" ] || { T=$(mktemp -d "${TMPDIR:-/tmp}/wb-sealed.XXXXXX") && chmod 711 "$T"; } || { T=""; exit 4; }
 box=$T/box
-mkdir "$box"
+mkdir "$box" "$box/keep" # keep: nvcc's preprocessed device pass (deps_of)
 copy=$box/kernel.cu
 # O_NOFOLLOW: a link put in place after the checks above makes dd fail instead of reading the
 # link's target; O_NONBLOCK: a fifo put there cannot hang the grader. One byte past the limit
@@ -377,18 +377,23 @@ limit_breach() { # limit_breach WHAT
 # died with its pid 1), so nothing can change it after the check.
 plain() { [ -f "$1" ] && [ ! -L "$1" ]; }
 
-# The files nvcc read for DIR/kernel.cu (its -MD list, one a line), without the file itself.
+# The files the preprocessor read for DIR/kernel.cu, one a line (as its line markers spell
+# them, gcc's escapes kept), without the file itself: from the device pass that nvcc keeps
+# (-keep), the one cicc made the PTX of. The preprocessor marks every file it enters, even an
+# empty one, by the name it opened; nvcc's own -MD reads the same markers, of an extra host
+# pass (0.15 s a compile) this product does not need. A marker a file writes itself only adds
+# a name (and so refuses that file): it cannot take back the mark of a file that was read.
+# Names are shown as the markers escape them (gcc writes a control character as \ooo).
 deps_of() {
   plain "$1" || return 1
-  LC_ALL=C awk '{ gsub(/\\ /, "\001"); sub(/\\$/, "") }
-    { for (i = 1; i <= NF; i++) if (seen) { t = $i; gsub("\001", " ", t); print t } else if ($i ~ /:$/) seen = 1 }' "$1" |
-    sed 1d
+  LC_ALL=C sed -n 's/^# [0-9][0-9]* "\(.*\)"\( [1-4]\)*$/\1/p' "$1" |
+    LC_ALL=C awk 'NR == 1 { self = $0 } $0 != self && !seen[$0]++'
 }
 # The same compile of an empty file, in a box of its own: what every file reads (the CUDA
 # headers nvcc includes itself, and theirs). Cached per nvcc, host compiler and flags.
 baseline() {
   local key file
-  key=$( { say "$NVCC $(stat -L -c '%s %Y' "$NVCC") $sealed"; stat -L -c '%s %Y' "$(command -v gcc || echo /)";
+  key=$( { say "markers $NVCC $(stat -L -c '%s %Y' "$NVCC") $sealed"; stat -L -c '%s %Y' "$(command -v gcc || echo /)";
     printf '%s\n' "${flags[@]}"; } | sha256sum | cut -c1-24)
   file=${WB_SEALED_CACHE:+$WB_SEALED_CACHE/baseline-$key.deps}
   if [ -n "$file" ] && [ -s "$file" ] && [ "${1:-}" != fresh ]; then
@@ -404,12 +409,12 @@ baseline() {
   fi
   from_cache=0
   local base=$T/base
-  rm -rf "$base" && mkdir "$base" && : > "$base/kernel.cu"
+  rm -rf "$base" && mkdir -p "$base/keep" && : > "$base/kernel.cu"
   [ ${#pre[@]} -gt 0 ] && chown -R $BOX_UID:$BOX_UID "$base"
   [ $sealed = 1 ] || box_path=$base
-  run_box "$base" "$NVCC" -ptx "${flags[@]}" -MD -MF "$box_path/kernel.d" -o "$box_path/kernel.ptx" "$box_path/kernel.cu"
+  run_box "$base" "$NVCC" -ptx "${flags[@]}" -keep -keep-dir "$box_path/keep" -o "$box_path/kernel.ptx" "$box_path/kernel.cu"
   [ $sealed = 1 ] || box_path=$box
-  deps_of "$base/kernel.d" > "$T/baseline" && [ $rc = 0 ] && [ -s "$T/baseline" ] || {
+  deps_of "$base/keep/kernel.cpp1.ii" > "$T/baseline" && [ $rc = 0 ] && [ -s "$T/baseline" ] || {
     say "sealed-compile: nvcc cannot compile an empty file in the box:" >&2
     head -c 2000 "$T/log" >&2
     exit 4
@@ -422,7 +427,7 @@ baseline() {
 # Files the student's compile read that an empty file's does not: each was included.
 check_includes() {
   local new
-  deps_of "$box/kernel.d" > "$T/deps" || return 0 # no list: the compile failed before it
+  deps_of "$box/keep/kernel.cpp1.ii" > "$T/deps" || return 0 # no list: the compile failed before it
   baseline > "$T/base.list"
   new=$(LC_ALL=C awk 'NR == FNR { base[$0] = 1; next } !($0 in base)' "$T/base.list" "$T/deps")
   # A cached list from another toolkit must not refuse a file: make sure with a fresh one.
@@ -586,14 +591,14 @@ if [ -z "$ptx_from_cache" ]; then
 trace compiled
 wall_left=$((WALL_S - (SECONDS - start)))
 [ $wall_left -gt 0 ] || wall_left=1
-# Step 1: the .cu to PTX, and the list of files read (-MD). For a cubin, PTX first too: nvcc
+# Step 1: the .cu to PTX, and the list of files read (deps_of). For a cubin, PTX first too: nvcc
 # does the same inside -cubin (the cubins are identical), and the PTX's file name can then be
 # put right before ptxas writes it into the line table.
-run_box "$box" "$NVCC" -ptx "${flags[@]}" -MD -MF "$box_path/kernel.d" -o "$box_path/kernel.ptx" "$in_src"
+run_box "$box" "$NVCC" -ptx "${flags[@]}" -keep -keep-dir "$box_path/keep" -o "$box_path/kernel.ptx" "$in_src"
 limit_breach "while compiling"
 status1=$rc log1=$(cat "$T/log")
 # An include of a file the box does not have (/etc/passwd, ../../solutions/...): gcc's fatal
-# error names it. Anything else the compile read is in the -MD list.
+# error names it. Anything else the compile read is in the device pass's markers.
 missing=$([ $status1 = 0 ] || LC_ALL=C grep -E -m1 '^[^ ]+:[0-9]+:[0-9]+: fatal error: .*: (No such file or directory|Is a directory|Permission denied|Not a directory)$' "$T/log")
 if [ -n "$missing" ]; then
   file=${missing#*: fatal error: } file=${file%: *}
