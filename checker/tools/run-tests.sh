@@ -4,7 +4,8 @@
 #   checker/tools/run-tests.sh --first "A B" --beside "C" --together "D E" --last "F G"
 # first:    one at a time, in order, their output as it comes (quick checks, and the build the
 #           others need);
-# beside:   started with the first, each on its own (steps that need nothing built);
+# beside:   started with the first, each on its own (steps that need nothing built, and that
+#           wait on the clock in places: they do not count among the JOBS below);
 # together: after the first, up to JOBS at once (this machine's cores, 2 at least), in the order
 #           given (the longest first, so that none is left running alone at the end); each one's
 #           report is shown whole when it ends;
@@ -36,7 +37,7 @@ rm -rf "$WB_REF_CACHE"
 echo "== make test: inputs from seed $SEED (the same again: make test SEED=$SEED)"
 set -m # each step started in the background leads a process group of its own, to stop it whole
 start=$SECONDS passed=0 skipped="" took=""
-declare -A pid_step=() step_start=()
+declare -A pid_step=() step_start=() is_beside=()
 
 now() { echo $((SECONDS - start)); }
 stop_all() {
@@ -67,7 +68,7 @@ reap() {
   local pid rc step
   wait -n -p pid; rc=$?
   step=${pid_step[$pid]}
-  unset "pid_step[$pid]"
+  unset "pid_step[$pid]" "is_beside[$pid]"
   echo "== make test: $step (at $(now) s, in $((SECONDS - step_start[$step])) s):"
   cat "build/test-$step.log"
   ended "$step" "$rc" $((SECONDS - step_start[$step]))
@@ -81,10 +82,10 @@ in_turn() {
   ended "$step" "${PIPESTATUS[0]}" $((SECONDS - t))
 }
 
-for step in $beside; do launch "$step"; done
+for step in $beside; do launch "$step"; is_beside[$!]=1; done
 for step in $first; do in_turn "$step" ""; done
 for step in $together; do
-  while [ ${#pid_step[@]} -ge "$jobs" ]; do reap; done
+  while [ $((${#pid_step[@]} - ${#is_beside[@]})) -ge "$jobs" ]; do reap; done
   launch "$step"
 done
 while [ ${#pid_step[@]} -gt 0 ]; do reap; done
