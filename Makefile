@@ -444,7 +444,7 @@ grade-all-test: $(WORKBOOK)
 
 # make handout on this tree, unpacked in a fresh folder: nothing secret inside, and there the
 # solutions dropped in as a student's hand-in pass while the stubs fail, in the emulator on every
-# machine (on a GPU, gpu-test grades that hand-in on it, with the gates).
+# machine; on a GPU the hand-in passes there too, with the gates (sharing it by WB_GPU_LOCK).
 HANDOUT_TEST := build/handout-test
 # The fresh tree compiles through this tree's result cache: the same bytes give the same PTX
 # whatever the folder (checker/tools/sealed-compile.sh), so only its cubins' ptxas runs again.
@@ -476,8 +476,10 @@ handout-test: $(WORKBOOK) $(PTX_RUNNER)
 	  tail -n 1 ../run.log
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && \
 	  { $(MAKE) -s --no-print-directory check SRC=hand-in LESSON=all EXPECT=pass > ../run-hand-in.log 2>&1 & h=$$!; }; \
+	  { $(if $(GPU_CC),EMU= SANITIZE=1 PROFILE=1 $(MAKE) -s --no-print-directory check SRC=hand-in LESSON=all EXPECT=pass,:) \
+	    > ../run-hand-in-gpu.log 2>&1 & g=$$!; }; \
 	  WB_STOP_AT_FAILURE=1 $(MAKE) -s --no-print-directory check SRC=exercises LESSON=all EXPECT=fail > ../run-exercises.log 2>&1; e=$$?; \
-	  wait $$h; h=$$?; for r in hand-in:$$h exercises:$$e; do \
+	  wait $$h; h=$$?; wait $$g; g=$$?; for r in hand-in:$$h exercises:$$e $(if $(GPU_CC),hand-in-gpu:$$g); do \
 	    [ $${r#*:} -eq 0 ] || { echo "handout: make check SRC=$${r%:*}:"; cat ../run-$${r%:*}.log; exit 1; }; \
 	    tail -n 1 ../run-$${r%:*}.log; done
 	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && MAKE="$(MAKE)" checker/tools/help-test.sh README.md
@@ -509,9 +511,11 @@ help-test:
 # GPU judge where there is a GPU, with its tool gates on. checker/tools/run-tests.sh runs the
 # steps: TEST_FIRST one at a time, their output as it comes (quick checks, and the build the
 # others need); TEST_BESIDE from the start beside them (the sealed compile's test compiles one
-# file at a time and needs nothing built); TEST_TOGETHER then as many at once as there are
-# cores, the longest first, each one's report shown when it ends; TEST_LAST alone at the end (the
-# load test keeps every core busy on purpose; a GPU's timings share the machine with nothing).
+# file at a time and needs nothing built); TEST_GPU after the first steps, beside the others,
+# which then run niced (the GPU judges' runners never wait for a core, and its judges share the
+# GPU by WB_GPU_LOCK); TEST_TOGETHER as many at once as there are cores, the longest first, each
+# one's report shown when it ends; TEST_LAST alone at the end (the load test keeps every core
+# busy on purpose).
 # None of these steps' verdicts rests on how long anything took. A step that cannot run on this
 # machine (only gpu-test, without a GPU) says "SKIPPED: why" and is counted as skipped; the last
 # line counts the steps: N passed, N failed, N skipped.
@@ -519,12 +523,14 @@ TEST_FIRST := test-tools help-test author-check build-all unit-tests explore qui
 TEST_BESIDE := sealed-compile-test
 TEST_TOGETHER := emulator-test $(if $(HAVE_SOLUTIONS),grade-test handout-test grade-all-test) redteam-test \
   $(if $(HAVE_SOLUTIONS),forged-side-test) site-test
-# Without a GPU, gpu-test only builds: it runs beside the others.
+# With a GPU, gpu-test starts after the first steps, beside the CPU's steps (niced); without one
+# it only builds, as one of them.
+TEST_GPU := $(if $(GPU_CC),gpu-test)
 TEST_TOGETHER += $(if $(GPU_CC),,gpu-test)
-TEST_LAST := $(if $(HAVE_SOLUTIONS),load-test) $(if $(GPU_CC),gpu-test)
+TEST_LAST := $(if $(HAVE_SOLUTIONS),load-test)
 test:
-	$(Q)MAKE="$(MAKE)" RUNS=$(or $(RUNS),1) WB_GPU_LOCK="$(GPU_LOCK)" checker/tools/run-tests.sh --first "$(TEST_FIRST)" --beside "$(TEST_BESIDE)" \
-	  --together "$(TEST_TOGETHER)" --last "$(TEST_LAST)"
+	$(Q)MAKE="$(MAKE)" RUNS=$(or $(RUNS),1) WB_GPU_LOCK="$(GPU_LOCK)" checker/tools/run-tests.sh \
+	  --first "$(TEST_FIRST)" --beside "$(TEST_BESIDE)" --gpu "$(TEST_GPU)" --together "$(TEST_TOGETHER)" --last "$(TEST_LAST)"
 
 # The emulator (the PTX interpreter), after build-all: the line table must tell apart two
 # accesses on one line by the buffer each touches (lesson 1's A and B loads); then the right

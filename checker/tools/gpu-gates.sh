@@ -33,7 +33,7 @@ if step mutants; then
   t0=$(date +%s)
   $make -s --no-print-directory mutants EMU= > "$out/mutants.log" 2>&1; echo "mutants: exit $?"
   tail -n 1 "$out/mutants.log"
-  mkdir -p "$out/mutants" && cp build/mutants/*.log "$out/mutants/" 2>/dev/null
+  mkdir -p "$out/mutants" && cp build/mutants-gpu/*.log "$out/mutants/" 2>/dev/null
   took mutants
 fi
 if step handout; then

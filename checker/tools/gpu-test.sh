@@ -2,9 +2,8 @@
 # make gpu-test, on a machine with a GPU: with every gate on (SANITIZE=1 PROFILE=1), each lesson's
 # solution must pass and its stub fail earning nothing, each right kernel of checker/tests/features
 # pass, and each wrong kernel of checker/mutants/ and attack of checker/redteam/ be refused with
-# its diagnosis; and where handout-test made a handout (build/handout-test), the solutions
-# handed in there pass too, a handout's judge having no solution to time against. GPU_JOBS
-# judges (4) at a time share the GPU: correctness runs and compute-sanitizer side by side, a
+# its diagnosis (handout-test grades a handout's hand-in on the GPU). GPU_JOBS judges (4) at a
+# time share the GPU: correctness runs and compute-sanitizer side by side, a
 # timed job and Nsight Compute's counting alone (WB_GPU_LOCK, checker/judge/gpu_share.c), so that
 # no timing or counter takes in another's kernels, and no wait counts against a time limit.
 #   Usage: checker/tools/gpu-test.sh      (from the project root; GPU_JOBS=1: one at a time)
@@ -14,7 +13,6 @@ export SANITIZE=1 PROFILE=1 MAKE=$make WB_GPU_LOCK=${WB_GPU_LOCK:-$PWD/build/gpu
 [[ $GPU_JOBS =~ ^[1-9][0-9]?$ ]] || { echo "GPU_JOBS must be a number from 1 to 99, not '$GPU_JOBS'"; exit 2; }
 lessons=$(checker/tools/lessons.sh number)
 log=$PWD/build/gpu-test
-handout=build/handout-test/shared-memory-workbook
 rm -rf "$log" && mkdir -p "$log"
 # The check programs first, on every core: the judges started side by side then find them built.
 build() {
@@ -23,11 +21,6 @@ build() {
 }
 [ -d solutions ] && build . solutions solutions
 build . exercises exercises
-if [ -d "$handout/hand-in" ]; then build "$handout" hand-in handout
-else
-  [ -d solutions ] && echo "  (no handout here to grade on the GPU: make handout-test makes one)"
-  handout=""
-fi
 # One lesson of a folder graded, as it must be (pass or fail), in tree `at`; its report kept in
 # build/gpu-test/NAME-N.log.
 lesson() {
@@ -45,11 +38,10 @@ t=$SECONDS
 { for n in $lessons; do
     [ -d solutions ] && echo ". solutions pass $n solutions"
     echo ". exercises fail $n exercises"
-    [ -n "$handout" ] && echo "$handout hand-in pass $n handout"
   done; } | xargs -r -P "$GPU_JOBS" -L 1 bash -c 'lesson "$@"' _
 echo "lessons: $((SECONDS - t)) s"
 [ -e "$log/failed" ] && exit 1
 t=$SECONDS
-if [ -d checker/tests/features ]; then checker/tools/run-features.sh || exit 1; echo "features: $((SECONDS - t)) s"; fi
+if [ -d checker/tests/features ]; then WB_JUDGE=check checker/tools/run-features.sh || exit 1; echo "features: $((SECONDS - t)) s"; fi
 t=$SECONDS
 if [ -d checker/mutants ]; then $make --no-print-directory mutants EMU= || exit 1; echo "mutants and red team: $((SECONDS - t)) s"; fi

@@ -26,7 +26,7 @@ took build
 if step counts; then
   checker/tools/ncu-counts.sh "$out/ncu"
   PROFILE=1 MAKE=$make checker/tools/run-features.sh > "$out/features.log" 2>&1; tail -n 1 "$out/features.log"
-  cp build/features/*.log "$out/ncu/" 2>/dev/null
+  cp build/features-gpu/*.log "$out/ncu/" 2>/dev/null
   took counts
 fi
 if step verdicts; then
@@ -36,7 +36,7 @@ if step verdicts; then
   tail -n 1 "$out/mutants.log"
   MAKE=$make checker/tools/run-features.sh local_accumulator > "$out/local-accumulator.log" 2>&1
   grep -E 'passed, as it must|FAILED|features:' "$out/local-accumulator.log"
-  grep -hE 'your kernel .*(TFLOP/s|GB/s)|speed-up|x the baseline' build/features/local_accumulator.log | head -5
+  grep -hE 'your kernel .*(TFLOP/s|GB/s)|speed-up|x the baseline' build/features-gpu/local_accumulator.log | head -5
   took verdicts
 fi
 tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"

@@ -11,25 +11,26 @@ make=${MAKE:-make}
 features=checker/tests/features
 names=("$@")
 [ $# -eq 0 ] && names=($(cd "$features" && ls -d */ | tr -d /))
-mkdir -p build/features
+reports=build/features$([ "${WB_JUDGE:-check}" = check-emu ] || echo -gpu) # each judge its own: make test runs both at once
+mkdir -p "$reports"
 # One feature kernel graded, its verdict into build/features/NAME.verdict and said at once.
 grade() {
   local name=$1 dir=$features/$1 lesson out rc
   lesson=$(ls "$dir" | sed -n 's/^0*\([0-9][0-9]*\)_.*/\1/p' | head -1)
-  if [ -z "$lesson" ]; then echo "  $dir holds no lesson folder (NN_topic)"; echo fail > "build/features/$name.verdict"; return; fi
+  if [ -z "$lesson" ]; then echo "  $dir holds no lesson folder (NN_topic)"; echo fail > "$reports/$name.verdict"; return; fi
   out=$(MAKE=$make build/workbook check "$dir" pass "$lesson" 2>&1)
   rc=$?
-  printf '%s\n' "$out" > "build/features/$name.log"
+  printf '%s\n' "$out" > "$reports/$name.log"
   if [ $rc -eq 0 ]; then
-    echo pass > "build/features/$name.verdict"; printf '  passed, as it must: %s (lesson %s)\n' "$name" "$lesson"
+    echo pass > "$reports/$name.verdict"; printf '  passed, as it must: %s (lesson %s)\n' "$name" "$lesson"
   else
-    echo fail > "build/features/$name.verdict"
+    echo fail > "$reports/$name.verdict"
     printf '  FAILED, A RIGHT KERNEL: %s (lesson %s); its report:\n%s\n' "$name" "$lesson" "$(sed 's/^/    | /' <<<"$out")"
   fi
 }
 export -f grade
-export make features
-rm -f build/features/*.verdict
+export make features reports
+rm -f "$reports"/*.verdict
 # In the emulator on every core (it counts, it does not time); on a GPU one at a time, or
 # GPU_JOBS at once where the judges share it (WB_GPU_LOCK: checker/tools/gpu-test.sh).
 printf '%s\n' "${names[@]}" |
@@ -37,7 +38,7 @@ printf '%s\n' "${names[@]}" |
     bash -c 'grade {}'
 pass=0 fail=0
 for name in "${names[@]}"; do
-  if [ "$(cat "build/features/$name.verdict" 2>/dev/null)" = pass ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+  if [ "$(cat "$reports/$name.verdict" 2>/dev/null)" = pass ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 echo "features: $pass passed, $fail failed"
 [ $fail -eq 0 ]

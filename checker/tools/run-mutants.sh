@@ -3,13 +3,15 @@
 # solution) and asserts that the check rejects it with the diagnosis the file expects: a
 # checker that merely fails is not enough. Without a GPU only the mutants that fail before any
 # kernel runs can be judged; the rest are reported as skipped, never as passed.
-# Each report is kept in build/mutants/NAME.log. The check programs are built first, in
+# Each report is kept in build/mutants/NAME.log (the GPU judge's in build/mutants-gpu/: make test
+# runs both judges at once on a GPU machine). The check programs are built first, in
 # parallel, then run: on a GPU one at a time (timings must not share the machine) unless the
 # judges share it by WB_GPU_LOCK, on every core at once in the emulator (it counts, it does not
 # time, and its limits are CPU time).
 set -u
 make=${MAKE:-make}
 pass=0 fail=0 skip=0
+reports=build/mutants$([ -n "${EMU:-}" ] || echo -gpu)
 names=()
 # Names given on the command line: only those.
 files=(checker/mutants/*.mutant)
@@ -26,7 +28,7 @@ for file in "${files[@]}"; do
   if [ "$(sed -n 's/^only: //p' "$file")" = gpu ] && [ -n "${EMU:-}" ]; then
     skip=$((skip + 1)); printf '  skipped (GPU only: only timing shows it): %s\n' "$name"; continue
   fi
-  if ! out=$(build/workbook mutate "$file" "build/mutants/$name" 2>&1); then
+  if ! out=$(build/workbook mutate "$file" "$reports/$name" 2>&1); then
     fail=$((fail + 1)); printf '  CANNOT BUILD MUTANT %s: %s\n' "$name" "$out"; continue
   fi
   names+=("$name")
@@ -35,13 +37,13 @@ echo "  building the check programs of ${#names[@]} mutants..."
 # What every program shares (the solutions' and baselines' objects) first, then the mutants'.
 $make -s --no-print-directory programs SRC=solutions > /dev/null 2>&1
 for name in "${names[@]}"; do
-  echo "programs SRC=build/mutants/$name LESSON=$(sed -n 's/^lesson: //p' "checker/mutants/$name.mutant")"
+  echo "programs SRC=$reports/$name LESSON=$(sed -n 's/^lesson: //p' "checker/mutants/$name.mutant")"
 done | xargs -P "$(nproc)" -L 1 "$make" -s --no-print-directory > /dev/null 2>&1
 
 # Grades one mutant and says at once what became of it; its verdict (pass, fail or skip) goes to
 # build/mutants/NAME.verdict for the count below.
 grade() {
-  local name=$1 file=checker/mutants/$1.mutant dir=build/mutants/$1
+  local name=$1 file=checker/mutants/$1.mutant dir=$reports/$1
   local expect out rc said verdict
   expect=$(sed -n 's/^expect: //p' "$file")
   # The first failed case's report, the cases after it (the largest sizes, the timings, the
@@ -80,14 +82,14 @@ grade() {
   echo $verdict > "$dir.verdict"
 }
 export -f grade
-export make
-rm -f build/mutants/*.verdict
+export make reports
+rm -f "$reports"/*.verdict
 # On every core in the emulator; on a GPU one at a time, or GPU_JOBS at once where the judges
 # share it (WB_GPU_LOCK: checker/tools/gpu-test.sh).
 printf '%s\n' "${names[@]}" |
   xargs -r -P "$([ -n "${EMU:-}" ] && nproc || { [ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1; })" -I{} bash -c 'grade {}'
 for name in "${names[@]}"; do
-  case $(cat "build/mutants/$name.verdict" 2>/dev/null) in
+  case $(cat "$reports/$name.verdict" 2>/dev/null) in
     pass) pass=$((pass + 1)) ;;
     skip) skip=$((skip + 1)) ;;
     *) fail=$((fail + 1)) ;;

@@ -10,6 +10,7 @@
 # wb-redteam-survivor, which nothing else does).
 set -u
 make=${MAKE:-make}
+reports=build/redteam$([ -n "${EMU:-}" ] || echo -gpu) # each judge its own: make test runs both at once
 pass=0 fail=0
 judge=$([ -n "${EMU:-}" ] && echo emulator || echo GPU)
 pkill -f wb-redteam-survivor 2>/dev/null
@@ -19,7 +20,7 @@ files=(checker/redteam/*.mutant)
 [ $# -gt 0 ] && files=("${@/#/checker/redteam/}") && files=("${files[@]/%/.mutant}")
 # Both modes of one attack run at once (a core each); its side effects are looked for after both.
 grade_mode() { # grade_mode FILE MODE: the report into DIR.log, the exit status into DIR.rc
-  local file=$1 mode=$2 dir=build/redteam/$(basename "$1" .mutant)-$2 needs
+  local file=$1 mode=$2 dir=$reports/$(basename "$1" .mutant)-$2 needs
   needs=$(sed -n 's/^gpu-needs: //p' "$file")
   (if [ "$mode" = unlinted ]; then export WB_SKIP_LINT=1; fi
    # A GPU attack only a compute-sanitizer gate sees (gpu-needs: SANITIZE) runs with it on.
@@ -32,7 +33,7 @@ for file in "${files[@]}"; do
   sentinel=$(sed -n 's/^sentinel: //p' "$file")
   modes=()
   for mode in linted unlinted; do
-    if build/workbook mutate "$file" "build/redteam/$name-$mode" > /dev/null 2>&1; then modes+=("$mode")
+    if build/workbook mutate "$file" "$reports/$name-$mode" > /dev/null 2>&1; then modes+=("$mode")
     else fail=$((fail + 1)); echo "  CANNOT BUILD ATTACK $name ($mode)"; fi
   done
   for mode in "${modes[@]}"; do grade_mode "$file" "$mode" & done
@@ -41,7 +42,7 @@ for file in "${files[@]}"; do
   [ -n "$sentinel" ] && [ -e "$sentinel" ] && effect="it made $sentinel"
   pgrep -f wb-redteam-survivor > /dev/null && effect="${effect:+$effect; }a process it started survived"
   for mode in "${modes[@]}"; do
-    dir=build/redteam/$name-$mode
+    dir=$reports/$name-$mode
     expect=$(sed -n "s/^expect$([ $mode = unlinted ] && echo -unlinted): //p" "$file")
     out=$(cat "$dir.log") rc=$(cat "$dir.rc")
     said=0

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # make test's driver: runs the make targets it is given as test steps and ends with one line that
 # counts them, `test: N passed, N failed, N skipped`.
-#   checker/tools/run-tests.sh --first "A B" --beside "C" --together "D E" --last "F G"
+#   checker/tools/run-tests.sh --first "A B" --beside "C" --gpu "G" --together "D E" --last "F"
 # first:    one at a time, in order, their output as it comes (quick checks, and the build the
 #           others need);
 # beside:   started with the first, each on its own (steps that need nothing built, and that
 #           wait on the clock in places: they do not count among the JOBS below);
+# gpu:      after the first, beside everything else, not counted among the JOBS below: the GPU's
+#           step, whose judges mostly wait on the GPU; the together steps then run niced, so
+#           that the GPU judges' runners, whose timings are on the GPU's clock, never wait for
+#           a core;
 # together: after the first, up to JOBS at once (this machine's cores, 2 at least), in the order
 #           given (the longest first, so that none is left running alone at the end); each one's
 #           report is shown whole when it ends;
@@ -16,10 +20,10 @@
 # stopped and the failed one's report is shown.
 set -u
 make=${MAKE:-make}
-first="" beside="" together="" last=""
+first="" beside="" gpu="" together="" last=""
 while [ $# -gt 1 ]; do
   case $1 in
-    --first) first=$2 ;; --beside) beside=$2 ;; --together) together=$2 ;; --last) last=$2 ;;
+    --first) first=$2 ;; --beside) beside=$2 ;; --gpu) gpu=$2 ;; --together) together=$2 ;; --last) last=$2 ;;
     *) echo "run-tests: unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
@@ -56,10 +60,11 @@ ended() {
   fi
   if grep -q '^SKIPPED: ' "build/test-$step.log"; then skipped="$skipped $step"; else passed=$((passed + 1)); fi
 }
+lower=() # the together steps' priority: nice beside a GPU step
 launch() {
   local step=$1
   echo "== make test: $step started (at $(now) s)"
-  $make --no-print-directory "$step" > "build/test-$step.log" 2>&1 &
+  "${lower[@]}" $make --no-print-directory "$step" > "build/test-$step.log" 2>&1 &
   pid_step[$!]=$step
   step_start[$step]=$SECONDS
 }
@@ -84,6 +89,7 @@ in_turn() {
 
 for step in $beside; do launch "$step"; is_beside[$!]=1; done
 for step in $first; do in_turn "$step" ""; done
+for step in $gpu; do launch "$step"; is_beside[$!]=1; lower=(nice -n 10); done
 for step in $together; do
   while [ $((${#pid_step[@]} - ${#is_beside[@]})) -ge "$jobs" ]; do reap; done
   launch "$step"
