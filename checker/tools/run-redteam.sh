@@ -13,12 +13,15 @@ make=${MAKE:-make}
 reports=build/redteam$([ -n "${EMU:-}" ] || echo -gpu) # each judge its own: make test runs both at once
 pass=0 fail=0
 judge=$([ -n "${EMU:-}" ] && echo emulator || echo GPU)
+# One red team at a time on this machine (make test runs both judges at once on a GPU machine):
+# an attack's sentinel is the same file whichever judge grades it.
+mkdir -p build && exec 9> build/redteam.lock && flock 9
 pkill -f wb-redteam-survivor 2>/dev/null
 rm -f /tmp/wb-redteam-*
 # Names given on the command line: only those.
 files=(checker/redteam/*.mutant)
 [ $# -gt 0 ] && files=("${@/#/checker/redteam/}") && files=("${files[@]/%/.mutant}")
-# Both modes of one attack run at once (a core each); its side effects are looked for after both.
+# One mode of an attack graded (both modes of one attack run at once, a core each).
 grade_mode() { # grade_mode FILE MODE: the report into DIR.log, the exit status into DIR.rc
   local file=$1 mode=$2 dir=$reports/$(basename "$1" .mutant)-$2 needs
   needs=$(sed -n 's/^gpu-needs: //p' "$file")
@@ -28,19 +31,22 @@ grade_mode() { # grade_mode FILE MODE: the report into DIR.log, the exit status 
    $make -s --no-print-directory check SRC="$dir" LESSON="$(sed -n 's/^lesson: //p' "$file")" > "$dir.log" 2>&1
    echo $? > "$dir.rc")
 }
-for file in "${files[@]}"; do
+# One attack, both modes at once, then its side effects; its report printed whole, its counts
+# into $reports/NAME.count. Attacks run side by side (a pool, below): a process one of them left
+# may then be seen by another's check, but a survivor is never killed before every check has
+# looked (pkill runs once, at the end), so none goes unseen.
+attack() {
+  local file=$1 name sentinel modes=() mode dir expect out rc said effect="" pass=0 fail=0 text=""
   name=$(basename "$file" .mutant)
   sentinel=$(sed -n 's/^sentinel: //p' "$file")
-  modes=()
   for mode in linted unlinted; do
     if build/workbook mutate "$file" "$reports/$name-$mode" > /dev/null 2>&1; then modes+=("$mode")
-    else fail=$((fail + 1)); echo "  CANNOT BUILD ATTACK $name ($mode)"; fi
+    else fail=$((fail + 1)); text+="  CANNOT BUILD ATTACK $name ($mode)"$'\n'; fi
   done
   for mode in "${modes[@]}"; do grade_mode "$file" "$mode" & done
   wait
-  effect=""
   [ -n "$sentinel" ] && [ -e "$sentinel" ] && effect="it made $sentinel"
-  pgrep -f wb-redteam-survivor > /dev/null && effect="${effect:+$effect; }a process it started survived"
+  pgrep -f wb-redteam-survivor > /dev/null && effect="${effect:+$effect; }a process it (or an attack beside it) started survived"
   for mode in "${modes[@]}"; do
     dir=$reports/$name-$mode
     expect=$(sed -n "s/^expect$([ $mode = unlinted ] && echo -unlinted): //p" "$file")
@@ -52,16 +58,32 @@ for file in "${files[@]}"; do
     # did nothing.
     [ "$rc" -eq 0 ] && grep -q '^may-pass: ' "$file" && said=1 && rc=1
     if grep -q 'cannot be graded on a GPU' <<<"$out"; then
-      echo "  skipped (no GPU): $name"; continue
+      text+="  skipped (no GPU): $name"$'\n'; continue
     elif [ "$rc" -ne 0 ] && [ $said = 1 ] && [ -z "$effect" ]; then
-      pass=$((pass + 1)); printf '  refused, as it must (%-8s): %-22s ("%s")\n' "$mode" "$name" "$expect"
+      pass=$((pass + 1)); text+=$(printf '  refused, as it must (%-8s): %-22s ("%s")' "$mode" "$name" "$expect")$'\n'
     else
       fail=$((fail + 1))
-      printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:\n' "$mode" "$name" "$rc" "$expect" "${effect:+; $effect}"
-      sed 's/^/    | /' <<<"$out" | tail -n 25
+      text+=$(printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:' "$mode" "$name" "$rc" "$expect" "${effect:+; $effect}")$'\n'
+      text+=$(sed 's/^/    | /' <<<"$out" | tail -n 25)$'\n'
     fi
   done
-  pkill -f wb-redteam-survivor 2>/dev/null; [ -n "$sentinel" ] && rm -f "$sentinel"
+  [ -n "$sentinel" ] && [ -e "$sentinel" ] && rm -f "$sentinel"
+  printf '%s' "$text"
+  echo "$pass $fail" > "$reports/$name.count"
+}
+export -f attack grade_mode
+export make reports judge
+mkdir -p "$reports" && rm -f "$reports"/*.count
+# The emulator's two judges an attack a core each; on a GPU, GPU_JOBS judges at a time in all.
+printf '%s\n' "${files[@]}" |
+  xargs -r -P "$(( ($([ -n "${EMU:-}" ] && nproc || echo "${GPU_JOBS:-2}") + 1) / 2 ))" -I{} bash -c 'attack {}'
+for file in "${files[@]}"; do
+  read -r p f < "$reports/$(basename "$file" .mutant).count" 2>/dev/null || { p=0 f=2; }
+  pass=$((pass + p)) fail=$((fail + f))
 done
+if pgrep -f wb-redteam-survivor > /dev/null; then
+  fail=$((fail + 1)); echo "  A PROCESS AN ATTACK STARTED SURVIVED the red team's run"
+fi
+pkill -f wb-redteam-survivor 2>/dev/null
 echo "red team ($judge): $pass passed, $fail failed"
 [ $fail -eq 0 ]
