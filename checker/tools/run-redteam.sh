@@ -16,7 +16,9 @@ judge=$([ -n "${EMU:-}" ] && echo emulator || echo GPU)
 # One red team at a time on this machine (make test runs both judges at once on a GPU machine):
 # an attack's sentinel is the same file whichever judge grades it.
 mkdir -p build && exec 9> build/redteam.lock && flock 9
-pkill -f wb-redteam-survivor 2>/dev/null
+# (The pattern's [o] keeps one pgrep from matching another's own command line: attacks run side
+# by side.)
+pkill -f 'wb-redteam-surviv[o]r' 2>/dev/null
 rm -f /tmp/wb-redteam-*
 # Names given on the command line: only those.
 files=(checker/redteam/*.mutant)
@@ -46,7 +48,7 @@ attack() {
   for mode in "${modes[@]}"; do grade_mode "$file" "$mode" & done
   wait
   [ -n "$sentinel" ] && [ -e "$sentinel" ] && effect="it made $sentinel"
-  pgrep -f wb-redteam-survivor > /dev/null && effect="${effect:+$effect; }a process it (or an attack beside it) started survived"
+  pgrep -f 'wb-redteam-surviv[o]r' > /dev/null && effect="${effect:+$effect; }a process it (or an attack beside it) started survived"
   for mode in "${modes[@]}"; do
     dir=$reports/$name-$mode
     expect=$(sed -n "s/^expect$([ $mode = unlinted ] && echo -unlinted): //p" "$file")
@@ -81,9 +83,9 @@ for file in "${files[@]}"; do
   read -r p f < "$reports/$(basename "$file" .mutant).count" 2>/dev/null || { p=0 f=2; }
   pass=$((pass + p)) fail=$((fail + f))
 done
-if pgrep -f wb-redteam-survivor > /dev/null; then
+if pgrep -f 'wb-redteam-surviv[o]r' > /dev/null; then
   fail=$((fail + 1)); echo "  A PROCESS AN ATTACK STARTED SURVIVED the red team's run"
 fi
-pkill -f wb-redteam-survivor 2>/dev/null
+pkill -f 'wb-redteam-surviv[o]r' 2>/dev/null
 echo "red team ($judge): $pass passed, $fail failed"
 [ $fail -eq 0 ]
