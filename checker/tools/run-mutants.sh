@@ -41,7 +41,7 @@ for name in "${names[@]}"; do
 done | xargs -P "$(nproc)" -L 1 "$make" -s --no-print-directory > /dev/null 2>&1
 
 # Grades one mutant and says at once what became of it; its verdict (pass, fail or skip) goes to
-# build/mutants/NAME.verdict for the count below.
+# $reports/NAME.verdict for the count below.
 grade() {
   local name=$1 file=checker/mutants/$1.mutant dir=$reports/$1
   local expect out rc said verdict

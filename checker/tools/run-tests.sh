@@ -14,7 +14,7 @@
 #           given (the longest first, so that none is left running alone at the end); each one's
 #           report is shown whole when it ends;
 # last:     one at a time after all the others, with the machine to itself: the load test keeps
-#           every core busy on purpose, and a GPU's timings must share it with nothing.
+#           every core busy on purpose.
 # Each step's output goes to build/test-STEP.log. A step that cannot run on this machine says
 # "SKIPPED: why" and is counted as skipped. At the first failure the steps still running are
 # stopped and the failed one's report is shown.
