@@ -77,8 +77,9 @@ export -f attack grade_mode
 export make reports judge
 mkdir -p "$reports" && rm -f "$reports"/*.count
 # The emulator's two judges an attack a core each; on a GPU, GPU_JOBS judges at a time in all.
+# (Without the lock's descriptor: a process an attack left must not keep the next run waiting.)
 printf '%s\n' "${files[@]}" |
-  xargs -r -P "$(( ($([ -n "${EMU:-}" ] && nproc || echo "${GPU_JOBS:-2}") + 1) / 2 ))" -I{} bash -c 'attack {}'
+  xargs -r -P "$(( ($([ -n "${EMU:-}" ] && nproc || echo "${GPU_JOBS:-2}") + 1) / 2 ))" -I{} bash -c 'attack {}' 9>&-
 for file in "${files[@]}"; do
   read -r p f < "$reports/$(basename "$file" .mutant).count" 2>/dev/null || { p=0 f=2; }
   pass=$((pass + p)) fail=$((fail + f))
