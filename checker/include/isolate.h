@@ -41,6 +41,12 @@ struct isolate_child {
 };
 int isolate_start(int (*fn)(void *), void *arg, struct isolate_child *c, struct isolate_result *r);
 void isolate_wait(struct isolate_child *c, double timeout_s, struct isolate_result *r);
+/* Seconds since the child started, as its time limit counts them. */
+double isolate_elapsed(const struct isolate_child *c);
+/* Seconds the child spent waiting for its caller (for a lock, say): not counted against its limit. */
+void isolate_pause(struct isolate_child *c, double seconds);
+/* 1 when the child has ended (it is left for isolate_wait to collect). */
+int isolate_ended(const struct isolate_child *c);
 
 /* A sentence for an outcome that is not a normal exit, e.g. "no answer in 10 s ...". */
 const char *isolate_describe(const struct isolate_result *r, char *buf, size_t len);

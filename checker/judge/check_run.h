@@ -87,8 +87,8 @@ int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, si
 int batched_job(int rows, int cols, uint64_t stream, struct job_mem *m, char *why, size_t len);
 /* Builds a side's runner command into argv (NULL-terminated; plain: the GPU runner's mode for
  * the tools, where side may be SIDE_STUDENT with the baseline's role too; njobs > 1: a batch;
- * go: it waits for a byte on its fd 3 + njobs before its first job). Returns argv. */
-char **runner_argv(int side, int plain, int njobs, int go, char **argv);
+ * turn: its fd 3 + njobs is the socket of its turn with the GPU alone, gpu_turn.h). Returns argv. */
+char **runner_argv(int side, int plain, int njobs, int turn, char **argv);
 /* One side's runner (spawn.c): started on its own copies of the jobs (limits and sandbox for the
  * emulator's), then finished, after which the caller reads back from each copy what the side
  * may write and then unmaps them; started apart, two sides can run at once. */
@@ -97,7 +97,7 @@ struct launch {
     char **argv;
     const int *job_fds;
     int njobs;
-    int go_fd; /* -1, or the pipe whose byte lets the runner start: its fd 3 + njobs */
+    int turn_fd; /* -1, or the socket of its turn with the GPU alone (gpu_turn.h): its fd 3 + njobs */
     double cpu_s; /* emulator: the CPU-time limit; 0 for the GPU's runner */
     const char *folder;
 };
@@ -111,7 +111,7 @@ struct side_run {
     struct launch launch;
     struct isolate_child child;
 };
-int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int go_fd, struct side_run *s,
+int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int turn_fd, struct side_run *s,
                struct isolate_result *r);
 /* The side's copies of the jobs alone, no runner started (side_start's first step). */
 int side_copies(struct gpu_job *const *jobs, int n, int side, struct side_run *s);
@@ -161,8 +161,9 @@ void explain_wrong(const struct check_case *c, uint64_t stream);
 /* ---- gpu_share.c ---- */
 /* Where several judges share one GPU (WB_GPU_LOCK=file, make gpu-test): waits until this judge
  * may use it, beside the others (untimed work) or alone (alone=1: timing, Nsight Compute), until
- * gpu_done(). Without WB_GPU_LOCK, and in the emulator, neither does anything. */
-void gpu_use(int alone);
+ * gpu_done(); returns the seconds it waited; `what` names the hold in WB_GPU_LOCK_LOG. Without
+ * WB_GPU_LOCK, and in the emulator, neither waits. */
+double gpu_use(int alone, const char *what);
 void gpu_done(void);
 
 #endif

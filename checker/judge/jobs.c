@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "check_run.h"
+#include "gpu_turn.h"
 #include "isolate.h"
 #include "rng.h"
 
@@ -362,10 +364,13 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
 
 static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len);
 
-/* Where judges share the GPU (gpu_share.c): a timed job has it alone. */
+/* Where judges share the GPU (gpu_share.c): a timed job has it alone from its runners' word
+ * that they are ready to time (run_sides). */
 int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len)
 {
-    gpu_use(jobs[0]->time_reps > 0);
+    if (n > 1 && jobs[0]->time_reps > 0) /* a turn is one job's (batches are untimed: run_batches) */
+        return snprintf(why, len, "the workbook batched a timed job; please report it."), 0;
+    gpu_use(0, jobs[0]->time_reps > 0 ? "timed-setup" : "job");
     int done = run_sides(jobs, n, timeout_s, why, len);
     gpu_done();
     return done;
@@ -379,15 +384,22 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         jobs[k]->rep.failed_role = -1;
         jobs[k]->cpu_budget_s = 0;
     }
-    /* On a GPU the two sides run at once (each process pays for starting CUDA); in a timed job the
-     * student's side, once its context is made, waits for a byte on its `go` pipe that the judge
-     * writes when the reference side is done, so that no timing shares the GPU. The emulator's
-     * budget, measured on the reference side, needs the sides in turn. */
+    /* On a GPU the two sides run at once (each process pays for starting CUDA); in a timed job
+     * each side, its buffers filled and its kernels run once, says it is ready and waits for its
+     * turn (gpu_turn.h): the judge takes the GPU alone when both are ready, lets the reference
+     * side time and end, then the student's, so that no timing shares the GPU. The emulator's
+     * budget, measured on the reference side, needs the sides in turn. turn[k]: the judge's end
+     * of side k's socket; mine[k], the runner's. */
     int together = !checking.emulator, timed = jobs[0]->time_reps > 0;
-    int go[2] = {-1, -1};
-    if (together && timed && pipe2(go, O_CLOEXEC) != 0) {
-        snprintf(why, len, "cannot make a pipe: %s", strerror(errno));
-        return 0;
+    int turn[2] = {-1, -1}, mine[2] = {-1, -1};
+    for (int k = 0; k < 2 && together && timed; k++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+            snprintf(why, len, "cannot make a socket pair: %s", strerror(errno));
+            close_pipe(turn), close_pipe(mine);
+            return 0;
+        }
+        turn[k] = sv[0], mine[k] = sv[1];
     }
     struct side_run runs[2];
     struct isolate_result results[2];
@@ -414,19 +426,36 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         /* The emulator's reference side may have run these very jobs before (ref_cache.c). */
         int cached = sides[k] == SIDE_REFERENCE && !together && ref_cache_take(jobs, n, s, r, reference_cpu);
         /* Together, side 1 was started with side 0. */
-        if (!cached && !(together && k == 1) && side_start(jobs, n, sides[k], cpu, -1, s, r) != 0) {
+        if (!cached && !(together && k == 1) && side_start(jobs, n, sides[k], cpu, mine[0], s, r) != 0) {
             isolate_describe(r, why, len);
-            close_pipe(go);
+            close_pipe(turn), close_pipe(mine);
             return 0;
         }
-        if (together && k == 0 && side_start(jobs, n, sides[1], cpu, go[0], &runs[1], &results[1]) != 0) {
+        if (together && k == 0 && side_start(jobs, n, sides[1], cpu, mine[1], &runs[1], &results[1]) != 0) {
             isolate_describe(&results[1], why, len);
-            close_pipe(go);
+            close_pipe(turn), close_pipe(mine);
             finish_unread(s, wall);
             return 0;
         }
-        if (go[0] >= 0) /* the student's side has it */
-            close(go[0]), go[0] = -1;
+        close_pipe(mine); /* the runners have theirs */
+        if (together && timed && k == 0) {
+            /* Both ready (or ended: each side's outcome then says why), the GPU alone; neither the
+             * reference side's wait for the student's (whose kernel may be slow) nor the wait for
+             * the lock is the runners' time. A side that ends without its word is not waited for
+             * twice. */
+            double idle = 0;
+            for (int j = 0; j < 2; j++) {
+                double before = isolate_elapsed(&runs[j].child);
+                if (!turn_await(turn[j], &runs[j].child, wall, TURN_READY))
+                    close(turn[j]), turn[j] = -1;
+                idle = j == 1 && turn[0] >= 0 ? isolate_elapsed(&runs[1].child) - before : 0;
+            }
+            isolate_pause(&runs[0].child, idle);
+            double waited = gpu_use(1, "timed");
+            isolate_pause(&runs[0].child, waited);
+            isolate_pause(&runs[1].child, waited);
+            turn_give(turn[0]);
+        }
         if (!cached) {
             side_finish(s, wall, r);
             double last = 0;
@@ -456,21 +485,15 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         if (got < done)
             done = got;
         if (done < n && sides[k] == SIDE_REFERENCE) { /* the workbook's own kernels failed: nothing is judged */
-            close_pipe(go); /* a waiting student's side reads the end and leaves */
+            close_pipe(turn); /* a waiting student's side reads the end and leaves */
             if (together)
                 finish_unread(&runs[1], wall);
             return 0;
         }
-        if (sides[k] == SIDE_REFERENCE && go[1] >= 0) {
-            /* A side that ended before it read (its kernel did not load) says so itself. */
-            struct sigaction ignore = {.sa_handler = SIG_IGN}, was;
-            sigaction(SIGPIPE, &ignore, &was);
-            ssize_t sent = write(go[1], "g", 1);
-            (void)sent;
-            sigaction(SIGPIPE, &was, NULL);
-        }
-        close_pipe(go);
+        if (sides[k] == SIDE_REFERENCE)
+            turn_give(turn[1]);
     }
+    close_pipe(turn);
     return done;
 }
 

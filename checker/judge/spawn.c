@@ -50,7 +50,7 @@ static void find_runners(void)
     baseline_kernel[strcspn(baseline_kernel, ".")] = '\0';
 }
 
-char **runner_argv(int side, int plain, int njobs, int go, char **argv)
+char **runner_argv(int side, int plain, int njobs, int turn, char **argv)
 {
     static char batch[16];
     find_runners();
@@ -81,8 +81,8 @@ char **runner_argv(int side, int plain, int njobs, int go, char **argv)
             argv[n++] = "--plain";
         if (njobs > 1)
             argv[n++] = batch;
-        if (go)
-            argv[n++] = "--go";
+        if (turn)
+            argv[n++] = "--turn";
         if (side & SIDE_STUDENT) {
             argv[n++] = "student";
             argv[n++] = student_cubin;
@@ -126,11 +126,11 @@ static const char *bubblewrap(void)
 static int exec_runner(void *arg)
 {
     const struct launch *l = arg;
-    /* The jobs on fds 3, 4, ..., then the go pipe: first out of the way of those numbers, then
-     * down to them. */
-    int high[MAX_BATCH + 1], nfds = l->njobs + (l->go_fd >= 0);
+    /* The jobs on fds 3, 4, ..., then the turn's socket: first out of the way of those numbers,
+     * then down to them. */
+    int high[MAX_BATCH + 1], nfds = l->njobs + (l->turn_fd >= 0);
     for (int k = 0; k < nfds; k++)
-        if ((high[k] = fcntl(k < l->njobs ? l->job_fds[k] : l->go_fd, F_DUPFD, 1000)) < 0)
+        if ((high[k] = fcntl(k < l->njobs ? l->job_fds[k] : l->turn_fd, F_DUPFD, 1000)) < 0)
             return 127;
     for (int k = 0; k < nfds; k++) {
         if (dup2(high[k], 3 + k) < 0)
@@ -214,7 +214,7 @@ int side_copies(struct gpu_job *const *jobs, int n, int side, struct side_run *s
     return 0;
 }
 
-int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int go_fd, struct side_run *s,
+int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int turn_fd, struct side_run *s,
                struct isolate_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -224,7 +224,7 @@ int side_start(struct gpu_job *const *jobs, int n, int side, double cpu_s, int g
         return -1;
     }
     snprintf(s->folder, sizeof s->folder, "/tmp/wb-runner-XXXXXX");
-    s->launch = (struct launch){runner_argv(side, 0, n, go_fd >= 0, s->argv), s->fd, n, go_fd,
+    s->launch = (struct launch){runner_argv(side, 0, n, turn_fd >= 0, s->argv), s->fd, n, turn_fd,
                                 checking.emulator ? cpu_s : 0, s->folder};
     if (checking.emulator && !mkdtemp(s->folder)) {
         r->start_errno = errno;

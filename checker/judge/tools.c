@@ -16,6 +16,7 @@
 
 #include "check_run.h"
 #include "gates.h"
+#include "gpu_turn.h"
 #include "isolate.h"
 #include "textfile.h"
 #include "traffic.h"
@@ -181,7 +182,7 @@ static void sanitize(const char *sanitizer, int which, int rows, int cols, uint6
     int started[SANITIZER_TOOLS] = {0};
     struct watched run = {SIDE_STUDENT, 1, {rows}, {cols}, {stream}};
     *found = *unusable = 0;
-    gpu_use(0);
+    gpu_use(0, "sanitizer");
     for (int t = 0; t < SANITIZER_TOOLS; t++) {
         if (!(which >> t & 1))
             continue;
@@ -277,6 +278,31 @@ static int profile_verdict(const char *sz, const struct mem_counts counts[2])
     return failed;
 }
 
+/* Starts Nsight Compute on the run and sees its counted launches through with the GPU alone
+ * (where judges share it): its start and the runner's setup beside the others, the launches, from
+ * the runner's word (gpu_turn.h), alone, so that no kernel of another context is in the counters.
+ * 1 when it started. */
+static int profile_alone(struct watch *w, char *const argv[], const struct watched *run, double limit)
+{
+    struct turn_fifos t;
+    int turn = turn_fifos_open(&t) == 0, started;
+    if (turn)
+        setenv(TURN_ENV, t.dir, 1);
+    gpu_use(!turn, turn ? "ncu-setup" : "ncu"); /* without the FIFOs, alone from the start */
+    started = watch_start(w, argv, run) == 0;
+    unsetenv(TURN_ENV);
+    if (turn) {
+        if (started && turn_await(t.ready, &w->child, limit, TURN_READY)) {
+            isolate_pause(&w->child, gpu_use(1, "ncu"));
+            turn_give(t.go);
+            turn_await(t.ready, &w->child, limit, TURN_DONE);
+        }
+        turn_fifos_close(&t);
+    }
+    gpu_done();
+    return started;
+}
+
 /* The counters at the family's counting size and at the size the seed draws (as the emulator
  * counts): a kernel that keeps the rule only at a size it expects breaks it at the other. The
  * outputs at both sizes are judged first, in one batch; then one Nsight Compute run watches one
@@ -305,14 +331,15 @@ void case_profile(uint64_t stream)
         run.stream[drawn] = stream + (uint64_t)drawn;
     }
 
-    char *const argv[] = {(char *)ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", (char *)NCU_METRICS,
-                          "--kernel-name-base", "demangled", NULL};
+    /* Clocks left alone: the counts do not depend on them (the emulator's equal Nsight Compute's
+     * so, docs/emulator.md), and a clock ncu locked would change another judge's timing. */
+    char *const argv[] = {(char *)ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base",
+                          "--metrics", (char *)NCU_METRICS, "--kernel-name-base", "demangled", NULL};
     static struct watch w;
     struct named_buffer bufs[4];
-    gpu_use(1); /* where judges share the GPU: no kernel of another context in the counters */
-    int nbufs, started = watch_start(&w, argv, &run) == 0;
-    char *csv = watch_finish(&w, started, argv, "both", 24 * checking.timeout_s, bufs, &nbufs);
-    gpu_done();
+    double limit = 24 * checking.timeout_s;
+    int nbufs, started = profile_alone(&w, argv, &run, limit);
+    char *csv = watch_finish(&w, started, argv, "both", limit, bufs, &nbufs);
     struct mem_counts counts[4]; /* at each size in turn, the baseline's kernel and then the student's */
     int bad = ncu_parse_rows(csv ? csv : "", counts, 4, why, sizeof why);
     if (!bad && !(w.r.outcome == ISOLATE_EXITED && w.r.status == 0)) /* a row may be missing or another's */

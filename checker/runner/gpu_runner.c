@@ -14,6 +14,7 @@
  * student's kernel in one process, for one Nsight Compute run that starts one process. */
 #include <cuda_runtime_api.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 #include "gpu_fingerprint.h"
 #include "gpu_limit.h"
+#include "gpu_turn.h"
 #include "runner.h"
 
 const struct kernel_entry *runner_kernels[ROLE_COUNT];
@@ -359,6 +361,8 @@ static int run_on_buffers(struct gpu_job *job, struct dev_buffer in[2], struct d
     }
     /* A kernel that writes outside its output is not timed. */
     if (job->time_reps > 0 && job->rep.guard_writes == 0) {
+        if (turn_wait() != 0)
+            return JOB_USAGE;
         if (time_roles(job, in, out) != 0)
             return JOB_KERNEL_FAILED;
         /* The last timed launch's output, unless it is the first's bit for bit (the judge then
@@ -428,7 +432,7 @@ int gpu_job_run(void *arg)
     return rc;
 }
 
-int gpu_run_plain(struct gpu_job *job)
+int gpu_run_plain(struct gpu_job *job, int first, int last)
 {
     const struct family *f = job_family(job);
     const char *name[3] = {f->input_names[0], f->input_names[1], f->output_name};
@@ -450,6 +454,9 @@ int gpu_run_plain(struct gpu_job *job)
         printf("wb-buffer %s %p %zu\n", name[i], (void *)in[i], job->in_elems[i] * sizeof(float));
     printf("wb-buffer %s %p %zu\n", name[2], (void *)out, job->out_elems * sizeof(float));
     fflush(stdout);
+    /* The launches a tool counts have the GPU alone; their setup did not need it. */
+    if (first && turn_wait() != 0)
+        return JOB_USAGE;
     /* The workbook's kernels first: the student's, run last, can touch nothing a tool measured of them. */
     static const int order[ROLE_COUNT] = {ROLE_BASELINE, ROLE_SOLUTION, ROLE_STUDENT};
     for (int k = 0; k < ROLE_COUNT; k++) {
@@ -464,6 +471,8 @@ int gpu_run_plain(struct gpu_job *job)
             return JOB_KERNEL_FAILED;
         }
     }
+    if (last)
+        turn_done();
     for (int i = 0; i < n_in; i++)
         cudaFree(in[i]);
     cudaFree(out);
@@ -576,21 +585,23 @@ int main(int argc, char **argv)
     argv += plain;
     argc -= plain;
     int n = runner_batch(&argc, &argv);
-    int go = argc > 1 && strcmp(argv[1], "--go") == 0;
-    if (go)
+    int turn = argc > 1 && strcmp(argv[1], "--turn") == 0;
+    if (turn)
         argv[1] = argv[0], argv++, argc--;
     struct gpu_job *jobs[MAX_BATCH];
     if (n > 0)
         n = map_jobs(n, jobs);
+    turn_attach(turn ? 3 + n : -1);
+    signal(SIGPIPE, SIG_IGN); /* a judge gone: a write fails, the runner says so and ends */
     if (getrandom(&prints.key, sizeof prints.key, 0) != sizeof prints.key)
         prints.key = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
     int student = (argc == 4 || (plain && argc == 6)) && strcmp(argv[1], "student") == 0;
     int reference = argc == 6 && strcmp(argv[1], "reference") == 0;
     if (n == 0 || !(student || reference)) {
-        fprintf(stderr, "usage: gpu-runner [--plain] [--jobs=N] [--go] student CUBIN KERNEL | reference "
+        fprintf(stderr, "usage: gpu-runner [--plain] [--jobs=N] [--turn] student CUBIN KERNEL | reference "
                         "SOLUTION.cubin|- KERNEL BASELINE.cubin KERNEL | --plain student CUBIN KERNEL BASELINE.cubin "
-                        "KERNEL (the jobs on fds 3, 4, ...; with --go, it starts on a byte read from the fd after "
-                        "them)\n");
+                        "KERNEL (the jobs on fds 3, 4, ...; with --turn, the fd after them is its turn with the GPU "
+                        "alone: gpu_turn.h)\n");
         return JOB_USAGE;
     }
     /* Which roles, from which files. */
@@ -612,11 +623,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < ROLE_COUNT && k == 0; r++) /* a batch is one lesson's: its kernels load once */
             if (paths[r] && role_in(job, r) && !(entries[r] = load_kernel(job, r, paths[r], names[r])))
                 return JOB_SETUP_FAILED;
-        /* --go: the context made, wait for the judge's word (the other side is timing). */
-        char word;
-        if (k == 0 && go && (cudaFree(0), read(3 + n, &word, 1)) != 1)
-            return JOB_USAGE;
-        int rc = plain ? gpu_run_plain(job) : gpu_job_run(job);
+        int rc = plain ? gpu_run_plain(job, k == 0, k == n - 1) : gpu_job_run(job);
         if (rc != JOB_OK)
             return rc;
         job->rep.finished = 1;

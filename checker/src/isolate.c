@@ -103,6 +103,22 @@ void isolate_wait(struct isolate_child *c, double timeout_s, struct isolate_resu
     c->capture = NULL;
 }
 
+double isolate_elapsed(const struct isolate_child *c)
+{
+    return now() - c->t0;
+}
+
+void isolate_pause(struct isolate_child *c, double seconds)
+{
+    c->t0 += seconds;
+}
+
+int isolate_ended(const struct isolate_child *c)
+{
+    siginfo_t info = {0};
+    return waitid(P_PID, (id_t)c->pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0;
+}
+
 void run_isolated(int (*fn)(void *), void *arg, double timeout_s, struct isolate_result *r)
 {
     struct isolate_child c;

@@ -3,17 +3,25 @@
 # solution must pass and its stub fail earning nothing, each right kernel of checker/tests/features
 # pass, and each wrong kernel of checker/mutants/ and attack of checker/redteam/ be refused with
 # its diagnosis (handout-test grades a handout's hand-in on the GPU). GPU_JOBS judges (4) at a
-# time share the GPU: correctness runs and compute-sanitizer side by side, a
-# timed job and Nsight Compute's counting alone (WB_GPU_LOCK, checker/judge/gpu_share.c), so that
-# no timing or counter takes in another's kernels, and no wait counts against a time limit.
+# time share the GPU: correctness runs, compute-sanitizer and every runner's setup side by side,
+# a timing and Nsight Compute's counted launches alone (WB_GPU_LOCK, checker/judge/gpu_share.c,
+# checker/include/gpu_turn.h), so that no timing or counter takes in another's kernels, and no
+# wait counts against a time limit. Its last line: how long the GPU was held, alone and shared.
 #   Usage: checker/tools/gpu-test.sh      (from the project root; GPU_JOBS=1: one at a time)
 set -u
 make=${MAKE:-make}
 export SANITIZE=1 PROFILE=1 MAKE=$make WB_GPU_LOCK=${WB_GPU_LOCK:-$PWD/build/gpu.lock} GPU_JOBS=${GPU_JOBS:-4}
+export WB_GPU_LOCK_LOG=$PWD/build/gpu-lock.log
 [[ $GPU_JOBS =~ ^[1-9][0-9]?$ ]] || { echo "GPU_JOBS must be a number from 1 to 99, not '$GPU_JOBS'"; exit 2; }
 lessons=$(checker/tools/lessons.sh number)
 log=$PWD/build/gpu-test
-rm -rf "$log" && mkdir -p "$log"
+rm -rf "$log" "$WB_GPU_LOCK_LOG" && mkdir -p "$log"
+# Where the GPU's time went, from the judges' holds ("WHAT waited held" a line): the sum of each kind.
+holds() {
+  [ -s "$WB_GPU_LOCK_LOG" ] && awk '{ n[$1]++; s[$1] += $3 } END { printf "GPU held:"; for (k in n)
+    printf " %s %d x %.0f s;", k, n[k], s[k]; print "" }' "$WB_GPU_LOCK_LOG"
+}
+trap holds EXIT
 # The check programs first, on every core: the judges started side by side then find them built.
 build() {
   (cd "$1" && $make -s --no-print-directory -j"$(nproc)" programs SRC="$2") > "$log/build-$3.log" 2>&1 ||

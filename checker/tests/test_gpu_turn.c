@@ -1,0 +1,189 @@
+/* Unit tests for checker/src/gpu_turn.c, a runner's turn with the GPU alone: both ends of the
+ * protocol against each other, over a socket (a timed job's runners) and over FIFOs (a runner
+ * under Nsight Compute). The runner's end runs in a child started as the judge starts runners
+ * (isolate_start). What must hold: the words come in order; a runner that ends, or closes its
+ * end, without its word is seen at once, not at its time limit; a runner that says nothing is
+ * given up at its limit, and time the judge paused it for is not counted; a runner whose judge
+ * is gone is told so instead of waiting for ever. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "gpu_turn.h"
+#include "isolate.h"
+
+/* Generous: every wait here ends on an event long before it; only a broken end would reach it. */
+#define LIMIT_S 60.0
+
+enum runner_kind { FOLLOWS, ENDS_AT_ONCE, SAYS_NOTHING, CLOSES_ITS_END };
+
+struct runner {
+    enum runner_kind kind;
+    int fd;    /* the socket's runner end, or -1 for the FIFOs */
+    int judge; /* the judge's end, which a runner started by exec would not have: closed */
+};
+
+/* The runner's end: its exit code says how its turn went (0: went, 7: told the judge is gone). */
+static int runner(void *arg)
+{
+    const struct runner *r = arg;
+    if (r->judge >= 0)
+        close(r->judge);
+    switch (r->kind) {
+    case ENDS_AT_ONCE:
+        return 3;
+    case SAYS_NOTHING:
+        pause();
+        return 4;
+    case CLOSES_ITS_END:
+        close(r->fd);
+        pause();
+        return 5;
+    case FOLLOWS:
+        break;
+    }
+    turn_attach(r->fd);
+    if (turn_wait() != 0)
+        return 7;
+    turn_done();
+    return 0;
+}
+
+static void start(struct runner *r, struct isolate_child *c, struct isolate_result *res)
+{
+    assert_int_equal(isolate_start(runner, r, c, res), 0);
+}
+
+static int sockets(int sv[2])
+{
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+}
+
+static void words_in_order_over_a_socket(void **state)
+{
+    (void)state;
+    int sv[2];
+    assert_int_equal(sockets(sv), 0);
+    struct runner r = {FOLLOWS, sv[1], sv[0]};
+    struct isolate_child c;
+    struct isolate_result res;
+    start(&r, &c, &res);
+    close(sv[1]);
+    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_READY), 1);
+    turn_give(sv[0]);
+    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_DONE), 1);
+    isolate_wait(&c, LIMIT_S, &res);
+    assert_int_equal(res.outcome, ISOLATE_EXITED);
+    assert_int_equal(res.status, 0);
+    close(sv[0]);
+}
+
+static void words_in_order_over_fifos(void **state)
+{
+    (void)state;
+    struct turn_fifos t;
+    assert_int_equal(turn_fifos_open(&t), 0);
+    assert_int_equal(setenv(TURN_ENV, t.dir, 1), 0);
+    struct runner r = {FOLLOWS, -1, -1};
+    struct isolate_child c;
+    struct isolate_result res;
+    start(&r, &c, &res);
+    unsetenv(TURN_ENV);
+    assert_int_equal(turn_await(t.ready, &c, LIMIT_S, TURN_READY), 1);
+    turn_give(t.go);
+    assert_int_equal(turn_await(t.ready, &c, LIMIT_S, TURN_DONE), 1);
+    isolate_wait(&c, LIMIT_S, &res);
+    assert_int_equal(res.status, 0);
+    char dir[sizeof t.dir];
+    memcpy(dir, t.dir, sizeof dir);
+    turn_fifos_close(&t);
+    assert_int_equal(access(dir, F_OK), -1); /* nothing left in /tmp */
+}
+
+/* The end seen by the child's exit (the FIFOs, which the judge holds open both ways, never read
+ * an end) and by the socket's end closing; either long before the limit. */
+static void a_runner_that_ends_is_not_waited_for(void **state)
+{
+    (void)state;
+    struct turn_fifos t;
+    assert_int_equal(turn_fifos_open(&t), 0);
+    struct runner r = {ENDS_AT_ONCE, -1, -1};
+    struct isolate_child c;
+    struct isolate_result res;
+    start(&r, &c, &res);
+    assert_int_equal(turn_await(t.ready, &c, LIMIT_S, TURN_READY), 0);
+    assert_true(isolate_elapsed(&c) < LIMIT_S / 2);
+    isolate_wait(&c, LIMIT_S, &res);
+    assert_int_equal(res.status, 3); /* still the caller's to collect */
+    turn_fifos_close(&t);
+
+    int sv[2];
+    assert_int_equal(sockets(sv), 0);
+    struct runner closes = {CLOSES_ITS_END, sv[1], sv[0]};
+    start(&closes, &c, &res);
+    close(sv[1]);
+    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_READY), 0);
+    assert_true(isolate_elapsed(&c) < LIMIT_S / 2);
+    isolate_wait(&c, 0, &res); /* past its limit: killed */
+    assert_int_equal(res.outcome, ISOLATE_TIMED_OUT);
+    close(sv[0]);
+}
+
+static void a_silent_runner_is_given_up_at_its_limit(void **state)
+{
+    (void)state;
+    int sv[2];
+    assert_int_equal(sockets(sv), 0);
+    struct runner r = {SAYS_NOTHING, sv[1], sv[0]};
+    struct isolate_child c;
+    struct isolate_result res;
+    start(&r, &c, &res);
+    close(sv[1]);
+    assert_int_equal(turn_await(sv[0], &c, 0.2, TURN_READY), 0);
+    assert_true(isolate_elapsed(&c) >= 0.2);
+    /* The judge's own wait (for the lock) paused it: its limit counts from later. */
+    struct isolate_child paused = c;
+    isolate_pause(&paused, LIMIT_S);
+    assert_true(isolate_elapsed(&paused) < 0);
+    isolate_wait(&c, 0, &res);
+    assert_int_equal(res.outcome, ISOLATE_TIMED_OUT);
+    close(sv[0]);
+}
+
+static void a_runner_whose_judge_is_gone_is_told(void **state)
+{
+    (void)state;
+    int sv[2];
+    assert_int_equal(sockets(sv), 0);
+    struct runner r = {FOLLOWS, sv[1], sv[0]};
+    struct isolate_child c;
+    struct isolate_result res;
+    start(&r, &c, &res);
+    close(sv[1]);
+    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_READY), 1);
+    close(sv[0]); /* no TURN_GO: the judge gave up on the job */
+    isolate_wait(&c, LIMIT_S, &res);
+    assert_int_equal(res.outcome, ISOLATE_EXITED);
+    assert_int_equal(res.status, 7);
+    turn_give(-1); /* and a word to no one is nothing */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(words_in_order_over_a_socket),
+        cmocka_unit_test(words_in_order_over_fifos),
+        cmocka_unit_test(a_runner_that_ends_is_not_waited_for),
+        cmocka_unit_test(a_silent_runner_is_given_up_at_its_limit),
+        cmocka_unit_test(a_runner_whose_judge_is_gone_is_told),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
