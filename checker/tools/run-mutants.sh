@@ -48,7 +48,7 @@ grade() {
   expect=$(sed -n 's/^expect: //p' "$file")
   # The first failed case's report, the cases after it (the largest sizes, the timings, the
   # gates) skipped: most mutants say what they must there. Where it does not say it (a gate's
-  # finding, or a file with `every-case: yes`), every case runs.
+  # finding, or a file with `every-case: yes`, or `gpu` on a GPU), every case runs.
   run() {
     out=$(env WB_STOP_AT_FAILURE="$1" ${timeout:+TIMEOUT=$timeout} $make -s --no-print-directory check SRC="$dir" \
       LESSON="$(sed -n 's/^lesson: //p' "$file")" 2>&1)
@@ -61,7 +61,10 @@ grade() {
   local timeout
   timeout=$(sed -n 's/^timeout: \([1-9][0-9]*\)$/\1/p' "$file")
   local stop=1 t0=$EPOCHREALTIME took runs=1
-  grep -q '^every-case: yes' "$file" && stop=
+  case $(sed -n 's/^every-case: //p' "$file") in
+    yes) stop= ;;
+    gpu) [ -n "${EMU:-}" ] || stop= ;; # the GPU's first failure says it in other words
+  esac
   run "$stop"
   [ -n "$stop" ] && [ $said = 0 ] && runs=2 && run ""
   took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v n=$runs 'BEGIN { printf "%.1f s%s", b - a, (n > 1 ? ", two runs" : "") }')
