@@ -111,10 +111,9 @@ int gpu_job_run(void *job);
 /* For the GPU's own tools (compute-sanitizer, Nsight Compute; checker/src/gates.c): launches
  * each of the job's roles once on its inputs, on plain allocations without guard zones so that
  * every stray access is the tool's to see, and prints each buffer as "wb-buffer NAME 0xADDRESS
- * BYTES". The first of a batch waits for its turn with the GPU alone before its launches, the
- * last says when they are done (gpu_turn.h). Returns an exit code as above; the emulator has no
- * such run. */
-int gpu_run_plain(struct gpu_job *job, int first, int last);
+ * BYTES". The first of a batch waits for its turn with the GPU alone before its launches
+ * (gpu_turn.h). Returns an exit code as above; the emulator has no such run. */
+int gpu_run_plain(struct gpu_job *job, int first);
 
 static inline float *job_in(struct gpu_job *j, int i) { return (float *)((char *)j + j->in_offset[i]); }
 static inline float *job_out(struct gpu_job *j, int slot) { return (float *)((char *)j + j->out_offset[slot]); }

@@ -1,31 +1,31 @@
 /* A runner's turn with the GPU alone (gpu_lock.h), asked for by the runner itself: a runner
  * whose work has a part that must have the GPU to itself (a timing; Nsight Compute's counted
- * launches) does everything else first (its CUDA context, its buffers, their copies, its
- * untimed launches), then writes TURN_READY and waits for TURN_GO; the judge takes the lock
- * alone only then, and lets it go when the runner ends or writes TURN_DONE. So the GPU is held
- * alone for the part and not for the seconds of starting CUDA (or a tool) around it, while the
+ * launches) does everything before it first (its CUDA context, its buffers, their copies, its
+ * untimed launches), then writes TURN_READY and waits for TURN_GO; the judge holds the lock
+ * shared until then, alone from then until the runner has ended. So the GPU is held alone for
+ * the part and its end, not for the seconds of starting CUDA (or a tool) before it, while the
  * judge, not the runner, waits for the lock, outside every time limit (checker/judge/gpu_share.c).
  *
  * The channel: the runner's fd 3 + njobs, a socket both ways (`gpu-runner --turn`); or under a
  * tool, which may not pass descriptors on, the FIFOs TURN_ENV/ready (runner to judge) and
- * TURN_ENV/go (judge to runner). A runner given neither never waits. */
+ * TURN_ENV/go (judge to runner). A runner given neither never waits (make check without
+ * WB_GPU_LOCK: the GPU is the judge's own). */
 #ifndef WB_GPU_TURN_H
 #define WB_GPU_TURN_H
 
 #define TURN_READY 'r'
 #define TURN_GO 'g'
-#define TURN_DONE 'd'
 #define TURN_ENV "WB_TURN"
 
 #include "isolate.h"
 
 /* ---- the runner's end ---- */
-/* fd >= 0: the turn's socket; else the FIFOs TURN_ENV names, if it does. */
-void turn_attach(int fd);
+/* fd >= 0: the turn's socket; else the FIFOs TURN_ENV names, if it does: -1 when it names
+ * FIFOs that cannot be opened (then turn_wait refuses: no launch without the turn). */
+int turn_attach(int fd);
 /* TURN_READY, then waits for TURN_GO: 0 to go on (at once without a channel), -1 when the judge
- * is gone. */
+ * is gone or the channel asked for is not there. */
 int turn_wait(void);
-void turn_done(void); /* TURN_DONE */
 
 /* ---- the judge's end ---- */
 /* Waits on fd for the runner's word `want`, within its time limit (timeout_s since its start, c):

@@ -2,7 +2,7 @@
  * lock around each run it starts on the GPU, shared for untimed work and compute-sanitizer's,
  * alone for a timing or Nsight Compute's counting. For those the runner asks for its turn itself
  * (gpu_turn.h): the judge holds the lock shared while the runner starts CUDA and fills its
- * buffers, and alone from the runner's TURN_READY to its end (or its TURN_DONE). The judge, not
+ * buffers, and alone from the runner's TURN_READY to its end. The judge, not
  * the runner, waits for the lock, and the time it waited is taken off the runner's clock
  * (isolate_pause), so no wait is ever counted against a run's time limit: a kernel that hangs
  * holds others back, and fails no one else.

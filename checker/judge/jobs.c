@@ -368,8 +368,9 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
  * that they are ready to time (run_sides). */
 int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len)
 {
-    if (n > 1 && jobs[0]->time_reps > 0) /* a turn is one job's (batches are untimed: run_batches) */
-        return snprintf(why, len, "the workbook batched a timed job; please report it."), 0;
+    for (int k = 0; k < n && n > 1; k++)
+        if (jobs[k]->time_reps > 0) /* a turn is one job's (batches are untimed: run_batches) */
+            return snprintf(why, len, "the workbook batched a timed job; please report it."), 0;
     gpu_use(0, jobs[0]->time_reps > 0 ? "timed-setup" : "job");
     int done = run_sides(jobs, n, timeout_s, why, len);
     gpu_done();
@@ -391,7 +392,7 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
      * budget, measured on the reference side, needs the sides in turn. turn[k]: the judge's end
      * of side k's socket; mine[k], the runner's. */
     int together = !checking.emulator, timed = jobs[0]->time_reps > 0;
-    int turn[2] = {-1, -1}, mine[2] = {-1, -1};
+    int turn[2] = {-1, -1}, mine[2] = {-1, -1}, ended_early[2] = {0, 0};
     for (int k = 0; k < 2 && together && timed; k++) {
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -446,8 +447,14 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
             double idle = 0;
             for (int j = 0; j < 2; j++) {
                 double before = isolate_elapsed(&runs[j].child);
-                if (!turn_await(turn[j], &runs[j].child, wall, TURN_READY))
+                if (!turn_await(turn[j], &runs[j].child, wall, TURN_READY)) {
                     close(turn[j]), turn[j] = -1;
+                    /* Out of time before its timing (a kernel that hangs in its untimed
+                     * launch): ended now, as at its limit, not left on the GPU beside another
+                     * judge's timing once this one lets its shared hold go. */
+                    if (!isolate_ended(&runs[j].child))
+                        side_finish(&runs[j], 0, &results[j]), ended_early[j] = 1;
+                }
                 idle = j == 1 && turn[0] >= 0 ? isolate_elapsed(&runs[1].child) - before : 0;
             }
             isolate_pause(&runs[0].child, idle);
@@ -457,7 +464,8 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
             turn_give(turn[0]);
         }
         if (!cached) {
-            side_finish(s, wall, r);
+            if (!ended_early[k])
+                side_finish(s, wall, r);
             double last = 0;
             for (int j = 0; j < n && sides[k] == SIDE_REFERENCE; j++) { /* the CPU each job took, the runner counting */
                 double at = s->copy[j] ? s->copy[j]->rep.cpu_seconds : 0;
@@ -486,8 +494,10 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
             done = got;
         if (done < n && sides[k] == SIDE_REFERENCE) { /* the workbook's own kernels failed: nothing is judged */
             close_pipe(turn); /* a waiting student's side reads the end and leaves */
-            if (together)
+            if (together && !ended_early[1])
                 finish_unread(&runs[1], wall);
+            else if (together)
+                side_abandon(&runs[1]);
             return 0;
         }
         if (sides[k] == SIDE_REFERENCE)

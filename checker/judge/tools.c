@@ -278,29 +278,29 @@ static int profile_verdict(const char *sz, const struct mem_counts counts[2])
     return failed;
 }
 
-/* Starts Nsight Compute on the run and sees its counted launches through with the GPU alone
- * (where judges share it): its start and the runner's setup beside the others, the launches, from
- * the runner's word (gpu_turn.h), alone, so that no kernel of another context is in the counters.
- * 1 when it started. */
-static int profile_alone(struct watch *w, char *const argv[], const struct watched *run, double limit)
+/* Nsight Compute on the run, its log returned as watch_finish's: where judges share the GPU,
+ * its start and the runner's setup beside the others, and from the runner's word before its
+ * first counted launch (gpu_turn.h) to the tool's end, alone, so that no kernel of another
+ * context is in the counters. */
+static char *profile_alone(struct watch *w, char *const argv[], const struct watched *run, double limit,
+                           struct named_buffer *bufs, int *nbufs)
 {
     struct turn_fifos t;
-    int turn = turn_fifos_open(&t) == 0, started;
+    int turn = turn_fifos_open(&t) == 0;
     if (turn)
         setenv(TURN_ENV, t.dir, 1);
     gpu_use(!turn, turn ? "ncu-setup" : "ncu"); /* without the FIFOs, alone from the start */
-    started = watch_start(w, argv, run) == 0;
+    int started = watch_start(w, argv, run) == 0;
     unsetenv(TURN_ENV);
-    if (turn) {
-        if (started && turn_await(t.ready, &w->child, limit, TURN_READY)) {
-            isolate_pause(&w->child, gpu_use(1, "ncu"));
-            turn_give(t.go);
-            turn_await(t.ready, &w->child, limit, TURN_DONE);
-        }
-        turn_fifos_close(&t);
+    if (turn && started && turn_await(t.ready, &w->child, limit, TURN_READY)) {
+        isolate_pause(&w->child, gpu_use(1, "ncu"));
+        turn_give(t.go);
     }
+    char *log = watch_finish(w, started, argv, "both", limit, bufs, nbufs);
     gpu_done();
-    return started;
+    if (turn)
+        turn_fifos_close(&t);
+    return log;
 }
 
 /* The counters at the family's counting size and at the size the seed draws (as the emulator
@@ -337,9 +337,8 @@ void case_profile(uint64_t stream)
                           "--metrics", (char *)NCU_METRICS, "--kernel-name-base", "demangled", NULL};
     static struct watch w;
     struct named_buffer bufs[4];
-    double limit = 24 * checking.timeout_s;
-    int nbufs, started = profile_alone(&w, argv, &run, limit);
-    char *csv = watch_finish(&w, started, argv, "both", limit, bufs, &nbufs);
+    int nbufs;
+    char *csv = profile_alone(&w, argv, &run, 24 * checking.timeout_s, bufs, &nbufs);
     struct mem_counts counts[4]; /* at each size in turn, the baseline's kernel and then the student's */
     int bad = ncu_parse_rows(csv ? csv : "", counts, 4, why, sizeof why);
     if (!bad && !(w.r.outcome == ISOLATE_EXITED && w.r.status == 0)) /* a row may be missing or another's */

@@ -432,7 +432,7 @@ int gpu_job_run(void *arg)
     return rc;
 }
 
-int gpu_run_plain(struct gpu_job *job, int first, int last)
+int gpu_run_plain(struct gpu_job *job, int first)
 {
     const struct family *f = job_family(job);
     const char *name[3] = {f->input_names[0], f->input_names[1], f->output_name};
@@ -471,8 +471,6 @@ int gpu_run_plain(struct gpu_job *job, int first, int last)
             return JOB_KERNEL_FAILED;
         }
     }
-    if (last)
-        turn_done();
     for (int i = 0; i < n_in; i++)
         cudaFree(in[i]);
     cudaFree(out);
@@ -623,7 +621,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < ROLE_COUNT && k == 0; r++) /* a batch is one lesson's: its kernels load once */
             if (paths[r] && role_in(job, r) && !(entries[r] = load_kernel(job, r, paths[r], names[r])))
                 return JOB_SETUP_FAILED;
-        int rc = plain ? gpu_run_plain(job, k == 0, k == n - 1) : gpu_job_run(job);
+        int rc = plain ? gpu_run_plain(job, k == 0) : gpu_job_run(job);
         if (rc != JOB_OK)
             return rc;
         job->rep.finished = 1;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "gpu_turn.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,38 +13,52 @@
 
 /* ---- the runner's end ---- */
 
-static int turn_in = -1, turn_out = -1;
+static int turn_in = -1, turn_out = -1, turn_broken;
+
+/* One byte, again where a signal interrupted it. */
+static int put(int fd, char c)
+{
+    ssize_t n;
+    while ((n = write(fd, &c, 1)) < 0 && errno == EINTR)
+        ;
+    return n == 1 ? 0 : -1;
+}
+
+static int get(int fd, char *c)
+{
+    ssize_t n;
+    while ((n = read(fd, c, 1)) < 0 && errno == EINTR)
+        ;
+    return (int)n;
+}
+
 int turn_wait(void)
 {
-    char c = TURN_READY;
+    char c;
+    if (turn_broken)
+        return -1;
     if (turn_in < 0)
         return 0;
-    return write(turn_out, &c, 1) == 1 && read(turn_in, &c, 1) == 1 && c == TURN_GO ? 0 : -1;
+    return put(turn_out, TURN_READY) == 0 && get(turn_in, &c) == 1 && c == TURN_GO ? 0 : -1;
 }
 
-void turn_done(void)
-{
-    char c = TURN_DONE;
-    if (turn_out >= 0 && write(turn_out, &c, 1) != 1)
-        turn_out = -1;
-}
-
-void turn_attach(int fd)
+int turn_attach(int fd)
 {
     const char *dir = getenv(TURN_ENV);
     char path[4096];
     if (fd >= 0) {
         turn_in = turn_out = fd;
-        return;
+        return 0;
     }
     if (!dir || !*dir)
-        return;
+        return 0;
+    /* Asked for and not to be had: the launches must not go on without the GPU alone. */
     snprintf(path, sizeof path, "%s/ready", dir);
     turn_out = open(path, O_WRONLY | O_CLOEXEC);
     snprintf(path, sizeof path, "%s/go", dir);
     turn_in = turn_out >= 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    if (turn_in < 0 && turn_out >= 0)
-        close(turn_out), turn_out = -1;
+    turn_broken = turn_in < 0;
+    return turn_broken ? -1 : 0;
 }
 
 /* ---- the judge's end ---- */
@@ -58,7 +73,7 @@ int turn_await(int fd, const struct isolate_child *c, double timeout_s, char wan
         int r = poll(&p, 1, ended || left <= 0 ? 0 : left < 0.05 ? (int)(left * 1000) + 1 : 50);
         char got;
         if (r > 0) {
-            if (read(fd, &got, 1) != 1)
+            if (get(fd, &got) != 1)
                 return 0; /* the runner's end closed */
             if (got == want)
                 return 1;
@@ -73,10 +88,9 @@ int turn_await(int fd, const struct isolate_child *c, double timeout_s, char wan
 void turn_give(int fd)
 {
     struct sigaction ignore = {.sa_handler = SIG_IGN}, was;
-    char go = TURN_GO;
     sigaction(SIGPIPE, &ignore, &was);
-    ssize_t sent = fd >= 0 ? write(fd, &go, 1) : 0; /* a runner that ended before it read says so itself */
-    (void)sent;
+    if (fd >= 0)
+        (void)put(fd, TURN_GO); /* a runner that ended before it read says so itself */
     sigaction(SIGPIPE, &was, NULL);
 }
 

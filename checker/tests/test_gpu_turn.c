@@ -1,10 +1,13 @@
 /* Unit tests for checker/src/gpu_turn.c, a runner's turn with the GPU alone: both ends of the
  * protocol against each other, over a socket (a timed job's runners) and over FIFOs (a runner
  * under Nsight Compute). The runner's end runs in a child started as the judge starts runners
- * (isolate_start). What must hold: the words come in order; a runner that ends, or closes its
- * end, without its word is seen at once, not at its time limit; a runner that says nothing is
- * given up at its limit, and time the judge paused it for is not counted; a runner whose judge
- * is gone is told so instead of waiting for ever. */
+ * (isolate_start). What must hold: the runner says it is ready and does not go on before the
+ * judge's word; the judge's wait takes only the word it waits for; a runner that ends, or
+ * closes its end, without its word is seen at once, not at its time limit; a runner that says
+ * nothing is given up at its limit, and time the judge paused it for is not counted; a runner
+ * whose judge is gone, or whose FIFOs are not there, is told so instead of going on or waiting
+ * for ever. Waits end on events; the few clocks read here give bounds a busy machine cannot
+ * break. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,9 +15,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu_turn.h"
@@ -23,7 +28,7 @@
 /* Generous: every wait here ends on an event long before it; only a broken end would reach it. */
 #define LIMIT_S 60.0
 
-enum runner_kind { FOLLOWS, ENDS_AT_ONCE, SAYS_NOTHING, CLOSES_ITS_END };
+enum runner_kind { FOLLOWS, NOISY, ENDS_AT_ONCE, SAYS_NOTHING, CLOSES_ITS_END };
 
 struct runner {
     enum runner_kind kind;
@@ -47,14 +52,34 @@ static int runner(void *arg)
         close(r->fd);
         pause();
         return 5;
+    case NOISY: /* a byte before its word, which the judge's wait must pass over */
+        if (write(r->fd, "z", 1) != 1)
+            return 6;
+        break;
     case FOLLOWS:
         break;
     }
-    turn_attach(r->fd);
+    if (turn_attach(r->fd) != 0 && turn_wait() == 0)
+        return 8; /* FIFOs asked for and missing, and it went on */
     if (turn_wait() != 0)
         return 7;
-    turn_done();
     return 0;
+}
+
+static double clock_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* After its TURN_READY, the runner waits: no further byte, and it has not ended, a while later
+ * (a runner that went on would have ended by then; one that is merely slow passes either way). */
+static void waits_for_go(int fd, const struct isolate_child *c)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    assert_int_equal(poll(&p, 1, 200), 0);
+    assert_false(isolate_ended(c));
 }
 
 static void start(struct runner *r, struct isolate_child *c, struct isolate_result *res)
@@ -78,10 +103,29 @@ static void words_in_order_over_a_socket(void **state)
     start(&r, &c, &res);
     close(sv[1]);
     assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_READY), 1);
+    waits_for_go(sv[0], &c);
     turn_give(sv[0]);
-    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_DONE), 1);
     isolate_wait(&c, LIMIT_S, &res);
     assert_int_equal(res.outcome, ISOLATE_EXITED);
+    assert_int_equal(res.status, 0);
+    close(sv[0]);
+}
+
+static void the_wait_takes_only_its_word(void **state)
+{
+    (void)state;
+    int sv[2];
+    assert_int_equal(sockets(sv), 0);
+    struct runner r = {NOISY, sv[1], sv[0]};
+    struct isolate_child c;
+    struct isolate_result res;
+    start(&r, &c, &res);
+    close(sv[1]);
+    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_READY), 1);
+    /* Its TURN_READY was taken, not left behind the noise: a second wait finds nothing. */
+    assert_int_equal(turn_await(sv[0], &c, isolate_elapsed(&c) + 0.2, TURN_READY), 0);
+    turn_give(sv[0]);
+    isolate_wait(&c, LIMIT_S, &res);
     assert_int_equal(res.status, 0);
     close(sv[0]);
 }
@@ -98,8 +142,8 @@ static void words_in_order_over_fifos(void **state)
     start(&r, &c, &res);
     unsetenv(TURN_ENV);
     assert_int_equal(turn_await(t.ready, &c, LIMIT_S, TURN_READY), 1);
+    waits_for_go(t.ready, &c);
     turn_give(t.go);
-    assert_int_equal(turn_await(t.ready, &c, LIMIT_S, TURN_DONE), 1);
     isolate_wait(&c, LIMIT_S, &res);
     assert_int_equal(res.status, 0);
     char dir[sizeof t.dir];
@@ -149,13 +193,27 @@ static void a_silent_runner_is_given_up_at_its_limit(void **state)
     close(sv[1]);
     assert_int_equal(turn_await(sv[0], &c, 0.2, TURN_READY), 0);
     assert_true(isolate_elapsed(&c) >= 0.2);
-    /* The judge's own wait (for the lock) paused it: its limit counts from later. */
-    struct isolate_child paused = c;
-    isolate_pause(&paused, LIMIT_S);
-    assert_true(isolate_elapsed(&paused) < 0);
-    isolate_wait(&c, 0, &res);
+    /* The judge's own wait (for the lock) paused it: its limit of 0.2 s counts from 1 s later. */
+    double t0 = clock_s();
+    isolate_pause(&c, 1.0);
+    isolate_wait(&c, isolate_elapsed(&c) + 1.0 + 0.2, &res);
     assert_int_equal(res.outcome, ISOLATE_TIMED_OUT);
+    assert_true(clock_s() - t0 >= 1.2);
     close(sv[0]);
+}
+
+static void missing_fifos_stop_the_runner(void **state)
+{
+    (void)state;
+    assert_int_equal(setenv(TURN_ENV, "/nonexistent/wb-turn", 1), 0);
+    struct runner r = {FOLLOWS, -1, -1};
+    struct isolate_child c;
+    struct isolate_result res;
+    start(&r, &c, &res);
+    unsetenv(TURN_ENV);
+    isolate_wait(&c, LIMIT_S, &res);
+    assert_int_equal(res.outcome, ISOLATE_EXITED);
+    assert_int_equal(res.status, 7); /* refused to go on, and did not wait for a judge */
 }
 
 static void a_runner_whose_judge_is_gone_is_told(void **state)
@@ -174,16 +232,28 @@ static void a_runner_whose_judge_is_gone_is_told(void **state)
     assert_int_equal(res.outcome, ISOLATE_EXITED);
     assert_int_equal(res.status, 7);
     turn_give(-1); /* and a word to no one is nothing */
+
+    /* A word to a runner that is gone: no SIGPIPE ends the judge. */
+    assert_int_equal(sockets(sv), 0);
+    struct runner gone = {ENDS_AT_ONCE, sv[1], sv[0]};
+    start(&gone, &c, &res);
+    close(sv[1]);
+    isolate_wait(&c, LIMIT_S, &res);
+    turn_give(sv[0]);
+    turn_give(sv[0]);
+    close(sv[0]);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(words_in_order_over_a_socket),
+        cmocka_unit_test(the_wait_takes_only_its_word),
         cmocka_unit_test(words_in_order_over_fifos),
         cmocka_unit_test(a_runner_that_ends_is_not_waited_for),
         cmocka_unit_test(a_silent_runner_is_given_up_at_its_limit),
         cmocka_unit_test(a_runner_whose_judge_is_gone_is_told),
+        cmocka_unit_test(missing_fifos_stop_the_runner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
