@@ -87,47 +87,45 @@ static void start(struct runner *r, struct isolate_child *c, struct isolate_resu
     assert_int_equal(isolate_start(runner, r, c, res), 0);
 }
 
-static int sockets(int sv[2])
+/* A runner of this kind on a socket; returns the judge's end. */
+static int start_on_socket(enum runner_kind kind, struct isolate_child *c, struct isolate_result *res)
 {
-    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    struct runner r = {kind, sv[1], sv[0]}; /* the child has its own copy from the fork */
+    start(&r, c, res);
+    close(sv[1]);
+    return sv[0];
 }
 
 static void words_in_order_over_a_socket(void **state)
 {
     (void)state;
-    int sv[2];
-    assert_int_equal(sockets(sv), 0);
-    struct runner r = {FOLLOWS, sv[1], sv[0]};
     struct isolate_child c;
     struct isolate_result res;
-    start(&r, &c, &res);
-    close(sv[1]);
-    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_READY), 1);
-    waits_for_go(sv[0], &c);
-    turn_give(sv[0]);
+    int judge = start_on_socket(FOLLOWS, &c, &res);
+    assert_int_equal(turn_await(judge, &c, LIMIT_S, TURN_READY), 1);
+    waits_for_go(judge, &c);
+    turn_give(judge);
     isolate_wait(&c, LIMIT_S, &res);
     assert_int_equal(res.outcome, ISOLATE_EXITED);
     assert_int_equal(res.status, 0);
-    close(sv[0]);
+    close(judge);
 }
 
 static void the_wait_takes_only_its_word(void **state)
 {
     (void)state;
-    int sv[2];
-    assert_int_equal(sockets(sv), 0);
-    struct runner r = {NOISY, sv[1], sv[0]};
     struct isolate_child c;
     struct isolate_result res;
-    start(&r, &c, &res);
-    close(sv[1]);
-    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_READY), 1);
+    int judge = start_on_socket(NOISY, &c, &res);
+    assert_int_equal(turn_await(judge, &c, LIMIT_S, TURN_READY), 1);
     /* Its TURN_READY was taken, not left behind the noise: a second wait finds nothing. */
-    assert_int_equal(turn_await(sv[0], &c, isolate_elapsed(&c) + 0.2, TURN_READY), 0);
-    turn_give(sv[0]);
+    assert_int_equal(turn_await(judge, &c, isolate_elapsed(&c) + 0.2, TURN_READY), 0);
+    turn_give(judge);
     isolate_wait(&c, LIMIT_S, &res);
     assert_int_equal(res.status, 0);
-    close(sv[0]);
+    close(judge);
 }
 
 static void words_in_order_over_fifos(void **state)
@@ -169,37 +167,30 @@ static void a_runner_that_ends_is_not_waited_for(void **state)
     assert_int_equal(res.status, 3); /* still the caller's to collect */
     turn_fifos_close(&t);
 
-    int sv[2];
-    assert_int_equal(sockets(sv), 0);
-    struct runner closes = {CLOSES_ITS_END, sv[1], sv[0]};
-    start(&closes, &c, &res);
-    close(sv[1]);
-    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_READY), 0);
+    int judge = start_on_socket(CLOSES_ITS_END, &c, &res);
+    assert_int_equal(turn_await(judge, &c, LIMIT_S, TURN_READY), 0);
     assert_true(isolate_elapsed(&c) < LIMIT_S / 2);
     isolate_wait(&c, 0, &res); /* past its limit: killed */
     assert_int_equal(res.outcome, ISOLATE_TIMED_OUT);
-    close(sv[0]);
+    close(judge);
 }
 
 static void a_silent_runner_is_given_up_at_its_limit(void **state)
 {
     (void)state;
-    int sv[2];
-    assert_int_equal(sockets(sv), 0);
-    struct runner r = {SAYS_NOTHING, sv[1], sv[0]};
     struct isolate_child c;
     struct isolate_result res;
-    start(&r, &c, &res);
-    close(sv[1]);
-    assert_int_equal(turn_await(sv[0], &c, 0.2, TURN_READY), 0);
+    int judge = start_on_socket(SAYS_NOTHING, &c, &res);
+    assert_int_equal(turn_await(judge, &c, 0.2, TURN_READY), 0);
     assert_true(isolate_elapsed(&c) >= 0.2);
-    /* The judge's own wait (for the lock) paused it: its limit of 0.2 s counts from 1 s later. */
-    double t0 = clock_s();
+    /* The judge's own wait (for the lock) paused it: its limit, 0.2 s from now, counts from 1 s
+     * later. */
+    double t0 = clock_s(), limit = isolate_elapsed(&c) + 0.2;
     isolate_pause(&c, 1.0);
-    isolate_wait(&c, isolate_elapsed(&c) + 1.0 + 0.2, &res);
+    isolate_wait(&c, limit, &res);
     assert_int_equal(res.outcome, ISOLATE_TIMED_OUT);
     assert_true(clock_s() - t0 >= 1.2);
-    close(sv[0]);
+    close(judge);
 }
 
 static void missing_fifos_stop_the_runner(void **state)
@@ -219,29 +210,22 @@ static void missing_fifos_stop_the_runner(void **state)
 static void a_runner_whose_judge_is_gone_is_told(void **state)
 {
     (void)state;
-    int sv[2];
-    assert_int_equal(sockets(sv), 0);
-    struct runner r = {FOLLOWS, sv[1], sv[0]};
     struct isolate_child c;
     struct isolate_result res;
-    start(&r, &c, &res);
-    close(sv[1]);
-    assert_int_equal(turn_await(sv[0], &c, LIMIT_S, TURN_READY), 1);
-    close(sv[0]); /* no TURN_GO: the judge gave up on the job */
+    int judge = start_on_socket(FOLLOWS, &c, &res);
+    assert_int_equal(turn_await(judge, &c, LIMIT_S, TURN_READY), 1);
+    close(judge); /* no TURN_GO: the judge gave up on the job */
     isolate_wait(&c, LIMIT_S, &res);
     assert_int_equal(res.outcome, ISOLATE_EXITED);
     assert_int_equal(res.status, 7);
     turn_give(-1); /* and a word to no one is nothing */
 
     /* A word to a runner that is gone: no SIGPIPE ends the judge. */
-    assert_int_equal(sockets(sv), 0);
-    struct runner gone = {ENDS_AT_ONCE, sv[1], sv[0]};
-    start(&gone, &c, &res);
-    close(sv[1]);
+    judge = start_on_socket(ENDS_AT_ONCE, &c, &res);
     isolate_wait(&c, LIMIT_S, &res);
-    turn_give(sv[0]);
-    turn_give(sv[0]);
-    close(sv[0]);
+    turn_give(judge);
+    turn_give(judge);
+    close(judge);
 }
 
 int main(void)
