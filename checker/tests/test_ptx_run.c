@@ -5,8 +5,9 @@
  * that reaches global memory (and one that is dropped, which is no error), a write past the
  * end of a buffer; the warp's shuffles and votes computing what CUDA defines, masks naming
  * lanes that cannot come, a missing __syncwarp, plain and atomic counters, two blocks writing
- * one element, a misaligned float4; bytes in flight measured while counting; and correct
- * kernels left alone.
+ * one element, a misaligned float4; bytes in flight measured while counting; the tensor cores'
+ * ldmatrix and mma.sync in the PTX ISA's layouts, ldmatrix's bank conflicts per phase, and a
+ * warp instruction half a warp reaches; and correct kernels left alone.
  *
  * Built with the PTX's path and the source's name for messages, both relative to the
  * repository's root, where the test runs:
@@ -138,6 +139,13 @@ static int run_partial_shuffle(float *o, unsigned mask, int first_out, int sourc
     return launch("_Z15partial_shufflePfjii", 1, 32, 4, P(o), I(mask), I(first_out), I(source));
 }
 static int run_clock_wait(float *o) { return launch("_Z10clock_waitPf", 1, 32, 1, P(o)); }
+static int run_ldmatrix_tile(float *o, int stride, int trans, int swizzle)
+{
+    return launch("_Z13ldmatrix_tilePfiii", 1, 32, 4, P(o), I(stride), I(trans), I(swizzle));
+}
+static int run_mma_tile(float *o) { return launch("_Z8mma_tilePf", 1, 32, 1, P(o)); }
+static int run_mma_half_warp(float *o) { return launch("_Z13mma_half_warpPf", 1, 32, 1, P(o)); }
+static int run_vector_store_race(float *o) { return launch("_Z17vector_store_racePf", 1, 32, 1, P(o)); }
 static int run_burst(const float *in, float *o, int unrolled)
 {
     return launch(unrolled ? "_Z14burst_unrolledPKfPf" : "_Z12burst_rolledPKfPf", 1, 32, 2, P(in), P(o));
@@ -461,6 +469,91 @@ static void bytes_in_flight_are_measured(void **state)
     assert_int_equal(c.min_burst_bytes, 4);
 }
 
+/* ldmatrix's registers as the PTX ISA lays them out: lane L's register j holds row L/4 of
+ * matrix j, elements 2(L%4) and 2(L%4)+1 (with .trans, column L/4, rows 2(L%4) and 2(L%4)+1),
+ * the low half first; element (r, c) of the 32 rows is 8r + c. */
+static void ldmatrix_gives_the_isa_layout(void **state)
+{
+    (void)state;
+    for (int trans = 0; trans < 2; trans++)
+        for (int swizzle = 0; swizzle < 2; swizzle++) {
+            assert_run(run_ldmatrix_tile(out, swizzle ? 64 : 8, trans, swizzle), 0);
+            const uint32_t *got = (const uint32_t *)out;
+            for (int l = 0; l < 32; l++)
+                for (int j = 0; j < 4; j++) {
+                    int r = 8 * j + l / 4, c = 2 * (l % 4);
+                    uint32_t lo = (uint32_t)(8 * r + c), hi = lo + 1;
+                    if (trans)
+                        lo = (uint32_t)(8 * (8 * j + c) + l / 4), hi = lo + 8;
+                    assert_int_equal(got[4 * l + j], lo | hi << 16);
+                }
+        }
+}
+
+static struct mem_counts count_ldmatrix(int stride, int swizzle)
+{
+    struct mem_counts c;
+    static struct emu_line_counts lines[EMU_MAX_LINES];
+    int n;
+    emu_trace_start();
+    int rc = run_ldmatrix_tile(out, stride, 0, swizzle);
+    emu_trace_stop(&c, lines, &n);
+    assert_run(rc, 0);
+    return c;
+}
+
+/* One ldmatrix.x4, priced as four phases of eight 16-byte rows: rows packed one after another
+ * fill the 32 banks once a phase (4 wavefronts); rows 128 bytes apart all fall in the same four
+ * banks (8-way: 32); the same rows with the 16-byte chunk XORed with the row are conflict-free
+ * again (4). */
+static void ldmatrix_conflicts_are_counted_per_phase(void **state)
+{
+    (void)state;
+    const struct {
+        int stride, swizzle;
+        uint64_t wavefronts;
+    } cases[] = {{8, 0, 4}, {64, 0, 32}, {64, 1, 4}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct mem_counts c = count_ldmatrix(cases[i].stride, cases[i].swizzle);
+        assert_int_equal(c.op[SHARED_LD].requests, 1);
+        assert_int_equal(c.op[SHARED_LD].wavefronts, cases[i].wavefronts);
+        assert_int_equal(c.op[SHARED_LD].ideal, 4);
+    }
+}
+
+/* mma.sync m16n8k16 (halves in, floats out) computes D = A B + C with the fragments where the
+ * PTX ISA puts them: the kernel builds each lane's from formulas, the test sums on the CPU. */
+static void mma_computes_the_product_in_the_isa_layout(void **state)
+{
+    (void)state;
+    assert_run(run_mma_tile(out), 0);
+    for (int l = 0; l < 32; l++)
+        for (int e = 0; e < 4; e++) {
+            int m = (e < 2 ? l / 4 : l / 4 + 8), n = 2 * (l % 4) + (e & 1);
+            float want = (float)(m - n);
+            for (int k = 0; k < 16; k++)
+                want += (float)((m + 2 * k) % 7 - 3) * (float)((3 * k + n) % 5 - 2);
+            assert_true(out[4 * l + e] == want);
+        }
+}
+
+static void mma_in_half_a_warp_is_reported(void **state)
+{
+    (void)state;
+    assert_run(run_mma_half_warp(out), EMU_WARP_MISMATCH);
+    assert_said("is run by 16 of the 32 lanes of warp 0");
+    assert_said("every lane of a full warp must reach together");
+}
+
+/* A race on any word of a vector access, not its first alone. */
+static void race_on_a_vector_store_s_third_word(void **state)
+{
+    (void)state;
+    assert_run(run_vector_store_race(out), EMU_RACE);
+    assert_said(at("vector_store_race_write"));
+    assert_said(at("vector_store_race_read"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -484,6 +577,11 @@ int main(void)
         cmocka_unit_test(masks_naming_absent_lanes_are_reported),
         cmocka_unit_test(clock64_moves_forward),
         cmocka_unit_test(bytes_in_flight_are_measured),
+        cmocka_unit_test(ldmatrix_gives_the_isa_layout),
+        cmocka_unit_test(ldmatrix_conflicts_are_counted_per_phase),
+        cmocka_unit_test(mma_computes_the_product_in_the_isa_layout),
+        cmocka_unit_test(mma_in_half_a_warp_is_reported),
+        cmocka_unit_test(race_on_a_vector_store_s_third_word),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

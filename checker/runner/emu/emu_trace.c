@@ -487,20 +487,24 @@ static struct emu_line_counts *line_of(uintptr_t pc)
 }
 
 /* ---- the race check ----
- * Two accesses to one shared word race when different threads make them, one writes, they are
- * not both atomics, and nothing orders them: they lie between the same two barriers and, for
- * two lanes of one warp, between the same two warp operations (the same epoch). Among a set of
- * accesses that nothing orders, remembering for each word the first plain write, the first
- * atomic and the first plain access, and comparing every access with those three, finds a race
- * whenever there is one. The set is the whole interval for threads of different warps, and
- * one epoch of one warp for its lanes. */
+ * Two accesses to one shared unit (two bytes: a half, as tensor-core tiles store them; every
+ * unit an access covers, a float4's eight) race when different threads make them, one writes,
+ * they are not both atomics, and nothing orders them: they lie between the same two barriers
+ * and, for two lanes of one warp, between the same two warp operations (the same epoch). Among
+ * a set of accesses that nothing orders, remembering for each unit the first plain write, the
+ * first atomic and the first plain access, and comparing every access with those three, finds
+ * a race whenever there is one. The set is the whole interval for threads of different warps,
+ * and one epoch of one warp for its lanes. (Two threads writing the two bytes of one unit are
+ * taken for a race: no lesson stores single bytes.) */
+#define UNIT 2
+#define MAX_SHARED_UNITS (MAX_SHARED_WORDS * 4 / UNIT)
 
-/* The first access of a kind to each word in the current set: its thread + 1 and code address;
+/* The first access of a kind to each unit in the current set: its thread + 1 and code address;
  * stamp tells the set it belongs to, so that no array needs clearing between sets. */
 struct first_access {
-    uint64_t stamp[MAX_SHARED_WORDS];
-    int thread[MAX_SHARED_WORDS];
-    uintptr_t pc[MAX_SHARED_WORDS];
+    uint64_t stamp[MAX_SHARED_UNITS];
+    int thread[MAX_SHARED_UNITS];
+    uintptr_t pc[MAX_SHARED_UNITS];
 };
 enum { FIRST_WRITE, FIRST_ATOMIC, FIRST_PLAIN, FIRSTS };
 
@@ -511,53 +515,59 @@ static struct {
     struct emu_race race;
 } rc;
 
+/* Unit w of access a by thread t: in pass 0 remembered where it is the first of its kind, in
+ * pass 1 compared with the firsts it races with. */
+static void check_unit(size_t w, const struct access *a, int t, int pass, int by_warp, int atomics, uint64_t stamp)
+{
+    int kinds[2] = {a->atomic ? FIRST_ATOMIC : a->op == SHARED_ST ? FIRST_WRITE : -1,
+                    a->atomic || !atomics ? -1 : FIRST_PLAIN};
+    if (pass == 0) {
+        for (int k = 0; k < 2; k++) {
+            struct first_access *f = kinds[k] >= 0 ? &rc.first[kinds[k]] : NULL;
+            if (f && f->stamp[w] != stamp) {
+                f->stamp[w] = stamp;
+                f->thread[w] = t;
+                f->pc[w] = a->pc;
+            }
+        }
+        return;
+    }
+    /* A plain write races with any access; an atomic with plain accesses; a plain access with atomics. */
+    const int against[3] = {FIRST_WRITE, !atomics ? -1 : a->atomic ? FIRST_PLAIN : FIRST_ATOMIC, -1};
+    for (int k = 0; against[k] >= 0 && !rc.found; k++) {
+        const struct first_access *f = &rc.first[against[k]];
+        int o = f->stamp[w] == stamp ? f->thread[w] : -1;
+        if (o < 0 || (by_warp ? o / 32 == t / 32 : o == t))
+            continue;
+        rc.found = 1;
+        rc.race = (struct emu_race){t, o, a->op == SHARED_ST, o / 32 == t / 32, a->atomic || against[k] == FIRST_ATOMIC,
+                                    a->pc, f->pc[w]};
+    }
+}
+
 /* The accesses of one set: lanes [from, to) of the block, entries [begin[t], end[t]) of each
  * thread's log. by_warp: two threads differ when their warps do (the set is an interval). */
 static void check_set(int from, int to, const size_t *begin, const size_t *end, int by_warp)
 {
     int atomics = tr.atomics_seen;
     uint64_t stamp = ++rc.stamp;
-    size_t words = (size_t)(tr.shared_end - tr.shared_begin) / 4;
+    size_t units = (size_t)(tr.shared_end - tr.shared_begin) / UNIT;
     for (int pass = 0; pass < 2 && !rc.found; pass++)
         for (int t = from; t < to && !rc.found; t++)
             for (size_t i = begin[t - from]; i < end[t - from] && !rc.found; i++) {
                 const struct access *a = &tr.logs[t].a[i];
                 if (a->op != SHARED_LD && a->op != SHARED_ST)
                     continue;
-                size_t w = (size_t)(a->addr - (uintptr_t)tr.shared_begin) / 4;
-                if (w >= words)
-                    continue;
-                int kinds[2] = {a->atomic ? FIRST_ATOMIC : a->op == SHARED_ST ? FIRST_WRITE : -1,
-                                a->atomic || !atomics ? -1 : FIRST_PLAIN};
-                if (pass == 0) {
-                    for (int k = 0; k < 2; k++) {
-                        struct first_access *f = kinds[k] >= 0 ? &rc.first[kinds[k]] : NULL;
-                        if (f && f->stamp[w] != stamp) {
-                            f->stamp[w] = stamp;
-                            f->thread[w] = t;
-                            f->pc[w] = a->pc;
-                        }
-                    }
-                    continue;
-                }
-                /* A plain write races with any access; an atomic with plain accesses; a plain access with atomics. */
-                const int against[3] = {FIRST_WRITE, !atomics ? -1 : a->atomic ? FIRST_PLAIN : FIRST_ATOMIC, -1};
-                for (int k = 0; against[k] >= 0 && !rc.found; k++) {
-                    const struct first_access *f = &rc.first[against[k]];
-                    int o = f->stamp[w] == stamp ? f->thread[w] : -1;
-                    if (o < 0 || (by_warp ? o / 32 == t / 32 : o == t))
-                        continue;
-                    rc.found = 1;
-                    rc.race = (struct emu_race){t, o, a->op == SHARED_ST, o / 32 == t / 32,
-                                                a->atomic || against[k] == FIRST_ATOMIC, a->pc, f->pc[w]};
-                }
+                size_t at = (size_t)(a->addr - (uintptr_t)tr.shared_begin), last = at + (a->size ? a->size : 1) - 1;
+                for (size_t w = at / UNIT; w <= last / UNIT && w < units && !rc.found; w++)
+                    check_unit(w, a, t, pass, by_warp, atomics, stamp);
             }
 }
 
 static void check_races(int threads)
 {
     static size_t begin[MAX_THREADS], end[MAX_THREADS];
-    if (rc.found || tr.shared_end - tr.shared_begin > MAX_SHARED_WORDS * 4)
+    if (rc.found || tr.shared_end - tr.shared_begin > MAX_SHARED_UNITS * UNIT)
         return;
     uint32_t lo = UINT32_MAX, hi = 0;
     for (int t = 0; t < threads; t++) {

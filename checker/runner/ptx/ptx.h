@@ -50,12 +50,14 @@ enum ptx_op {
     OP_BRA, OP_RET, OP_EXIT,
     OP_BAR, OP_BAR_WARP, OP_MEMBAR, OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_ACTIVEMASK,
     OP_ATOM, OP_RED, OP_CALL, OP_NANOSLEEP, OP_TRAP, OP_PMEVENT,
+    OP_LDMATRIX, OP_MMA, /* the tensor cores' operand load and product, warp-wide */
 };
 
 /* Modifiers, as bits of ptx_insn.flags. */
 enum {
     F_WIDE = 1 << 0, F_HI = 1 << 1, F_LO = 1 << 2, F_UNI = 1 << 3, F_FTZ = 1 << 4, F_SAT = 1 << 5,
     F_APPROX = 1 << 6, F_TO = 1 << 7, F_CC = 1 << 8, F_VOLATILE = 1 << 9, F_NOFTZ = 1 << 10,
+    F_TRANS = 1 << 11, /* ldmatrix .trans */
 };
 /* Rounding (cvt, float arithmetic). */
 enum ptx_round { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI };

@@ -679,6 +679,51 @@ static inline int is_f(int ty)
     return ty == T_F32 || ty == T_F64;
 }
 
+/* An IEEE half's bits as a float (exact: every half is a float). */
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
+    if (e == 0x1f)
+        u = sign | 0x7f800000u | (m << 13); /* inf, nan */
+    else if (e)
+        u = sign | ((e + 112) << 23) | (m << 13);
+    else if (!m)
+        u = sign; /* zero */
+    else { /* subnormal: normalise */
+        int shift = 0;
+        while (!(m & 0x400))
+            m <<= 1, shift++;
+        u = sign | ((uint32_t)(113 - shift) << 23) | ((m & 0x3ff) << 13);
+    }
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* A float to the nearest half, ties to even (cvt.rn.f16.f32; .rz truncates): the bits. */
+static uint16_t float_to_half(float f, int rnd)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff, m = x & 0x7fffff;
+    if (e == 0xff)
+        return (uint16_t)(sign | 0x7c00 | (m ? 0x200 | (m >> 13) : 0));
+    int big = (int)e - 112; /* the half's exponent field */
+    uint32_t v, s;          /* v shifted right by s, rounded, is the half without its sign */
+    if (big > 0)
+        v = (uint32_t)big << 23 | m, s = 13;
+    else if (e >= 102) /* a half subnormal, or a tie with zero */
+        v = m | 0x800000, s = (uint32_t)(126 - (int)e);
+    else
+        return (uint16_t)sign;
+    uint32_t r = v >> s, rem = v & ((1u << s) - 1), half = 1u << (s - 1);
+    if (rnd != R_RZ && (rem > half || (rem == half && (r & 1))))
+        r++; /* a carry into the exponent is right, up to infinity */
+    if (r >= 0x7c00)
+        r = rnd == R_RZ ? 0x7bff : 0x7c00;
+    return (uint16_t)(sign | r);
+}
+
 static double fval(uint64_t v, int ty)
 {
     return ty == T_F32 ? (double)as_f(v) : as_d(v);
@@ -820,6 +865,12 @@ static double round_to_int(double x, int rnd)
 static uint64_t convert(const struct ptx_insn *in, uint64_t v)
 {
     int dt = in->type, st = in->type2;
+    /* Halves: to one from a float (from a double through a float, which can round twice), and
+     * from one to either; no arithmetic on them. */
+    if (dt == T_F16 && is_f(st))
+        return float_to_half((float)fval(v, st), in->rnd);
+    if (st == T_F16 && is_f(dt))
+        return fput(half_to_float((uint16_t)v), dt);
     if (is_f(dt) && is_f(st)) {
         double d = fval(v, st);
         if (in->rnd >= R_RNI)
@@ -1233,6 +1284,138 @@ static int whole_warp(const struct ptx_insn *in, int w)
 
 /* Executes instruction i for the lanes of `active` (all at i) of warp w. Returns 0, or an
  * EMU_* code with X.error set. */
+/* ---- the tensor cores: ldmatrix and mma.sync (PTX ISA, "Warp-level matrix instructions") ---- */
+
+/* The lanes of a .sync.aligned warp instruction: all 32, together (0); else the error's kind. */
+static int whole_warp_only(const struct ptx_insn *in, int i, int w, uint32_t exec)
+{
+    char where[160];
+    int lanes = X.threads - w * 32 < 32 ? X.threads - w * 32 : 32;
+    if (lanes == 32 && exec == ~0u)
+        return 0;
+    return fail(EMU_WARP_MISMATCH,
+                "block (%u,%u): %s (%s) is run by %d of the 32 lanes of warp %d: it is a warp instruction "
+                "(.sync.aligned) that every lane of a full warp must reach together (the block has %d threads)",
+                blockIdx.x, blockIdx.y, in->text, ptx_where(i, where, sizeof where), __builtin_popcount(exec), w,
+                X.threads);
+}
+
+/* The registers of a vector operand (or of a lone register). */
+static int regs_of(const struct ptx_operand *o, int *r)
+{
+    if (o->kind == K_VEC) {
+        for (int e = 0; e < o->nvec; e++)
+            r[e] = o->vec[e];
+        return o->nvec;
+    }
+    r[0] = o->kind == K_REG ? o->reg : -1;
+    return 1;
+}
+
+/* ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 {d...}, [a]: N 8x8 matrices of 16-bit
+ * elements, matrix j's eight rows of 16 bytes at the addresses of lanes 8j .. 8j+7. Lane L gets
+ * in d[j] row L/4's elements 2(L%4) and 2(L%4)+1 (with .trans, column L/4's); the low half first.
+ * Priced as one shared load of 16 bytes a lane: each matrix is one phase of 8 rows, so rows
+ * whose 16 bytes fall in the same banks conflict (a row-major tile with 128-byte rows: 8-way). */
+static int ldmatrix(const struct ptx_insn *in, int i, int w, uint32_t exec)
+{
+    int rc = whole_warp_only(in, i, w, exec);
+    if (rc)
+        return rc;
+    int first = w * 32, nmat = in->vec, dst[4];
+    if (regs_of(&in->o[0], dst) != nmat)
+        return fail(EMU_BAD_LAUNCH, "%s: %d matrices into %d registers", in->text, nmat, in->o[0].nvec);
+    uint16_t row[32][8];
+    int marked[32][8], land;
+    for (int l = 0; l < 8 * nmat; l++) {
+        int t = first + l;
+        uint64_t at = address_of(&in->o[1], t);
+        char who[40], where[160];
+        if (in->o[1].reg >= 0 && (*mark(in->o[1].reg, w) >> l & 1))
+            value_used(i, t, "uses as an address");
+        if (at % 16)
+            return fail(EMU_MISALIGNED,
+                        "block (%u,%u): %s gives %s (%s) a row at shared byte %llu, not a multiple of 16: each "
+                        "lane's row of 8 halves must be 16-byte aligned",
+                        blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), in->text,
+                        ptx_where(i, where, sizeof where), (unsigned long long)at);
+        if (load(i, t, S_SHARED, at, 2, 8, row[l], marked[l], &land) != 0)
+            return EMU_OUT_OF_BOUNDS; /* (as ld's: locate said which) */
+    }
+    price_warp(i, 0, 0);
+    for (int j = 0; j < nmat; j++) {
+        uint32_t mk = 0;
+        for (int l = 0; l < 32; l++) {
+            int r0 = 8 * j + l / 4, c0 = 2 * (l % 4), lo_r = r0, lo_c = c0, hi_r = r0, hi_c = c0 + 1;
+            if (in->flags & F_TRANS) /* element (2(L%4) + h, L/4) */
+                lo_r = 8 * j + c0, hi_r = 8 * j + c0 + 1, lo_c = hi_c = l / 4;
+            if (dst[j] >= 0)
+                *reg(dst[j], first + l) = (uint64_t)row[lo_r][lo_c] | (uint64_t)row[hi_r][hi_c] << 16;
+            if (marked[lo_r][lo_c] || marked[hi_r][hi_c])
+                mk |= 1u << l;
+        }
+        if (dst[j] >= 0)
+            set_marks(dst[j], w, ~0u, mk);
+    }
+    return 0;
+}
+
+/* mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}:
+ * D (16x8) = A (16x16) B (16x8) + C, the fragments spread over the warp as the PTX ISA lays
+ * them out (g = lane / 4, q = lane % 4): A's halves a0..a7 at rows g (a0, a1, a4, a5) or g + 8,
+ * columns 2q + (i & 1), 8 more for a4..a7; B's b0..b3 at rows 2q + (i & 1), 8 more for b2, b3,
+ * column g; C and D's four at rows g (c0, c1) or g + 8, columns 2q + (i & 1). The products of
+ * halves are exact in float; the sums are made in float, k upward. */
+static int mma(const struct ptx_insn *in, int i, int w, uint32_t exec)
+{
+    int rc = whole_warp_only(in, i, w, exec);
+    if (rc)
+        return rc;
+    int first = w * 32, d[4], a[4], b[4], c[4];
+    if (regs_of(&in->o[0], d) != 4 || regs_of(&in->o[1], a) != 4 || regs_of(&in->o[2], b) != 2 ||
+        regs_of(&in->o[3], c) != 4)
+        return fail(EMU_BAD_LAUNCH, "%s: the operands are not {4}, {4}, {2}, {4} registers", in->text);
+    float A[16][16], B[16][8], C[16][8];
+    uint8_t mA[16][16] = {{0}}, mB[16][8] = {{0}}, mC[16][8] = {{0}};
+    for (int l = 0; l < 32; l++) {
+        int t = first + l, g = l / 4, q = l % 4;
+        for (int e = 0; e < 8; e++) {
+            int r = a[e / 2], m = e < 2 || (e >= 4 && e < 6) ? g : g + 8, k = 2 * q + (e & 1) + (e >= 4 ? 8 : 0);
+            uint32_t bits = r >= 0 ? (uint32_t)*reg(r, t) : 0;
+            A[m][k] = half_to_float((uint16_t)(bits >> (16 * (e & 1))));
+            mA[m][k] = r >= 0 && (*mark(r, w) >> l & 1);
+        }
+        for (int e = 0; e < 4; e++) {
+            int r = b[e / 2], k = 2 * q + (e & 1) + (e >= 2 ? 8 : 0);
+            uint32_t bits = r >= 0 ? (uint32_t)*reg(r, t) : 0;
+            B[k][g] = half_to_float((uint16_t)(bits >> (16 * (e & 1))));
+            mB[k][g] = r >= 0 && (*mark(r, w) >> l & 1);
+            int m = e < 2 ? g : g + 8, n = 2 * q + (e & 1);
+            C[m][n] = c[e] >= 0 ? as_f(*reg(c[e], t)) : 0.0f;
+            mC[m][n] = c[e] >= 0 && (*mark(c[e], w) >> l & 1);
+        }
+    }
+    uint32_t mk[4] = {0};
+    for (int l = 0; l < 32; l++) { /* every input read above before any output is written */
+        int t = first + l, g = l / 4, q = l % 4;
+        for (int e = 0; e < 4; e++) {
+            int m = e < 2 ? g : g + 8, n = 2 * q + (e & 1), marked = mC[m][n];
+            float sum = C[m][n];
+            for (int k = 0; k < 16; k++) {
+                sum += A[m][k] * B[k][n];
+                marked |= mA[m][k] | mB[k][n];
+            }
+            if (d[e] >= 0)
+                *reg(d[e], t) = of_f(sum);
+            mk[e] |= (uint32_t)marked << l;
+        }
+    }
+    for (int e = 0; e < 4; e++)
+        if (d[e] >= 0)
+            set_marks(d[e], w, ~0u, mk[e]);
+    return 0;
+}
+
 static int step(int w, int i, uint32_t active)
 {
     const struct ptx_insn *in = &X.k->insns[i];
@@ -1739,6 +1922,12 @@ static int step(int w, int i, uint32_t active)
             }
         }
         price_warp(i, 1, 1);
+        break;
+    }
+    case OP_LDMATRIX: case OP_MMA: {
+        int rc = in->op == OP_LDMATRIX ? ldmatrix(in, i, w, exec) : mma(in, i, w, exec);
+        if (rc)
+            return rc;
         break;
     }
     case OP_CALL: {

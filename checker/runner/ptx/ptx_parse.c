@@ -417,6 +417,7 @@ static const struct {
     {"shfl", OP_SHFL},     {"vote", OP_VOTE},     {"match", OP_MATCH},   {"redux", OP_REDUX},
     {"activemask", OP_ACTIVEMASK}, {"atom", OP_ATOM}, {"red", OP_RED},   {"call", OP_CALL},
     {"nanosleep", OP_NANOSLEEP}, {"trap", OP_TRAP}, {"pmevent", OP_PMEVENT}, {"fma.rn", OP_FMA},
+    {"ldmatrix", OP_LDMATRIX}, {"mma", OP_MMA},
 };
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
@@ -444,9 +445,11 @@ static int decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
     if (in->op == OP_UNKNOWN)
         return fail(lx, "the instruction '%s' is not one the interpreter knows", opcode);
     in->vec = 1;
-    int ntypes = 0, cmp_seen = 0;
+    int ntypes = 0, cmp_seen = 0, types[4] = {0};
     while ((part = strtok_r(NULL, ".", &save))) {
         int t = type_named(part), c, r;
+        if (t != T_NONE && ntypes < 4)
+            types[ntypes] = t;
         if (t != T_NONE) {
             if (ntypes == 0)
                 in->type = (uint8_t)t;
@@ -500,6 +503,16 @@ static int decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
         else if (in->op == OP_BAR && in->sub >= BAR_RED_POPC && strcmp(part, "popc") == 0) in->sub = BAR_RED_POPC;
         else if (in->op == OP_BAR && in->sub >= BAR_RED_POPC && strcmp(part, "and") == 0) in->sub = BAR_RED_AND;
         else if (in->op == OP_BAR && in->sub >= BAR_RED_POPC && strcmp(part, "or") == 0) in->sub = BAR_RED_OR;
+        /* The tensor cores' shapes: what the interpreter runs of them, checked below. */
+        else if (in->op == OP_LDMATRIX && strcmp(part, "m8n8") == 0) ;
+        else if (in->op == OP_LDMATRIX && strcmp(part, "x1") == 0) in->vec = 1;
+        else if (in->op == OP_LDMATRIX && strcmp(part, "x2") == 0) in->vec = 2;
+        else if (in->op == OP_LDMATRIX && strcmp(part, "x4") == 0) in->vec = 4;
+        else if (in->op == OP_LDMATRIX && strcmp(part, "trans") == 0) in->flags |= F_TRANS;
+        else if (in->op == OP_MMA && (strcmp(part, "m16n8k16") == 0 || strcmp(part, "row") == 0 ||
+                                      strcmp(part, "col") == 0)) ;
+        else if (in->op == OP_MMA && (part[0] == 'm' || strcmp(part, "row") == 0 || strcmp(part, "col") == 0))
+            return fail(lx, "'%s': of mma the interpreter runs m16n8k16.row.col.f32.f16.f16.f32 alone", opcode);
         else if (strcmp(part, "shared::cluster") == 0 || strcmp(part, "cluster") == 0)
             return fail(lx, "'%s': thread-block clusters are not something the interpreter runs", opcode);
         /* Modifiers that change nothing the interpreter models: caching, ordering and scope
@@ -515,6 +528,11 @@ static int decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
         else
             return fail(lx, "'%s': the modifier .%s is not one the interpreter knows", opcode, part);
     }
+    if (in->op == OP_LDMATRIX && (strstr(opcode, ".m8n8.") == NULL || in->type != T_B16 || in->space != S_SHARED))
+        return fail(lx, "'%s': of ldmatrix the interpreter runs .m8n8 of .b16 from .shared alone", opcode);
+    if (in->op == OP_MMA && !(strstr(opcode, ".m16n8k16.row.col.") && ntypes == 4 && types[0] == T_F32 &&
+                              types[1] == T_F16 && types[2] == T_F16 && types[3] == T_F32))
+        return fail(lx, "'%s': of mma the interpreter runs m16n8k16.row.col.f32.f16.f16.f32 alone", opcode);
     return 0;
 }
 

@@ -4,6 +4,8 @@
  * its comment names. Lines the tests name carry a mark, `L:name`, in a comment: the test finds
  * the mark's line here and expects the interpreter's sentence to name it. */
 
+#include <cuda_fp16.h>
+
 /* One warp (grid 1, block 32) reads a [32][33] tile down a column with the given row stride
  * (in words). */
 __global__ void column_read(float *out, int stride)
@@ -207,4 +209,88 @@ __global__ void burst_rolled(const float *in, float *out)
         s[threadIdx.x + 32 * k] = in[threadIdx.x + 32 * k];
     __syncthreads();
     out[threadIdx.x] = s[(threadIdx.x + 1) % 32] + s[32 + threadIdx.x] + s[64 + threadIdx.x] + s[96 + threadIdx.x];
+}
+
+/* ---- the tensor cores ---- */
+
+/* One warp (grid 1, block 32) loads four 8x8 matrices of 16-bit elements with ldmatrix (.x4,
+ * with .trans when trans is set): 32 rows of 8 elements, element (r, c) = 8r + c, row r at half
+ * r * stride; with swizzle, at chunk r % 8 of that 128-byte row instead of chunk 0 (the XOR of
+ * the chunk index with the row). Lane L gives the address of row L; out, as 32-bit words,
+ * gets lane L's four registers at 4L. */
+__global__ void ldmatrix_tile(float *out, int stride, int trans, int swizzle)
+{
+    __shared__ __align__(16) unsigned short tile[32 * 64];
+    for (int i = threadIdx.x; i < 32 * 8; i += 32) {
+        int r = i / 8, c = i % 8;
+        tile[r * stride + (swizzle ? 8 * (r % 8) : 0) + c] = (unsigned short)(8 * r + c);
+    }
+    __syncthreads();
+    int r = threadIdx.x;
+    unsigned at = (unsigned)__cvta_generic_to_shared(&tile[r * stride + (swizzle ? 8 * (r % 8) : 0)]);
+    unsigned d0, d1, d2, d3;
+    if (trans)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3) : "r"(at));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3) : "r"(at));
+    unsigned *o = (unsigned *)out + 4 * threadIdx.x;
+    o[0] = d0, o[1] = d1, o[2] = d2, o[3] = d3;
+}
+
+/* One warp (grid 1, block 32): D = A B + C on the tensor cores (mma m16n8k16, halves in, floats
+ * out), each lane's fragments built from formulas the test knows: A(m, k) = (m + 2k) % 7 - 3,
+ * B(k, n) = (3k + n) % 5 - 2, C(m, n) = m - n, all exact in halves. out gets lane L's four
+ * results at 4L. */
+__device__ unsigned two_halves(float lo, float hi)
+{
+    return (unsigned)__half_as_ushort(__float2half_rn(lo)) | (unsigned)__half_as_ushort(__float2half_rn(hi)) << 16;
+}
+
+__device__ void mma_body(float *out)
+{
+    int g = threadIdx.x / 4, q = threadIdx.x % 4;
+    unsigned a[4], b[2];
+    float c[4], d[4];
+    for (int i = 0; i < 8; i += 2) {
+        int m = i < 2 || (i >= 4 && i < 6) ? g : g + 8, k = 2 * q + (i >= 4 ? 8 : 0);
+        a[i / 2] = two_halves((float)((m + 2 * k) % 7 - 3), (float)((m + 2 * (k + 1)) % 7 - 3));
+    }
+    for (int i = 0; i < 4; i += 2) {
+        int k = 2 * q + (i >= 2 ? 8 : 0);
+        b[i / 2] = two_halves((float)((3 * k + g) % 5 - 2), (float)((3 * (k + 1) + g) % 5 - 2));
+    }
+    for (int i = 0; i < 4; i++)
+        c[i] = (float)((i < 2 ? g : g + 8) - (2 * q + (i & 1)));
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                 "{%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+                   "f"(c[2]), "f"(c[3]));
+    for (int i = 0; i < 4; i++)
+        out[4 * threadIdx.x + i] = d[i];
+}
+
+__global__ void mma_tile(float *out)
+{
+    mma_body(out);
+}
+
+/* The same in the first 16 lanes alone: a warp instruction not every lane reaches. */
+__global__ void mma_half_warp(float *out)
+{
+    if (threadIdx.x < 16)
+        mma_body(out);
+}
+
+/* Two threads (grid 1, block 32): thread 0 stores a float4 to words 0-3, thread 1 reads word 2
+ * with no barrier between them: a race on the third word of the vector store. */
+__global__ void vector_store_race(float *out)
+{
+    __shared__ __align__(16) float s[8];
+    if (threadIdx.x == 0)
+        *(float4 *)s = make_float4(1, 2, 3, 4); /* L:vector_store_race_write */
+    if (threadIdx.x == 1)
+        out[0] = s[2]; /* L:vector_store_race_read */
 }
