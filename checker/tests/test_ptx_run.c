@@ -146,6 +146,10 @@ static int run_ldmatrix_tile(float *o, int stride, int trans, int swizzle)
 static int run_mma_tile(float *o) { return launch("_Z8mma_tilePf", 1, 32, 1, P(o)); }
 static int run_mma_half_warp(float *o) { return launch("_Z13mma_half_warpPf", 1, 32, 1, P(o)); }
 static int run_vector_store_race(float *o) { return launch("_Z17vector_store_racePf", 1, 32, 1, P(o)); }
+static int run_async_copy(const float *in, float *o, int mode)
+{
+    return launch("_Z10async_copyPKfPfi", 1, 32, 3, P(in), P(o), I(mode));
+}
 static int run_burst(const float *in, float *o, int unrolled)
 {
     return launch(unrolled ? "_Z14burst_unrolledPKfPf" : "_Z12burst_rolledPKfPf", 1, 32, 2, P(in), P(o));
@@ -554,6 +558,35 @@ static void race_on_a_vector_store_s_third_word(void **state)
     assert_said(at("vector_store_race_read"));
 }
 
+/* cp.async lands at the wait for its group, as the thread's write then: read after the wait and
+ * a barrier it is there (zeros past its src-size); without the wait, or of a group not waited
+ * for, it is unwritten; without the barrier, a race. */
+static void async_copies_land_at_their_wait(void **state)
+{
+    (void)state;
+    float *in = out, *o = out + 128;
+    for (int mode = 0; mode < 6; mode++) {
+        for (int k = 0; k < 128; k++)
+            in[k] = (float)(k + 1);
+        int rc = run_async_copy(in, o, mode);
+        if (mode == 0 || mode == 3 || mode == 4) {
+            assert_run(rc, 0);
+            for (int t = 0; t < 32; t++)
+                assert_true(o[t] == (mode == 3 ? 0.0f : (float)(2 * ((t + 1) % 32) + 2)));
+        } else if (mode == 2) { /* the copy's write, as the thread's at its wait, named by its line */
+            assert_run(rc, EMU_RACE);
+            assert_said(at("async_copy_read"));
+            assert_said(at("async_copy_a"));
+        } else {
+            assert_run(rc, EMU_UNSET_SHARED_READ);
+            assert_said("no thread of the block has written");
+            assert_said("its copy had not landed");
+            if (mode == 1)
+                assert_said(at("async_copy_a"));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -582,6 +615,7 @@ int main(void)
         cmocka_unit_test(mma_computes_the_product_in_the_isa_layout),
         cmocka_unit_test(mma_in_half_a_warp_is_reported),
         cmocka_unit_test(race_on_a_vector_store_s_third_word),
+        cmocka_unit_test(async_copies_land_at_their_wait),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -51,6 +51,7 @@ enum ptx_op {
     OP_BAR, OP_BAR_WARP, OP_MEMBAR, OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_ACTIVEMASK,
     OP_ATOM, OP_RED, OP_CALL, OP_NANOSLEEP, OP_TRAP, OP_PMEVENT,
     OP_LDMATRIX, OP_MMA, /* the tensor cores' operand load and product, warp-wide */
+    OP_CP_ASYNC,         /* cp.async: a copy from global to shared memory that lands at a wait */
 };
 
 /* Modifiers, as bits of ptx_insn.flags. */
@@ -73,6 +74,7 @@ enum ptx_sub {
     ATOM_ADD, ATOM_MIN, ATOM_MAX, ATOM_AND, ATOM_OR, ATOM_XOR, ATOM_EXCH, ATOM_CAS, ATOM_INC, ATOM_DEC,
     BAR_SYNC, BAR_ARRIVE, BAR_RED_POPC, BAR_RED_AND, BAR_RED_OR,
     MATCH_ANY, MATCH_ALL,
+    CP_COPY, CP_COMMIT, CP_WAIT, CP_WAIT_ALL,
 };
 
 enum ptx_okind { K_NONE, K_REG, K_IMM, K_FIMM, K_SYM, K_SPECIAL, K_VEC, K_MEM, K_LABEL, K_SINK };

@@ -32,6 +32,7 @@
 #define FOR_LANES(m, l)                                                                                           \
     for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 #define MAX_WARPS (MAX_THREADS / 32)
+#define MAX_COPIES 32 /* cp.async in flight per thread: a 4-stage pipeline of 8 copies a stage */
 
 /* The launch's coordinates, which the tracer's sentences read (emu_report.c). */
 struct emu_uint3 {
@@ -72,6 +73,17 @@ static struct {
         const unsigned char *begin, *end;
     } inputs[4]; /* the launch's read-only buffers */
     int ninputs;
+    /* cp.async: each thread's copies not landed yet, in issue order, each with the number of
+     * groups the thread had committed when it issued it (its group); and that number now */
+    struct pending_copy {
+        const unsigned char *src;
+        uint32_t dst, group;
+        uint8_t bytes, from_src; /* from_src: copied, the rest of bytes zeros (src-size) */
+        int insn;
+    } copies[MAX_THREADS][MAX_COPIES];
+    uint8_t ncopies[MAX_THREADS];
+    uint32_t committed[MAX_THREADS];
+    int unlanded; /* a cp.async whose words were read before they landed (insn + 1), for the sentence */
     int running_insn;     /* where the running warp is (for a CPU-time stop) */
     int running_thread;
     /* the first value error (a marked value used): its sentence */
@@ -355,11 +367,32 @@ static void value_used(int insn, int t, const char *what)
         return;
     char where[160], who[40];
     X.value_error = 1;
-    snprintf(X.value_sentence, sizeof X.value_sentence,
-             "block (%u,%u): %s %s a value it read from shared memory that no thread of the block has written "
-             "(%s): a tile element nobody loaded, an index outside the loaded part, or a read that maps indices "
-             "differently from the write",
-             blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, ptx_where(insn, where, sizeof where));
+    int n = snprintf(X.value_sentence, sizeof X.value_sentence,
+                     "block (%u,%u): %s %s a value it read from shared memory that no thread of the block has "
+                     "written (%s): ",
+                     blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, ptx_where(insn, where, sizeof where));
+    if (X.unlanded)
+        snprintf(X.value_sentence + n, sizeof X.value_sentence - (size_t)n,
+                 "a cp.async (%s) copies there, but its copy had not landed: a cp.async.wait_group (or wait_all) "
+                 "for its group, then a barrier, must come before the read",
+                 ptx_where(X.unlanded - 1, where, sizeof where));
+    else
+        snprintf(X.value_sentence + n, sizeof X.value_sentence - (size_t)n,
+                 "a tile element nobody loaded, an index outside the loaded part, or a read that maps indices "
+                 "differently from the write");
+}
+
+/* An unwritten shared byte at off was read: the cp.async, if any, whose copy was to write it. */
+static void note_unlanded(size_t off)
+{
+    for (int t = 0; t < X.threads && !X.unlanded; t++)
+        for (int k = 0; k < X.ncopies[t]; k++) {
+            const struct pending_copy *c = &X.copies[t][k];
+            if (off >= c->dst && off < (size_t)c->dst + c->bytes) {
+                X.unlanded = c->insn + 1;
+                break;
+            }
+        }
 }
 
 /* ---- memory ---- */
@@ -510,8 +543,10 @@ static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst,
             marked[e] |= X.shared_state[off + (size_t)(e * size + i)] == UNSET;
         for (int i = 0; off != (size_t)-1 && i < size; i++)
             marked[e] |= X.shared_state[off + (size_t)(e * size + i)] == MARKED;
-        if (marked[e] && X.shared_state[off + (size_t)(e * size)] == UNSET)
+        if (marked[e] && X.shared_state[off + (size_t)(e * size)] == UNSET) {
             emu_trace_note_unset_read((uintptr_t)insn + 1);
+            note_unlanded(off + (size_t)(e * size));
+        }
     }
     memcpy(dst, p, (size_t)(size * n));
     *landed = land;
@@ -583,8 +618,10 @@ static int load_shared(const struct ptx_insn *in, int i, int w, uint32_t exec)
             int mk = 0;
             for (int b = 0; b < size; b++)
                 mk |= state[e * size + b] != SET;
-            if (mk && state[e * size] == UNSET)
+            if (mk && state[e * size] == UNSET) {
                 emu_trace_note_unset_read((uintptr_t)i + 1);
+                note_unlanded(at[l] + (size_t)(e * size));
+            }
             marked[e] |= (uint32_t)mk << l;
         }
         for (int e = 0; e < n; e++) {
@@ -1284,6 +1321,99 @@ static int whole_warp(const struct ptx_insn *in, int w)
 
 /* Executes instruction i for the lanes of `active` (all at i) of warp w. Returns 0, or an
  * EMU_* code with X.error set. */
+/* ---- cp.async: copies from global to shared memory that land when the thread waits ----
+ * A copy is checked where it is issued (its addresses, its bounds, the global read counted as a
+ * load) and written into shared memory only at the cp.async.wait_group or wait_all that waits
+ * for its group, as the thread's write at that moment: a read of its words before the wait
+ * finds them unwritten (a missing wait is an error every time), and a thread that reads another's
+ * copy needs a barrier after the other's wait, as on a GPU. */
+
+static void land(int t, const struct pending_copy *c)
+{
+    unsigned char *p = X.shared + c->dst;
+    emu_trace_shared_access(t, X.epoch[t], p, c->bytes, 1, (uintptr_t)c->insn + 1);
+    memcpy(p, c->src, c->from_src);
+    memset(p + c->from_src, 0, (size_t)(c->bytes - c->from_src));
+    memset(X.shared_state + c->dst, SET, c->bytes);
+}
+
+/* Lands thread t's copies of the groups before `upto` (all, uncommitted too, when all is set). */
+static void land_copies(int t, int64_t upto, int all)
+{
+    int kept = 0;
+    for (int k = 0; k < X.ncopies[t]; k++) {
+        const struct pending_copy *c = &X.copies[t][k];
+        if (all || (int64_t)c->group < upto)
+            land(t, c);
+        else
+            X.copies[t][kept++] = *c;
+    }
+    X.ncopies[t] = (uint8_t)kept;
+}
+
+/* cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}; commit_group; wait_group N;
+ * wait_all. 0, or the error's kind. */
+static int cp_async(const struct ptx_insn *in, int i, int w, uint32_t exec)
+{
+    const struct ptx_operand *o = in->o;
+    int first = w * 32;
+    char who[40], where[160];
+    switch (in->sub) {
+    case CP_COMMIT:
+        FOR_LANES(exec, l)
+            X.committed[first + (int)l]++;
+        return 0;
+    case CP_WAIT: /* all but the N newest committed groups */
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            land_copies(t, (int64_t)X.committed[t] - (int64_t)val(&o[0], T_U32, t), 0);
+        }
+        return 0;
+    case CP_WAIT_ALL:
+        FOR_LANES(exec, l)
+            land_copies(first + (int)l, 0, 1);
+        return 0;
+    }
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        uint64_t dst = address_of(&o[0], t), src = address_of(&o[1], t);
+        int bytes = (int)val(&o[2], T_U32, t), from = in->nops > 3 ? (int)val(&o[3], T_U32, t) : bytes;
+        for (int k = 0; k < 2; k++)
+            if (o[k].reg >= 0 && (*mark(o[k].reg, w) >> l & 1))
+                value_used(i, t, "uses as an address");
+        thread_name(t, who, sizeof who);
+        ptx_where(i, where, sizeof where);
+        if (bytes != 4 && bytes != 8 && bytes != 16)
+            return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s copies %d bytes with cp.async (%s): 4, 8 or 16",
+                        blockIdx.x, blockIdx.y, who, bytes, where);
+        if (from < 0 || from > bytes)
+            return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s asks cp.async (%s) to read %d of its %d bytes",
+                        blockIdx.x, blockIdx.y, who, where, from, bytes);
+        if (dst % (uint64_t)bytes || src % (uint64_t)bytes)
+            return fail(EMU_MISALIGNED,
+                        "block (%u,%u): %s copies %d bytes with cp.async (%s) %s an address not a multiple of %d",
+                        blockIdx.x, blockIdx.y, who, bytes, where, dst % (uint64_t)bytes ? "to" : "from", bytes);
+        size_t off;
+        int land_at;
+        if (!locate(i, t, S_SHARED, dst, bytes, 1, &land_at, &off))
+            return EMU_OUT_OF_BOUNDS;
+        const unsigned char *p = NULL;
+        if (from > 0) {
+            if (!(p = locate(i, t, S_GLOBAL, src, from, 0, &land_at, &off)))
+                return EMU_OUT_OF_BOUNDS;
+            trace(i, t, p, from, 0, land_at); /* (which stops a wild read before it is made) */
+        }
+        if (X.ncopies[t] == MAX_COPIES)
+            return fail(EMU_BAD_LAUNCH,
+                        "block (%u,%u): %s has %d cp.async copies in flight at %s, more than the interpreter holds: a "
+                        "cp.async.wait_group missing from a loop?", blockIdx.x, blockIdx.y, who, MAX_COPIES, where);
+        X.copies[t][X.ncopies[t]++] =
+            (struct pending_copy){p, (uint32_t)dst, X.committed[t], (uint8_t)bytes, (uint8_t)from, i};
+    }
+    price_warp(i, 0, 0);
+    return 0;
+}
+
 /* ---- the tensor cores: ldmatrix and mma.sync (PTX ISA, "Warp-level matrix instructions") ---- */
 
 /* The lanes of a .sync.aligned warp instruction: all 32, together (0); else the error's kind. */
@@ -1924,6 +2054,12 @@ static int step(int w, int i, uint32_t active)
         price_warp(i, 1, 1);
         break;
     }
+    case OP_CP_ASYNC: {
+        int rc = cp_async(in, i, w, exec);
+        if (rc)
+            return rc;
+        break;
+    }
     case OP_LDMATRIX: case OP_MMA: {
         int rc = in->op == OP_LDMATRIX ? ldmatrix(in, i, w, exec) : mma(in, i, w, exec);
         if (rc)
@@ -2236,6 +2372,7 @@ static int run_block(void)
         X.state[t] = READY;
         X.epoch[t] = 0;
         X.issued[t] = X.done[t] = X.in_flight[t] = 0;
+        X.ncopies[t] = 0, X.committed[t] = 0; /* (copies never waited for are dropped) */
     }
     if (X.counting)
         memset(X.dep, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.dep);
@@ -2291,6 +2428,7 @@ int ptx_run(const struct ptx_launch *L)
     X.L = L = &X.launch;
     X.k = L->k;
     X.value_error = 0;
+    X.unlanded = 0;
     unsigned threads = L->block[0] * L->block[1] * L->block[2];
     if (threads == 0 || threads > MAX_THREADS || !L->grid[0] || !L->grid[1] || !L->grid[2])
         return fail(EMU_BAD_LAUNCH, "invalid launch configuration");

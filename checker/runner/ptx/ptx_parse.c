@@ -417,7 +417,7 @@ static const struct {
     {"shfl", OP_SHFL},     {"vote", OP_VOTE},     {"match", OP_MATCH},   {"redux", OP_REDUX},
     {"activemask", OP_ACTIVEMASK}, {"atom", OP_ATOM}, {"red", OP_RED},   {"call", OP_CALL},
     {"nanosleep", OP_NANOSLEEP}, {"trap", OP_TRAP}, {"pmevent", OP_PMEVENT}, {"fma.rn", OP_FMA},
-    {"ldmatrix", OP_LDMATRIX}, {"mma", OP_MMA},
+    {"ldmatrix", OP_LDMATRIX}, {"mma", OP_MMA}, {"cp", OP_CP_ASYNC},
 };
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
@@ -503,6 +503,14 @@ static int decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
         else if (in->op == OP_BAR && in->sub >= BAR_RED_POPC && strcmp(part, "popc") == 0) in->sub = BAR_RED_POPC;
         else if (in->op == OP_BAR && in->sub >= BAR_RED_POPC && strcmp(part, "and") == 0) in->sub = BAR_RED_AND;
         else if (in->op == OP_BAR && in->sub >= BAR_RED_POPC && strcmp(part, "or") == 0) in->sub = BAR_RED_OR;
+        else if (in->op == OP_CP_ASYNC && strcmp(part, "async") == 0 && in->sub == SUB_NONE) in->sub = CP_COPY;
+        else if (in->op == OP_CP_ASYNC && strcmp(part, "commit_group") == 0) in->sub = CP_COMMIT;
+        else if (in->op == OP_CP_ASYNC && strcmp(part, "wait_group") == 0) in->sub = CP_WAIT;
+        else if (in->op == OP_CP_ASYNC && strcmp(part, "wait_all") == 0) in->sub = CP_WAIT_ALL;
+        else if (in->op == OP_CP_ASYNC && (strcmp(part, "bulk") == 0 || strcmp(part, "mbarrier") == 0 ||
+                                           strcmp(part, "reduce") == 0 || in->sub == SUB_NONE))
+            return fail(lx, "'%s': of cp the interpreter runs cp.async (with commit_group, wait_group and wait_all) "
+                            "alone, not the bulk copies of the Tensor Memory Accelerator", opcode);
         /* The tensor cores' shapes: what the interpreter runs of them, checked below. */
         else if (in->op == OP_LDMATRIX && strcmp(part, "m8n8") == 0) ;
         else if (in->op == OP_LDMATRIX && strcmp(part, "x1") == 0) in->vec = 1;
@@ -528,6 +536,12 @@ static int decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
         else
             return fail(lx, "'%s': the modifier .%s is not one the interpreter knows", opcode, part);
     }
+    if (in->op == OP_CP_ASYNC && in->sub == CP_COPY && !(strstr(opcode, ".shared") && strstr(opcode, ".global")))
+        return fail(lx, "'%s': cp.async copies from .global to .shared", opcode);
+    if (in->op == OP_CP_ASYNC && in->sub == CP_COPY)
+        in->space = S_SHARED; /* its destination's; the source is global */
+    if (in->op == OP_CP_ASYNC && in->sub == SUB_NONE)
+        return fail(lx, "'%s': cp without .async", opcode);
     if (in->op == OP_LDMATRIX && (strstr(opcode, ".m8n8.") == NULL || in->type != T_B16 || in->space != S_SHARED))
         return fail(lx, "'%s': of ldmatrix the interpreter runs .m8n8 of .b16 from .shared alone", opcode);
     if (in->op == OP_MMA && !(strstr(opcode, ".m16n8k16.row.col.") && ntypes == 4 && types[0] == T_F32 &&

@@ -294,3 +294,29 @@ __global__ void vector_store_race(float *out)
     if (threadIdx.x == 1)
         out[0] = s[2]; /* L:vector_store_race_read */
 }
+
+/* One warp (grid 1, block 32) copies two groups with cp.async, 8 bytes a thread each: group A,
+ * in[0..63] into s[0..63], then group B, in[64..127] into s[64..127]; then reads a neighbour's
+ * words into out[t]: s[2j + 1] (j = t + 1 mod 32), or in mode 5 s[64 + 2j]. Modes: 0 waits for
+ * every group and has a barrier; 1 has no wait; 2 no barrier; 3 copies 4 of A's 8 bytes a
+ * thread (the rest zeros); 4 waits for all but the newest group (A lands, B does not) and reads
+ * A; 5 the same and reads B. */
+__global__ void async_copy(const float *in, float *out, int mode)
+{
+    __shared__ __align__(16) float s[128];
+    unsigned a = (unsigned)__cvta_generic_to_shared(&s[2 * threadIdx.x]);
+    unsigned b = (unsigned)__cvta_generic_to_shared(&s[64 + 2 * threadIdx.x]);
+    int from = mode == 3 ? 4 : 8;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(a), "l"(in + 2 * threadIdx.x), "r"(from)); /* L:async_copy_a */
+    asm volatile("cp.async.commit_group;");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(b), "l"(in + 64 + 2 * threadIdx.x));
+    asm volatile("cp.async.commit_group;");
+    if (mode == 0 || mode == 2 || mode == 3)
+        asm volatile("cp.async.wait_group 0;" ::: "memory");
+    if (mode == 4 || mode == 5)
+        asm volatile("cp.async.wait_group 1;" ::: "memory");
+    if (mode != 2)
+        __syncthreads();
+    int j = (threadIdx.x + 1) % 32;
+    out[threadIdx.x] = mode == 5 ? s[64 + 2 * j] : s[2 * j + 1]; /* L:async_copy_read */
+}
