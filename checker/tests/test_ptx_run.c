@@ -146,6 +146,15 @@ static int run_ldmatrix_tile(float *o, int stride, int trans, int swizzle)
 static int run_mma_tile(float *o) { return launch("_Z8mma_tilePf", 1, 32, 1, P(o)); }
 static int run_mma_half_warp(float *o) { return launch("_Z13mma_half_warpPf", 1, 32, 1, P(o)); }
 static int run_vector_store_race(float *o) { return launch("_Z17vector_store_racePf", 1, 32, 1, P(o)); }
+static int run_mma_after_divergence(float *o) { return launch("_Z20mma_after_divergencePf", 1, 32, 1, P(o)); }
+static int run_async_copy16(const float *in, float *o, int from, int e)
+{
+    return launch("_Z12async_copy16PKfPfii", 1, 32, 4, P(in), P(o), I(from), I(e));
+}
+static int run_async_reuse(const float *in, float *o, int barrier)
+{
+    return launch("_Z11async_reusePKfPfi", 1, 32, 3, P(in), P(o), I(barrier));
+}
 static int run_async_copy(const float *in, float *o, int mode)
 {
     return launch("_Z10async_copyPKfPfi", 1, 32, 3, P(in), P(o), I(mode));
@@ -525,6 +534,16 @@ static void ldmatrix_conflicts_are_counted_per_phase(void **state)
     }
 }
 
+/* The expected product of mma_tile, lane l's element e. */
+static float mma_tile_want(int l, int e)
+{
+    int m = (e < 2 ? l / 4 : l / 4 + 8), n = 2 * (l % 4) + (e & 1);
+    float want = (float)(m - n);
+    for (int k = 0; k < 16; k++)
+        want += (float)((m + 2 * k) % 7 - 3) * (float)((3 * k + n) % 5 - 2);
+    return want;
+}
+
 /* mma.sync m16n8k16 (halves in, floats out) computes D = A B + C with the fragments where the
  * PTX ISA puts them: the kernel builds each lane's from formulas, the test sums on the CPU. */
 static void mma_computes_the_product_in_the_isa_layout(void **state)
@@ -532,21 +551,25 @@ static void mma_computes_the_product_in_the_isa_layout(void **state)
     (void)state;
     assert_run(run_mma_tile(out), 0);
     for (int l = 0; l < 32; l++)
-        for (int e = 0; e < 4; e++) {
-            int m = (e < 2 ? l / 4 : l / 4 + 8), n = 2 * (l % 4) + (e & 1);
-            float want = (float)(m - n);
-            for (int k = 0; k < 16; k++)
-                want += (float)((m + 2 * k) % 7 - 3) * (float)((3 * k + n) % 5 - 2);
-            assert_true(out[4 * l + e] == want);
-        }
+        for (int e = 0; e < 4; e++)
+            assert_true(out[4 * l + e] == mma_tile_want(l, e));
+}
+
+static void mma_after_the_warp_came_apart(void **state)
+{
+    (void)state;
+    assert_run(run_mma_after_divergence(out), 0);
+    for (int l = 0; l < 32; l++)
+        for (int e = 0; e < 4; e++)
+            assert_true(out[4 * l + e] == mma_tile_want(l, e));
 }
 
 static void mma_in_half_a_warp_is_reported(void **state)
 {
     (void)state;
     assert_run(run_mma_half_warp(out), EMU_WARP_MISMATCH);
-    assert_said("is run by 16 of the 32 lanes of warp 0");
-    assert_said("every lane of a full warp must reach together");
+    assert_said("a warp instruction (.sync.aligned) that every lane of a full warp must reach, but lane 16");
+    assert_said("has returned");
 }
 
 /* A race on any word of a vector access, not its first alone. */
@@ -587,6 +610,73 @@ static void async_copies_land_at_their_wait(void **state)
     }
 }
 
+/* 16-byte copies with a src-size of 12, 4 or 0 (the zero fill of a ragged edge, no alignment
+ * of its own), and two stages through one buffer with and without the barrier between them. */
+static void async_copies_fill_and_reuse(void **state)
+{
+    (void)state;
+    float *in = out, *o = out + 128;
+    const struct {
+        int from, e;
+    } cases[] = {{12, 2}, {12, 3}, {4, 0}, {4, 1}, {0, 0}, {16, 3}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int k = 0; k < 128; k++)
+            in[k] = (float)(k + 1);
+        assert_run(run_async_copy16(in, o, cases[i].from, cases[i].e), 0);
+        for (int t = 0; t < 32; t++) {
+            int k = 4 * ((t + 1) % 32) + cases[i].e;
+            assert_true(o[t] == (4 * cases[i].e < cases[i].from ? (float)(k + 1) : 0.0f));
+        }
+    }
+    for (int k = 0; k < 128; k++)
+        in[k] = (float)(k + 1);
+    assert_run(run_async_reuse(in, o, 1), 0);
+    for (int t = 0; t < 32; t++) {
+        int j = (t + 1) % 32;
+        assert_true(o[t] == (float)(2 * j + 1) + (float)(64 + 2 * j + 1));
+    }
+    assert_run(run_async_reuse(in, o, 0), EMU_RACE);
+    assert_said(at("async_reuse_read"));
+    assert_said(at("async_reuse_copy"));
+}
+
+/* What the interpreter does not run is refused when the PTX is read, by name, never run as
+ * something else: a label where an address goes, half-precision arithmetic, a cache policy, a
+ * negative count of groups. */
+static void unrunnable_instructions_are_refused_by_name(void **state)
+{
+    (void)state;
+    const struct {
+        const char *insn, *said;
+    } cases[] = {
+        {"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, $L_x;", "must be an address in brackets"},
+        {"ld.shared.u32 %r1, %tid.x;", "must be an address in brackets"},
+        {"cvt.rn.f16x2.f32 %r1, %f1, %f2;", "of half precision the interpreter runs"},
+        {"add.f16 %rs1, %rs1, %rs1;", "of half precision the interpreter runs"},
+        {"cvt.rm.f16.f32 %rs1, %f1;", "of half precision the interpreter runs"},
+        {"cp.async.ca.shared.global.L2::cache_hint [%r1], [%rd1], 16, %rd2;", "with a cache policy"},
+        {"cp.async.wait_group -1;", "a count of groups"},
+        {"cp.async.bulk.shared::cluster.global [%r1], [%rd1], 16, [%rd2];", "not the bulk copies"},
+        {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f1,%f2,%f3,%f4};",
+         "m16n8k16.row.col.f32.f16.f16.f32 alone"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k()\n{\n"
+                 "\t.reg .b16 %%rs<4>;\n\t.reg .b32 %%r<4>;\n\t.reg .f32 %%f<8>;\n\t.reg .b64 %%rd<4>;\n"
+                 "$L_x:\n\t%s\n\tret;\n}\n", cases[i].insn);
+        struct ptx_module m;
+        memset(&m, 0, sizeof m);
+        int rc = ptx_parse(text, &m);
+        if (rc == 0 || !strstr(m.error, cases[i].said))
+            print_error("%s: rc %d, \"%s\" (expected \"%s\")\n", cases[i].insn, rc, m.error, cases[i].said);
+        assert_int_not_equal(rc, 0);
+        assert_non_null(strstr(m.error, cases[i].said));
+        ptx_free(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,6 +706,9 @@ int main(void)
         cmocka_unit_test(mma_in_half_a_warp_is_reported),
         cmocka_unit_test(race_on_a_vector_store_s_third_word),
         cmocka_unit_test(async_copies_land_at_their_wait),
+        cmocka_unit_test(async_copies_fill_and_reuse),
+        cmocka_unit_test(mma_after_the_warp_came_apart),
+        cmocka_unit_test(unrunnable_instructions_are_refused_by_name),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

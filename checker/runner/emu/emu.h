@@ -96,6 +96,9 @@ struct emu_line_counts {
  * aligned to their size. A read of shared memory nobody wrote is not an error here: the
  * scheduler follows the value and judges where it goes. */
 void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc);
+/* The same for a read of bytes with no alignment of their own (cp.async's src-size, which may be
+ * 12 of a 16-byte copy aligned to 16). */
+void emu_trace_read_bytes(const void *p, uint32_t size, uintptr_t pc);
 /* The same for an access the scheduler knows lies in the block's shared memory (bounds checked),
  * by thread `thread` after `epoch` warp operations: only what is left to check and log. */
 void emu_trace_shared_access(int thread, int epoch, const void *p, uint32_t size, int write, uintptr_t pc);

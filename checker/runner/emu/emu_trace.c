@@ -387,6 +387,11 @@ void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc)
     record(p, size, write, pc, 1);
 }
 
+void emu_trace_read_bytes(const void *p, uint32_t size, uintptr_t pc)
+{
+    record(p, size, 0, pc, 0);
+}
+
 void emu_trace_shared_access(int thread, int epoch, const void *p, uint32_t size, int write, uintptr_t pc)
 {
     const char *c = p;

@@ -32,7 +32,7 @@
 #define FOR_LANES(m, l)                                                                                           \
     for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 #define MAX_WARPS (MAX_THREADS / 32)
-#define MAX_COPIES 32 /* cp.async in flight per thread: a 4-stage pipeline of 8 copies a stage */
+#define MAX_COPIES 256 /* cp.async in flight per thread: a tile of 4-byte copies over few threads */
 
 /* The launch's coordinates, which the tracer's sentences read (emu_report.c). */
 struct emu_uint3 {
@@ -81,9 +81,11 @@ static struct {
         uint8_t bytes, from_src; /* from_src: copied, the rest of bytes zeros (src-size) */
         int insn;
     } copies[MAX_THREADS][MAX_COPIES];
-    uint8_t ncopies[MAX_THREADS];
+    uint16_t ncopies[MAX_THREADS];
     uint32_t committed[MAX_THREADS];
     int unlanded; /* a cp.async whose words were read before they landed (insn + 1), for the sentence */
+    int copies_pending;  /* in all threads' lists */
+    int warp_kind; /* the error's kind when a warp instruction completed by resolve() failed */
     int running_insn;     /* where the running warp is (for a CPU-time stop) */
     int running_thread;
     /* the first value error (a marked value used): its sentence */
@@ -371,6 +373,7 @@ static void value_used(int insn, int t, const char *what)
                      "block (%u,%u): %s %s a value it read from shared memory that no thread of the block has "
                      "written (%s): ",
                      blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, ptx_where(insn, where, sizeof where));
+    n = n < 0 ? 0 : n >= (int)sizeof X.value_sentence ? (int)sizeof X.value_sentence - 1 : n;
     if (X.unlanded)
         snprintf(X.value_sentence + n, sizeof X.value_sentence - (size_t)n,
                  "a cp.async (%s) copies there, but its copy had not landed: a cp.async.wait_group (or wait_all) "
@@ -385,7 +388,7 @@ static void value_used(int insn, int t, const char *what)
 /* An unwritten shared byte at off was read: the cp.async, if any, whose copy was to write it. */
 static void note_unlanded(size_t off)
 {
-    for (int t = 0; t < X.threads && !X.unlanded; t++)
+    for (int t = 0; X.copies_pending && t < X.threads && !X.unlanded; t++)
         for (int k = 0; k < X.ncopies[t]; k++) {
             const struct pending_copy *c = &X.copies[t][k];
             if (off >= c->dst && off < (size_t)c->dst + c->bytes) {
@@ -744,7 +747,7 @@ static uint16_t float_to_half(float f, int rnd)
     memcpy(&x, &f, 4);
     uint32_t sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff, m = x & 0x7fffff;
     if (e == 0xff)
-        return (uint16_t)(sign | 0x7c00 | (m ? 0x200 | (m >> 13) : 0));
+        return (uint16_t)(m ? 0x7fff : sign | 0x7c00); /* a NaN: the GPU's canonical one */
     int big = (int)e - 112; /* the half's exponent field */
     uint32_t v, s;          /* v shifted right by s, rounded, is the half without its sign */
     if (big > 0)
@@ -1331,6 +1334,7 @@ static int whole_warp(const struct ptx_insn *in, int w)
 static void land(int t, const struct pending_copy *c)
 {
     unsigned char *p = X.shared + c->dst;
+    X.copies_pending--;
     emu_trace_shared_access(t, X.epoch[t], p, c->bytes, 1, (uintptr_t)c->insn + 1);
     memcpy(p, c->src, c->from_src);
     memset(p + c->from_src, 0, (size_t)(c->bytes - c->from_src));
@@ -1348,7 +1352,7 @@ static void land_copies(int t, int64_t upto, int all)
         else
             X.copies[t][kept++] = *c;
     }
-    X.ncopies[t] = (uint8_t)kept;
+    X.ncopies[t] = (uint16_t)kept;
 }
 
 /* cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}; commit_group; wait_group N;
@@ -1393,22 +1397,39 @@ static int cp_async(const struct ptx_insn *in, int i, int w, uint32_t exec)
             return fail(EMU_MISALIGNED,
                         "block (%u,%u): %s copies %d bytes with cp.async (%s) %s an address not a multiple of %d",
                         blockIdx.x, blockIdx.y, who, bytes, where, dst % (uint64_t)bytes ? "to" : "from", bytes);
+        if (strstr(in->text, ".cg") && bytes != 16)
+            return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s copies %d bytes with cp.async.cg (%s): .cg copies 16",
+                        blockIdx.x, blockIdx.y, who, bytes, where);
         size_t off;
         int land_at;
-        if (!locate(i, t, S_SHARED, dst, bytes, 1, &land_at, &off))
+        unsigned char *d = locate(i, t, S_SHARED, dst, bytes, 1, &land_at, &off);
+        if (!d)
             return EMU_OUT_OF_BOUNDS;
         const unsigned char *p = NULL;
         if (from > 0) {
             if (!(p = locate(i, t, S_GLOBAL, src, from, 0, &land_at, &off)))
                 return EMU_OUT_OF_BOUNDS;
-            trace(i, t, p, from, 0, land_at); /* (which stops a wild read before it is made) */
+            if ((p >= X.shared && p < X.shared + X.shared_bytes) ||
+                (p >= X.local && p < X.local + X.local_bytes * (size_t)X.threads))
+                return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s copies with cp.async (%s) from shared or local "
+                            "memory: its source must be global memory", blockIdx.x, blockIdx.y, who, where);
+            /* checked (and a wild read stopped) before it is made, with no alignment of its own */
+            emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
+            emu_trace_read_bytes(p, (uint32_t)from, (uintptr_t)i + 1);
+            if (X.counting && W.n[1] < 32)
+                W.lanes[1][W.n[1]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)from, (int)l};
         }
+        /* In flight from now: the words are the copy's (a write another thread's read between the
+         * same barriers races with) and hold nothing yet. */
+        emu_trace_shared_access(t, X.epoch[t], d, (uint32_t)bytes, 1, (uintptr_t)i + 1);
+        memset(X.shared_state + dst, UNSET, (size_t)bytes);
         if (X.ncopies[t] == MAX_COPIES)
             return fail(EMU_BAD_LAUNCH,
                         "block (%u,%u): %s has %d cp.async copies in flight at %s, more than the interpreter holds: a "
                         "cp.async.wait_group missing from a loop?", blockIdx.x, blockIdx.y, who, MAX_COPIES, where);
         X.copies[t][X.ncopies[t]++] =
             (struct pending_copy){p, (uint32_t)dst, X.committed[t], (uint8_t)bytes, (uint8_t)from, i};
+        X.copies_pending++;
     }
     price_warp(i, 0, 0);
     return 0;
@@ -2061,6 +2082,15 @@ static int step(int w, int i, uint32_t active)
         break;
     }
     case OP_LDMATRIX: case OP_MMA: {
+        /* The whole warp here together: at once; else its lanes meet as at a shuffle (resolve),
+         * the warp's 32 lanes for a mask. */
+        if (exec != ~0u || X.threads - first < 32) {
+            FOR_LANES(exec, l)
+                X.state[first + (int)l] = AT_WARP;
+            FOR_LANES(active & ~exec, l)
+                X.pc[first + (int)l]++;
+            return 0;
+        }
         int rc = in->op == OP_LDMATRIX ? ldmatrix(in, i, w, exec) : mma(in, i, w, exec);
         if (rc)
             return rc;
@@ -2102,6 +2132,8 @@ static const char *op_name(const struct ptx_insn *in)
 /* The mask operand of a warp operation (its last). */
 static uint32_t op_mask(const struct ptx_insn *in, int t)
 {
+    if (in->op == OP_LDMATRIX || in->op == OP_MMA) /* .sync.aligned: the whole warp */
+        return ~0u;
     return (uint32_t)val(&in->o[in->nops - 1], T_B32, t);
 }
 
@@ -2111,6 +2143,18 @@ static int complete(int w, uint32_t mask)
     int first = w * 32;
     char who[40], where[160];
     uint32_t value_marks = 0;
+    int at = X.pc[first + __builtin_ctz(mask)];
+    const struct ptx_insn *warp_in = &X.k->insns[at];
+    if (warp_in->op == OP_LDMATRIX || warp_in->op == OP_MMA) { /* lanes that came apart, together again */
+        int rc = warp_in->op == OP_LDMATRIX ? ldmatrix(warp_in, at, w, mask) : mma(warp_in, at, w, mask);
+        if (rc)
+            return X.warp_kind = rc, -1;
+        FOR_LANES(mask, l) {
+            X.state[first + (int)l] = READY;
+            X.pc[first + (int)l]++;
+        }
+        return 0;
+    }
     /* values read before any lane's result is written */
     uint64_t in_val[32];
     FOR_LANES(mask, l) {
@@ -2224,6 +2268,35 @@ static int resolve(int w)
         uint32_t mask = op_mask(in, t);
         ptx_where(X.pc[t], where, sizeof where);
         thread_name(t, who, sizeof who);
+        if (in->op == OP_LDMATRIX || in->op == OP_MMA) { /* every lane of a full warp, at this one */
+            int coming = 0; /* a lane an operation completed above goes on, and may come here */
+            for (int k = 0; k < lanes; k++)
+                coming |= X.state[first + k] == READY;
+            for (int k = 0; k < 32 && !coming; k++) {
+                int u = first + k;
+                if (k < lanes && X.state[u] == AT_WARP && X.pc[u] == X.pc[t])
+                    continue;
+                char why[300];
+                if (k >= lanes)
+                    snprintf(why, sizeof why, "the warp has only %d threads (the block has %d)", lanes, X.threads);
+                else
+                    snprintf(why, sizeof why, "lane %d, %s, %s%s", k, thread_name(u, other, sizeof other),
+                             X.state[u] == EXITED ? "has returned" : X.state[u] == AT_BARRIER ? "waits at __syncthreads() in "
+                             : "waits at another warp operation in ",
+                             X.state[u] == EXITED ? "" : ptx_where(X.pc[u], there, sizeof there));
+                fail(EMU_WARP_MISMATCH,
+                     "block (%u,%u): %s runs %s (%s), a warp instruction (.sync.aligned) that every lane of a full "
+                     "warp must reach, but %s",
+                     blockIdx.x, blockIdx.y, who, in->text, where, why);
+                return -1;
+            }
+            if (coming)
+                continue;
+            if (complete(w, ~0u))
+                return -1;
+            completed++;
+            continue;
+        }
         const struct ptx_operand *mo = &in->o[in->nops - 1];
         if (mo->kind == K_REG && (*mark(mo->reg, w) >> l & 1))
             value_used(X.pc[t], t, "uses as a warp mask");
@@ -2300,7 +2373,8 @@ static int run_warp(int w)
              * stops its lanes nor splits them: no need to look for the next group. */
             int target = in->op == OP_BRA ? X.pc[w * 32 + __builtin_ctz(active)] : pc + 1;
             if (all && in->op != OP_RET && in->op != OP_EXIT && in->op != OP_BAR && in->op != OP_BAR_WARP &&
-                in->op != OP_SHFL && in->op != OP_VOTE && in->op != OP_MATCH && in->op != OP_REDUX) {
+                in->op != OP_SHFL && in->op != OP_VOTE && in->op != OP_MATCH && in->op != OP_REDUX &&
+                in->op != OP_LDMATRIX && in->op != OP_MMA) {
                 int together = 1;
                 if (in->op == OP_BRA)
                     FOR_LANES(active, l)
@@ -2313,8 +2387,11 @@ static int run_warp(int w)
             active = next_group(w, &pc, &all);
         }
         int n = resolve(w);
-        if (n < 0)
-            return EMU_WARP_MISMATCH;
+        if (n < 0) {
+            int kind = X.warp_kind ? X.warp_kind : EMU_WARP_MISMATCH;
+            X.warp_kind = 0;
+            return kind;
+        }
         if (n == 0)
             return 0;
     }
@@ -2374,6 +2451,7 @@ static int run_block(void)
         X.issued[t] = X.done[t] = X.in_flight[t] = 0;
         X.ncopies[t] = 0, X.committed[t] = 0; /* (copies never waited for are dropped) */
     }
+    X.unlanded = 0, X.copies_pending = 0;
     if (X.counting)
         memset(X.dep, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.dep);
     for (;;) {

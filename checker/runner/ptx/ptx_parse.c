@@ -536,6 +536,19 @@ static int decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
         else
             return fail(lx, "'%s': the modifier .%s is not one the interpreter knows", opcode, part);
     }
+    /* Halves: cvt between a half and a float (nearest, or toward zero), and mma's operands; every
+     * other use of .f16, .f16x2 or .bf16 would run as integer arithmetic here: refused by name. */
+    int halves = 0;
+    for (int k = 0; k < ntypes && k < 4; k++)
+        halves |= types[k] == T_F16 || types[k] == T_F16X2 || types[k] == T_BF16;
+    if (halves && !(in->op == OP_MMA || (in->op == OP_CVT && ntypes == 2 &&
+                                         ((types[0] == T_F16 && (types[1] == T_F32 || types[1] == T_F64) &&
+                                           (in->rnd == R_RN || in->rnd == R_RZ)) ||
+                                          (types[1] == T_F16 && (types[0] == T_F32 || types[0] == T_F64))))))
+        return fail(lx, "'%s': of half precision the interpreter runs cvt.rn.f16.f32 (or .rz), cvt.f32.f16 and "
+                        "mma's operands alone", opcode);
+    if (in->op == OP_CP_ASYNC && strstr(opcode, "cache_hint"))
+        return fail(lx, "'%s': cp.async with a cache policy is not one the interpreter runs", opcode);
     if (in->op == OP_CP_ASYNC && in->sub == CP_COPY && !(strstr(opcode, ".shared") && strstr(opcode, ".global")))
         return fail(lx, "'%s': cp.async copies from .global to .shared", opcode);
     if (in->op == OP_CP_ASYNC && in->sub == CP_COPY)
@@ -723,6 +736,46 @@ static int call(struct builder *b, struct ptx_insn *in)
     return expect(lx, ";");
 }
 
+/* The operands an instruction's execution reads as such: an address where it reads an address
+ * (a register, a variable or a parameter in brackets, never a label or a special register, whose
+ * numbers index nothing), the warp instructions' register vectors, cp.async's sizes. */
+static int operands_fit(struct builder *b, const struct ptx_insn *in)
+{
+    struct lexer *lx = &b->lx;
+    const struct ptx_operand *o = in->o;
+    int addr = in->op == OP_LD || in->op == OP_ATOM || in->op == OP_LDMATRIX ? 1
+               : in->op == OP_ST || in->op == OP_RED || (in->op == OP_CP_ASYNC && in->sub == CP_COPY) ? 0 : -1;
+    if (addr >= 0 && (in->nops <= addr || o[addr].kind != K_MEM))
+        return fail(lx, "'%s': operand %d must be an address in brackets", in->text, addr + 1);
+    int vec4 = 0;
+    switch (in->op) {
+    case OP_LDMATRIX:
+        if (in->nops != 2 || !(o[0].kind == K_VEC || o[0].kind == K_REG))
+            return fail(lx, "'%s' takes {registers}, [address]", in->text);
+        break;
+    case OP_MMA:
+        for (int k = 0; k < 4 && k < in->nops; k++)
+            vec4 += o[k].kind == K_VEC;
+        if (in->nops != 4 || vec4 != 4)
+            return fail(lx, "'%s' takes four {register} vectors: d, a, b, c", in->text);
+        break;
+    case OP_CP_ASYNC:
+        if (in->sub == CP_COPY &&
+            (in->nops < 3 || in->nops > 4 || o[1].kind != K_MEM || o[2].kind != K_IMM ||
+             (in->nops == 4 && !(o[3].kind == K_IMM || (o[3].kind == K_REG && b->k->regs[o[3].reg].type != T_PRED)))))
+            return fail(lx, "'%s': of cp.async the interpreter runs [dst], [src], cp-size{, src-size} (no cache "
+                            "policy, no ignore-src predicate)", in->text);
+        if (in->sub == CP_WAIT && (in->nops != 1 || o[0].kind != K_IMM || o[0].imm < 0))
+            return fail(lx, "'%s' takes a count of groups, a constant from 0", in->text);
+        if ((in->sub == CP_COMMIT || in->sub == CP_WAIT_ALL) && in->nops != 0)
+            return fail(lx, "'%s' takes no operand", in->text);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
 static int instruction(struct builder *b)
 {
     struct lexer *lx = &b->lx;
@@ -730,6 +783,8 @@ static int instruction(struct builder *b)
     GROW(k->insns, k->ninsns, b->capinsns);
     struct ptx_insn *in = &k->insns[k->ninsns];
     memset(in, 0, sizeof *in);
+    for (int k = 0; k < PTX_MAX_OPERANDS; k++) /* an operand not given names no register */
+        in->o[k].reg = in->o[k].sym = -1;
     in->pred = -1;
     in->file = b->file, in->line = b->line, in->col = b->col;
     if (accept(lx, "@")) {
@@ -761,6 +816,8 @@ static int instruction(struct builder *b)
         if (in->space == S_PARAM && in->o[i].kind == K_MEM && in->o[i].sym >= 0 &&
             b->m->vars[in->o[i].sym].space == S_LOCAL)
             in->space = S_LOCAL;
+    if (operands_fit(b, in))
+        return -1;
     k->ninsns++;
     return expect(lx, ";");
 }

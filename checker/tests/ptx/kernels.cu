@@ -320,3 +320,46 @@ __global__ void async_copy(const float *in, float *out, int mode)
     int j = (threadIdx.x + 1) % 32;
     out[threadIdx.x] = mode == 5 ? s[64 + 2 * j] : s[2 * j + 1]; /* L:async_copy_read */
 }
+
+/* mma_tile's product after the warp came apart: lanes 0-15 meet at a shuffle the others skip,
+ * so the lanes reach the mma in two groups (a correct kernel: they meet there). */
+__global__ void mma_after_divergence(float *out)
+{
+    float v = (float)threadIdx.x;
+    if (threadIdx.x < 16)
+        v = __shfl_xor_sync(0xffffu, v, 1);
+    out[128 + threadIdx.x] = v;
+    mma_body(out);
+}
+
+/* One warp copies 16 bytes a thread with cp.async.cg, of which `from` come from in (the rest
+ * zeros), then reads element `e` of its neighbour's four into out[t]. */
+__global__ void async_copy16(const float *in, float *out, int from, int e)
+{
+    __shared__ __align__(16) float s[128];
+    unsigned a = (unsigned)__cvta_generic_to_shared(&s[4 * threadIdx.x]);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(a), "l"(in + 4 * threadIdx.x), "r"(from));
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+    out[threadIdx.x] = s[4 * ((threadIdx.x + 1) % 32) + e];
+}
+
+/* Two stages through one buffer: each thread copies 2 floats into s[2t], reads its neighbour's,
+ * then copies the next 2 over its own; without the barrier between the read and the next copy,
+ * the neighbour's copy overwrites what is still being read (a write-after-read race). */
+__global__ void async_reuse(const float *in, float *out, int barrier)
+{
+    __shared__ __align__(16) float s[64];
+    unsigned a = (unsigned)__cvta_generic_to_shared(&s[2 * threadIdx.x]);
+    int j = (threadIdx.x + 1) % 32;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(a), "l"(in + 2 * threadIdx.x));
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+    float v = s[2 * j]; /* L:async_reuse_read */
+    if (barrier)
+        __syncthreads();
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(a), "l"(in + 64 + 2 * threadIdx.x)); /* L:async_reuse_copy */
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+    out[threadIdx.x] = v + s[2 * j];
+}
