@@ -1322,21 +1322,21 @@ static int whole_warp(const struct ptx_insn *in, int w)
     return 1;
 }
 
-/* Executes instruction i for the lanes of `active` (all at i) of warp w. Returns 0, or an
- * EMU_* code with X.error set. */
 /* ---- cp.async: copies from global to shared memory that land when the thread waits ----
  * A copy is checked where it is issued (its addresses, its bounds, the global read counted as a
- * load) and written into shared memory only at the cp.async.wait_group or wait_all that waits
- * for its group, as the thread's write at that moment: a read of its words before the wait
- * finds them unwritten (a missing wait is an error every time), and a thread that reads another's
- * copy needs a barrier after the other's wait, as on a GPU. */
+ * load); from then its words are in flight: the thread's write as the race check sees it, and
+ * unwritten. It is written into shared memory at the cp.async.wait_group or wait_all that waits
+ * for its group, as the thread's write at that moment: a read of its words before the wait finds
+ * them unwritten (a missing wait is an error every time), and a thread that reads another's copy
+ * needs a barrier after the other's wait, as on a GPU. */
 
 static void land(int t, const struct pending_copy *c)
 {
     unsigned char *p = X.shared + c->dst;
     X.copies_pending--;
     emu_trace_shared_access(t, X.epoch[t], p, c->bytes, 1, (uintptr_t)c->insn + 1);
-    memcpy(p, c->src, c->from_src);
+    if (c->from_src)
+        memcpy(p, c->src, c->from_src);
     memset(p + c->from_src, 0, (size_t)(c->bytes - c->from_src));
     memset(X.shared_state + c->dst, SET, c->bytes);
 }
@@ -1567,6 +1567,8 @@ static int mma(const struct ptx_insn *in, int i, int w, uint32_t exec)
     return 0;
 }
 
+/* Executes instruction i for the lanes of `active` (all at i) of warp w. Returns 0, or an
+ * EMU_* code with X.error set. */
 static int step(int w, int i, uint32_t active)
 {
     const struct ptx_insn *in = &X.k->insns[i];
