@@ -1435,21 +1435,9 @@ static int cp_async(const struct ptx_insn *in, int i, int w, uint32_t exec)
     return 0;
 }
 
-/* ---- the tensor cores: ldmatrix and mma.sync (PTX ISA, "Warp-level matrix instructions") ---- */
-
-/* The lanes of a .sync.aligned warp instruction: all 32, together (0); else the error's kind. */
-static int whole_warp_only(const struct ptx_insn *in, int i, int w, uint32_t exec)
-{
-    char where[160];
-    int lanes = X.threads - w * 32 < 32 ? X.threads - w * 32 : 32;
-    if (lanes == 32 && exec == ~0u)
-        return 0;
-    return fail(EMU_WARP_MISMATCH,
-                "block (%u,%u): %s (%s) is run by %d of the 32 lanes of warp %d: it is a warp instruction "
-                "(.sync.aligned) that every lane of a full warp must reach together (the block has %d threads)",
-                blockIdx.x, blockIdx.y, in->text, ptx_where(i, where, sizeof where), __builtin_popcount(exec), w,
-                X.threads);
-}
+/* ---- the tensor cores: ldmatrix and mma.sync (PTX ISA, "Warp-level matrix instructions") ----
+ * Each runs for the 32 lanes of a full warp at once: step() runs it so when they are all there,
+ * resolve() when they came apart and have all arrived. */
 
 /* The registers of a vector operand (or of a lone register). */
 static int regs_of(const struct ptx_operand *o, int *r)
@@ -1468,11 +1456,8 @@ static int regs_of(const struct ptx_operand *o, int *r)
  * in d[j] row L/4's elements 2(L%4) and 2(L%4)+1 (with .trans, column L/4's); the low half first.
  * Priced as one shared load of 16 bytes a lane: each matrix is one phase of 8 rows, so rows
  * whose 16 bytes fall in the same banks conflict (a row-major tile with 128-byte rows: 8-way). */
-static int ldmatrix(const struct ptx_insn *in, int i, int w, uint32_t exec)
+static int ldmatrix(const struct ptx_insn *in, int i, int w)
 {
-    int rc = whole_warp_only(in, i, w, exec);
-    if (rc)
-        return rc;
     int first = w * 32, nmat = in->vec, dst[4];
     if (regs_of(&in->o[0], dst) != nmat)
         return fail(EMU_BAD_LAUNCH, "%s: %d matrices into %d registers", in->text, nmat, in->o[0].nvec);
@@ -1517,11 +1502,8 @@ static int ldmatrix(const struct ptx_insn *in, int i, int w, uint32_t exec)
  * columns 2q + (i & 1), 8 more for a4..a7; B's b0..b3 at rows 2q + (i & 1), 8 more for b2, b3,
  * column g; C and D's four at rows g (c0, c1) or g + 8, columns 2q + (i & 1). The products of
  * halves are exact in float; the sums are made in float, k upward. */
-static int mma(const struct ptx_insn *in, int i, int w, uint32_t exec)
+static int mma(const struct ptx_insn *in, int w)
 {
-    int rc = whole_warp_only(in, i, w, exec);
-    if (rc)
-        return rc;
     int first = w * 32, d[4], a[4], b[4], c[4];
     if (regs_of(&in->o[0], d) != 4 || regs_of(&in->o[1], a) != 4 || regs_of(&in->o[2], b) != 2 ||
         regs_of(&in->o[3], c) != 4)
@@ -2093,7 +2075,7 @@ static int step(int w, int i, uint32_t active)
                 X.pc[first + (int)l]++;
             return 0;
         }
-        int rc = in->op == OP_LDMATRIX ? ldmatrix(in, i, w, exec) : mma(in, i, w, exec);
+        int rc = in->op == OP_LDMATRIX ? ldmatrix(in, i, w) : mma(in, w);
         if (rc)
             return rc;
         break;
@@ -2148,7 +2130,7 @@ static int complete(int w, uint32_t mask)
     int at = X.pc[first + __builtin_ctz(mask)];
     const struct ptx_insn *warp_in = &X.k->insns[at];
     if (warp_in->op == OP_LDMATRIX || warp_in->op == OP_MMA) { /* lanes that came apart, together again */
-        int rc = warp_in->op == OP_LDMATRIX ? ldmatrix(warp_in, at, w, mask) : mma(warp_in, at, w, mask);
+        int rc = warp_in->op == OP_LDMATRIX ? ldmatrix(warp_in, at, w) : mma(warp_in, w);
         if (rc)
             return X.warp_kind = rc, -1;
         FOR_LANES(mask, l) {
