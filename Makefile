@@ -299,17 +299,19 @@ $(COMMON)/sandbox.o: checker/runner/sandbox.c checker/runner/sandbox.h $(HEADERS
 # the toolkit nvcc belongs to.
 CUBLAS_LIB ?= $(firstword $(wildcard $(dir $(shell readlink -f $(NVCC) 2>/dev/null))../lib64/libcublas.so \
     $(dir $(shell readlink -f $(NVCC) 2>/dev/null))../lib/libcublas.so) libcublas.so)
-# Its fingerprint kernel (the runner's own device code) is built for this GPU, with PTX that any
+# Its fingerprint kernel and CUB's sum (the runner's own device code) are built for this GPU, with PTX that any
 # later one compiles at load.
 $(GPU_RUNNER): checker/runner/gpu_runner.c checker/runner/gpu_limit.c checker/runner/gpu_limit.h checker/runner/runner.h \
-    checker/runner/gpu_fingerprint.cu checker/runner/gpu_fingerprint.h $(HEADERS) $(LIBCHECKER)
+    checker/runner/gpu_fingerprint.cu checker/runner/gpu_fingerprint.h checker/runner/gpu_limit_cub.cu $(HEADERS) $(LIBCHECKER)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O2 -Ichecker/include -Ichecker/runner -Xcompiler "$(WARN) -std=gnu11" -c $< -o $@.o
 	$(Q)$(NVCC) -O2 -Ichecker/include -Ichecker/runner -Xcompiler "$(WARN) -std=gnu11" '-DWB_CUBLAS_LIB="$(CUBLAS_LIB)"' \
 	  -c checker/runner/gpu_limit.c -o $@.limit.o
 	$(Q)$(NVCC) -O2 -Ichecker/runner -Xcompiler "$(WARN)" -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)] \
 	  -c checker/runner/gpu_fingerprint.cu -o $@.fingerprint.o
-	$(Q)$(NVCC) -o $@ $@.o $@.limit.o $@.fingerprint.o $(LIBCHECKER) -ldl
+	$(Q)$(NVCC) -O2 -Ichecker/include -Ichecker/runner -Xcompiler "$(WARN)" \
+	  -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)] -c checker/runner/gpu_limit_cub.cu -o $@.cub.o
+	$(Q)$(NVCC) -o $@ $@.o $@.limit.o $@.fingerprint.o $@.cub.o $(LIBCHECKER) -ldl
 
 $(COMMON)/lib/%.o: checker/src/%.c $(HEADERS)
 	$(Q)mkdir -p $(@D)

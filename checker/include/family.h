@@ -39,6 +39,8 @@ struct family {
     int output_tile;                  /* the output's tiles, edge in elements, for telling mistakes at
                                          the edge from those inside (0: its elements form no tiles) */
     int output_is_input_moved;        /* elements are input elements moved (a copy shows as the input) */
+    int input_bits;                   /* inputs drawn with this many random bits (rng_fill_grid), so that
+                                         sums are exact; 0: the full 24 */
     /* The GPU judge's yardstick: a routine that does the same work, timed beside the kernels in
      * the same run, and the throughput both are shown in (NULL routine: none). */
     struct limit {

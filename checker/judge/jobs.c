@@ -510,9 +510,10 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
 void fill_inputs(struct gpu_job *job, uint64_t stream)
 {
     struct rng r;
+    int bits = checking.lesson->family->input_bits;
     for (int i = 0; i < 2; i++) {
         rng_seed(&r, checking.seed, stream * 2 + (uint64_t)i);
-        rng_fill_uniform(&r, job_in(job, i), job->in_elems[i]);
+        rng_fill_grid(&r, job_in(job, i), job->in_elems[i], bits ? bits : 24);
     }
 }
 

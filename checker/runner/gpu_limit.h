@@ -7,10 +7,22 @@
 
 #include "gpu_job.h"
 
+#include <stddef.h>
+
 /* Readies the routine the job's family names (cuBLAS is loaded only here, and only on the
  * reference side of a timed job); the reason in why on failure. */
 cudaError_t limit_prepare(const struct gpu_job *job, char *why, size_t len);
 /* One run of it on the job's inputs, on the current stream, into scratch (the output's size). */
 cudaError_t limit_launch(const struct gpu_job *job, const float *in0, const float *in1, float *scratch);
+
+/* CUB's whole-array sum (gpu_limit_cub.cu): its scratch space for n floats, then one run. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+cudaError_t cub_sum_prepare(size_t n, void **temp, size_t *temp_bytes);
+cudaError_t cub_sum(const float *in, size_t n, float *out, void *temp, size_t temp_bytes);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,6 +1,7 @@
 /* splitmix64: tiny, fast, and good enough to make test matrices that hide nothing. */
 #include "rng.h"
 
+#include <math.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,13 +18,18 @@ uint64_t rng_next(struct rng *r)
     return z ^ (z >> 31);
 }
 
-void rng_fill_uniform(struct rng *r, float *x, size_t n)
+void rng_fill_grid(struct rng *r, float *x, size_t n, int bits)
 {
+    /* At most 24 random bits: every value is exactly representable as a float. */
     for (size_t i = 0; i < n; i++) {
-        /* 24 random bits: every value is exactly representable as a float. */
-        float u = (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
+        float u = ldexpf((float)(rng_next(r) >> (64 - bits)), -bits);
         x[i] = 2.0f * u - 1.0f;
     }
+}
+
+void rng_fill_uniform(struct rng *r, float *x, size_t n)
+{
+    rng_fill_grid(r, x, n, 24);
 }
 
 uint64_t rng_fresh_seed(void)

@@ -57,6 +57,8 @@ static void real_registry_loads(void **state)
          "transpose"},
         {"07_reduction", "block_sum", "reduce", "lessons/07_reduction/block_sum_strided.cu", 25, "reduce"},
         {"08_sgemm", "sgemm_blocked", "matmul_128", "solutions/02_tiled_matmul/matmul_tiled.cu", 30, "matmul"},
+        {"09_fast_reduction", "slice_sum", "reduce_4096", "lessons/09_fast_reduction/slice_sum_per_step.cu", 25,
+         "reduce_4096"},
     };
     const int n = (int)(sizeof want / sizeof want[0]);
     assert_int_equal(reg.count, n);

@@ -13,7 +13,7 @@
 #include "family.h"
 #include "residues.h"
 
-static const char *const families[] = {"matmul", "matmul_128", "transpose", "transpose_32x8", "reduce"};
+static const char *const families[] = {"matmul", "matmul_128", "transpose", "transpose_32x8", "reduce", "reduce_4096"};
 
 static int has(const int *v, int n, int (*ok)(int v, int g), int g)
 {

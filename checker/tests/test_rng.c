@@ -145,6 +145,48 @@ static void fill_in_range_and_spread(void **state)
     free(x);
 }
 
+/* reduce_4096's inputs: 12 random bits put every value on a grid of 2^-11, so that 4096 of them
+ * add up exactly in a float whatever the order: forwards, backwards and in pairs agree with a
+ * double sum, while the 24-bit values of rng_fill_uniform do not. */
+static void fill_grid_sums_exactly(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    static float x[N], pairs[N];
+    struct rng r;
+    int rounded = 0;
+    for (int bits = 12; bits <= 24; bits += 12)
+        for (uint64_t stream = 0; stream < 8; stream++) {
+            rng_seed(&r, 7, stream);
+            rng_fill_grid(&r, x, N, bits);
+            double exact = 0.0;
+            float forward = 0.0f, backward = 0.0f;
+            for (int i = 0; i < N; i++) {
+                exact += x[i];
+                forward += x[i];
+                backward += x[N - 1 - i];
+                if (bits == 12)
+                    assert_true(x[i] * 2048.0f == truncf(x[i] * 2048.0f) && x[i] >= -1.0f && x[i] < 1.0f);
+            }
+            for (int i = 0; i < N; i++)
+                pairs[i] = x[i];
+            for (int n = N; n > 1; n /= 2)
+                for (int i = 0; i < n / 2; i++)
+                    pairs[i] = pairs[2 * i] + pairs[2 * i + 1];
+            int same = forward == exact && backward == exact && pairs[0] == exact;
+            if (bits == 12)
+                assert_true(same);
+            else
+                rounded += !same;
+        }
+    assert_true(rounded > 0); /* the test can tell an exact sum from a rounded one */
+    rng_seed(&r, 7, 0);
+    rng_fill_grid(&r, x, 100, 24);
+    rng_seed(&r, 7, 0);
+    rng_fill_uniform(&r, pairs, 100);
+    assert_memory_equal(x, pairs, 100 * sizeof *x);
+}
+
 static void fill_zero_elements(void **state)
 {
     (void)state;
@@ -180,6 +222,7 @@ int main(void)
         cmocka_unit_test(small_seeds_and_streams_never_collide),
         cmocka_unit_test(fill_replays),
         cmocka_unit_test(fill_in_range_and_spread),
+        cmocka_unit_test(fill_grid_sums_exactly),
         cmocka_unit_test(fill_zero_elements),
         cmocka_unit_test(fresh_seed_is_short),
     };

@@ -1,0 +1,224 @@
+// The numbers behind lesson 9: block sums of a large matrix at the memory's speed, against CUB.
+// Every variant has 256 threads per block, each block summing a slice of SLICE consecutive
+// elements of one row (out[row][b]); they differ only in how a thread's SLICE/256 elements are
+// loaded, so in how many bytes each thread has in flight. Timed with the L2 flushed before each
+// launch, beside cudaMemcpy and cub::DeviceReduce::Sum of the same bytes. Then the memory's
+// latency, by one thread chasing pointers (each load's address is the last load's value).
+//
+//   nvcc -O3 -arch=native -o build/reduce-bandwidth checker/tools/reduce-bandwidth.cu
+//   build/reduce-bandwidth [ROWS] [COLS] [REPS]      (default 8192 8192 15)
+#include <cmath>
+
+#include <cub/device/device_reduce.cuh>
+
+#include "bench.cuh"
+
+constexpr int THREADS = 256;
+
+// The block's sum of every thread's v: shuffles within each warp, 8 warp sums through shared
+// memory, the first warp adds them. Thread 0 writes it.
+__device__ __forceinline__ void block_total(float v, float *out, int cols, int slice)
+{
+    __shared__ float warp_sums[THREADS / 32];
+    for (int d = 16; d > 0; d /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, d);
+    if (threadIdx.x % 32 == 0)
+        warp_sums[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < THREADS / 32 ? warp_sums[threadIdx.x] : 0.0f;
+        for (int d = 4; d > 0; d /= 2)
+            v += __shfl_down_sync(0xffffffffu, v, d);
+        if (threadIdx.x == 0)
+            out[(size_t)blockIdx.y * ((cols + slice - 1) / slice) + blockIdx.x] = v;
+    }
+}
+
+// A scalar loop over the slice, 256 apart; ROLLED keeps it one load per trip (the branch back
+// waits for the add, which waits for the load: 4 bytes in flight).
+template <int SLICE, bool ROLLED>
+__global__ void scalar_loop(const float *in, float *out, int rows, int cols)
+{
+    const float *row = in + (size_t)blockIdx.y * cols;
+    int first = blockIdx.x * SLICE, last = min(first + SLICE, cols);
+    float v = 0.0f;
+    if (ROLLED) {
+#pragma unroll 1
+        for (int c = first + threadIdx.x; c < last; c += THREADS)
+            v += row[c];
+    } else {
+        for (int c = first + threadIdx.x; c < last; c += THREADS)
+            v += row[c];
+    }
+    block_total(v, out, cols, SLICE);
+}
+
+// SLICE/256 scalar loads, every one issued before the first add (whole slices only).
+template <int SLICE>
+__global__ void scalar_all(const float *in, float *out, int rows, int cols)
+{
+    const float *row = in + (size_t)blockIdx.y * cols + blockIdx.x * SLICE;
+    float x[SLICE / THREADS];
+#pragma unroll
+    for (int k = 0; k < SLICE / THREADS; k++)
+        x[k] = row[k * THREADS + threadIdx.x];
+    float v = 0.0f;
+#pragma unroll
+    for (int k = 0; k < SLICE / THREADS; k++)
+        v += x[k];
+    block_total(v, out, cols, SLICE);
+}
+
+// SLICE/1024 float4 loads (16 bytes each), consecutive threads on consecutive 16 bytes; ROLLED
+// waits for each before the next, else all are issued first (whole slices, cols % 4 == 0).
+template <int SLICE, bool ROLLED>
+__global__ void vector_loads(const float *in, float *out, int rows, int cols)
+{
+    const float4 *row = (const float4 *)(in + (size_t)blockIdx.y * cols + blockIdx.x * SLICE);
+    constexpr int N = SLICE / (4 * THREADS);
+    float v = 0.0f;
+    if (ROLLED) {
+#pragma unroll 1
+        for (int k = 0; k < N; k++) {
+            float4 q = row[k * THREADS + threadIdx.x];
+            v += (q.x + q.y) + (q.z + q.w);
+        }
+    } else {
+        float4 q[N];
+#pragma unroll
+        for (int k = 0; k < N; k++)
+            q[k] = row[k * THREADS + threadIdx.x];
+#pragma unroll
+        for (int k = 0; k < N; k++)
+            v += (q[k].x + q[k].y) + (q[k].z + q[k].w);
+    }
+    block_total(v, out, cols, SLICE);
+}
+
+// One thread follows next[] for `hops` loads; the time per hop is the latency of a load that
+// misses (the chain's stride and the buffer's size decide where it is served from).
+__global__ void chase(const unsigned *next, int hops, unsigned *sink, long long *cycles)
+{
+    unsigned i = 0;
+    long long t0 = clock64();
+    for (int h = 0; h < hops; h++)
+        i = next[i];
+    *cycles = clock64() - t0;
+    *sink = i;
+}
+
+struct variant {
+    const char *name;
+    void (*kernel)(const float *, float *, int, int);
+    int slice, bytes_in_flight; // per thread, before its first add
+};
+
+static double chase_ns(bench &b, size_t bytes, size_t stride_bytes, int hops)
+{
+    size_t n = bytes / sizeof(unsigned), step = stride_bytes / sizeof(unsigned), lines = n / step;
+    // A random cycle over the lines: line order shuffled, each points to the next one.
+    std::vector<unsigned> order(lines), next(n, 0);
+    for (size_t i = 0; i < lines; i++)
+        order[i] = (unsigned)i;
+    srand(7);
+    for (size_t i = lines - 1; i > 0; i--)
+        std::swap(order[i], order[(size_t)rand() % (i + 1)]);
+    for (size_t i = 0; i < lines; i++)
+        next[order[i] * step] = (unsigned)(order[(i + 1) % lines] * step);
+    unsigned *d_next, *sink;
+    long long *cycles, host_cycles;
+    CHECK(cudaMalloc(&d_next, bytes));
+    CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+    CHECK(cudaMalloc(&cycles, sizeof(long long)));
+    CHECK(cudaMemcpy(d_next, next.data(), bytes, cudaMemcpyHostToDevice));
+    chase<<<1, 1>>>(d_next, hops / 8, sink, cycles); // the TLB and L2 as they will be
+    float ms = b.median_ms([&] { chase<<<1, 1>>>(d_next, hops, sink, cycles); });
+    CHECK(cudaMemcpy(&host_cycles, cycles, sizeof host_cycles, cudaMemcpyDeviceToHost));
+    int khz = 0;
+    CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    printf("  chase over %8zu KiB, %4zu-byte stride: %7.0f ns per load (%.0f cycles at %.0f MHz by clock64)\n",
+           bytes >> 10, stride_bytes, ms * 1e6 / hops, (double)host_cycles / hops, khz / 1e3);
+    CHECK(cudaFree(d_next));
+    CHECK(cudaFree(sink));
+    CHECK(cudaFree(cycles));
+    return ms * 1e6 / hops;
+}
+
+int main(int argc, char **argv)
+{
+    int rows = argc > 1 ? atoi(argv[1]) : 8192, cols = argc > 2 ? atoi(argv[2]) : 8192;
+    int reps = argc > 3 ? atoi(argv[3]) : 15;
+    size_t elems = (size_t)rows * cols, bytes = elems * sizeof(float);
+    bench b(reps);
+    b.describe();
+    printf("; %dx%d floats, 256 threads per block, L2 flushed before each launch, median of %d\n", rows, cols, reps);
+    std::vector<float> host(elems);
+    srand(1);
+    for (size_t i = 0; i < elems; i++)
+        host[i] = 2.0f * (float)rand() / (float)RAND_MAX - 1.0f;
+    float *in, *out, *copy, *total;
+    CHECK(cudaMalloc(&in, bytes));
+    CHECK(cudaMalloc(&copy, bytes));
+    CHECK(cudaMalloc(&out, bytes / THREADS + 4096));
+    CHECK(cudaMalloc(&total, sizeof(float)));
+    CHECK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
+
+    printf("%-40s %6s %8s %8s %7s  %s\n", "variant", "B/thr", "ms", "GB/s", "% CUB", "sums");
+    float copy_ms = b.median_ms([&] { CHECK(cudaMemcpy(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
+    size_t temp_bytes = 0;
+    void *temp = nullptr;
+    CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (int)elems));
+    CHECK(cudaMalloc(&temp, temp_bytes));
+    float cub_ms = b.median_ms([&] { CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (int)elems)); });
+    double cub_gbs = bytes / (cub_ms * 1e-3) / 1e9;
+    printf("%-40s %6s %8.3f %8.0f %6.1f%%  -\n", "cudaMemcpy (read + write)", "-", copy_ms,
+           2.0 * bytes / (copy_ms * 1e-3) / 1e9, 100.0 * 2.0 * cub_ms / copy_ms);
+    printf("%-40s %6s %8.3f %8.0f %6.1f%%  -\n", "cub::DeviceReduce::Sum (whole array)", "-", cub_ms, cub_gbs, 100.0);
+
+    const variant variants[] = {
+        {"scalar loop, unroll 1, 4096/block", scalar_loop<4096, true>, 4096, 4},
+        {"scalar loop, nvcc's unrolling, 4096", scalar_loop<4096, false>, 4096, 0},
+        {"16 scalar loads issued first, 4096", scalar_all<4096>, 4096, 64},
+        {"float4 loop, unroll 1, 4096", vector_loads<4096, true>, 4096, 16},
+        {"1 float4 per thread, 1024/block", vector_loads<1024, false>, 1024, 16},
+        {"2 float4 issued first, 2048", vector_loads<2048, false>, 2048, 32},
+        {"4 float4 issued first, 4096", vector_loads<4096, false>, 4096, 64},
+        {"8 float4 issued first, 8192", vector_loads<8192, false>, 8192, 128},
+        {"16 float4 issued first, 16384", vector_loads<16384, false>, 16384, 256},
+    };
+    for (const variant &v : variants) {
+        if (cols % v.slice) {
+            printf("%-40s (skipped: cols %% %d != 0)\n", v.name, v.slice);
+            continue;
+        }
+        int nb = cols / v.slice;
+        dim3 grid(nb, rows);
+        float ms = b.median_ms([&] { v.kernel<<<grid, THREADS>>>(in, out, rows, cols); });
+        std::vector<float> got((size_t)rows * nb);
+        CHECK(cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+        // Any order of adding n terms errs by at most (n - 1) * 2^-24 * sum |x| (Higham).
+        size_t wrong = 0;
+        for (int r = 0; r < rows; r++)
+            for (int k = 0; k < nb; k++) {
+                double want = 0, mag = 0;
+                for (int c = k * v.slice; c < (k + 1) * v.slice; c++) {
+                    want += host[(size_t)r * cols + c];
+                    mag += fabs(host[(size_t)r * cols + c]);
+                }
+                wrong += fabs(got[(size_t)r * nb + k] - want) > (v.slice - 1) * ldexp(1.0, -24) * mag;
+            }
+        double gbs = bytes / (ms * 1e-3) / 1e9;
+        char inflight[16];
+        snprintf(inflight, sizeof inflight, v.bytes_in_flight ? "%d" : "?", v.bytes_in_flight);
+        printf("%-40s %6s %8.3f %8.0f %6.1f%%  %s\n", v.name, inflight, ms, gbs, 100.0 * gbs / cub_gbs,
+               wrong ? "WRONG" : "right");
+    }
+    printf("Latency of one thread's dependent loads (clock64 and the event timer agree when the clock\n"
+           "runs at its base rate; the ns column is the event timer's):\n");
+    chase_ns(b, 64 << 10, 128, 1 << 14);    // inside L1 (256 KiB per SM)
+    chase_ns(b, 1024u << 20, 4096, 1 << 14); // 1 GiB, a page apart: DRAM, TLB entries reused poorly
+    chase_ns(b, 256u << 20, 128, 1 << 14);  // 256 MiB, lines in random order: DRAM
+    int sms = b.prop.multiProcessorCount;
+    printf("%d SMs, %d threads per SM at most\n", sms, b.prop.maxThreadsPerMultiProcessor);
+    return 0;
+}

@@ -1,0 +1,122 @@
+/* The PTX interpreter's half of checker/tools/tensor-core-check.sh: runs the cases it reads on
+ * stdin in the interpreter (checker/runner/ptx/), as test_ptx_run.c launches them, on the PTX
+ * file named first (build/tests/ptx_kernels.ptx). A case is a line
+ *   kernel case mangled-name words arg...
+ * with `in` (128 floats, in[k] = k + 1), `out` (192 words, each 0xcdcdcdcd first) or a 32-bit
+ * integer for each argument, launched on one block of 32 threads. Prints each case's first
+ * `words` words of out as "kernel case index hex", and writes to the file named second one
+ * line of counts a case: its result, ldmatrix's own shared-load requests, wavefronts and
+ * ideal wavefronts (the instructions that are ldmatrix, by the interpreter's per-instruction
+ * counts), and the whole kernel's shared loads and stores.
+ *   Usage: tensor-core-check-emu PTX COUNTS < cases > dump */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu.h"
+#include "ptx.h"
+#include "ptx_exec.h"
+
+#define IN_WORDS 128
+#define OUT_WORDS 192
+#define GUARD 64 /* words of guard zone on each side of a buffer */
+
+static float in_arena[GUARD + IN_WORDS + GUARD];
+static uint32_t out_arena[GUARD + OUT_WORDS + GUARD];
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s PTX COUNTS < cases > dump\n", argv[0]);
+        return 2;
+    }
+    char *text = ptx_read_file(argv[1], 16 << 20);
+    struct ptx_module module;
+    memset(&module, 0, sizeof module);
+    if (!text || ptx_parse(text, &module)) {
+        fprintf(stderr, "%s: %s\n", argv[1], text ? module.error : "cannot read it");
+        return 1;
+    }
+    free(text);
+    FILE *counts = fopen(argv[2], "w");
+    if (!counts) {
+        perror(argv[2]);
+        return 1;
+    }
+    fprintf(counts, "# kernel case rc ldsm_requests ldsm_wavefronts ldsm_ideal shared_ld_requests "
+                    "shared_ld_wavefronts shared_st_requests shared_st_wavefronts\n");
+    float *in = in_arena + GUARD;
+    uint32_t *out = out_arena + GUARD;
+    const struct emu_buffer buffers[] = {
+        {(const char *)in, (const char *)(in + IN_WORDS), GUARD * 4, "in", 1},
+        {(const char *)out, (const char *)(out + OUT_WORDS), GUARD * 4, "out", 0},
+    };
+    int failed = 0;
+    char line[512];
+    while (fgets(line, sizeof line, stdin)) {
+        char kernel[64], name[64], mangled[128];
+        int words, used;
+        if (line[0] == '#' || sscanf(line, "%63s %63s %127s %d%n", kernel, name, mangled, &words, &used) != 4)
+            continue;
+        const struct ptx_kernel *k = ptx_find_kernel(&module, mangled);
+        if (!k || words > OUT_WORDS) {
+            fprintf(stderr, "%s %s: %s\n", kernel, name, k ? "too many words" : "no such kernel in the PTX");
+            return 1;
+        }
+        /* The arguments into the parameter block, where the kernel's .param list puts them. */
+        unsigned char params[256] = {0};
+        int n = 0;
+        char arg[64];
+        for (char *p = line + used; sscanf(p, "%63s%n", arg, &used) == 1; p += used, n++) {
+            uint64_t v = !strcmp(arg, "in") ? (uint64_t)(uintptr_t)in
+                         : !strcmp(arg, "out") ? (uint64_t)(uintptr_t)out
+                                               : (uint64_t)(uint32_t)strtol(arg, NULL, 0);
+            int bytes = strcmp(arg, "in") && strcmp(arg, "out") ? 4 : 8;
+            if (n >= k->nparams || k->params[n].bytes != bytes || k->param_bytes > (int)sizeof params) {
+                fprintf(stderr, "%s %s: argument %d (%s) does not fit %s's parameters\n", kernel, name, n + 1,
+                        arg, mangled);
+                return 1;
+            }
+            memcpy(params + k->params[n].offset, &v, (size_t)bytes); /* little-endian */
+        }
+        if (n != k->nparams) {
+            fprintf(stderr, "%s %s: %d arguments for %d parameters\n", kernel, name, n, k->nparams);
+            return 1;
+        }
+        for (int i = 0; i < IN_WORDS; i++)
+            in[i] = (float)(i + 1);
+        for (int i = 0; i < OUT_WORDS; i++)
+            out[i] = 0xcdcdcdcdu;
+        emu_set_buffers(buffers, 2);
+        struct ptx_launch L = {&module, k, {1, 1, 1}, {32, 1, 1}, params, "checker/tests/ptx/kernels.cu"};
+        struct mem_counts c;
+        static struct emu_line_counts lines[EMU_MAX_LINES];
+        int nlines;
+        emu_trace_start();
+        int rc = ptx_run(&L);
+        emu_trace_stop(&c, lines, &nlines);
+        if (rc) {
+            fprintf(stderr, "%s %s: the interpreter returned %d: %s\n", kernel, name, rc, emu_error());
+            failed = 1;
+        }
+        /* ldmatrix's own: the counts of the instructions (pc: index + 1) that are ldmatrix. */
+        struct op_counts ldsm = {0, 0, 0};
+        for (int i = 0; i < nlines; i++) {
+            uintptr_t pc = lines[i].pc;
+            if (pc >= 1 && pc <= (uintptr_t)k->ninsns && k->insns[pc - 1].op == OP_LDMATRIX) {
+                ldsm.requests += lines[i].op[SHARED_LD].requests;
+                ldsm.wavefronts += lines[i].op[SHARED_LD].wavefronts;
+                ldsm.ideal += lines[i].op[SHARED_LD].ideal;
+            }
+        }
+        fprintf(counts, "%s %s %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+                kernel, name, rc, ldsm.requests, ldsm.wavefronts, ldsm.ideal, c.op[SHARED_LD].requests,
+                c.op[SHARED_LD].wavefronts, c.op[SHARED_ST].requests, c.op[SHARED_ST].wavefronts);
+        for (int i = 0; i < words; i++)
+            printf("%s %s %d %08x\n", kernel, name, i, out[i]);
+    }
+    fclose(counts);
+    ptx_free(&module);
+    return failed;
+}
