@@ -107,7 +107,7 @@ help:
 	@echo "  make status             your progress: passed, best time, speed-up"
 	@echo "  make reset              restore the stub (your version is kept in work/NN_topic/backups/)"
 	@echo "  make docs               the lessons as a web site in docs/html/ (needs pandoc)"
-	@echo "  make explore            what an N-way bank conflict costs on this GPU, measured (without one: the model's side)"
+	@echo "  make explore            a bank conflict's cost and the bytes in flight the memory needs, measured on this GPU (without one: the bank model)"
 	@echo "  make grade              all lessons graded into grade/ as a course grades them (results.json, summary)"
 	@# The authors' targets, in the authors' copy only (a handout has no solutions/). A shell test,
 	@# not $$(if ...): a comma in the text would end make's argument.
@@ -117,7 +117,7 @@ help:
 	  echo "  make test               the workbook's own tests (what CI runs)"; \
 	  echo "  make cluster-test       grade-slurm.sh on a real single-node Slurm it starts (root; docs/cluster.md)"; \
 	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
-	  echo "  make author-check       the lessons' own rules: stubs unsolved, hints apart, quoted lines right"; \
+	  echo "  make author-check       the lessons' own rules: stubs unsolved, one CONTRACT in stub and solution, hints apart, quoted lines right"; \
 	fi
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
@@ -560,16 +560,23 @@ gpu-test: $(WORKBOOK)
 	  echo "SKIPPED: no GPU here: the GPU runner and lesson $(lastword $(LESSONS))'s GPU judge were built (sm_$(CUDA_ARCH)), not run."; fi
 GPU_TEST_SRC := $(if $(HAVE_SOLUTIONS),solutions,exercises)
 
-# ---- make explore: the banks measured on this GPU -----------------------------------------
+# ---- make explore: the banks and the memory measured on this GPU ----------------------------
 # One warp's shared loads at strides 0 (broadcast) to 64, timed with clock64(), beside the bank
-# model's wavefronts (checker/tools/bank-explore.cu); without a GPU, the model's side alone. The
-# plot and the table go to build/explore/.
+# model's wavefronts (checker/tools/bank-explore.cu); without a GPU, the model's side alone. On a
+# GPU also the memory (checker/tools/reduce-bandwidth.cu, lesson 9): block sums with 4 to 128
+# bytes in flight per thread against CUB, and one load's latency alone. The plots and the
+# tables go to build/explore/.
 EXPLORE := build/explore/bank-explore
+MEMORY_EXPLORE := build/explore/reduce-bandwidth
 $(EXPLORE): checker/tools/bank-explore.cu $(COMMON)/model/bank_model.o $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -Ichecker/include -o $@ $< $(COMMON)/model/bank_model.o
-explore: $(EXPLORE)
+$(MEMORY_EXPLORE): checker/tools/reduce-bandwidth.cu checker/tools/bench.cuh
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -o $@ $<
+explore: $(EXPLORE) $(if $(GPU_CC),$(MEMORY_EXPLORE))
 	$(Q)$(EXPLORE) build/explore
+	$(Q)$(if $(GPU_CC),$(MEMORY_EXPLORE) --out build/explore,echo "(The memory's part, bytes in flight against bandwidth, runs on a GPU only.)")
 
 # ---- the handout ------------------------------------------------------------------------
 # For a course: the workbook without solutions/ and the wrong kernels, as a tarball; HANDOUT_LESSONS

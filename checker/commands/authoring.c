@@ -163,6 +163,21 @@ static int check_kernel_file(const char *path, const char *kernel, int stub)
     return bad;
 }
 
+/* The stub's CONTRACT comment against the solution's (hints.h). Returns the number of problems. */
+static int contract_check(const char *stub, const char *solution)
+{
+    char *a = read_text_file(stub), *b = read_text_file(solution);
+    int line = a && b ? contract_mismatch(a, b) : 0;
+    if (line < 0)
+        printf("  %s or %s does not open with its CONTRACT comment\n", stub, solution);
+    else if (line > 0)
+        printf("  %s:%d: the CONTRACT comment differs from %s's there: it has one wording, in both files\n", stub,
+               line, solution);
+    free(a);
+    free(b);
+    return line != 0;
+}
+
 /* A handout (make handout) has no solutions/: its stubs, baselines and texts are still checked. */
 int cmd_author_check(void)
 {
@@ -189,6 +204,8 @@ int cmd_author_check(void)
             printf("  %s is already solved: it is the same as %s\n", stub, solution);
             bad++;
         }
+        if (have_solutions)
+            bad += contract_check(stub, solution);
         if (!file_exists(cases)) {
             printf("  %s is missing: the lesson has no check\n", cases);
             bad++;

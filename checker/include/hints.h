@@ -41,6 +41,13 @@ void hint_markdown(const struct hints *h, int k, FILE *out);
  * parsed). Prints each problem to out as "  name:LINE: ..."; returns their number. */
 int predictions_folded_check(const char *text, const char *name, FILE *out);
 
+/* The CONTRACT a lesson's stub and solution both open with: each file's leading comment, from its
+ * first line to the first close of a comment, holding the word CONTRACT. It has one wording in
+ * both files (the student reads the stub's; the solution is the one that keeps it), so the
+ * author check compares them. Returns 0 when they agree, the first line where they differ, or -1
+ * when either file lacks such a comment. */
+int contract_mismatch(const char *stub, const char *solution);
+
 /* Quoted line numbers. A lesson text that quotes a line of a lesson's code ("block_sum.cu:64",
  * "line 64") follows the quote, before the next quote or blank line, with a marker
  *     <!-- line: PATH N FRAGMENT -->

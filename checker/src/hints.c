@@ -356,3 +356,27 @@ int line_quotes_check(const char *text, const char *name, const struct line_sour
     }
     return bad + unmarked(&pending, pending_at, name, out);
 }
+
+/* The leading comment's length, through its first close, or 0 when the text does not open with a
+ * comment that holds the word CONTRACT. */
+static size_t contract_length(const char *text)
+{
+    const char *end = strncmp(text, "/*", 2) == 0 ? strstr(text + 2, "*/") : NULL;
+    if (!end || !memmem(text, (size_t)(end - text), "CONTRACT", 8))
+        return 0;
+    return (size_t)(end - text) + 2;
+}
+
+int contract_mismatch(const char *stub, const char *solution)
+{
+    size_t a = contract_length(stub), b = contract_length(solution);
+    if (!a || !b)
+        return -1;
+    int line = 1;
+    for (size_t i = 0; i < a && i < b; i++) {
+        if (stub[i] != solution[i])
+            return line;
+        line += stub[i] == '\n';
+    }
+    return a == b ? 0 : line;
+}

@@ -387,6 +387,46 @@ static void real_lessons_quote_lines_right(void **state)
     assert_true(markers >= 10); /* the lessons quote their code: lessons 1, 2, 3 and 7 at least */
 }
 
+/* The stub's and the solution's CONTRACT comments: the same wording passes, a changed word or a
+ * longer comment is found at its line, and a file without one is refused. */
+static void contract_one_wording(void **state)
+{
+    (void)state;
+    const char *stub = "/*\n * Lesson 1\n * CONTRACT\n *   Computes C = A B\n */\n\nTODO: write it\n";
+    const char *same = "/*\n * Lesson 1\n * CONTRACT\n *   Computes C = A B\n */\n\nthe kernel\n";
+    const char *reworded = "/*\n * Lesson 1\n * CONTRACT\n *   Computes C = B A\n */\n";
+    const char *longer = "/*\n * Lesson 1\n * CONTRACT\n *   Computes C = A B\n *   More.\n */\n";
+    const char *no_contract = "/*\n * Lesson 1\n */\n";
+    assert_int_equal(contract_mismatch(stub, same), 0);
+    assert_int_equal(contract_mismatch(stub, reworded), 4);
+    assert_int_equal(contract_mismatch(stub, longer), 5);
+    assert_int_equal(contract_mismatch(stub, no_contract), -1);
+    assert_int_equal(contract_mismatch("__global__ void k() {}\n", same), -1);
+}
+
+/* Every lesson's stub and solution share their CONTRACT word for word. */
+static void real_lessons_share_contracts(void **state)
+{
+    (void)state;
+    static struct registry reg;
+    char err[512];
+    if (registry_load("lessons/registry", &reg, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    for (int i = 0; i < reg.count; i++) {
+        char stub[512], solution[512];
+        snprintf(stub, sizeof stub, "exercises/%s/%s.cu", reg.lessons[i].folder, reg.lessons[i].kernel);
+        snprintf(solution, sizeof solution, "solutions/%s/%s.cu", reg.lessons[i].folder, reg.lessons[i].kernel);
+        char *a = read_text_file(stub), *b = read_text_file(solution);
+        assert_non_null(a);
+        assert_non_null(b);
+        int line = contract_mismatch(a, b);
+        if (line != 0)
+            fail_msg("%s and %s: the CONTRACT differs at line %d", stub, solution, line);
+        free(a);
+        free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +448,8 @@ int main(void)
         cmocka_unit_test(real_lessons_keep_hints_apart),
         cmocka_unit_test(real_lessons_fold_measured_answers),
         cmocka_unit_test(real_lessons_quote_lines_right),
+        cmocka_unit_test(contract_one_wording),
+        cmocka_unit_test(real_lessons_share_contracts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

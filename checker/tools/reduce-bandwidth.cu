@@ -3,11 +3,15 @@
 // elements of one row (out[row][b]); they differ only in how a thread's SLICE/256 elements are
 // loaded, so in how many bytes each thread has in flight. Timed with the L2 flushed before each
 // launch, beside cudaMemcpy and cub::DeviceReduce::Sum of the same bytes. Then the memory's
-// latency, by one thread chasing pointers (each load's address is the last load's value).
+// latency, by one thread chasing pointers (each load's address is the last load's value), and
+// what Little's law makes of the two: the bytes that must be in flight.
 //
 //   nvcc -O3 -arch=native -o build/reduce-bandwidth checker/tools/reduce-bandwidth.cu
-//   build/reduce-bandwidth [ROWS] [COLS] [REPS]      (default 8192 8192 15)
+//   build/reduce-bandwidth [--out DIR] [ROWS] [COLS] [REPS]      (default 8192 8192 15)
+// With --out (make explore), also DIR/memory.csv and DIR/memory.svg: GB/s against bytes in
+// flight per thread, beside the line Little's law draws from the latency measured alone.
 #include <cmath>
+#include <cstring>
 
 #include <cub/device/device_reduce.cuh>
 
@@ -113,6 +117,60 @@ struct variant {
     int slice, bytes_in_flight; // per thread, before its first add
 };
 
+struct point {
+    const char *name;
+    int bytes; // in flight per thread
+    double gbs;
+};
+
+// The plot: GB/s against bytes in flight per thread (a log scale, 2 to 256), each variant a
+// dot; CUB's and the copy's read rate as lines; and Little's law's line with the latency of a
+// load alone: every resident thread (SMs x threads per SM) keeping B bytes in flight moves
+// threads x B bytes per latency, until the memory is full.
+static void svg(const char *path, const std::vector<point> &pts, const char *gpu, double cub, double copy_read,
+                double threads, double latency_ns)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    const int W = 720, H = 400, left = 70, right = 20, top = 40, bottom = 340;
+    double ymax = 1000 * (int)(copy_read / 1000 + 1);
+    auto px = [&](double b) { return left + (W - left - right) * (log2(b) - 1) / 7.0; };
+    auto py = [&](double g) { return bottom - (bottom - top) * (g < ymax ? g : ymax) / ymax; };
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
+               "font-size=\"12\">\n", W, H);
+    fprintf(f, "<title>Block sums: GB/s read against bytes in flight per thread (%s)</title>\n", gpu);
+    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">%s: GB/s read against bytes each thread has in "
+               "flight</text>\n", left, gpu);
+    for (int g = 0; g <= (int)ymax; g += 1000)
+        fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" "
+                   "y=\"%.1f\" text-anchor=\"end\">%d</text>\n", left, W - right, py(g), py(g), left - 6, py(g) + 4, g);
+    for (int b = 2; b <= 256; b *= 2)
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", px(b), bottom + 16, b);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">bytes in flight per thread</text>\n",
+            (left + W - right) / 2, bottom + 34);
+    // Little's law with the unloaded latency: an upper bound on what B bytes per thread can give.
+    fprintf(f, "<polyline fill=\"none\" stroke=\"#999\" stroke-dasharray=\"4 3\" points=\"");
+    for (double b = 2; b <= 256; b *= 1.25)
+        fprintf(f, "%.1f,%.1f ", px(b), py(threads * b / latency_ns));
+    fprintf(f, "\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#777\">threads x bytes / %.0f ns</text>\n",
+            px(2.3), py(threads * 6 / latency_ns) - 6, latency_ns);
+    const double lines[2] = {copy_read, cub};
+    const char *labels[2] = {"cudaMemcpy's read rate", "cub::DeviceReduce::Sum"};
+    for (int i = 0; i < 2; i++)
+        fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/><text x=\"%d\" "
+                   "y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s %.0f</text>\n", left, W - right, py(lines[i]),
+                py(lines[i]), i ? "#5cb85c" : "#aaa", W - right, py(lines[i]) - 4, i ? "#3d8b3d" : "#777",
+                labels[i], lines[i]);
+    for (const point &p : pts)
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#4a90d9\"><title>%s: %.0f GB/s</title>"
+                   "</circle>\n", px(p.bytes), py(p.gbs), p.name, p.gbs);
+    fprintf(f, "<text x=\"%d\" y=\"%d\">Dots: the variants of checker/tools/reduce-bandwidth.cu (hover for "
+               "each); 256 threads a block, 8192 x 8192 floats.</text>\n", left, H - 6);
+    fprintf(f, "</svg>\n");
+    fclose(f);
+}
+
 static double chase_ns(bench &b, size_t bytes, size_t stride_bytes, int hops)
 {
     size_t n = bytes / sizeof(unsigned), step = stride_bytes / sizeof(unsigned), lines = n / step;
@@ -146,6 +204,16 @@ static double chase_ns(bench &b, size_t bytes, size_t stride_bytes, int hops)
 
 int main(int argc, char **argv)
 {
+    const char *dir = nullptr;
+    if (argc > 2 && strcmp(argv[1], "--out") == 0) {
+        dir = argv[2];
+        argc -= 2, argv += 2;
+    }
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        printf("No GPU here: the memory's bandwidth and latency can only be measured on one.\n");
+        return 0;
+    }
     int rows = argc > 1 ? atoi(argv[1]) : 8192, cols = argc > 2 ? atoi(argv[2]) : 8192;
     int reps = argc > 3 ? atoi(argv[3]) : 15;
     size_t elems = (size_t)rows * cols, bytes = elems * sizeof(float);
@@ -165,6 +233,7 @@ int main(int argc, char **argv)
 
     printf("%-40s %6s %8s %8s %7s  %s\n", "variant", "B/thr", "ms", "GB/s", "% CUB", "sums");
     float copy_ms = b.median_ms([&] { CHECK(cudaMemcpy(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
+    std::vector<point> pts;
     size_t temp_bytes = 0;
     void *temp = nullptr;
     CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (int)elems));
@@ -212,13 +281,32 @@ int main(int argc, char **argv)
         snprintf(inflight, sizeof inflight, v.bytes_in_flight ? "%d" : "?", v.bytes_in_flight);
         printf("%-40s %6s %8.3f %8.0f %6.1f%%  %s\n", v.name, inflight, ms, gbs, 100.0 * gbs / cub_gbs,
                wrong ? "WRONG" : "right");
+        if (v.bytes_in_flight)
+            pts.push_back({v.name, v.bytes_in_flight, gbs});
     }
     printf("Latency of one thread's dependent loads (clock64 and the event timer agree when the clock\n"
            "runs at its base rate; the ns column is the event timer's):\n");
     chase_ns(b, 64 << 10, 128, 1 << 14);    // inside L1 (256 KiB per SM)
     chase_ns(b, 1024u << 20, 4096, 1 << 14); // 1 GiB, a page apart: DRAM, TLB entries reused poorly
-    chase_ns(b, 256u << 20, 128, 1 << 14);  // 256 MiB, lines in random order: DRAM
-    int sms = b.prop.multiProcessorCount;
-    printf("%d SMs, %d threads per SM at most\n", sms, b.prop.maxThreadsPerMultiProcessor);
+    double dram_ns = chase_ns(b, 256u << 20, 128, 1 << 14); // 256 MiB, lines in random order: DRAM
+    int sms = b.prop.multiProcessorCount, per_sm = b.prop.maxThreadsPerMultiProcessor;
+    double need = cub_gbs * 1e9 * dram_ns * 1e-9, threads = (double)sms * per_sm;
+    printf("%d SMs, %d threads per SM at most. Little's law: %.0f GB/s x %.0f ns = %.2f MB in flight, %.1f KB per SM,\n"
+           "%.1f bytes per thread with every thread resident (a lower bound: under load each load takes longer).\n",
+           sms, per_sm, cub_gbs, dram_ns, need / 1e6, need / sms / 1e3, need / threads);
+    if (dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/memory.csv", dir);
+        FILE *csv = fopen(path, "w");
+        if (csv) {
+            fprintf(csv, "gpu,variant,bytes_in_flight_per_thread,gbs_read,cub_gbs,dram_latency_ns\n");
+            for (const point &p : pts)
+                fprintf(csv, "%s,%s,%d,%.0f,%.0f,%.0f\n", b.prop.name, p.name, p.bytes, p.gbs, cub_gbs, dram_ns);
+            fclose(csv);
+        }
+        snprintf(path, sizeof path, "%s/memory.svg", dir);
+        svg(path, pts, b.prop.name, cub_gbs, bytes / (copy_ms * 1e-3) / 1e9, threads, dram_ns);
+        printf("Written: %s/memory.csv and %s\n", dir, path);
+    }
     return 0;
 }
