@@ -102,9 +102,10 @@ const struct family family_reduce = {
 };
 WB_FAMILY(family_reduce);
 
-/* Inputs on a grid of 2^-11 in [-1, 1) (12 random bits): a sum of up to 4096 of them is a multiple of 2^-11 below
- * 2^12 in magnitude, 23 bits, so every partial sum is exact in a float, in any order, and the
- * judge asks for the exact sum: a dropped or doubled element always shows. */
+/* Inputs on a grid of 2^-11 in [-1, 1) (12 random bits): a sum of up to 4096 of them is a multiple
+ * of 2^-11 of magnitude at most 2^12, at most 2^23 steps of the grid, so every partial sum is exact
+ * in a float, in any order, and the judge asks for the exact sum: a dropped or doubled element
+ * always shows. */
 const struct family family_reduce_4096 = {
     .name = "reduce_4096",
     REDUCE_CONTRACT,

@@ -17,9 +17,9 @@ struct mem_counts {
     struct op_counts op[MEM_OPS];
     /* The emulator's alone (0 from Nsight Compute): threads' arrivals at __syncthreads(), and
      * threads launched (arrivals per thread: the barriers each thread waits at); and, over the
-     * threads that load from global memory, the least of each one's most bytes of loads in
-     * flight at once (issued before it had to wait for one of them). burst_threads: the threads
-     * that went into it. */
+     * threads that load from global memory, the least of each one's bytes of loads in flight
+     * each time it had to wait for them (issued before it waited), on average over its waits.
+     * burst_threads: the threads that went into it. */
     uint64_t barrier_arrivals, threads;
     uint64_t min_burst_bytes, burst_threads;
 };

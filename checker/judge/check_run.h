@@ -33,6 +33,7 @@ struct check_run {
     int speed_size;        /* SPEED_SIZE, or 0 */
     int narrate_to_stderr; /* TAP/XML on stdout must stay clean */
     int hung;              /* a case ran out of time: later cases are skipped */
+    double hung_elems;     /* the size (rows x cols) of the job that ran out of time */
     int stop_at_failure;   /* WB_STOP_AT_FAILURE=1: cases after a failed one are skipped (make
                             * mutants needs only the first diagnosis of a wrong kernel) */
     /* From a speed case whose output was right before and after timing; 0 otherwise. */

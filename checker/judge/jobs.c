@@ -270,6 +270,7 @@ static int side_outcome(const struct gpu_job *side, const struct isolate_result 
         struct isolate_result cpu = *r;
         cpu.outcome = ISOLATE_OUT_OF_CPU;
         checking.hung = 1;
+        checking.hung_elems = (double)side->rows * side->cols;
         isolate_describe(&cpu, why, len);
         if (which == SIDE_STUDENT && said[0] && strlen(why) + strlen(said) + 3 < len)
             snprintf(why + strlen(why), len - strlen(why), " %c%s.", toupper((unsigned char)said[0]), said + 1);
@@ -277,6 +278,7 @@ static int side_outcome(const struct gpu_job *side, const struct isolate_result 
     }
     if (r->outcome == ISOLATE_TIMED_OUT) {
         checking.hung = 1;
+        checking.hung_elems = (double)side->rows * side->cols;
         isolate_describe(r, why, len);
         return -1;
     }

@@ -388,7 +388,8 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
     if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, broken, sizeof broken))
         snprintf(why + strlen(why), len - strlen(why), "%sat %s: %s", *why ? "; " : "", sz, broken);
     if (lesson.min_loaded_between_barriers > 0) {
-        say("  Global bytes the least busy thread has in flight at once (loads issued before it must wait for one):\n");
+        say("  Global bytes the least busy thread has in flight each time it waits for them, on average (loads issued "
+            "before it must wait for one):\n");
         /* (Threads that load nothing at all are left out: idle threads are for timing to judge.) */
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.0f\n", labels[i], least_burst(&shown[i]));
@@ -424,7 +425,8 @@ static void case_counts(uint64_t stream)
     else if (lesson.no_bank_conflicts)
         say("  Required: no shared-memory bank conflicts.\n");
     if (lesson.min_loaded_between_barriers > 0)
-        say("  Required: every thread that loads has at least %.0f bytes of loads in flight at once.\n",
+        say("  Required: every thread that loads has at least %.0f bytes of loads in flight each time it waits for "
+            "them, on average.\n",
             lesson.min_loaded_between_barriers);
     if (lesson.max_barriers_per_thread > 0)
         say("  Required: at most %.0f barriers per thread.\n", lesson.max_barriers_per_thread);
@@ -468,16 +470,18 @@ static void run_case(void **state)
     if (checking.current >= 0) /* a case that ends early, by a failure or a crash, failed */
         checking.record.cases[checking.current].result = RESULT_FAILED;
     /* After a hang, the cases left would only wait for it again; but where the kernel finished at
-     * smaller sizes, a stray write at a larger one may be what stopped it (it can break the GPU
-     * runner's own state), and compute-sanitizer, at its small size, is what can say so. */
-    int explains_hang = c->kind == CASE_SANITIZER && record_count(&checking.record, RESULT_PASSED) > 0;
+     * smaller sizes and compute-sanitizer's size is one of them, a stray write at the larger size
+     * may be what stopped it (it can break the GPU runner's own state), and compute-sanitizer is
+     * what can say so. */
+    int explains_hang = c->kind == CASE_SANITIZER && record_count(&checking.record, RESULT_PASSED) > 0 &&
+                        (double)c->rows * c->cols < checking.hung_elems;
     if (checking.hung && !explains_hang) {
         say("  Skipped: the kernel did not finish in an earlier case.\n");
         case_skip(RESULT_SKIPPED);
     }
     if (checking.hung)
-        say("  The kernel did not finish in an earlier case, but finished at smaller sizes: an access outside its "
-            "buffers can stop a run too, and this is where one would show.\n");
+        say("  The kernel did not finish in an earlier case, but finished at smaller sizes, this one among them: an "
+            "access outside its buffers can stop a run too, and this is where one would show.\n");
     if (checking.stop_at_failure && record_count(&checking.record, RESULT_FAILED) > (checking.current >= 0)) {
         say("  Skipped: an earlier case failed (WB_STOP_AT_FAILURE=1).\n");
         case_skip(RESULT_SKIPPED);
@@ -762,7 +766,8 @@ static void describe(void)
             if (lesson.no_bank_conflicts)
                 printf("    in the emulator: no shared-memory bank conflicts\n");
             if (lesson.min_loaded_between_barriers > 0)
-                printf("    in the emulator: every thread that loads has at least %.0f bytes of loads in flight at once\n",
+                printf("    in the emulator: every thread that loads has at least %.0f bytes of loads in flight each "
+                       "time it waits for them, on average\n",
                        lesson.min_loaded_between_barriers);
             if (lesson.max_barriers_per_thread > 0)
                 printf("    in the emulator: at most %.0f barriers (__syncthreads) per thread\n",

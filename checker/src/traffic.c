@@ -112,10 +112,10 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
     double burst = least_burst(student), want = rules->min_loaded_between_barriers;
     if (want > 0 && burst >= 0 && burst < want) {
         snprintf(rule, sizeof rule,
-                 "a thread has at most %.0f bytes of global loads in flight at once, where at least %.0f are "
-                 "required: it uses each loaded value before it issues the next load (a loop the compiler keeps "
-                 "rolled, an address that depends on a loaded value, or a barrier between the loads), so each load "
-                 "waits for the one before",
+                 "a thread has %.0f bytes of global loads in flight each time it waits for them, on average, where "
+                 "at least %.0f are required: it uses each loaded value before it issues the next load (a loop the "
+                 "compiler keeps rolled, an address that depends on a loaded value, or a barrier or fence between "
+                 "the loads), so each load waits for the one before",
                  burst, want);
         broken(why, len, rule);
     }

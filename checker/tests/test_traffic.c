@@ -19,7 +19,7 @@ static void assert_says(const char *text, const char *part)
 }
 
 /* A warp-level transpose of one 32 x 32 tile: 32 load requests of 4 sectors each; burst: the
- * least busy thread's bytes in flight at once (-1: not measured). */
+ * least busy thread's bytes in flight per wait (-1: not measured). */
 static struct mem_counts tile_counts(uint64_t barrier_arrivals, uint64_t threads, int burst)
 {
     struct mem_counts c = {0};
@@ -69,7 +69,7 @@ static void each_rule_fails_with_its_sentence(void **state)
     c = tile_counts(1024 + 256, 256, 4); /* a barrier after every load */
     struct traffic_rules in_flight = {0, 0, 16, 0};
     assert_int_equal(traffic_verdict(&c, &base, &in_flight, why, sizeof why), -1);
-    assert_says(why, "a thread has at most 4 bytes of global loads in flight at once, where at least 16");
+    assert_says(why, "a thread has 4 bytes of global loads in flight each time it waits for them, on average, where at least 16");
 
     c = tile_counts(9 * 256, 256, 4);
     struct traffic_rules waits = {0, 0, 0, 4};

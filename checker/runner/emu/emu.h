@@ -114,8 +114,8 @@ void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_a
 void emu_trace_note_unset_read(uintptr_t pc);
 /* Since emu_trace_reset_races(): 1 and the place of the first such read, or 0. */
 int emu_trace_unset_read(uintptr_t *pc);
-/* A thread of the running block had `bytes` of global loads in flight at once; the most of each
- * thread is its burst (counts.h). */
+/* A thread of the running block waited for its global loads with `bytes` of them in flight; each
+ * thread's average over its waits is its burst (counts.h). */
 void emu_trace_in_flight(int thread, uint32_t bytes);
 
 /* Tracing: off by default (correctness runs need no counts); 1 while tracing. */

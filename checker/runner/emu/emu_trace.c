@@ -99,24 +99,30 @@ void emu_trace_launch_begin(void)
     }
 }
 
-/* Each thread of the running block: the most global bytes it loaded between two barriers. */
+/* Each thread of the running block: the global bytes it had in flight each time it waited for
+ * them, added up, and how many times that was. */
 static struct {
-    uint32_t most[MAX_THREADS];
+    uint32_t bytes[MAX_THREADS], waits[MAX_THREADS];
     int threads;
 } bursts;
 
 /* The finished block's threads into the total's least burst: of the threads that load at all
- * (a kernel may leave some threads idle and give the others more; only timing can judge that). */
+ * (a kernel may leave some threads idle and give the others more; only timing can judge that),
+ * the least of each one's bytes in flight per wait, on average: a thread that issues one wide
+ * burst and then waits for every load of the rest keeps the memory as idle as one that always
+ * waits, and its average says so where its largest burst would not. */
 static void fold_bursts(void)
 {
     for (int t = 0; t < bursts.threads; t++) {
-        if (bursts.most[t] == 0)
+        if (bursts.waits[t] == 0)
             continue;
-        if (tr.total.burst_threads == 0 || bursts.most[t] < tr.total.min_burst_bytes)
-            tr.total.min_burst_bytes = bursts.most[t];
+        uint64_t mean = bursts.bytes[t] / bursts.waits[t];
+        if (tr.total.burst_threads == 0 || mean < tr.total.min_burst_bytes)
+            tr.total.min_burst_bytes = mean;
         tr.total.burst_threads++;
     }
-    memset(bursts.most, 0, (size_t)bursts.threads * sizeof bursts.most[0]);
+    memset(bursts.bytes, 0, (size_t)bursts.threads * sizeof bursts.bytes[0]);
+    memset(bursts.waits, 0, (size_t)bursts.threads * sizeof bursts.waits[0]);
     bursts.threads = 0;
 }
 
@@ -464,8 +470,10 @@ void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_a
 
 void emu_trace_in_flight(int thread, uint32_t bytes)
 {
-    if (tr.on && thread >= 0 && thread < MAX_THREADS && bytes > bursts.most[thread])
-        bursts.most[thread] = bytes;
+    if (tr.on && thread >= 0 && thread < MAX_THREADS && bytes) {
+        bursts.bytes[thread] += bytes;
+        bursts.waits[thread]++;
+    }
 }
 
 /* ---- the counts by code address ---- */

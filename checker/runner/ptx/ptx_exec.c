@@ -1144,6 +1144,7 @@ static void follow_loads(const struct ptx_insn *in, int i, int w, uint32_t activ
                 wait_loads(t);
             break;
         case OP_BAR: case OP_RET: case OP_EXIT:
+        case OP_MEMBAR: /* a fence waits for the thread's memory operations, its loads among them */
             if (on || guard)
                 wait_loads(t);
             break;
