@@ -124,17 +124,20 @@ struct point {
 };
 
 // The plot: GB/s against bytes in flight per thread (a log scale, 2 to 256), each variant a
-// dot; CUB's and the copy's read rate as lines; and Little's law's line with the latency of a
+// dot; CUB's and the copy's rates as lines; and Little's law's line with the latency of a
 // load alone: every resident thread (SMs x threads per SM) keeping B bytes in flight moves
 // threads x B bytes per latency, until the memory is full.
-static void svg(const char *path, const std::vector<point> &pts, const char *gpu, double cub, double copy_read,
+static void svg(const char *path, const std::vector<point> &pts, const char *gpu, double cub, double copy,
                 double threads, double latency_ns)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return;
     const int W = 720, H = 400, left = 70, right = 20, top = 40, bottom = 340;
-    double ymax = 1000 * (int)(copy_read / 1000 + 1);
+    double top_gbs = copy;
+    for (const point &p : pts)
+        top_gbs = p.gbs > top_gbs ? p.gbs : top_gbs;
+    double ymax = 1000 * (int)(top_gbs / 1000 + 1);
     auto px = [&](double b) { return left + (W - left - right) * (log2(b) - 1) / 7.0; };
     auto py = [&](double g) { return bottom - (bottom - top) * (g < ymax ? g : ymax) / ymax; };
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
@@ -155,8 +158,8 @@ static void svg(const char *path, const std::vector<point> &pts, const char *gpu
         fprintf(f, "%.1f,%.1f ", px(b), py(threads * b / latency_ns));
     fprintf(f, "\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#777\">threads x bytes / %.0f ns</text>\n",
             px(2.3), py(threads * 6 / latency_ns) - 6, latency_ns);
-    const double lines[2] = {copy_read, cub};
-    const char *labels[2] = {"cudaMemcpy's read rate", "cub::DeviceReduce::Sum"};
+    const double lines[2] = {copy, cub};
+    const char *labels[2] = {"cudaMemcpy, read + write", "cub::DeviceReduce::Sum"};
     for (int i = 0; i < 2; i++)
         fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/><text x=\"%d\" "
                    "y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s %.0f</text>\n", left, W - right, py(lines[i]),
@@ -301,11 +304,11 @@ int main(int argc, char **argv)
         if (csv) {
             fprintf(csv, "gpu,variant,bytes_in_flight_per_thread,gbs_read,cub_gbs,dram_latency_ns\n");
             for (const point &p : pts)
-                fprintf(csv, "%s,%s,%d,%.0f,%.0f,%.0f\n", b.prop.name, p.name, p.bytes, p.gbs, cub_gbs, dram_ns);
+                fprintf(csv, "\"%s\",\"%s\",%d,%.0f,%.0f,%.0f\n", b.prop.name, p.name, p.bytes, p.gbs, cub_gbs, dram_ns);
             fclose(csv);
         }
         snprintf(path, sizeof path, "%s/memory.svg", dir);
-        svg(path, pts, b.prop.name, cub_gbs, bytes / (copy_ms * 1e-3) / 1e9, threads, dram_ns);
+        svg(path, pts, b.prop.name, cub_gbs, 2.0 * bytes / (copy_ms * 1e-3) / 1e9, threads, dram_ns);
         printf("Written: %s/memory.csv and %s\n", dir, path);
     }
     return 0;
