@@ -401,7 +401,7 @@ quiz-test: $(WORKBOOK)
 	    { echo "lesson $$n: make status does not show the piped quiz's full marks, marked piped in:"; WB_STATE=$(QUIZ_STATE) $(WORKBOOK) status; exit 1; }; \
 	done
 	$(Q)SEED=1 $(WORKBOOK) quiz-key 1 > build/quiz-answers.txt && \
-	  WB_STATE=$(QUIZ_STATE).file SEED=1 $(MAKE) -s --no-print-directory quiz LESSON=1 ANSWERS=build/quiz-answers.txt > build/quiz-file.log && \
+	  WB_STATE=$(QUIZ_STATE).file $(MAKE) -s --no-print-directory quiz LESSON=1 SEED=1 ANSWERS=build/quiz-answers.txt > build/quiz-file.log && \
 	  grep -q '^Recorded for make status.*"from a file"' build/quiz-file.log && \
 	  WB_STATE=$(QUIZ_STATE).file $(WORKBOOK) status | grep -qE '^. 1 [0-9a-z_]+ .* from a file: ([0-9]+)/\1$$' || \
 	  { echo "make quiz ANSWERS=file: its score is not recorded, or not marked as from a file:"; cat build/quiz-file.log; exit 1; }

@@ -1,5 +1,6 @@
-/* The yardstick routines (gpu_limit.h): a copy, cuBLAS's SGEMM, CUB's sum. cuBLAS is opened with dlopen when a job asks for it:
- * every runner process would otherwise pay for loading the library, the student's included. */
+/* The yardstick routines (gpu_limit.h): a copy, cuBLAS's SGEMM, CUB's sum. cuBLAS is opened with
+ * dlopen when a job asks for it: every runner process would otherwise pay for loading the
+ * library, the student's included. */
 #include "gpu_limit.h"
 
 #include <dlfcn.h>

@@ -43,8 +43,9 @@ cp hand-in/05_swizzle/*.cu work/05_swizzle/
 m check > /dev/null # passed: the steps below break it again
 
 # The quiz's best score is kept for make status (answered from the key: full marks).
-SEED=5 build/workbook quiz-key 5 | SEED=5 m quiz > /dev/null
-echo 999 | SEED=5 m quiz > /dev/null # a worse try keeps the best
+# (SEED=5 on make's command line too: `make test SEED=N` passes its own to every make below it.)
+SEED=5 build/workbook quiz-key 5 | m quiz SEED=5 > /dev/null
+echo 999 | m quiz SEED=5 > /dev/null # a worse try keeps the best
 expect "make status shows the best quiz score" "$(m status)" "^> 5 05_swizzle .* ([0-9]+)/\\1\$"
 
 # A lesson that passed and then broke is "passed once", and make status says what that means.
