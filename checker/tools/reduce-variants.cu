@@ -144,10 +144,7 @@ int main(int argc, char **argv)
     bench b(reps);
     b.describe();
     printf("; %dx%d floats, 256 threads per block, L2 flushed before each launch, median of %d\n", rows, cols, reps);
-    std::vector<float> host(elems);
-    srand(1);
-    for (size_t i = 0; i < elems; i++)
-        host[i] = 2.0f * (float)rand() / (float)RAND_MAX - 1.0f;
+    std::vector<float> host = random_matrix(elems);
     float *in, *out, *copy;
     CHECK(cudaMalloc(&in, bytes));
     CHECK(cudaMalloc(&copy, bytes));
@@ -175,19 +172,7 @@ int main(int argc, char **argv)
         int nb = (cols + v.slice - 1) / v.slice;
         dim3 grid(nb, rows);
         float ms = b.median_ms([&] { v.kernel<<<grid, THREADS>>>(in, out, rows, cols); });
-        std::vector<float> got((size_t)rows * nb);
-        CHECK(cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
-        // Any order of adding n terms errs by at most (n - 1) * 2^-24 * sum |x| (Higham).
-        size_t wrong = 0;
-        for (int r = 0; r < rows; r++)
-            for (int k = 0; k < nb; k++) {
-                double want = 0, mag = 0;
-                for (int c = k * v.slice; c < std::min(cols, (k + 1) * v.slice); c++) {
-                    want += host[(size_t)r * cols + c];
-                    mag += fabs(host[(size_t)r * cols + c]);
-                }
-                wrong += fabs(got[(size_t)r * nb + k] - want) > (v.slice - 1) * ldexp(1.0, -24) * mag;
-            }
+        size_t wrong = wrong_slice_sums(host, out, rows, cols, v.slice);
         double gbs = bytes / (ms * 1e-3) / 1e9;
         printf("%-34s %8.3f %9.0f %6.1f%%  %s\n", v.name, ms, gbs, 100.0 * gbs / copy_gbs, wrong ? "WRONG" : "right");
     }
