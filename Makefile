@@ -299,8 +299,8 @@ $(COMMON)/sandbox.o: checker/runner/sandbox.c checker/runner/sandbox.h $(HEADERS
 # the toolkit nvcc belongs to.
 CUBLAS_LIB ?= $(firstword $(wildcard $(dir $(shell readlink -f $(NVCC) 2>/dev/null))../lib64/libcublas.so \
     $(dir $(shell readlink -f $(NVCC) 2>/dev/null))../lib/libcublas.so) libcublas.so)
-# Its fingerprint kernel and CUB's sum (the runner's own device code) are built for this GPU, with PTX that any
-# later one compiles at load.
+# Its fingerprint kernel and CUB's sum (the runner's own device code) are built for this GPU,
+# with PTX that any later one compiles at load.
 $(GPU_RUNNER): checker/runner/gpu_runner.c checker/runner/gpu_limit.c checker/runner/gpu_limit.h checker/runner/runner.h \
     checker/runner/gpu_fingerprint.cu checker/runner/gpu_fingerprint.h checker/runner/gpu_limit_cub.cu $(HEADERS) $(LIBCHECKER)
 	$(Q)mkdir -p $(@D)
