@@ -393,7 +393,7 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
      * side time and end, then the student's, so that no timing shares the GPU. The emulator's
      * budget, measured on the reference side, needs the sides in turn. turn[k]: the judge's end
      * of side k's socket; mine[k], the runner's. */
-    int together = !checking.emulator, timed = jobs[0]->time_reps > 0;
+    int together = !checking.emulator, timed = jobs[0]->time_reps > 0, reusable = !together || !timed;
     int turn[2] = {-1, -1}, mine[2] = {-1, -1}, ended_early[2] = {0, 0};
     for (int k = 0; k < 2 && together && timed; k++) {
         int sv[2];
@@ -426,8 +426,9 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         /* On a GPU a batch's jobs are small: TIMEOUT for the batch, and a second for each job more;
          * a side that waited for the other gets the other's time too. */
         double wall = checking.emulator ? 10 * cpu + 30 : timeout_s + (n - 1) + (timed && k == 1 ? results[0].seconds : 0);
-        /* The emulator's reference side may have run these very jobs before (ref_cache.c). */
-        int cached = sides[k] == SIDE_REFERENCE && !together && ref_cache_take(jobs, n, s, r, reference_cpu);
+        /* The reference side may have run these very jobs before (ref_cache.c); on a GPU, never a
+         * timed job's, whose sides time in the same run. */
+        int cached = sides[k] == SIDE_REFERENCE && reusable && ref_cache_take(jobs, n, s, r, reference_cpu);
         /* Together, side 1 was started with side 0. */
         if (!cached && !(together && k == 1) && side_start(jobs, n, sides[k], cpu, mine[0], s, r) != 0) {
             isolate_describe(r, why, len);
@@ -437,7 +438,10 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         if (together && k == 0 && side_start(jobs, n, sides[1], cpu, mine[1], &runs[1], &results[1]) != 0) {
             isolate_describe(&results[1], why, len);
             close_pipe(turn), close_pipe(mine);
-            finish_unread(s, wall);
+            if (cached)
+                side_abandon(s);
+            else
+                finish_unread(s, wall);
             return 0;
         }
         close_pipe(mine); /* the runners have theirs */
@@ -476,7 +480,7 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
                 if (j == n - 1 && r->cpu_seconds > last) /* and what the process spent outside them */
                     reference_cpu[0] += r->cpu_seconds - last;
             }
-            if (sides[k] == SIDE_REFERENCE && !together)
+            if (sides[k] == SIDE_REFERENCE && reusable)
                 ref_cache_keep(jobs, n, s, r, reference_cpu);
         }
         /* The budget said is the one of the job the side did not finish. */

@@ -29,6 +29,11 @@ build() {
 }
 [ -d solutions ] && build . solutions solutions
 build . exercises exercises
+# The reference side's cache, which the gradings below share (WB_REF_CACHE, make test's), on the
+# GPU: untimed jobs only, the same report with and without it. Beside the lessons' gradings (it
+# grades one stub six times, one after the other).
+checker/tools/ref-cache-test.sh --gpu > "$log/ref-cache.log" 2>&1 &
+ref_cache_test=$!
 # One lesson of a folder graded, as it must be (pass or fail), in tree `at`; its report kept in
 # build/gpu-test/NAME-N.log.
 lesson() {
@@ -47,6 +52,8 @@ t=$SECONDS
     [ -d solutions ] && echo ". solutions pass $n solutions"
     echo ". exercises fail $n exercises"
   done; } | xargs -r -P "$GPU_JOBS" -L 1 bash -c 'lesson "$@"' _
+wait $ref_cache_test || touch "$log/failed"
+cat "$log/ref-cache.log"
 echo "lessons: $((SECONDS - t)) s"
 [ -e "$log/failed" ] && exit 1
 t=$SECONDS

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# The emulator's reference-side cache (WB_REF_CACHE, checker/judge/ref_cache.c): a lesson's stub
-# graded on one seed without it, with an empty one (every batch a miss, then kept), with the
-# entries (every batch a hit), and with entries damaged (a byte changed; one cut short, one
-# emptied: each a miss, run again and kept whole): the same report every time.
-#   Usage: checker/tools/ref-cache-test.sh   (after make build-all)
+# The reference-side cache (WB_REF_CACHE, checker/judge/ref_cache.c): a lesson's stub graded on
+# one seed without it, with an empty one (every batch a miss, then kept), with the entries (every
+# batch a hit), and with entries damaged (a byte changed; one cut short, one emptied: each a
+# miss, run again and kept whole): the same report every time. In the emulator by default; with
+# --gpu by the GPU judge, its correctness cases alone (a timed job is never kept: its report is
+# the moment's).
+#   Usage: checker/tools/ref-cache-test.sh [--gpu] [LESSON]   (after make build-all)
 set -u
+judge_name=check-emu only=""
+[ "${1:-}" = --gpu ] && judge_name=check only='correct*' && shift
 lesson=${1:-7}
 folder=$(checker/tools/lessons.sh number folder | awk -v n="$lesson" '$1 == n {print $2}')
-judge=build/exercises/$folder/check-emu
+judge=build/exercises/$folder/$judge_name
 [ -x "$judge" ] || { echo "ref-cache test: no $judge (make build-all first)"; exit 1; }
 T=$(mktemp -d /tmp/wb-ref-cache-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail=0
 bad() { echo "  FAILED: $*"; fail=1; }
 grade() { # grade NAME CACHE: the report, and the cache's trace of this grading
-  SEED=4242 WB_REF_CACHE=$2 WB_REF_CACHE_TRACE=$T/$1.trace WB_RESULT_FILE= "$judge" 2>&1 |
+  SEED=4242 ONLY=$only WB_REF_CACHE=$2 WB_REF_CACHE_TRACE=$T/$1.trace WB_RESULT_FILE= "$judge" 2>&1 |
     grep -v '^Inputs from seed' > "$T/$1.log"
   touch "$T/$1.trace"
 }
@@ -44,5 +48,5 @@ for g in flipped damaged; do
 done
 grade after "$T/cache" # each entry written whole again (its CPU time is this run's: not the same bytes)
 [ "$(said after)" = "hit " ] || bad "after the damaged entries were kept again: every batch a hit; the trace says: $(said after)"
-[ $fail = 0 ] && echo "ref cache: the same report without it, empty, full and damaged (${#entries[@]} entries)"
+[ $fail = 0 ] && echo "ref cache ($judge_name): the same report without it, empty, full and damaged (${#entries[@]} entries)"
 exit $fail
