@@ -399,10 +399,16 @@ sleep 0.5
 echo "-- without bubblewrap"
 mkdir -p "$T/nobwrap" && printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' > "$T/nobwrap/bwrap" &&
   chmod +x "$T/nobwrap/bwrap"
-expect "a bwrap that may not make namespaces: exit 4, what to allow" 4 'cannot make its box here .*allow unprivileged user namespaces' \
+# A file compiled before: its result, made in the box, is the cache's, and no box is made for it.
+expect "a cached result is served without a box (a sealed compile made it)" 0 '^$' \
   env PATH="$T/nobwrap:$PATH" "$sc" ptx "$sol" o.ptx
+{ echo '// not compiled before'; cat "$sol"; } > work/fresh.cu
+expect "a bwrap that may not make namespaces: exit 4, what to allow" 4 'cannot make its box here .*allow unprivileged user namespaces' \
+  env PATH="$T/nobwrap:$PATH" "$sc" ptx work/fresh.cu o.ptx
 expect "WB_UNSEALED_OK=1: compiled with limits, and says it is not sealed" 0 'NOT sealed' \
-  env PATH="$T/nobwrap:$PATH" WB_UNSEALED_OK=1 "$sc" ptx "$sol" o.ptx
+  env PATH="$T/nobwrap:$PATH" WB_UNSEALED_OK=1 "$sc" ptx work/fresh.cu o.ptx
+expect "an unsealed result is not kept: compiled again, not sealed" 0 'NOT sealed' \
+  env PATH="$T/nobwrap:$PATH" WB_UNSEALED_OK=1 "$sc" ptx work/fresh.cu o.ptx
 expect "WB_UNSEALED_OK=1 still refuses #include \"/etc/passwd\"" 2 '^work/passwd\.cu:1: includes /etc/passwd' \
   env PATH="$T/nobwrap:$PATH" WB_UNSEALED_OK=1 "$sc" ptx work/passwd.cu o.ptx
 expect "WB_UNSEALED_OK=1 still stops a constexpr computation" 3 'used up its 2 s of CPU time' \

@@ -27,8 +27,10 @@
 # stage's entry holds the PTX as written in the box, and SRC's path is put in at replay: one
 # entry for every copy of a file; a cubin of a known PTX at a new path costs ptxas alone), the toolchain (nvcc's
 # resolved path and --version; size and time of nvcc, cudafe++, cicc, ptxas, gcc and of every
-# header a compile may read), the limits, and this script's own sha256. A hit replays the status, the text (the same log through the same
-# filter) and the product byte for byte, with no compiler run. It is safe: the step-1 refusals run
+# header a compile may read), the limits, and this script's own sha256. A hit replays the status,
+# the text (the same log through the same filter) and the product byte for byte, with no compiler
+# run and no box made (about 30 processes where a call that makes the box starts 80; on a machine
+# where a process costs milliseconds, that is most of a hit's time). It is safe: the step-1 refusals run
 # on every call first; an entry exists only for bytes that passed the #include check under the
 # same flags and toolchain, so its product holds nothing but what that checked compile read; the
 # cache is written only here, by the grader, never in the box, which cannot see it (a folder the
@@ -177,122 +179,131 @@ NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 [[ $NVCC == /* ]] || NVCC=$(command -v -- "$NVCC") || true
 [ -x "$NVCC" ] || { say "sealed-compile: no nvcc at '$NVCC': install the CUDA toolkit or set NVCC" >&2; exit 4; }
 prlimit=$(command -v prlimit) || { say "sealed-compile: prlimit is missing: install util-linux" >&2; exit 4; }
-toolkit=$(cd "$(dirname "$(readlink -f "$NVCC")")/.." && pwd -P)
+# NVCC with every link resolved, and the result cache's folder as it really lies (one process).
+realpath -m -- "$NVCC" "${WB_SEALED_CACHE:-.}" > "$T/paths" 2>/dev/null || { say "sealed-compile: cannot resolve '$NVCC'" >&2; exit 4; }
+{ IFS= read -r nvcc_real && IFS= read -r cache_real; } < "$T/paths"
+toolkit=${nvcc_real%/*/*} # every component resolved: bin's parent is the toolkit's real path
+# Where a path lies outside what the box binds from the host (/usr, /bin, /sbin, /lib*).
+outside() { case $1/ in /usr/* | /bin/* | /sbin/* | /lib/* | /lib32/* | /lib64/* | /libx32/*) return 1 ;; esac; }
 
-[ ${#drop[@]} -gt 0 ] && chown -R $BOX_UID:$BOX_UID "$box" && chown root "$copy"
+# The box (bubblewrap's namespaces, the limits) and whether it can start here: made only when
+# nvcc runs (a result-cache hit needs none).
+make_box() {
+  [ ${#drop[@]} -gt 0 ] && chown -R $BOX_UID:$BOX_UID "$box" && chown root "$copy"
 
-bwrap=$(command -v bwrap || true)
-box_args=()
-if [ -n "$bwrap" ]; then
-  help=$("$bwrap" --help 2>&1)
-  # --unshare-all: no network, and its own pid, ipc, uts and cgroup namespaces. The user
-  # namespace maps the compiler to nobody with no capabilities even when we are root.
-  box_args=(--unshare-all --unshare-user --uid "$BOX_UID" --gid "$BOX_UID" --cap-drop ALL
-    --die-with-parent --new-session)
-  [[ $help == *--clearenv* ]] && box_args+=(--clearenv)            # env -i below for older ones
-  [[ $help == *--disable-userns* ]] && box_args+=(--disable-userns) # no nested namespaces
-  # What nvcc needs, found with strace and by removing binds until it failed: the toolkit,
-  # gcc (nvcc preprocesses with it) and the shared libraries of both, all under /usr. No /etc
-  # (but for links on the way to the toolkit, below): without /etc/ld.so.cache the loader
-  # searches its default folders, and that suffices.
-  # Neither /proc nor /dev is needed either; they are bwrap's own private ones (this box's
-  # processes only; null, zero, random, tty), kept so that nvcc can find itself through
-  # /proc/self/exe on other installations.
-  box_args+=(--ro-bind /usr /usr)
-  for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
-    if [ -L $d ]; then
-      box_args+=(--symlink "$(readlink "$d")" "$d")
-    elif [ -d $d ]; then
-      box_args+=(--ro-bind "$d" "$d")
-    fi
-  done
-  # The toolkit, where it is not under /usr; and every link on the way from NVCC's path to
-  # it that lies outside what is bound (NVIDIA's images: /usr/local/cuda ->
-  # /etc/alternatives/cuda -> /usr/local/cuda-13.0), made again in the box: nvcc then runs,
-  # and names its headers, by the same path as outside. Nothing of the host's /etc is shown.
-  outside() { case $1/ in /usr/* | /bin/* | /sbin/* | /lib/* | /lib32/* | /lib64/* | /libx32/*) return 1 ;; esac; }
-  outside "$toolkit" && box_args+=(--ro-bind "$toolkit" "$toolkit")
-  links=() p=$NVCC
-  for _ in $(seq 40); do # resolve one link at a time, the first one on the path
-    IFS=/ read -ra parts <<< "${p#/}"
-    at="" link=""
-    for ((j = 0; j < ${#parts[@]}; j++)); do
-      at+=/${parts[j]}
-      [ -L "$at" ] && link=$at && break
+  bwrap=$(command -v bwrap || true)
+  box_args=()
+  if [ -n "$bwrap" ]; then
+    help=$("$bwrap" --help 2>&1)
+    # --unshare-all: no network, and its own pid, ipc, uts and cgroup namespaces. The user
+    # namespace maps the compiler to nobody with no capabilities even when we are root.
+    box_args=(--unshare-all --unshare-user --uid "$BOX_UID" --gid "$BOX_UID" --cap-drop ALL
+      --die-with-parent --new-session)
+    [[ $help == *--clearenv* ]] && box_args+=(--clearenv)            # env -i below for older ones
+    [[ $help == *--disable-userns* ]] && box_args+=(--disable-userns) # no nested namespaces
+    # What nvcc needs, found with strace and by removing binds until it failed: the toolkit,
+    # gcc (nvcc preprocesses with it) and the shared libraries of both, all under /usr. No /etc
+    # (but for links on the way to the toolkit, below): without /etc/ld.so.cache the loader
+    # searches its default folders, and that suffices.
+    # Neither /proc nor /dev is needed either; they are bwrap's own private ones (this box's
+    # processes only; null, zero, random, tty), kept so that nvcc can find itself through
+    # /proc/self/exe on other installations.
+    box_args+=(--ro-bind /usr /usr)
+    for d in /bin /sbin /lib /lib32 /lib64 /libx32; do
+      if [ -L $d ]; then
+        box_args+=(--symlink "$(readlink "$d")" "$d")
+      elif [ -d $d ]; then
+        box_args+=(--ro-bind "$d" "$d")
+      fi
     done
-    [ -n "$link" ] || break
-    target=$(readlink -- "$link")
-    outside "$link" && links+=(--symlink "$target" "$link")
-    [[ $target == /* ]] || target=$(dirname "$link")/$target
-    rest=$(IFS=/ && echo "${parts[*]:j+1}")
-    p=$target${rest:+/$rest}
-  done
-  box_args+=(--proc /proc --dev /dev)
-  # Temporary files live in memory: bounded as a whole, and each one by RLIMIT_FSIZE.
-  [[ $help == *--size* ]] && box_args+=(--size $((16 * FSIZE_MB * 1024 * 1024)))
-  box_args+=(--tmpfs /tmp "${links[@]}" --setenv PATH "$toolkit/bin:/usr/local/bin:/usr/bin:/bin" --setenv HOME /tmp)
-fi
-box_path=/box
-limits=("$prlimit" "--cpu=$CPU_S:$((CPU_S + 5))" --as=$((MEM_MB * 1024 * 1024)) --fsize=$((FSIZE_MB * 1024 * 1024)) --core=0)
-# The soft CPU limit sends SIGXCPU (which tells the breach apart); the hard one, 5 s later,
-# SIGKILLs a process that catches it.
-
-# run_box DIR CMD...: CMD in the box with DIR as its only writable folder (/box there), its
-# output in $T/log and its status in $rc. With drop, the box's processes are nobody's.
-sealed=1
-run_box() {
-  local dir=$1
-  shift
-  local cmd
-  if [ $sealed = 1 ]; then
-    # RLIMIT_NPROC is set inside the new user namespace, where it counts this box's
-    # processes only; set outside, it would count all of the user's processes.
-    cmd=("${pre[@]}" env -i "$bwrap" "${box_args[@]}" --bind "$dir" /box --chdir /box --
-      "${limits[@]}" "--nproc=$NPROC" -- "$@")
-  else
-    cmd=("${pre[@]}" env -i PATH="$toolkit/bin:/usr/local/bin:/usr/bin:/bin" HOME="$dir" "${limits[@]}" -- "$@")
+    # The toolkit, where it is not under /usr; and every link on the way from NVCC's path to
+    # it that lies outside what is bound (NVIDIA's images: /usr/local/cuda ->
+    # /etc/alternatives/cuda -> /usr/local/cuda-13.0), made again in the box: nvcc then runs,
+    # and names its headers, by the same path as outside. Nothing of the host's /etc is shown.
+    outside "$toolkit" && box_args+=(--ro-bind "$toolkit" "$toolkit")
+    links=() p=$NVCC
+    for _ in $(seq 40); do # resolve one link at a time, the first one on the path
+      IFS=/ read -ra parts <<< "${p#/}"
+      at="" link=""
+      for ((j = 0; j < ${#parts[@]}; j++)); do
+        at+=/${parts[j]}
+        [ -L "$at" ] && link=$at && break
+      done
+      [ -n "$link" ] || break
+      target=$(readlink -- "$link")
+      outside "$link" && links+=(--symlink "$target" "$link")
+      [[ $target == /* ]] || target=$(dirname "$link")/$target
+      rest=$(IFS=/ && echo "${parts[*]:j+1}")
+      p=$target${rest:+/$rest}
+    done
+    box_args+=(--proc /proc --dev /dev)
+    # Temporary files live in memory: bounded as a whole, and each one by RLIMIT_FSIZE.
+    [[ $help == *--size* ]] && box_args+=(--size $((16 * FSIZE_MB * 1024 * 1024)))
+    box_args+=(--tmpfs /tmp "${links[@]}" --setenv PATH "$toolkit/bin:/usr/local/bin:/usr/bin:/bin" --setenv HOME /tmp)
   fi
-  # timeout runs in its own process group: our trap forwards a signal to it, and it to the box.
-  # Killing bwrap kills the box's pid 1 (--die-with-parent) and so everything in the box.
-  local t0=$SECONDS
-  (cd "$dir" && exec timeout -k 5 "$wall_left" "${cmd[@]}") < /dev/null > "$T/log" 2>&1 &
-  child=$!
-  wait $child
-  rc=$?
-  child=""
-  # timeout says 124, or 137 where it had to SIGKILL: the clock decides.
-  [ $((SECONDS - t0)) -ge "$wall_left" ] && [ $rc -ge 124 ] && rc=124
-}
+  box_path=/box
+  limits=("$prlimit" "--cpu=$CPU_S:$((CPU_S + 5))" --as=$((MEM_MB * 1024 * 1024)) --fsize=$((FSIZE_MB * 1024 * 1024)) --core=0)
+  # The soft CPU limit sends SIGXCPU (which tells the breach apart); the hard one, 5 s later,
+  # SIGKILLs a process that catches it.
 
-# Whether the box can start, as nobody when we are root, else as ourselves (no capabilities,
-# nobody inside, but uid 0 outside: unprivileged user namespaces are off for nobody here).
-wall_left=$WALL_S
-start=$SECONDS
-if [ -z "$bwrap" ]; then
-  why="bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap, dnf install bubblewrap)"
-  sealed=0
-else
-  pre=("${drop[@]}")
-  run_box "$box" /bin/true
-  if [ $rc != 0 ] && [ ${#drop[@]} -gt 0 ]; then
-    pre=()
-    chown -R 0:0 "$box" # nobody inside is uid 0 outside now, without the power to override
-    run_box "$box" /bin/true
-  fi
-  if [ $rc != 0 ]; then
-    why="bubblewrap cannot make its box here ($(head -c 300 "$T/log" | tr '\n' ' ' | tr -d '\000-\037')): allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap; in a container, one started with user namespaces allowed)"
+  # run_box DIR CMD...: CMD in the box with DIR as its only writable folder (/box there), its
+  # output in $T/log and its status in $rc. With drop, the box's processes are nobody's.
+  sealed=1
+  run_box() {
+    local dir=$1
+    shift
+    local cmd
+    if [ $sealed = 1 ]; then
+      # RLIMIT_NPROC is set inside the new user namespace, where it counts this box's
+      # processes only; set outside, it would count all of the user's processes.
+      cmd=("${pre[@]}" env -i "$bwrap" "${box_args[@]}" --bind "$dir" /box --chdir /box --
+        "${limits[@]}" "--nproc=$NPROC" -- "$@")
+    else
+      cmd=("${pre[@]}" env -i PATH="$toolkit/bin:/usr/local/bin:/usr/bin:/bin" HOME="$dir" "${limits[@]}" -- "$@")
+    fi
+    # timeout runs in its own process group: our trap forwards a signal to it, and it to the box.
+    # Killing bwrap kills the box's pid 1 (--die-with-parent) and so everything in the box.
+    local t0=$SECONDS
+    (cd "$dir" && exec timeout -k 5 "$wall_left" "${cmd[@]}") < /dev/null > "$T/log" 2>&1 &
+    child=$!
+    wait $child
+    rc=$?
+    child=""
+    # timeout says 124, or 137 where it had to SIGKILL: the clock decides.
+    [ $((SECONDS - t0)) -ge "$wall_left" ] && [ $rc -ge 124 ] && rc=124
+  }
+
+  # Whether the box can start, as nobody when we are root, else as ourselves (no capabilities,
+  # nobody inside, but uid 0 outside: unprivileged user namespaces are off for nobody here).
+  wall_left=$WALL_S
+  start=$SECONDS
+  if [ -z "$bwrap" ]; then
+    why="bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap, dnf install bubblewrap)"
     sealed=0
+  else
+    pre=("${drop[@]}")
+    run_box "$box" /bin/true
+    if [ $rc != 0 ] && [ ${#drop[@]} -gt 0 ]; then
+      pre=()
+      chown -R 0:0 "$box" # nobody inside is uid 0 outside now, without the power to override
+      run_box "$box" /bin/true
+    fi
+    if [ $rc != 0 ]; then
+      why="bubblewrap cannot make its box here ($(head -c 300 "$T/log" | tr '\n' ' ' | tr -d '\000-\037')): allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap; in a container, one started with user namespaces allowed)"
+      sealed=0
+    fi
   fi
-fi
-if [ $sealed = 0 ]; then
-  if [ "${WB_UNSEALED_OK:-}" != 1 ]; then
-    say "sealed-compile: $why; or set WB_UNSEALED_OK=1 to compile without the box." >&2
-    exit 4
+  if [ $sealed = 0 ]; then
+    if [ "${WB_UNSEALED_OK:-}" != 1 ]; then
+      say "sealed-compile: $why; or set WB_UNSEALED_OK=1 to compile without the box." >&2
+      exit 4
+    fi
+    say "sealed-compile: $shown is compiled with limits but NOT sealed (WB_UNSEALED_OK=1): $why."
+    pre=("${drop[@]}") box_path=$box
+    [ ${#drop[@]} -gt 0 ] && chown -R $BOX_UID:$BOX_UID "$box" && chown root "$copy" # (the probe's fallback took it back)
   fi
-  say "sealed-compile: $shown is compiled with limits but NOT sealed (WB_UNSEALED_OK=1): $why."
-  pre=("${drop[@]}") box_path=$box
-  [ ${#drop[@]} -gt 0 ] && chown -R $BOX_UID:$BOX_UID "$box" && chown root "$copy" # (the probe's fallback took it back)
-fi
+}
+sealed=1 box_path=/box # (until make_box finds otherwise)
 
 
 # ---- 3. compile, and name what went wrong --------------------------------------------------
@@ -308,6 +319,7 @@ case $src in /*) abs_src=$src ;; *) abs_src=$(pwd -P)/$src ;; esac
 # Lines of the compiler's output as the student's file:line, without nvcc's boilerplate and
 # control characters, at most SHOWN_MAX bytes.
 show_log() {
+  [ -s "$T/log" ] || return 0
   LC_ALL=C tr -d '\000-\010\013-\037\177' < "$T/log" |
     WB_FROM=$in_src WB_TO=$shown awk 'BEGIN { from = ENVIRON["WB_FROM"]; to = ENVIRON["WB_TO"] }
       /^Remark: The warnings can be suppressed/ || / detected in the compilation of / { next }
@@ -392,10 +404,9 @@ deps_of() {
 # The same compile of an empty file, in a box of its own: what every file reads (the CUDA
 # headers nvcc includes itself, and theirs). Cached per nvcc, host compiler and flags.
 baseline() {
-  local key file
-  key=$( { say "markers $NVCC $(stat -L -c '%s %Y' "$NVCC") $sealed"; stat -L -c '%s %Y' "$(command -v gcc || echo /)";
-    printf '%s\n' "${flags[@]}"; } | sha256sum | cut -c1-24)
-  file=${WB_SEALED_CACHE:+$WB_SEALED_CACHE/baseline-$key.deps}
+  local file
+  key_parts || { say "sealed-compile: cannot read the toolkit's files or this compile's copy" >&2; exit 4; }
+  file=$basefile
   if [ -n "$file" ] && [ -s "$file" ] && [ "${1:-}" != fresh ]; then
     cat "$file"
     from_cache=1
@@ -441,82 +452,105 @@ check_includes() {
   refuse_include "$(realpath -m -s -- "$first" 2>/dev/null || echo "$first")"
 }
 
-if [ -n "${WB_SEALED_DEBUG_CMD:-}" ]; then # the test looks into the box through this
-  run_box "$box" /bin/sh -c "$WB_SEALED_DEBUG_CMD"
-  limit_breach "running WB_SEALED_DEBUG_CMD"
-  cat "$T/log"
-  exit $rc
-fi
-
 # ---- the result cache (the header says what it holds and why a hit is safe) ----------------
 CACHE_DAYS=7 CACHE_MAX=2000
 CACHE_ENTRY_MAX=$((1024 * 1024)) # an honest entry is < 100 KB: 2000 of them stay under 2 GiB
 # An entry, result-KEY: a line "wb-sealed-result-1 STATUS LOGLEN PRODUCTLEN SHA256", then the
 # compiler's log (what show_log reads) and the product; SHA256 is that of all after the line.
 # The log, not show_log's text, is kept: SRC as this call spells it is put in at replay.
-cache="" key=""
-if [ -n "${WB_SEALED_CACHE:-}" ] && [ $sealed = 1 ]; then
-  cache=$WB_SEALED_CACHE
+cache=""
+# key_parts: what every key is made of, in two processes: $stamp (every tool a compile runs, by
+# size and time), $basefile (where the empty file's list is kept: one per nvcc as spelt, its
+# tools, the flags and whether the box is used), $idfile (nvcc --version's, one per stamp: the
+# stamp is in the key too, and a damaged file cannot make two toolchains one), and the sha256
+# of the private copy ($src_sum) and of this script ($self: new rules make every entry a miss).
+key_parts() {
+  [ "${parts_for:-}" = "$sealed" ] && return 0
+  local d gcc="" line sums
+  for d in "$toolkit/bin" /usr/local/bin /usr/bin /bin; do # gcc as the box's PATH finds it
+    [ -f "$d/gcc" ] && [ -x "$d/gcc" ] && gcc=$d/gcc && break
+  done
+  stat -L -c '%n %s %Y' -- "$nvcc_real" "$toolkit/bin/cudafe++" "$toolkit/nvvm/bin/cicc" "$toolkit/bin/ptxas" \
+    "$gcc" > "$T/stamp" 2>/dev/null
+  stamp=""
+  while IFS= read -r line; do stamp+=${stamp:+$'\n'}$line; done < "$T/stamp"
+  printf '%s\n' "markers $NVCC $sealed" "$stamp" "${flags[@]}" > "$T/basekey"
+  sha256sum -- "$copy" "${BASH_SOURCE[0]}" "$T/basekey" "$T/stamp" > "$T/sums" || return 1
+  { read -r src_sum _ && read -r self _ && read -r sums _ && read -r line _; } < "$T/sums" || return 1
+  basefile=${WB_SEALED_CACHE:+$WB_SEALED_CACHE/baseline-${sums:0:24}.deps}
+  idfile=${WB_SEALED_CACHE:+$WB_SEALED_CACHE/toolchain-${line:0:32}.id}
+  parts_for=$sealed
+}
+# cache_setup [early]: $cache, and the key's parts; false where there is no cache to use. early:
+# before the box is made, from what earlier calls left (the empty file's list, nvcc's version):
+# without them, no lookup now (the full setup after the box makes them).
+cache_setup() {
+  cache=""
+  [ -n "${WB_SEALED_CACHE:-}" ] && [ $sealed = 1 ] || return 1
   # The box shows /usr, /bin, /lib* and the toolkit: a cache there would be the compiler's to read.
-  cache_real=$(realpath -m -- "$cache")
   if ! outside "$cache_real" || [[ $cache_real/ == "$toolkit"/* ]]; then
-    say "sealed-compile: WB_SEALED_CACHE ($cache) lies where the compiler's box can see it: put it elsewhere (e.g. build/sealed-cache)" >&2
+    say "sealed-compile: WB_SEALED_CACHE ($WB_SEALED_CACHE) lies where the compiler's box can see it: put it elsewhere (e.g. build/sealed-cache)" >&2
     exit 4
   fi
-  # Every file a compile reads but SRC, by size and time: the tools nvcc runs (gcc
-  # preprocesses), and the headers an empty file's compile reads (any other is refused as an
-  # #include; they name lines in the messages, and their code can be in the product).
-  stamp=$(stat -L -c '%n %s %Y' -- "$(readlink -f -- "$NVCC")" "$toolkit/bin/cudafe++" "$toolkit/nvvm/bin/cicc" \
-    "$toolkit/bin/ptxas" "$(PATH=$toolkit/bin:/usr/local/bin:/usr/bin:/bin command -v gcc)" 2>/dev/null)
-  baseline > "$T/base.list"
-  # nvcc --version, run once per tool stamp. The stamp is in the key too: a damaged file cannot
-  # make two toolchains one.
-  sum=$(sha256sum <<< "$stamp")
-  idfile=$cache/toolchain-${sum:0:32}.id
-  if plain "$idfile" && [ -s "$idfile" ]; then
-    ident=$(< "$idfile")
-  elif ident=$("$NVCC" --version 2>&1); then
-    (umask "$caller_umask" && mkdir -p -- "$cache" && printf '%s\n' "$ident" > "$idfile.tmp.$$" && mv -f -- "$idfile.tmp.$$" "$idfile") 2>/dev/null
+  key_parts || return 1
+  # The headers a key names: those of the empty file's list as it stands (a stale cached list,
+  # replaced during the compile, gives the entry the key of the fresh one, else its entry would
+  # never be found again).
+  if [ "${1:-}" = early ]; then
+    plain "$basefile" && [ -s "$basefile" ] && plain "$idfile" && [ -s "$idfile" ] || return 1
+    base_list=$basefile
   else
-    cache=""
+    baseline > "$T/base.list"
+    base_list=$T/base.list
   fi
-  # This script's sha256: new rules make every entry a miss.
-  self=$(sha256sum < "${BASH_SOURCE[0]}") || cache=""
-  # NUL ends each field (no argument can hold one) and the source comes last: one encoding
-  # per input. SRC as spelt is not in it (only the text names it, and that is made at replay).
-  # The headers are those of the empty file's list as it stands ($T/base.list): a stale cached
-  # list, replaced during the compile, gives the entry the key of the fresh one (else its
-  # entry would never be found again).
-  # Two stages: the PTX as nvcc wrote it in the box (it names /box/kernel.cu, whatever SRC's
-  # path: one entry serves every copy of a file, a class's untouched stubs, the handout's), and
-  # a cubin, whose line table names SRC's path (an entry per path).
-  result_key() { # STAGE: ptx or cubin
-    local headers sum where=""
-    [ "$1" = cubin ] && where=$abs_src
-    headers=$(LC_ALL=C xargs -r -d '\n' stat -L -c '%n %s %Y' -- < "$T/base.list" 2>/dev/null)
-    sum=$( { printf '%s\0' wb-sealed-result-2 "$1" "${#flags[@]}" "${flags[@]}" "$where" "$stamp" "$headers" "$ident" \
-      "$self" "$CPU_S $MEM_MB $FSIZE_MB $WALL_S $NPROC"; cat -- "$copy"; } | sha256sum) || return 1
-    echo "${sum:0:64}"
-  }
-fi
+  # nvcc --version, run once per tool stamp.
+  if plain "$idfile" && [ -s "$idfile" ]; then
+    IFS= read -r -d '' ident < "$idfile"
+  elif ident=$("$NVCC" --version 2>&1); then
+    (umask "$caller_umask" && mkdir -p -- "$WB_SEALED_CACHE" && printf '%s\n' "$ident" > "$idfile.tmp.$$" && mv -f -- "$idfile.tmp.$$" "$idfile") 2>/dev/null
+  else
+    return 1
+  fi
+  ident=${ident%$'\n'}
+  cache=$WB_SEALED_CACHE
+}
+# result_key STAGE (ptx or cubin): $rkey. NUL ends each field (no argument can hold one): one
+# encoding per input. SRC as spelt is not in it (only the text names it, and that is made at
+# replay). Two stages: the PTX as nvcc wrote it in the box (it names /box/kernel.cu, whatever
+# SRC's path: one entry serves every copy of a file, a class's untouched stubs, the handout's),
+# and a cubin, whose line table names SRC's path (an entry per path).
+result_key() {
+  local headers="" where="" list
+  [ "$1" = cubin ] && where=$abs_src
+  mapfile -t list < "$base_list"
+  [ ${#list[@]} = 0 ] || LC_ALL=C stat -L -c '%n %s %Y' -- "${list[@]}" > "$T/headers" 2>/dev/null
+  [ ${#list[@]} = 0 ] || IFS= read -r -d '' headers < "$T/headers"
+  printf '%s\0' wb-sealed-result-3 "$1" "${#flags[@]}" "${flags[@]}" "$where" "$stamp" "${headers%$'\n'}" "$ident" \
+    "$self" "$CPU_S $MEM_MB $FSIZE_MB $WALL_S $NPROC" "$src_sum" > "$T/key" &&
+    sha256sum < "$T/key" > "$T/key.sum" && read -r rkey _ < "$T/key.sum" && [[ $rkey =~ ^[0-9a-f]{64}$ ]]
+}
 
 # cache_get STAGE: a verified entry: $T/log, $T/hit.product (exit 0) and hit_status; else false.
+# The entry's line is read first, then its body: an entry replaced between the two reads (mv
+# replaces it whole) has another body, whose sha256 is not the line's.
 cache_get() {
-  local key line st llen plen sum entry
-  key=$(result_key "$1") || return 1
-  entry=$cache/result-$key
-  # One read of the entry (mv replaces it whole), then checked as our own copy.
-  plain "$entry" && cat -- "$entry" > "$T/hit" 2>/dev/null || return 1
-  IFS= read -r line < "$T/hit" || return 1
+  local line st llen plen sum got entry
+  result_key "$1" || return 1
+  entry=$cache/result-$rkey
+  plain "$entry" && { IFS= read -r line < "$entry"; } 2>/dev/null || return 1
   read -r _ st llen plen sum <<< "$line"
   [[ $st =~ ^[01]$ && $llen =~ ^[0-9]{1,8}$ && $plen =~ ^[0-9]{1,8}$ && $sum =~ ^[0-9a-f]{64}$ ]] &&
     [ "$line" = "wb-sealed-result-1 $st $llen $plen $sum" ] || return 1
   { [ "$st" = 0 ] && [ "$plen" -gt 0 ]; } || { [ "$st" = 1 ] && [ "$plen" = 0 ]; } || return 1
-  tail -c +$((${#line} + 2)) "$T/hit" > "$T/hit.body" &&
-    [ "$(stat -c %s "$T/hit.body")" = $((llen + plen)) ] &&
-    [ "$(sha256sum < "$T/hit.body")" = "$sum  -" ] || return 1
-  head -c "$llen" "$T/hit.body" > "$T/log" || return 1
-  [ "$st" = 1 ] || tail -c "$plen" "$T/hit.body" > "$T/hit.product" || return 1
+  tail -c +$((${#line} + 2)) -- "$entry" > "$T/hit.body" 2>/dev/null &&
+    sha256sum < "$T/hit.body" > "$T/hit.sum" && read -r got _ < "$T/hit.sum" && [ "$got" = "$sum" ] || return 1
+  if [ "$llen" = 0 ]; then # most compiles say nothing: the body is the product
+    : > "$T/log" && mv -f -- "$T/hit.body" "$T/hit.product" || return 1
+    [ "$st" = 1 ] || [ -s "$T/hit.product" ] || return 1
+  else
+    head -c "$llen" "$T/hit.body" > "$T/log" || return 1
+    [ "$st" = 1 ] || tail -c "$plen" "$T/hit.body" > "$T/hit.product" || return 1
+  fi
   touch -c -- "$entry" 2>/dev/null # its last use, for pruning
   hit_status=$st
 }
@@ -526,7 +560,8 @@ cache_put() {
   [ -n "$cache" ] || return 0
   local key stage=$1
   shift
-  key=$(result_key "$stage") || return 0 # (the list may have been made afresh since the lookup)
+  result_key "$stage" || return 0 # (the list may have been made afresh since the lookup)
+  key=$rkey
   # An exit 1 is kept only where the compiler put an error on a line of SRC: that is the file's.
   [ "$1" = 0 ] || LC_ALL=C grep -Eq "^${in_src//./\\.}(\([0-9]+\)|:[0-9]+(:[0-9]+)?): ([a-z]+ )?error" "$T/log" || return 0
   local body=$T/put.body llen size sum tmp=$cache/result-$key.tmp.$$
@@ -549,8 +584,16 @@ cache_put() {
 }
 # OUT from PRODUCT, made as the caller's umask makes files; then exit 0.
 deliver() {
-  rm -f -- "$out.tmp" && (umask "$caller_umask" && cat -- "$1" > "$out.tmp") && mv -f -- "$out.tmp" "$out" ||
-    { say "sealed-compile: cannot write $out" >&2; exit 4; }
+  { [ ! -e "$out.tmp" ] && [ ! -L "$out.tmp" ]; } || rm -f -- "$out.tmp"
+  umask "$caller_umask"
+  cat -- "$1" > "$out.tmp" && mv -f -- "$out.tmp" "$out" || { umask 077; say "sealed-compile: cannot write $out" >&2; exit 4; }
+  exit 0
+}
+# OUT from a cached PTX, its .file naming SRC (name_src): then exit 0.
+deliver_ptx() {
+  { [ ! -e "$out.tmp" ] && [ ! -L "$out.tmp" ]; } || rm -f -- "$out.tmp"
+  umask "$caller_umask"
+  src_named "$1" > "$out.tmp" && mv -f -- "$out.tmp" "$out" || { umask 077; say "sealed-compile: cannot write $out" >&2; exit 4; }
   exit 0
 }
 compile_error() { show_log; cache_put "$1" 1; exit 1; }
@@ -565,11 +608,41 @@ compile_error() { show_log; cache_put "$1" 1; exit 1; }
 trace() { [ -z "${WB_SEALED_TRACE:-}" ] || echo "$1" >> "$WB_SEALED_TRACE"; }
 # The .file of a PTX made in the box, made to name SRC where it lies: the product a ptx compile
 # gives, and what a cubin's line table is made from.
-name_src() {
+src_named() {
   LC_ALL=C awk -v from="\"$in_src\"" -v to="\"$abs_src\"" '
-    /^\t\.file\t/ && (i = index($0, from)) { $0 = substr($0, 1, i - 1) to substr($0, i + length(from)) } { print }' \
-    "$1" > "$T/kernel.ptx" && chmod 444 "$T/kernel.ptx" && mv -f "$T/kernel.ptx" "$box/kernel.ptx" || exit 4
+    /^\t\.file\t/ && (i = index($0, from)) { $0 = substr($0, 1, i - 1) to substr($0, i + length(from)) } { print }' "$1"
 }
+name_src() {
+  src_named "$1" > "$T/kernel.ptx" && chmod 444 "$T/kernel.ptx" && mv -f "$T/kernel.ptx" "$box/kernel.ptx" || exit 4
+}
+
+# A hit before the box is made (the box's name for the copy, which a hit's log and PTX hold, is
+# /box/kernel.cu). A cubin whose PTX alone is kept needs the box (ptxas): the full path finds it.
+if [ -z "${WB_SEALED_DEBUG_CMD:-}" ] && cache_setup early; then
+  if [ "$mode" = cubin ] && cache_get cubin; then
+    trace hit; show_log; deliver "$T/hit.product"
+  fi
+  if cache_get ptx && { [ "$hit_status" != 0 ] || [ "$mode" = ptx ]; }; then
+    trace hit; show_log
+    [ "$hit_status" = 0 ] || exit 1
+    deliver_ptx "$T/hit.product"
+  fi
+fi
+
+make_box
+if [ "$box_path" != /box ]; then # compiled unsealed: the copy's name as the compiler sees it
+  [ "$abs_src" = "$in_src" ] && abs_src=$box_path/kernel.cu
+  in_src=$box_path/kernel.cu
+fi
+
+if [ -n "${WB_SEALED_DEBUG_CMD:-}" ]; then # the test looks into the box through this
+  run_box "$box" /bin/sh -c "$WB_SEALED_DEBUG_CMD"
+  limit_breach "running WB_SEALED_DEBUG_CMD"
+  cat "$T/log"
+  exit $rc
+fi
+
+cache_setup || cache=""
 ptx_from_cache=""
 if [ -n "$cache" ] && [ "$mode" = cubin ] && cache_get cubin; then
   trace hit
