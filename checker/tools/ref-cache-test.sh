@@ -3,12 +3,12 @@
 # one seed without it, with an empty one (every batch a miss, then kept), with the entries (every
 # batch a hit), and with entries damaged (a byte changed; one cut short, one emptied: each a
 # miss, run again and kept whole): the same report every time. In the emulator by default; with
-# --gpu by the GPU judge, its correctness cases alone (a timed job is never kept: its report is
-# the moment's).
+# --gpu by the GPU judge, its three smallest correctness cases alone (a timed job is never kept:
+# its report is the moment's; and ONLY runs each job alone, two CUDA processes each).
 #   Usage: checker/tools/ref-cache-test.sh [--gpu] [LESSON]   (after make build-all)
 set -u
 judge_name=check-emu only=""
-[ "${1:-}" = --gpu ] && judge_name=check only='correct*' && shift
+[ "${1:-}" = --gpu ] && judge_name=check only='correct ?x*' && shift
 lesson=${1:-7}
 folder=$(checker/tools/lessons.sh number folder | awk -v n="$lesson" '$1 == n {print $2}')
 judge=build/exercises/$folder/$judge_name

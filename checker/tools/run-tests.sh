@@ -32,9 +32,9 @@ jobs=${JOBS:-$(nproc)}
 [ "$jobs" -ge 2 ] 2>/dev/null || jobs=2
 mkdir -p build
 # One seed for every grading that does not choose its own: a failure is replayed with the same
-# inputs (make test SEED=N), and the emulator's reference side, which runs the workbook's own
-# kernels on those inputs for every mutant and hand-in, is computed once per job and kept in a
-# folder of this run's (WB_REF_CACHE, checker/judge/ref_cache.c).
+# inputs (make test SEED=N), and the reference side, which runs the workbook's own kernels on
+# those inputs for every mutant and hand-in, is computed once per job (on a GPU, per untimed job)
+# and kept in a folder of this run's (WB_REF_CACHE, checker/judge/ref_cache.c).
 export SEED=${SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
 export WB_REF_CACHE=$PWD/build/ref-cache
 rm -rf "$WB_REF_CACHE"
