@@ -582,18 +582,13 @@ cache_put() {
     head -n -$CACHE_MAX | cut -d ' ' -f 2 | xargs -r rm -f --) 2>/dev/null
   return 0
 }
-# OUT from PRODUCT, made as the caller's umask makes files; then exit 0.
+# OUT from PRODUCT, made as the caller's umask makes files (named: a PTX of the box's, its .file
+# made to name SRC, src_named); then exit 0.
 deliver() {
   { [ ! -e "$out.tmp" ] && [ ! -L "$out.tmp" ]; } || rm -f -- "$out.tmp"
   umask "$caller_umask"
-  cat -- "$1" > "$out.tmp" && mv -f -- "$out.tmp" "$out" || { umask 077; say "sealed-compile: cannot write $out" >&2; exit 4; }
-  exit 0
-}
-# OUT from a cached PTX, its .file naming SRC (name_src): then exit 0.
-deliver_ptx() {
-  { [ ! -e "$out.tmp" ] && [ ! -L "$out.tmp" ]; } || rm -f -- "$out.tmp"
-  umask "$caller_umask"
-  src_named "$1" > "$out.tmp" && mv -f -- "$out.tmp" "$out" || { umask 077; say "sealed-compile: cannot write $out" >&2; exit 4; }
+  if [ "${2:-}" = named ]; then src_named "$1"; else cat -- "$1"; fi > "$out.tmp" && mv -f -- "$out.tmp" "$out" ||
+    { umask 077; say "sealed-compile: cannot write $out" >&2; exit 4; }
   exit 0
 }
 compile_error() { show_log; cache_put "$1" 1; exit 1; }
@@ -616,17 +611,26 @@ name_src() {
   src_named "$1" > "$T/kernel.ptx" && chmod 444 "$T/kernel.ptx" && mv -f "$T/kernel.ptx" "$box/kernel.ptx" || exit 4
 }
 
-# A hit before the box is made (the box's name for the copy, which a hit's log and PTX hold, is
-# /box/kernel.cu). A cubin whose PTX alone is kept needs the box (ptxas): the full path finds it.
-if [ -z "${WB_SEALED_DEBUG_CMD:-}" ] && cache_setup early; then
+# try_hits: this call's stage from the cache (replayed, and exit), or for a cubin its PTX
+# (ptx_from_cache: only ptxas runs, in the box).
+try_hits() {
   if [ "$mode" = cubin ] && cache_get cubin; then
     trace hit; show_log; deliver "$T/hit.product"
   fi
-  if cache_get ptx && { [ "$hit_status" != 0 ] || [ "$mode" = ptx ]; }; then
+  cache_get ptx || return 0
+  if [ "$hit_status" != 0 ] || [ "$mode" = ptx ]; then
     trace hit; show_log
     [ "$hit_status" = 0 ] || exit 1
-    deliver_ptx "$T/hit.product"
+    deliver "$T/hit.product" named
   fi
+  ptx_from_cache=1 log1=$(cat "$T/log") # (make_box's probe writes $T/log)
+}
+# The lookup before the box is made (the box's name for the copy, which a hit's log and PTX hold,
+# is /box/kernel.cu); where it could not be made yet, after.
+ptx_from_cache="" looked=""
+if [ -z "${WB_SEALED_DEBUG_CMD:-}" ] && cache_setup early; then
+  try_hits
+  looked=1
 fi
 
 make_box
@@ -643,22 +647,7 @@ if [ -n "${WB_SEALED_DEBUG_CMD:-}" ]; then # the test looks into the box through
 fi
 
 cache_setup || cache=""
-ptx_from_cache=""
-if [ -n "$cache" ] && [ "$mode" = cubin ] && cache_get cubin; then
-  trace hit
-  show_log
-  deliver "$T/hit.product"
-fi
-if [ -n "$cache" ] && cache_get ptx; then
-  if [ "$hit_status" != 0 ]; then trace hit; show_log; exit 1; fi
-  if [ "$mode" = ptx ]; then
-    trace hit
-    show_log
-    name_src "$T/hit.product"
-    deliver "$box/kernel.ptx"
-  fi
-  ptx_from_cache=1 log1=$(cat "$T/log") # a cubin from the cached PTX: only ptxas runs
-fi
+[ -n "$cache" ] && [ -z "$looked" ] && try_hits
 
 if [ -z "$ptx_from_cache" ]; then
 trace compiled
