@@ -589,7 +589,8 @@ handout:
 # ---- the site (pandoc) ------------------------------------------------------------------
 PANDOC ?= pandoc
 SITE := docs/html
-SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg tiling.svg bank-latency.svg memory-h200.svg)
+SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg banks-ldsm.svg banks-ldsm-xor.svg \
+               tiling.svg bank-latency.svg memory-h200.svg)
 SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html $(SITE)/mutants.html $(SITE)/gates.html \
   $(SITE)/security.html $(SITE)/cluster.html \
   $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)

@@ -15,7 +15,8 @@
  *   workbook quiz-md N                the questions as Markdown for the lesson's web page
  *   workbook hints-md N               the hints as Markdown for the lesson's web page, each folded
  *   workbook quiz-key N               the right answers of make quiz (same SEED), for tests
- *   workbook bankmap LAYOUT           an SVG of the banks a column read hits (32x32, 32x33, xor)
+ *   workbook bankmap LAYOUT           an SVG of the banks a column read hits (32x32, 32x33, xor), or one
+ *                                     ldmatrix phase (ldsm, ldsm-xor)
  *   workbook lesson-list              the lessons as a Markdown list of links (the site's index)
  *   workbook counting-size FAMILY     ROWS COLS: the size the family's traffic is counted at (scripts)
  *
@@ -121,7 +122,7 @@ int save_state(const struct state *s)
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
-                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
+                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -133,6 +134,10 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "bankmap") == 0) {
         int layout = argc == 3 ? bank_layout_named(argv[2]) : -1;
+        if (argc == 3 && (strcmp(argv[2], "ldsm") == 0 || strcmp(argv[2], "ldsm-xor") == 0)) {
+            bankmap_ldmatrix_svg(stdout, argv[2][4] == '-', 1);
+            return 0;
+        }
         if (layout < 0)
             return usage();
         bankmap_svg(stdout, (enum bank_layout)layout, 0);

@@ -1,6 +1,7 @@
-/* The matmul families (family.h): C = A * B for N x N floats. `matmul`: one thread per element
- * of C in 32 x 32 blocks (lessons 1 and 2); `matmul_128`: 256 threads per 128 x 128 block of C,
- * 64 elements each (lesson 8, the register-blocked SGEMM). */
+/* The matmul families (family.h): C = A * B for N x N matrices. `matmul`: floats, one thread
+ * per element of C in 32 x 32 blocks (lessons 1 and 2); `matmul_128`: floats, 256 threads per
+ * 128 x 128 block of C, 64 elements each (lesson 8, the register-blocked SGEMM); `matmul_f16`:
+ * A and B in half precision, C in float, the same launch (lesson 10, on the tensor cores). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,21 +54,22 @@ static double work(int rows, int cols)
     return (double)rows * cols * rows;
 }
 
-/* What both launches share: the kernel's parameters, and how its output is judged. */
+/* What the launches share: the kernel's parameters, and how its output is judged. */
 #define MATMUL_CONTRACT                                                                              \
     .ninputs = 2, .input_names = {"A", "B"}, .output_name = "C",                                    \
     .params = "const float *A, const float *B, float *C, int N", .mangled_params = "PKfS0_Pfi",     \
     .mangled_params_nested = "PKfS1_Pfi", .nscalars = 1
 #define MATMUL_JUDGING                                                                               \
     .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                    \
-    .reference_at = reference_at, .mistake = swapped, .output_is_sum = 1, .work = work,              \
-    .limit = {"cublasSgemm", flops, "TFLOP/s", 1e12, "floating-point operations per second"}
+    .reference_at = reference_at, .mistake = swapped, .output_is_sum = 1, .work = work
+#define FLOPS_PER_SECOND(routine) {routine, flops, "TFLOP/s", 1e12, "floating-point operations per second"}
 
 const struct family family_matmul = {
     .name = "matmul",
     MATMUL_CONTRACT,
     .block_x = 32, .block_y = 32, .tile_x = 32, .tile_y = 32,
     MATMUL_JUDGING,
+    .limit = FLOPS_PER_SECOND("cublasSgemm"),
     .output_tile = 32,
     .count_rows = 128, .count_cols = 128, /* 4 x 4 blocks of 8 tiles each, counted in about a second */
     .count_draw = {{32, 3, 5}}, /* 96 or 160 */
@@ -81,6 +83,7 @@ const struct family family_matmul_128 = {
     MATMUL_CONTRACT,
     .block_x = 256, .block_y = 1, .tile_x = 128, .tile_y = 128,
     MATMUL_JUDGING,
+    .limit = FLOPS_PER_SECOND("cublasSgemm"),
     .output_tile = 128,
     .count_rows = 256, .count_cols = 256, /* 2 x 2 blocks, 32 K-steps of 8 */
     /* Not drawn: 128, the one other multiple of the 128-row block the emulator can afford (at a
@@ -89,3 +92,24 @@ const struct family family_matmul_128 = {
     .grains = {{4, 8, 16, 32, 64, 128}}, /* float4, the K-step, a thread's and a warp's tiles, the block's */
 };
 WB_FAMILY(family_matmul_128);
+
+/* Half-precision A and B, float C, summed in float (the tensor cores' mma with a float
+ * accumulator), launched as matmul_128. The inputs are drawn on a grid of 1/32 in [-1, 1) (6
+ * bits): every one is a half, every product a multiple of 2^-10 and every sum up to N = 8192
+ * exact in float, so the order of the additions, which differs between a tensor core and the
+ * CPU, changes no bit. cuBLAS's half-precision GEMM (cublasGemmEx, float output) the yardstick. */
+const struct family family_matmul_f16 = {
+    .name = "matmul_f16",
+    .ninputs = 2, .input_names = {"A", "B"}, .output_name = "C", .input_half = 1,
+    .params = "const unsigned short *A, const unsigned short *B, float *C, int N", .mangled_params = "PKtS0_Pfi",
+    .mangled_params_nested = "PKtS1_Pfi", .nscalars = 1,
+    .block_x = 256, .block_y = 1, .tile_x = 128, .tile_y = 128,
+    MATMUL_JUDGING,
+    .limit = FLOPS_PER_SECOND("cublasGemmEx"),
+    .output_tile = 128,
+    .input_bits = 6,
+    .count_rows = 256, .count_cols = 256, /* 2 x 2 blocks, 4 K-steps of 64 */
+    .count_draw = {{128, 1, 1}},
+    .grains = {{8, 16, 32, 64, 128}}, /* a 16-byte chunk, an mma's k, a warp's n, the K-step, the block's */
+};
+WB_FAMILY(family_matmul_f16);

@@ -1,6 +1,7 @@
 /* SVG pictures of a warp's column read of a 32x32 tile: which bank each thread's word is in,
- * for tile[32][32], tile[32][33] and the XOR-swizzled tile[32][32], drawn from the same bank
- * model the emulator grades with. */
+ * for tile[32][32], tile[32][33] and the XOR-swizzled tile[32][32]; and of one ldmatrix phase
+ * on a tile of 128-byte rows, plain and swizzled: drawn from the bank model the emulator grades
+ * with. */
 #ifndef WB_BANKMAP_H
 #define WB_BANKMAP_H
 #include <stdio.h>
@@ -14,5 +15,8 @@ int bank_layout_word(enum bank_layout layout, int row, int col);
 /* Writes the picture: rows are the 32 threads of a warp reading column `col`, columns are the
  * 32 banks; the caption gives the wavefronts the bank model counts. */
 void bankmap_svg(FILE *out, enum bank_layout layout, int col);
+/* The same for lesson 10: one ldmatrix phase (8 rows of 16 bytes, chunk `chunk` of rows 0-7) of
+ * a tile with 128-byte rows, plain or XOR-swizzled (chunk ^ row): 8 wavefronts or 1. */
+void bankmap_ldmatrix_svg(FILE *out, int swizzled, int chunk);
 
 #endif

@@ -67,6 +67,8 @@ struct lesson_spec {
     int no_bank_conflicts;
     double min_loaded_between_barriers;
     double max_barriers_per_thread; /* at most this many __syncthreads() per thread (0: no rule) */
+    double min_tensor_core_share;   /* at least this share of the family's multiply-adds (its work at the
+                                       counted size) done by mma.sync on the tensor cores (0: no rule) */
     /* On a GPU with PROFILE=1, where no_bank_conflicts is set: Nsight Compute's bank conflicts at
      * most this share of the kernel's shared wavefronts (0: the default, 5%; docs/gates.md). */
     double max_conflict_share;

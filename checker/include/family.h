@@ -13,8 +13,11 @@
 
 struct family {
     const char *name;                 /* the registry's word */
-    /* The kernel: `kernel(inputs..., output, scalars...)`, all floats row-major. */
+    /* The kernel: `kernel(inputs..., output, scalars...)`, row-major; the output is floats. */
     int ninputs;                      /* 1 or 2 */
+    int input_half;                   /* the inputs are IEEE halves (unsigned short bits), else floats:
+                                         the judge's are floats all the same (exact halves: input_bits),
+                                         and the runners convert them for the kernel */
     const char *input_names[2];       /* as reports name the buffers: "A", "B"; "in" */
     const char *output_name;          /* "C"; "out" */
     const char *params;               /* the contract's parameters, for messages */

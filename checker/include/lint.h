@@ -6,7 +6,8 @@
  * refused here with the line and a sentence that says which rule was broken:
  *   - preprocessor: only #define, #undef, #if/#ifdef/#ifndef/#elif/#else/#endif, #pragma unroll;
  *     no token pasting (##), no _Pragma;
- *   - no asm, __host__, __attribute__, extern, main, <<< >>>, and no library names (cuda*
+ *   - asm only in the body of a __device__ or __global__ function (PTX, judged as the rest);
+ *   - no __host__, __attribute__, extern, main, <<< >>>, and no library names (cuda*
  *     runtime calls, cuBLAS, Thrust, CUB, CUTLASS, std::, WMMA);
  *   - at file scope only __global__/__device__/__constant__ declarations, constexpr (or
  *     plain const) constants, enums and typedefs; no struct, class or union (constructors);

@@ -34,6 +34,8 @@ struct traffic_rules {
     double min_loaded_between_barriers; /* every thread that loads from global memory has at least
                                            this many bytes of loads in flight at once */
     double max_barriers_per_thread;/* at most this many barriers per thread */
+    double min_tensor_core_share; /* at least this share of `work` done by mma.sync */
+    double work;                  /* the family's multiply-adds at the counted size */
 };
 /* Returns 0 if the student's counts keep the rules; else -1 with the broken rule's sentence. */
 int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,

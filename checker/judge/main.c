@@ -383,7 +383,8 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
     const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_between_barriers,
-                                        lesson.max_barriers_per_thread};
+                                        lesson.max_barriers_per_thread, lesson.min_tensor_core_share,
+                                        checking.lesson->family->work(m.job->rows, m.job->cols)};
     char broken[1400];
     if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, broken, sizeof broken))
         snprintf(why + strlen(why), len - strlen(why), "%sat %s: %s", *why ? "; " : "", sz, broken);
@@ -398,6 +399,12 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
         say("  Barriers (__syncthreads) each thread waits at:\n");
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.1f\n", labels[i], barriers_per_thread(&shown[i]));
+    }
+    if (lesson.min_tensor_core_share > 0) {
+        say("  Multiply-adds done by mma.sync on the tensor cores, as a share of the %.0f the product needs:\n",
+            rules.work);
+        for (int i = 0; i < nshown; i++)
+            say("    %-19s %6.2f\n", labels[i], (double)shown[i].mma_multiply_adds / rules.work);
     }
     *solution = rep->counts[ROLE_SOLUTION];
     job_free(&m);
@@ -430,6 +437,8 @@ static void case_counts(uint64_t stream)
             lesson.min_loaded_between_barriers);
     if (lesson.max_barriers_per_thread > 0)
         say("  Required: at most %.0f barriers per thread.\n", lesson.max_barriers_per_thread);
+    if (lesson.min_tensor_core_share > 0)
+        say("  Required: at least %.2f of the multiply-adds on the tensor cores.\n", lesson.min_tensor_core_share);
     if (*why)
         case_fail("%s", why);
 }

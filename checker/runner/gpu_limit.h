@@ -13,7 +13,7 @@
  * reference side of a timed job); the reason in why on failure. */
 cudaError_t limit_prepare(const struct gpu_job *job, char *why, size_t len);
 /* One run of it on the job's inputs, on the current stream, into scratch (the output's size). */
-cudaError_t limit_launch(const struct gpu_job *job, const float *in0, const float *in1, float *scratch);
+cudaError_t limit_launch(const struct gpu_job *job, const void *in0, const void *in1, float *scratch);
 
 /* CUB's whole-array sum (gpu_limit_cub.cu): its scratch space for n floats, then one run. */
 #ifdef __cplusplus

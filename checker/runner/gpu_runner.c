@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "gpu_fingerprint.h"
+#include "half.h"
 #include "gpu_limit.h"
 #include "gpu_turn.h"
 #include "runner.h"
@@ -36,10 +37,29 @@ static const char *const role_names[ROLE_COUNT] = {"your kernel", "the reference
 #define GUARD_ELEMS (64 * 1024)
 
 struct dev_buffer {
-    float *base;  /* the allocation: guard, data, guard */
-    float *data;
-    size_t elems;
+    char *base;  /* the allocation: guard, data, guard */
+    char *data;
+    size_t elems, esize; /* elements, and bytes each: 4 (floats), or 2 (an input of halves) */
 };
+
+/* A side's inputs in each element type one of its roles takes (family.h): of[0][i] floats,
+ * of[1][i] halves. Lesson 10's baseline, lesson 8's SGEMM, takes floats where the lesson's
+ * kernels take halves of the same values. */
+struct dev_inputs {
+    struct dev_buffer of[2][2];
+};
+static const struct dev_buffer *inputs_for(const struct dev_inputs *in, const struct gpu_job *job, int role)
+{
+    return in->of[role_input_size(job, role) == 2];
+}
+/* Input i as role's kernel takes it, on the host: floats, or halves of them. */
+static void host_input(struct gpu_job *job, int i, size_t esize, void *dst)
+{
+    if (esize == 2)
+        floats_to_halves(job_in(job, i), dst, job->in_elems[i]);
+    else
+        memcpy(dst, job_in(job, i), job->in_elems[i] * sizeof(float));
+}
 
 /* What the student's buffers held, fingerprinted on the GPU (gpu_fingerprint.h) under a key
  * drawn afresh by each runner and never given to a kernel: each input, guard zones included,
@@ -52,12 +72,12 @@ static struct {
     int have_in[2], have_first;
 } prints;
 
-static size_t guarded_bytes(const struct dev_buffer *b) { return (b->elems + 2 * GUARD_ELEMS) * sizeof(float); }
+static size_t guarded_bytes(const struct dev_buffer *b) { return (b->elems + 2 * GUARD_ELEMS) * b->esize; }
 
 /* Fingerprints the buffer (whole: with its guard zones) into *fp; 1 if that worked. */
 static int fingerprint(const struct dev_buffer *b, int whole, uint64_t *fp)
 {
-    return gpu_fingerprint(whole ? b->base : b->data, whole ? guarded_bytes(b) : b->elems * sizeof(float), prints.key,
+    return gpu_fingerprint(whole ? b->base : b->data, whole ? guarded_bytes(b) : b->elems * b->esize, prints.key,
                            fp) == 0;
 }
 
@@ -113,28 +133,42 @@ static void fail_setup(struct gpu_job *job, cudaError_t err, const char *what)
     fail(job, -1, err, "%s failed (%s).", what);
 }
 
+/* The guard zones: the pattern's first GUARD_ELEMS elements' worth of bytes each. */
 static cudaError_t fill_guards(struct dev_buffer *b, const float *pattern)
 {
-    cudaError_t e = cudaMemcpy(b->base, pattern, GUARD_ELEMS * sizeof(float), cudaMemcpyHostToDevice);
+    cudaError_t e = cudaMemcpy(b->base, pattern, GUARD_ELEMS * b->esize, cudaMemcpyHostToDevice);
     if (e == cudaSuccess)
-        e = cudaMemcpy(b->data + b->elems, pattern, GUARD_ELEMS * sizeof(float), cudaMemcpyHostToDevice);
+        e = cudaMemcpy(b->data + b->elems * b->esize, pattern, GUARD_ELEMS * b->esize, cudaMemcpyHostToDevice);
     return e;
 }
 
-static cudaError_t alloc_guarded(struct dev_buffer *b, size_t elems, const float *pattern)
+static cudaError_t alloc_guarded(struct dev_buffer *b, size_t elems, size_t esize, const float *pattern)
 {
     b->elems = elems;
-    cudaError_t e = cudaMalloc((void **)&b->base, (elems + 2 * GUARD_ELEMS) * sizeof(float));
+    b->esize = esize;
+    cudaError_t e = cudaMalloc((void **)&b->base, guarded_bytes(b));
     if (e != cudaSuccess)
         return e;
-    b->data = b->base + GUARD_ELEMS;
+    b->data = b->base + GUARD_ELEMS * esize;
     return fill_guards(b, pattern);
+}
+
+/* Input i into its guarded buffer, as elements of b->esize bytes. */
+static cudaError_t upload_input(struct gpu_job *job, int i, struct dev_buffer *b)
+{
+    void *host = malloc(b->elems * b->esize);
+    if (!host)
+        return cudaErrorMemoryAllocation;
+    host_input(job, i, b->esize, host);
+    cudaError_t e = cudaMemcpy(b->data, host, b->elems * b->esize, cudaMemcpyHostToDevice);
+    free(host);
+    return e;
 }
 
 /* Counts guard elements that no longer hold the pattern, i.e. writes just outside the output. */
 static cudaError_t check_guards(struct gpu_job *job, const struct dev_buffer *b, float *scratch)
 {
-    const float *zones[2] = {b->base, b->data + b->elems};
+    const float *zones[2] = {(const float *)b->base, (const float *)b->data + b->elems}; /* an output: floats */
     const long first[2] = {-(long)GUARD_ELEMS, (long)b->elems};
     for (int z = 0; z < 2; z++) {
         cudaError_t e = cudaMemcpy(scratch, zones[z], GUARD_ELEMS * sizeof(float), cudaMemcpyDeviceToHost);
@@ -148,35 +182,37 @@ static cudaError_t check_guards(struct gpu_job *job, const struct dev_buffer *b,
 /* Elements of input i (and of its guard zones) that no longer hold what was copied in. */
 static cudaError_t count_input_writes(struct gpu_job *job, int i, const struct dev_buffer *b, const float *pattern)
 {
-    size_t n = b->elems + 2 * GUARD_ELEMS;
-    float *back = malloc(n * sizeof *back);
-    if (!back)
-        return cudaErrorMemoryAllocation;
-    cudaError_t e = cudaMemcpy(back, b->base, n * sizeof *back, cudaMemcpyDeviceToHost);
-    for (size_t k = 0; e == cudaSuccess && k < n; k++) {
-        const float *want = k < GUARD_ELEMS ? &pattern[k]
-                          : k < GUARD_ELEMS + b->elems ? &job_in(job, i)[k - GUARD_ELEMS]
-                                                       : &pattern[k - GUARD_ELEMS - b->elems];
-        job->rep.input_writes += memcmp(&back[k], want, sizeof *want) != 0;
+    size_t n = b->elems + 2 * GUARD_ELEMS, es = b->esize;
+    char *back = malloc(n * es), *want = malloc(n * es);
+    cudaError_t e = back && want ? cudaSuccess : cudaErrorMemoryAllocation;
+    if (e == cudaSuccess) {
+        memcpy(want, pattern, GUARD_ELEMS * es);
+        host_input(job, i, es, want + GUARD_ELEMS * es);
+        memcpy(want + (GUARD_ELEMS + b->elems) * es, pattern, GUARD_ELEMS * es);
+        e = cudaMemcpy(back, b->base, n * es, cudaMemcpyDeviceToHost);
     }
+    for (size_t k = 0; e == cudaSuccess && k < n; k++)
+        job->rep.input_writes += memcmp(back + k * es, want + k * es, es) != 0;
     free(back);
+    free(want);
     return e;
 }
 
 static cudaError_t poison(struct dev_buffer *b)
 {
-    return cudaMemsetAsync(b->data, 0xFF, b->elems * sizeof(float), 0); /* POISON_BITS in every float */
+    return cudaMemsetAsync(b->data, 0xFF, b->elems * b->esize, 0); /* POISON_BITS in every float */
 }
 
 /* Runs one role once into out and reports whether it failed. */
-static int run_role(struct gpu_job *job, int role, const struct dev_buffer in[2], struct dev_buffer *out)
+static int run_role(struct gpu_job *job, int role, const struct dev_inputs *inputs, struct dev_buffer *out)
 {
+    const struct dev_buffer *in = inputs_for(inputs, job, role);
     cudaError_t e = poison(out);
     if (e != cudaSuccess) {
         fail_setup(job, e, "clearing the output");
         return -1;
     }
-    e = (cudaError_t)entries[role]->launch(entries[role], job, in[0].data, in[1].data, out->data);
+    e = (cudaError_t)entries[role]->launch(entries[role], job, in[0].data, in[1].data, (float *)out->data);
     if (e != cudaSuccess) {
         fail_kernel(job, role, e, 1);
         return -1;
@@ -228,8 +264,11 @@ static int same_as_first(struct gpu_job *job, const struct dev_buffer *out)
 /* Times every role rep times. Each launch starts with the L2 cache holding none of its data
  * (a write to a buffer twice the L2's size) and a poisoned output, and the roles take turns in
  * a rotating order so that drifting clocks favour none of them. */
-static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct dev_buffer out[ROLE_COUNT])
+static int time_roles(struct gpu_job *job, const struct dev_inputs *inputs, struct dev_buffer out[ROLE_COUNT])
 {
+    /* The student's inputs, fingerprinted after each launch; the family's, for its yardstick. */
+    const struct dev_buffer *student_in = inputs_for(inputs, job, ROLE_STUDENT),
+                            *family_in = inputs->of[job_family(job)->input_half != 0];
     size_t flush_bytes = 2 * (job->rep.l2_bytes > 0 ? job->rep.l2_bytes : (size_t)64 << 20);
     void *flush = NULL, *scratch = NULL;
     cudaEvent_t start, stop;
@@ -257,7 +296,7 @@ static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct
     /* Warm-up: the first launches pay for loading the module and waking the clocks. */
     for (int w = 0; w < 2; w++)
         for (int r = 0; r < ROLE_COUNT; r++)
-            if (entries[r] && run_role(job, r, in, &out[r]) != 0)
+            if (entries[r] && run_role(job, r, inputs, &out[r]) != 0)
                 return -1;
     int reps = job->time_reps < MAX_REPS ? job->time_reps : MAX_REPS;
     for (int i = 0; i < reps; i++) {
@@ -268,7 +307,8 @@ static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct
             cudaMemsetAsync(flush, i & 0xFF, flush_bytes, 0);
             poison(&out[r]);
             cudaEventRecord(start, 0);
-            e = (cudaError_t)entries[r]->launch(entries[r], job, in[0].data, in[1].data, out[r].data);
+            const struct dev_buffer *in = inputs_for(inputs, job, r);
+            e = (cudaError_t)entries[r]->launch(entries[r], job, in[0].data, in[1].data, (float *)out[r].data);
             if (e != cudaSuccess) {
                 fail_kernel(job, r, e, 1);
                 return -1;
@@ -290,19 +330,19 @@ static int time_roles(struct gpu_job *job, const struct dev_buffer in[2], struct
             if (!unchanged(&out[r], 0, prints.have_first, prints.first) && same_as_first(job, &out[r]) != 0)
                 job->rep.timed_mismatches++;
             for (int k = 0; k < job_family(job)->ninputs; k++)
-                if (!unchanged(&in[k], 1, prints.have_in[k], prints.in[k])) {
+                if (!unchanged(&student_in[k], 1, prints.have_in[k], prints.in[k])) {
                     job->rep.timed_input_changes++;
                     break;
                 }
         }
         if (time_limit) {
-            if (i == 0 && (e = limit_launch(job, in[0].data, in[1].data, scratch)) != cudaSuccess) { /* warm-up */
+            if (i == 0 && (e = limit_launch(job, family_in[0].data, family_in[1].data, scratch)) != cudaSuccess) { /* warm-up */
                 fail_setup(job, e, "running the family's yardstick routine");
                 return -1;
             }
             cudaMemsetAsync(flush, i & 0xFF, flush_bytes, 0);
             cudaEventRecord(start, 0);
-            e = limit_launch(job, in[0].data, in[1].data, scratch);
+            e = limit_launch(job, family_in[0].data, family_in[1].data, scratch);
             cudaEventRecord(stop, 0);
             if (e != cudaSuccess || (e = cudaEventSynchronize(stop)) != cudaSuccess) {
                 fail_setup(job, e, "timing the family's yardstick routine");
@@ -341,14 +381,15 @@ static int describe_device(struct gpu_job *job)
 }
 
 /* The job's launches on buffers already filled: outputs, guards, timings, input writes. */
-static int run_on_buffers(struct gpu_job *job, struct dev_buffer in[2], struct dev_buffer out[ROLE_COUNT],
+static int run_on_buffers(struct gpu_job *job, const struct dev_inputs *inputs, struct dev_buffer out[ROLE_COUNT],
                           float *pattern)
 {
     int n_in = job_family(job)->ninputs;
+    const struct dev_buffer *in = inputs_for(inputs, job, ROLE_STUDENT);
     if (role_in(job, ROLE_STUDENT)) {
         for (int i = 0; i < n_in; i++)
             prints.have_in[i] = fingerprint(&in[i], 1, &prints.in[i]);
-        if (run_role(job, ROLE_STUDENT, in, &out[ROLE_STUDENT]) != 0)
+        if (run_role(job, ROLE_STUDENT, inputs, &out[ROLE_STUDENT]) != 0)
             return JOB_KERNEL_FAILED;
         if (copy_out(job, OUT_STUDENT, &out[ROLE_STUDENT]) != 0 ||
             check_guards(job, &out[ROLE_STUDENT], pattern) != cudaSuccess)
@@ -356,14 +397,14 @@ static int run_on_buffers(struct gpu_job *job, struct dev_buffer in[2], struct d
         prints.have_first = fingerprint(&out[ROLE_STUDENT], 0, &prints.first);
     } else {
         int ref = job_reference_role(job);
-        if (run_role(job, ref, in, &out[ref]) != 0 || copy_out(job, OUT_REFERENCE, &out[ref]) != 0)
+        if (run_role(job, ref, inputs, &out[ref]) != 0 || copy_out(job, OUT_REFERENCE, &out[ref]) != 0)
             return JOB_KERNEL_FAILED;
     }
     /* A kernel that writes outside its output is not timed. */
     if (job->time_reps > 0 && job->rep.guard_writes == 0) {
         if (turn_wait() != 0)
             return JOB_USAGE;
-        if (time_roles(job, in, out) != 0)
+        if (time_roles(job, inputs, out) != 0)
             return JOB_KERNEL_FAILED;
         /* The last timed launch's output, unless it is the first's bit for bit (the judge then
          * has it already). */
@@ -380,6 +421,17 @@ static int run_on_buffers(struct gpu_job *job, struct dev_buffer in[2], struct d
             count_input_writes(job, i, &in[i], pattern) != cudaSuccess)
             return JOB_SETUP_FAILED;
     return JOB_OK;
+}
+
+/* The element types this side's inputs are needed in (types[0] floats, types[1] halves): those
+ * its kernels take, and the family's own for its yardstick routine. */
+static void input_types(const struct gpu_job *job, int types[2])
+{
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (entries[r])
+            types[role_input_size(job, r) == 2] = 1;
+    if (job->time_limit)
+        types[job_family(job)->input_half != 0] = 1;
 }
 
 int gpu_job_run(void *arg)
@@ -406,26 +458,30 @@ int gpu_job_run(void *arg)
         uint32_t bits = GUARD_BITS;
         memcpy(&pattern[i], &bits, sizeof bits);
     }
-    struct dev_buffer in[2] = {{0}}, out[ROLE_COUNT] = {{0}};
-    int n_in = job_family(job)->ninputs;
+    struct dev_inputs inputs = {{{{0}}}};
+    struct dev_buffer out[ROLE_COUNT] = {{0}};
+    int n_in = job_family(job)->ninputs, types[2] = {0, 0};
+    input_types(job, types);
     cudaError_t e = cudaSuccess;
-    for (int i = 0; i < n_in && e == cudaSuccess; i++) {
-        e = alloc_guarded(&in[i], job->in_elems[i], pattern);
-        if (e == cudaSuccess)
-            e = cudaMemcpy(in[i].data, job_in(job, i), job->in_elems[i] * sizeof(float), cudaMemcpyHostToDevice);
-    }
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < n_in && types[t] && e == cudaSuccess; i++) {
+            e = alloc_guarded(&inputs.of[t][i], job->in_elems[i], t ? 2 : 4, pattern);
+            if (e == cudaSuccess)
+                e = upload_input(job, i, &inputs.of[t][i]);
+        }
     for (int r = 0; r < ROLE_COUNT && e == cudaSuccess; r++)
         if (entries[r])
-            e = alloc_guarded(&out[r], job->out_elems, pattern);
+            e = alloc_guarded(&out[r], job->out_elems, sizeof(float), pattern);
     if (e != cudaSuccess) {
         fail_setup(job, e, "allocating and filling the GPU buffers");
         return JOB_SETUP_FAILED;
     }
 
-    int rc = run_on_buffers(job, in, out, pattern);
+    int rc = run_on_buffers(job, &inputs, out, pattern);
     /* A batch's next job allocates its own (a job in a batch runs as it would alone). */
-    for (int i = 0; i < 2; i++)
-        cudaFree(in[i].base);
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < 2; i++)
+            cudaFree(inputs.of[t][i].base);
     for (int r = 0; r < ROLE_COUNT; r++)
         cudaFree(out[r].base);
     free(pattern);
@@ -435,24 +491,34 @@ int gpu_job_run(void *arg)
 int gpu_run_plain(struct gpu_job *job, int first)
 {
     const struct family *f = job_family(job);
-    const char *name[3] = {f->input_names[0], f->input_names[1], f->output_name};
-    int n_in = f->ninputs;
-    float *in[2] = {NULL, NULL}, *out = NULL;
+    int n_in = f->ninputs, types[2] = {0, 0};
+    input_types(job, types);
+    void *in[2][2] = {{NULL, NULL}, {NULL, NULL}}; /* [halves][input], as struct dev_inputs */
+    float *out = NULL;
     cudaError_t e = cudaSuccess;
-    for (int i = 0; i < n_in && e == cudaSuccess; i++) {
-        e = cudaMalloc((void **)&in[i], job->in_elems[i] * sizeof(float));
-        if (e == cudaSuccess)
-            e = cudaMemcpy(in[i], job_in(job, i), job->in_elems[i] * sizeof(float), cudaMemcpyHostToDevice);
-    }
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < n_in && types[t] && e == cudaSuccess; i++) {
+            size_t es = t ? 2 : 4;
+            void *host = malloc(job->in_elems[i] * es);
+            e = host ? cudaMalloc(&in[t][i], job->in_elems[i] * es) : cudaErrorMemoryAllocation;
+            if (e == cudaSuccess) {
+                host_input(job, i, es, host);
+                e = cudaMemcpy(in[t][i], host, job->in_elems[i] * es, cudaMemcpyHostToDevice);
+            }
+            free(host);
+        }
     if (e == cudaSuccess)
         e = cudaMalloc((void **)&out, job->out_elems * sizeof(float));
     if (e != cudaSuccess) {
         fprintf(stderr, "allocating the GPU buffers failed: %s\n", cudaGetErrorString(e));
         return JOB_SETUP_FAILED;
     }
-    for (int i = 0; i < n_in; i++)
-        printf("wb-buffer %s %p %zu\n", name[i], (void *)in[i], job->in_elems[i] * sizeof(float));
-    printf("wb-buffer %s %p %zu\n", name[2], (void *)out, job->out_elems * sizeof(float));
+    /* An input in the type the family does not take (a baseline's floats) is named so: "A_float". */
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < n_in && types[t]; i++)
+            printf("wb-buffer %s%s %p %zu\n", f->input_names[i], t == (f->input_half != 0) ? "" : t ? "_half" : "_float",
+                   in[t][i], job->in_elems[i] * (t ? 2 : 4));
+    printf("wb-buffer %s %p %zu\n", f->output_name, (void *)out, job->out_elems * sizeof(float));
     fflush(stdout);
     /* The launches a tool counts have the GPU alone; their setup did not need it. */
     if (first && turn_wait() != 0)
@@ -463,7 +529,8 @@ int gpu_run_plain(struct gpu_job *job, int first)
         int r = order[k];
         if (!entries[r])
             continue;
-        e = (cudaError_t)entries[r]->launch(entries[r], job, in[0], in[1], out);
+        int t = role_input_size(job, r) == 2;
+        e = (cudaError_t)entries[r]->launch(entries[r], job, in[t][0], in[t][1], out);
         if (e == cudaSuccess)
             e = cudaDeviceSynchronize();
         if (e != cudaSuccess) {
@@ -471,8 +538,9 @@ int gpu_run_plain(struct gpu_job *job, int first)
             return JOB_KERNEL_FAILED;
         }
     }
-    for (int i = 0; i < n_in; i++)
-        cudaFree(in[i]);
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < n_in; i++)
+            cudaFree(in[t][i]);
     cudaFree(out);
     return JOB_OK;
 }
@@ -493,7 +561,7 @@ struct loaded_kernel {
 };
 
 /* The family's arguments: its inputs, the output, then rows (and cols). */
-static int launch_loaded(const struct kernel_entry *k, const struct gpu_job *job, const float *in0, const float *in1,
+static int launch_loaded(const struct kernel_entry *k, const struct gpu_job *job, const void *in0, const void *in1,
                          float *out)
 {
     const struct family *f = ((const struct loaded_kernel *)k)->family;

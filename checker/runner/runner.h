@@ -21,6 +21,12 @@ static inline const struct family *job_role_family(const struct gpu_job *job, in
 {
     return family_named(role == ROLE_BASELINE ? job->baseline_family : job->family);
 }
+/* The element size of the inputs role's kernel takes: 2 for halves (family.h), else 4. */
+static inline size_t role_input_size(const struct gpu_job *job, int role)
+{
+    const struct family *f = job_role_family(job, role);
+    return f && f->input_half ? 2 : 4;
+}
 /* The grid of a launch: one block per tile of the input, blockIdx.x along its columns. */
 static inline void family_grid(const struct family *f, int rows, int cols, unsigned grid[2])
 {
@@ -32,8 +38,8 @@ struct kernel_entry {
     const char *name;
     /* Launches as the job's family says (family.h: arguments, block and grid); returns the error
      * of the launch itself (a cudaError_t on the GPU, an EMU_* code in the emulator), not of the
-     * kernel's execution. */
-    int (*launch)(const struct kernel_entry *k, const struct gpu_job *job, const float *in0, const float *in1, float *out);
+     * kernel's execution. The inputs are of the element type the kernel's family takes. */
+    int (*launch)(const struct kernel_entry *k, const struct gpu_job *job, const void *in0, const void *in1, float *out);
     /* Static shared bytes and registers per thread. */
     int (*attributes)(const struct kernel_entry *k, size_t *static_smem, int *regs);
     void *handle; /* the GPU's cudaKernel_t */

@@ -80,3 +80,58 @@ void bankmap_svg(FILE *out, enum bank_layout layout, int col)
                 LEFT, y + 26, (unsigned long long)c.wavefronts, (unsigned long long)c.wavefronts);
     fprintf(out, "</svg>\n");
 }
+
+/* One phase of ldmatrix on lesson 10's tile of 128-byte rows (64 halves): lanes 0-7 give rows 0-7
+ * at 16-byte chunk `chunk`; stored plainly, or at chunk ^ row (the swizzle). */
+static int ldsm_byte(int swizzled, int row, int chunk)
+{
+    return row * 128 + (swizzled ? chunk ^ (row & 7) : chunk) * 16;
+}
+
+void bankmap_ldmatrix_svg(FILE *out, int swizzled, int chunk)
+{
+    struct emu_lane_access lanes[8];
+    int bank_rows[32] = {0};
+    for (int r = 0; r < 8; r++) {
+        lanes[r] = (struct emu_lane_access){(uintptr_t)ldsm_byte(swizzled, r, chunk), 16, r};
+        for (int w = 0; w < 4; w++)
+            bank_rows[(ldsm_byte(swizzled, r, chunk) / 4 + w) % 32]++;
+    }
+    struct op_counts c = {0};
+    emu_price(lanes, 8, SHARED_LD, &c);
+    const char *decl = swizzled ? "unsigned short As[128][64], chunk c of row r stored at c ^ (r % 8)"
+                                : "unsigned short As[128][64], 128-byte rows, chunks where they are";
+    int big = 2 * CELL, width = LEFT + 32 * CELL + 20, height = TOP + 8 * big + 70;
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                 "font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n", width, height, width, height);
+    fprintf(out, "<title>Banks hit by one ldmatrix phase (rows 0-7, chunk %d) of %s: %llu wavefront%s</title>\n", chunk,
+            decl, (unsigned long long)c.wavefronts, c.wavefronts == 1 ? "" : "s");
+    fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(out, "<text x=\"%d\" y=\"18\" font-size=\"13\" font-weight=\"bold\">%s</text>\n", LEFT, decl);
+    fprintf(out, "<text x=\"%d\" y=\"36\">one ldmatrix phase: lane r (0-7) gives row r, halves %d-%d (chunk %d): "
+                 "16 bytes, 4 banks</text>\n", LEFT, 8 * chunk, 8 * chunk + 7, chunk);
+    fprintf(out, "<text x=\"%d\" y=\"%d\">bank 0</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">bank 31</text>\n",
+            LEFT, TOP - 8, LEFT + 32 * CELL, TOP - 8);
+    for (int r = 0; r < 8; r++) {
+        int y = TOP + r * big, first = ldsm_byte(swizzled, r, chunk) / 4 % 32;
+        fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">row %d</text>\n", LEFT - 6, y + big - 8, r);
+        for (int b = 0; b < 32; b++)
+            fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f4f4f4\" stroke=\"#ddd\"/>\n",
+                    LEFT + b * CELL, y, CELL, big);
+        fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", LEFT + first * CELL + 1,
+                y + 1, 4 * CELL - 2, big - 2, bank_rows[first] > 1 ? "#d62728" : "#2ca02c");
+    }
+    int y = TOP + 8 * big + 18;
+    fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">rows</text>\n", LEFT - 6, y);
+    for (int b = 0; b < 32; b++)
+        if (bank_rows[b])
+            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", LEFT + b * CELL + CELL / 2, y,
+                    bank_rows[b]);
+    if (c.wavefronts == 1)
+        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">1 wavefront: the 8 rows cover the 32 banks once, "
+                     "no conflict</text>\n", LEFT, y + 26);
+    else
+        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">%llu wavefronts: an %llu-way bank conflict</text>\n",
+                LEFT, y + 26, (unsigned long long)c.wavefronts, (unsigned long long)c.wavefronts);
+    fprintf(out, "</svg>\n");
+}

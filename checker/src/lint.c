@@ -193,6 +193,12 @@ static int problem(struct lint_problem *p, int line, const char *fmt, ...)
     return 1;
 }
 
+/* Inline assembly is PTX put into the device code (lesson 10's ldmatrix, mma.sync and cp.async),
+ * judged as every other instruction by the interpreter and the cubin gate; outside a function's
+ * body (at file scope, in a #define) it could make module-level directives. */
+#define ASM_WHERE "inline assembly is allowed only in the body of a __device__ or __global__ function"
+static int is_asm(const char *s) { return strcmp(s, "asm") == 0 || strcmp(s, "__asm") == 0 || strcmp(s, "__asm__") == 0; }
+
 /* Names no lesson file may use: the reason, or NULL. */
 static const char *banned_name(const char *s)
 {
@@ -200,9 +206,9 @@ static const char *banned_name(const char *s)
         const char *name;
         const char *why;
     } exact[] = {
-        {"asm", "inline assembly is not allowed"},
-        {"__asm", "inline assembly is not allowed"},
-        {"__asm__", "inline assembly is not allowed"},
+        {"asm", ASM_WHERE},
+        {"__asm", ASM_WHERE},
+        {"__asm__", ASM_WHERE},
         {"__host__", "host code is not allowed: lesson files hold kernels only"},
         {"__attribute__", "attributes are not allowed (one can run code when the checker starts)"},
         {"__declspec", "attributes are not allowed"},
@@ -404,7 +410,8 @@ static int lint_spliced(const char *text, const int *lines, const char *kernel, 
         if (is(&t, "[") && is(&prev, "[") && prev.end == t.start)
             return problem(p, t.line, "attributes ([[...]]) are not allowed (one can run code when the checker starts)");
         const char *why = t.kind == TOK_IDENT ? banned_name(t.text) : NULL;
-        if (why)
+        int in_function = depth > 0 && (has_word(&s, "__device__") || has_word(&s, "__global__"));
+        if (why && !(is_asm(t.text) && in_function))
             return problem(p, t.line, "`%s`: %s", t.text, why);
         if (is(&t, "__global__")) {
             kernels++;

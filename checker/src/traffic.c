@@ -127,5 +127,13 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
                  waits, rules->max_barriers_per_thread);
         broken(why, len, rule);
     }
+    double on_tensor_cores = rules->work > 0 ? (double)student->mma_multiply_adds / rules->work : 0;
+    if (rules->min_tensor_core_share > 0 && on_tensor_cores < rules->min_tensor_core_share) {
+        snprintf(rule, sizeof rule,
+                 "%.2f of the multiply-adds on the tensor cores (mma.sync: %" PRIu64 " of %.0f), where at least %.2f "
+                 "is required: the lesson's products must come from mma.sync",
+                 on_tensor_cores, student->mma_multiply_adds, rules->work, rules->min_tensor_core_share);
+        broken(why, len, rule);
+    }
     return len && why[0] ? -1 : 0;
 }

@@ -130,12 +130,27 @@ static void sees_what_the_compiler_sees(void **state)
              "    out[i[1]] = in[i[0]] + (float)'\\'';\n}\n");
 }
 
+/* Inline assembly (PTX: lesson 10's ldmatrix, mma.sync, cp.async) in a device function's body
+ * only: at file scope, in a host function or in a #define it is refused. */
+static void asm_only_in_device_functions(void **state)
+{
+    (void)state;
+    accepted("__device__ void wait(void) { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); }\n" KERNEL_OK);
+    accepted("__global__ void k(const float *in, float *out, int n)\n{\n    __asm__(\"bar.sync 0;\");\n}\n");
+    accepted("#define DEV __device__\nDEV void f(void) { if (1) { __asm(\"membar.cta;\"); } }\n" KERNEL_OK);
+    refused("asm(\".global .u32 state;\");\n" KERNEL_OK, 1, "inline assembly is allowed only in the body");
+    refused("void host(void) { asm(\"nop\"); }\n" KERNEL_OK, 1, "inline assembly is allowed only in the body");
+    refused("namespace n { asm(\".global .u32 s;\"); }\n" KERNEL_OK, 1, "inline assembly is allowed only");
+    refused("__device__ int x;\nvoid f() { asm(\"nop\"); }\n" KERNEL_OK, 2, "inline assembly is allowed only");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(allows_kernels_helpers_constants), cmocka_unit_test(refuses_preprocessor_tricks),
         cmocka_unit_test(refuses_host_code),               cmocka_unit_test(refuses_libraries),
         cmocka_unit_test(refuses_wrong_kernels),           cmocka_unit_test(sees_what_the_compiler_sees),
+        cmocka_unit_test(asm_only_in_device_functions),
     };
     return cmocka_run_group_tests_name("lint", tests, NULL, NULL);
 }

@@ -59,6 +59,7 @@ static void real_registry_loads(void **state)
         {"08_sgemm", "sgemm_blocked", "matmul_128", "solutions/02_tiled_matmul/matmul_tiled.cu", 30, "matmul"},
         {"09_fast_reduction", "slice_sum", "reduce_4096", "lessons/09_fast_reduction/slice_sum_per_step.cu", 25,
          "reduce_4096"},
+        {"10_tensor_cores", "hgemm_swizzled", "matmul_f16", "solutions/08_sgemm/sgemm_blocked.cu", 30, "matmul_128"},
     };
     const int n = (int)(sizeof want / sizeof want[0]);
     assert_int_equal(reg.count, n);
@@ -163,6 +164,11 @@ static void baseline_family_given_or_the_lessons(void **state)
     assert_string_equal(reg.lessons[0].family->name, "transpose_32x8");
     assert_string_equal(reg.lessons[1].baseline, "b.cu");
     assert_string_equal(reg.lessons[1].baseline_family->name, "transpose_32x8");
+    /* The same problem on floats for a lesson whose kernels take halves (lesson 10's baseline). */
+    rc = registry_parse("1 01_a k matmul_f16 matmul_128:a.cu 5\n", &reg, err, sizeof err);
+    if (rc != 0)
+        fail_msg("registry_parse: %s", err);
+    assert_string_equal(reg.lessons[0].baseline_family->name, "matmul_128");
 }
 
 static void error_baseline_family(void **state)
@@ -170,6 +176,7 @@ static void error_baseline_family(void **state)
     (void)state;
     expect_error("1 01_a k transpose nosuch:a.cu 5\n", 1, "the baseline's family 'nosuch' is unknown");
     expect_error("1 01_a k transpose matmul:a.cu 5\n", 1, "takes other arguments than transpose");
+    expect_error("1 01_a k matmul_f16 reduce:a.cu 5\n", 1, "takes other arguments than matmul_f16");
     expect_error("1 01_a k transpose transpose_32x8:a.c 5\n", 1, "should be a .cu file");
 }
 

@@ -56,25 +56,33 @@ static void each_rule_fails_with_its_sentence(void **state)
     char why[400];
     struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(1024, 1024, 4);
     c.op[SHARED_LD].wavefronts = 64;
-    struct traffic_rules no_conflicts = {0, 1, 0, 0};
+    struct traffic_rules no_conflicts = {0, 1, 0, 0, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &no_conflicts, why, sizeof why), -1);
     assert_says(why, "32 shared-memory bank conflicts where none are allowed");
 
     c = tile_counts(1024, 1024, 4);
     c.op[GLOBAL_LD].wavefronts = 256;
-    struct traffic_rules sectors_rule = {1.0, 0, 0, 0};
+    struct traffic_rules sectors_rule = {1.0, 0, 0, 0, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &sectors_rule, why, sizeof why), -1);
     assert_says(why, "384 global memory sectors, 1.50 of the baseline's 256");
 
     c = tile_counts(1024 + 256, 256, 4); /* a barrier after every load */
-    struct traffic_rules in_flight = {0, 0, 16, 0};
+    struct traffic_rules in_flight = {0, 0, 16, 0, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &in_flight, why, sizeof why), -1);
     assert_says(why, "a thread has 4 bytes of global loads in flight each time it waits for them, on average, where at least 16");
 
     c = tile_counts(9 * 256, 256, 4);
-    struct traffic_rules waits = {0, 0, 0, 4};
+    struct traffic_rules waits = {0, 0, 0, 4, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &waits, why, sizeof why), -1);
     assert_says(why, "9.0 barriers per thread, where at most 4 are allowed");
+
+    c = tile_counts(1024, 1024, 4); /* half of a 4096-multiply-add product on the tensor cores */
+    c.mma_multiply_adds = 2048;
+    struct traffic_rules tensor = {0, 0, 0, 0, 1.0, 4096};
+    assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), -1);
+    assert_says(why, "0.50 of the multiply-adds on the tensor cores (mma.sync: 2048 of 4096), where at least 1.00");
+    c.mma_multiply_adds = 4096;
+    assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), 0);
 }
 
 /* A kernel that breaks two rules hears of both at once, not of one per fix. */
@@ -85,7 +93,7 @@ static void every_broken_rule_at_once(void **state)
     struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(1024, 1024, 4);
     c.op[SHARED_LD].wavefronts = 64;
     c.op[GLOBAL_LD].wavefronts = 256;
-    struct traffic_rules both = {1.0, 1, 0, 0};
+    struct traffic_rules both = {1.0, 1, 0, 0, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &both, why, sizeof why), -1);
     assert_says(why, "32 shared-memory bank conflicts where none are allowed; and 384 global memory sectors");
 }
@@ -95,12 +103,12 @@ static void rules_kept_at_their_limits(void **state)
     (void)state;
     char why[400] = "";
     struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(256, 256, 16);
-    struct traffic_rules all = {1.0, 1, 16, 1};
+    struct traffic_rules all = {1.0, 1, 16, 1, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &all, why, sizeof why), 0);
     /* No barrier at all, every thread loading its 16 bytes: kept; no rules: anything goes. */
     c = tile_counts(0, 256, 16);
     assert_int_equal(traffic_verdict(&c, &base, &all, why, sizeof why), 0);
-    struct traffic_rules none = {0, 0, 0, 0};
+    struct traffic_rules none = {0, 0, 0, 0, 0, 0};
     c.op[SHARED_LD].wavefronts = 1000;
     assert_int_equal(traffic_verdict(&c, &base, &none, why, sizeof why), 0);
 }

@@ -125,6 +125,8 @@ int emu_trace_counting(void);
 /* A thread arrives at __syncthreads(); a launch starts n threads: counted while tracing. */
 void emu_trace_barrier(void);
 void emu_trace_threads(uint64_t n);
+/* One warp's mma.sync m16n8k16 ran: 2048 multiply-adds on the tensor cores. */
+void emu_trace_mma(void);
 
 /* The running thread's linear id, how many warp operations it has completed in this block (its
  * place in the warp's order), and its local memory, which its kernel may use freely. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "emu.h"
+#include "half.h"
 #include "runner.h"
 
 #define entries runner_kernels
@@ -14,36 +15,47 @@ static const char *const role_names[ROLE_COUNT] = {"your kernel", "the reference
 #define GUARD_ELEMS (64 * 1024)
 
 struct host_buffer {
-    float *base, *data;
-    size_t elems;
+    char *base, *data;
+    size_t elems, esize; /* elements, and bytes each: 4 (floats), or 2 (an input of halves) */
 };
 
-static void fill_guard(float *p)
+/* The guard zone: GUARD_ELEMS elements' worth of GUARD_BITS words. */
+static void fill_guard(char *p, size_t esize)
 {
     uint32_t bits = GUARD_BITS;
-    for (size_t i = 0; i < GUARD_ELEMS; i++)
-        memcpy(&p[i], &bits, sizeof bits);
+    for (size_t i = 0; i < GUARD_ELEMS * esize / sizeof bits; i++)
+        memcpy(p + i * sizeof bits, &bits, sizeof bits);
 }
 
-static int alloc_guarded(struct host_buffer *b, size_t elems)
+static int alloc_guarded(struct host_buffer *b, size_t elems, size_t esize)
 {
     b->elems = elems;
+    b->esize = esize;
     /* Aligned as cudaMalloc aligns, so that sectors (32 bytes) fall where they fall on a GPU. */
-    b->base = aligned_alloc(256, (elems + 2 * GUARD_ELEMS) * sizeof(float));
+    b->base = aligned_alloc(256, ((elems + 2 * GUARD_ELEMS) * esize + 255) / 256 * 256);
     if (!b->base)
         return -1;
-    b->data = b->base + GUARD_ELEMS;
-    fill_guard(b->base);
-    fill_guard(b->data + elems);
+    b->data = b->base + GUARD_ELEMS * esize;
+    fill_guard(b->base, esize);
+    fill_guard(b->data + elems * esize, esize);
     return 0;
 }
 
+/* An output's: floats. */
 static void check_guards(struct gpu_job *job, const struct host_buffer *b)
 {
-    guard_scan(b->base, GUARD_ELEMS, -(long)GUARD_ELEMS, b->elems, &job->rep.guard_writes, &job->rep.first_guard_write);
-    guard_scan(b->data + b->elems, GUARD_ELEMS, (long)b->elems, b->elems, &job->rep.guard_writes,
+    const float *data = (const float *)b->data;
+    guard_scan((const float *)b->base, GUARD_ELEMS, -(long)GUARD_ELEMS, b->elems, &job->rep.guard_writes,
+               &job->rep.first_guard_write);
+    guard_scan(data + b->elems, GUARD_ELEMS, (long)b->elems, b->elems, &job->rep.guard_writes,
                &job->rep.first_guard_write);
 }
+
+/* A side's inputs in each element type one of its roles takes: of[0][i] floats, of[1][i] halves
+ * (family.h; lesson 10's baseline takes floats where its kernels take halves). */
+struct host_inputs {
+    struct host_buffer of[2][2];
+};
 
 static int current_role;
 
@@ -52,11 +64,12 @@ int emu_job_current_role(void)
     return current_role;
 }
 
-static int run_role(struct gpu_job *job, int role, struct host_buffer in[2], struct host_buffer *out)
+static int run_role(struct gpu_job *job, int role, struct host_inputs *inputs, struct host_buffer *out)
 {
     current_role = role;
     memset(out->data, 0xFF, out->elems * sizeof(float)); /* POISON_BITS in every float */
-    int rc = entries[role]->launch(entries[role], job, in[0].data, in[1].data, out->data);
+    const struct host_buffer *in = inputs->of[role_input_size(job, role) == 2];
+    int rc = entries[role]->launch(entries[role], job, in[0].data, in[1].data, (float *)out->data);
     if (rc) {
         job->rep.failed_role = role;
         job->rep.sanitizer_fault = rc == EMU_OUT_OF_BOUNDS || rc == EMU_WILD_ACCESS || rc == EMU_MISALIGNED ||
@@ -111,7 +124,7 @@ static void name_lines(struct gpu_job *job, const struct emu_line_counts *lines,
 
 /* Runs each role of this side again with the tracer counting; the student's output of that
  * run goes to OUT_STUDENT_TIMED, to be judged like the first. */
-static int count_roles(struct gpu_job *job, struct host_buffer in[2], struct host_buffer out[ROLE_COUNT])
+static int count_roles(struct gpu_job *job, struct host_inputs *in, struct host_buffer out[ROLE_COUNT])
 {
     static struct emu_line_counts lines[EMU_MAX_LINES];
     int nlines;
@@ -145,49 +158,59 @@ int gpu_job_run(void *arg)
     if (!job->launch)
         return JOB_OK;
 
-    struct host_buffer in[2] = {{0}}, out[ROLE_COUNT] = {{0}};
+    struct host_inputs in = {{{{0}}}};
+    struct host_buffer out[ROLE_COUNT] = {{0}};
     const struct family *f = job_family(job);
-    int n_in = f->ninputs;
+    int n_in = f->ninputs, types[2] = {0, 0};
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (entries[r])
+            types[role_input_size(job, r) == 2] = 1;
     int ok = 1;
-    for (int i = 0; i < n_in && ok; i++) {
-        ok = alloc_guarded(&in[i], job->in_elems[i]) == 0;
-        if (ok)
-            memcpy(in[i].data, job_in(job, i), job->in_elems[i] * sizeof(float));
-    }
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < n_in && types[t] && ok; i++) {
+            struct host_buffer *b = &in.of[t][i];
+            ok = alloc_guarded(b, job->in_elems[i], t ? 2 : 4) == 0;
+            if (ok && t)
+                floats_to_halves(job_in(job, i), (uint16_t *)b->data, b->elems);
+            else if (ok)
+                memcpy(b->data, job_in(job, i), b->elems * sizeof(float));
+        }
     for (int r = 0; r < ROLE_COUNT && ok; r++)
         if (entries[r])
-            ok = alloc_guarded(&out[r], job->out_elems) == 0;
+            ok = alloc_guarded(&out[r], job->out_elems, sizeof(float)) == 0;
     if (!ok) {
         snprintf(job->rep.failure, sizeof job->rep.failure, "out of memory for the buffers.");
         return JOB_SETUP_FAILED;
     }
     /* What the kernel was given: every access outside these, its stack and its shared memory is
      * stopped with its line (emu_trace.c). */
-    struct emu_buffer buffers[2 + ROLE_COUNT];
+    struct emu_buffer buffers[4 + ROLE_COUNT];
     const char *out_name = f->output_name;
-    size_t guard = GUARD_ELEMS * sizeof(float);
     int nb = 0;
-    for (int i = 0; i < n_in; i++)
-        buffers[nb++] = (struct emu_buffer){(char *)in[i].data, (char *)(in[i].data + in[i].elems), guard,
-                                            f->input_names[i], 1};
+    for (int t = 0; t < 2; t++)
+        for (int i = 0; i < n_in && types[t]; i++) {
+            const struct host_buffer *b = &in.of[t][i];
+            buffers[nb++] = (struct emu_buffer){b->data, b->data + b->elems * b->esize, GUARD_ELEMS * b->esize,
+                                                f->input_names[i], 1};
+        }
     for (int r = 0; r < ROLE_COUNT; r++)
         if (entries[r])
-            buffers[nb++] = (struct emu_buffer){(char *)out[r].data, (char *)(out[r].data + out[r].elems), guard,
-                                                out_name, 0};
+            buffers[nb++] = (struct emu_buffer){out[r].data, out[r].data + out[r].elems * sizeof(float),
+                                                GUARD_ELEMS * sizeof(float), out_name, 0};
     emu_set_buffers(buffers, nb);
 
     if (role_in(job, ROLE_STUDENT)) {
-        if (run_role(job, ROLE_STUDENT, in, &out[ROLE_STUDENT]) != 0)
+        if (run_role(job, ROLE_STUDENT, &in, &out[ROLE_STUDENT]) != 0)
             return JOB_KERNEL_FAILED;
         memcpy(job_out(job, OUT_STUDENT), out[ROLE_STUDENT].data, job->out_elems * sizeof(float));
         check_guards(job, &out[ROLE_STUDENT]);
     } else {
         int ref = job_reference_role(job);
-        if (run_role(job, ref, in, &out[ref]) != 0)
+        if (run_role(job, ref, &in, &out[ref]) != 0)
             return JOB_KERNEL_FAILED;
         memcpy(job_out(job, OUT_REFERENCE), out[ref].data, job->out_elems * sizeof(float));
     }
-    if (job->count && job->rep.guard_writes == 0 && count_roles(job, in, out) != 0)
+    if (job->count && job->rep.guard_writes == 0 && count_roles(job, &in, out) != 0)
         return JOB_KERNEL_FAILED;
     return JOB_OK;
 }

@@ -186,6 +186,12 @@ void emu_trace_threads(uint64_t n)
         tr.total.threads += n;
 }
 
+void emu_trace_mma(void)
+{
+    if (tr.on)
+        tr.total.mma_multiply_adds += 16 * 8 * 16;
+}
+
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines)
 {
     fold_bursts();

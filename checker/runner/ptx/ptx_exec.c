@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "half.h"
 #include "emu.h"
 #include "ptx_exec.h"
 
@@ -719,51 +720,6 @@ static inline int is_f(int ty)
     return ty == T_F32 || ty == T_F64;
 }
 
-/* An IEEE half's bits as a float (exact: every half is a float). */
-static float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
-    if (e == 0x1f)
-        u = sign | 0x7f800000u | (m << 13); /* inf, nan */
-    else if (e)
-        u = sign | ((e + 112) << 23) | (m << 13);
-    else if (!m)
-        u = sign; /* zero */
-    else { /* subnormal: normalise */
-        int shift = 0;
-        while (!(m & 0x400))
-            m <<= 1, shift++;
-        u = sign | ((uint32_t)(113 - shift) << 23) | ((m & 0x3ff) << 13);
-    }
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* A float to the nearest half, ties to even (cvt.rn.f16.f32; .rz truncates): the bits. */
-static uint16_t float_to_half(float f, int rnd)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff, m = x & 0x7fffff;
-    if (e == 0xff)
-        return (uint16_t)(m ? 0x7fff : sign | 0x7c00); /* a NaN: the GPU's canonical one */
-    int big = (int)e - 112; /* the half's exponent field */
-    uint32_t v, s;          /* v shifted right by s, rounded, is the half without its sign */
-    if (big > 0)
-        v = (uint32_t)big << 23 | m, s = 13;
-    else if (e >= 102) /* a half subnormal, or a tie with zero */
-        v = m | 0x800000, s = (uint32_t)(126 - (int)e);
-    else
-        return (uint16_t)sign;
-    uint32_t r = v >> s, rem = v & ((1u << s) - 1), half = 1u << (s - 1);
-    if (rnd != R_RZ && (rem > half || (rem == half && (r & 1))))
-        r++; /* a carry into the exponent is right, up to infinity */
-    if (r >= 0x7c00)
-        r = rnd == R_RZ ? 0x7bff : 0x7c00;
-    return (uint16_t)(sign | r);
-}
-
 static double fval(uint64_t v, int ty)
 {
     return ty == T_F32 ? (double)as_f(v) : as_d(v);
@@ -908,7 +864,7 @@ static uint64_t convert(const struct ptx_insn *in, uint64_t v)
     /* Halves: to one from a float (from a double through a float, which can round twice), and
      * from one to either; no arithmetic on them. */
     if (dt == T_F16 && is_f(st))
-        return float_to_half((float)fval(v, st), in->rnd);
+        return float_to_half((float)fval(v, st), in->rnd == R_RZ);
     if (st == T_F16 && is_f(dt))
         return fput(half_to_float((uint16_t)v), dt);
     if (is_f(dt) && is_f(st)) {
@@ -1547,6 +1503,7 @@ static int mma(const struct ptx_insn *in, int w)
     for (int e = 0; e < 4; e++)
         if (d[e] >= 0)
             set_marks(d[e], w, ~0u, mk[e]);
+    emu_trace_mma();
     return 0;
 }
 

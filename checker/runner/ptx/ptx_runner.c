@@ -44,7 +44,7 @@ static void stop_run(const char *sentence)
 
 /* The family's arguments, laid out as the kernel's .param list says: its inputs, the output,
  * rows (and cols). */
-static int launch(const struct kernel_entry *k, const struct gpu_job *j, const float *in0, const float *in1, float *out)
+static int launch(const struct kernel_entry *k, const struct gpu_job *j, const void *in0, const void *in1, float *out)
 {
     const struct ptx_entry *e = (const struct ptx_entry *)k;
     const struct family *f = e->family;
