@@ -295,7 +295,8 @@ int cmd_quiz(const struct lesson *l)
     int skipped = 0;
     int right = quiz_ask(&quiz, stdin, stdout, &skipped);
     if (fresh.count) {
-        printf("\nAnd %d bank questions made up just now (again: make quiz SEED=%llu):\n", fresh.count,
+        printf("\nAnd %d bank question%s made up just now (again: make quiz SEED=%llu):\n", fresh.count,
+               fresh.count == 1 ? "" : "s",
                (unsigned long long)seed);
         right += quiz_ask(&fresh, stdin, stdout, &skipped);
     }

@@ -41,10 +41,10 @@
  */
 
 /*
- * This stub is correct and already on the tensor cores: cp.async fills two tiles of
- * 128-byte rows, ldmatrix reads them, mma.sync multiplies. But it stores each row's
- * 16-byte chunks where they are, so the eight rows one ldmatrix phase reads sit in
- * the same four banks. The TODOs say what to change.
+ * This stub is correct and already on the tensor cores: cp.async fills two tiles
+ * (rows of 128 bytes in A's, 256 in B's), ldmatrix reads them, mma.sync multiplies.
+ * But it stores each row's 16-byte chunks where they are, so the eight rows one
+ * ldmatrix phase reads sit in the same four banks. The TODO says what to change.
  */
 
 #define BM 128   // rows of C per block
