@@ -22,8 +22,9 @@ struct mem_counts {
      * burst_threads: the threads that went into it. */
     uint64_t barrier_arrivals, threads;
     uint64_t min_burst_bytes, burst_threads;
-    /* ... and the multiply-adds done by the tensor cores: 2048 per warp's mma.sync m16n8k16. */
-    uint64_t mma_multiply_adds;
+    /* ... and the multiply-adds done by the tensor cores (2048 per warp's mma.sync m16n8k16), and
+     * the float multiplies on the ordinary cores (each lane's fma, mad or mul of f32 or f64). */
+    uint64_t mma_multiply_adds, core_multiplies;
 };
 
 /* Counts of one source line of the kernel. */

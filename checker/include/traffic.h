@@ -27,6 +27,10 @@ double least_burst(const struct mem_counts *c);
 /* The barriers a thread waits at, on average over the threads launched. */
 double barriers_per_thread(const struct mem_counts *c);
 
+/* Where the tensor cores' rule holds: float multiplies on the ordinary cores (an epilogue's
+ * scaling, say) up to this share of the product's multiply-adds. */
+#define MAX_CORE_MULTIPLY_SHARE 0.01
+
 /* A lesson's rules on the counts (0: no such rule). */
 struct traffic_rules {
     double max_sector_ratio;      /* the student's global sectors at most this times the baseline's */
@@ -34,7 +38,8 @@ struct traffic_rules {
     double min_loaded_between_barriers; /* every thread that loads from global memory has at least
                                            this many bytes of loads in flight at once */
     double max_barriers_per_thread;/* at most this many barriers per thread */
-    double min_tensor_core_share; /* at least this share of `work` done by mma.sync */
+    double min_tensor_core_share; /* at least this share of `work` done by mma.sync, and at most
+                                     MAX_CORE_MULTIPLY_SHARE of it in float multiplies elsewhere */
     double work;                  /* the family's multiply-adds at the counted size */
 };
 /* Returns 0 if the student's counts keep the rules; else -1 with the broken rule's sentence. */

@@ -135,5 +135,15 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
                  on_tensor_cores, student->mma_multiply_adds, rules->work, rules->min_tensor_core_share);
         broken(why, len, rule);
     }
+    /* ... and not beside them: mma.sync run for show while the ordinary cores make the product. */
+    double on_cores = rules->work > 0 ? (double)student->core_multiplies / rules->work : 0;
+    if (rules->min_tensor_core_share > 0 && on_cores > MAX_CORE_MULTIPLY_SHARE) {
+        snprintf(rule, sizeof rule,
+                 "%" PRIu64 " float multiplies on the ordinary cores (fma, mad, mul), %.2f of the product's %.0f "
+                 "multiply-adds, where at most %.2f is allowed: the products must come from the tensor cores, not "
+                 "from both",
+                 student->core_multiplies, on_cores, rules->work, MAX_CORE_MULTIPLY_SHARE);
+        broken(why, len, rule);
+    }
     return len && why[0] ? -1 : 0;
 }

@@ -145,6 +145,7 @@ static int run_ldmatrix_tile(float *o, int stride, int trans, int swizzle)
 }
 static int run_mma_tile(float *o) { return launch("_Z8mma_tilePf", 1, 32, 1, P(o)); }
 static int run_mma_half_warp(float *o) { return launch("_Z13mma_half_warpPf", 1, 32, 1, P(o)); }
+static int run_scoped_asm(float *o) { return launch("_Z10scoped_asmPf", 1, 32, 1, P(o)); }
 static int run_vector_store_race(float *o) { return launch("_Z17vector_store_racePf", 1, 32, 1, P(o)); }
 static int run_mma_after_divergence(float *o) { return launch("_Z20mma_after_divergencePf", 1, 32, 1, P(o)); }
 static int run_async_copy16(const float *in, float *o, int from, int e)
@@ -168,7 +169,7 @@ static int run_burst(const float *in, float *o, int unrolled)
 static int give_arena(void **state)
 {
     (void)state;
-    struct emu_buffer b = {(const char *)out, (const char *)(out + 192), 64 * sizeof(float), "out", 0};
+    struct emu_buffer b = {(const char *)out, (const char *)(out + 192), 64 * sizeof(float), "out", 0, 4};
     emu_set_buffers(&b, 1);
     return 0;
 }
@@ -320,7 +321,7 @@ static void store_past_end_is_reported(void **state)
 {
     (void)state;
     char expected[300];
-    const struct emu_buffer b = {(char *)out, (char *)(out + 64), 64 * sizeof(float), "out", 0};
+    const struct emu_buffer b = {(char *)out, (char *)(out + 64), 64 * sizeof(float), "out", 0, 4};
     emu_set_buffers(&b, 1);
     int rc = run_store_past_end(out);
     give_arena(NULL);
@@ -534,6 +535,33 @@ static void ldmatrix_conflicts_are_counted_per_phase(void **state)
     }
 }
 
+/* PTX's blocks: a register declared in { ... } shadows the outer one of its name until the block
+ * closes, and a label is looked up in its branch's block first (a helper's inline assembly, inlined
+ * twice, defines its label twice). The multiplies are counted where they run: one mma.sync is 2048
+ * multiply-adds on the tensor cores, an fma per lane one on the ordinary cores. */
+static void asm_blocks_scope_registers_and_labels(void **state)
+{
+    (void)state;
+    static struct emu_line_counts lines[EMU_MAX_LINES];
+    struct mem_counts c;
+    int n;
+    emu_trace_start();
+    int rc = run_scoped_asm(out);
+    emu_trace_stop(&c, lines, &n);
+    assert_run(rc, 0);
+    for (int l = 0; l < 32; l++) {
+        assert_true(out[l] == (float)l);
+        assert_true(out[32 + l] == (float)(2 * l + 1));
+    }
+    assert_int_equal(c.core_multiplies, 32);
+    assert_int_equal(c.mma_multiply_adds, 0);
+    emu_trace_start();
+    rc = run_mma_tile(out);
+    emu_trace_stop(&c, lines, &n);
+    assert_run(rc, 0);
+    assert_int_equal(c.mma_multiply_adds, 2048);
+}
+
 /* The expected product of mma_tile, lane l's element e. */
 static float mma_tile_want(int l, int e)
 {
@@ -702,6 +730,7 @@ int main(void)
         cmocka_unit_test(bytes_in_flight_are_measured),
         cmocka_unit_test(ldmatrix_gives_the_isa_layout),
         cmocka_unit_test(ldmatrix_conflicts_are_counted_per_phase),
+        cmocka_unit_test(asm_blocks_scope_registers_and_labels),
         cmocka_unit_test(mma_computes_the_product_in_the_isa_layout),
         cmocka_unit_test(mma_in_half_a_warp_is_reported),
         cmocka_unit_test(race_on_a_vector_store_s_third_word),

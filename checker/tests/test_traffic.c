@@ -83,6 +83,11 @@ static void each_rule_fails_with_its_sentence(void **state)
     assert_says(why, "0.50 of the multiply-adds on the tensor cores (mma.sync: 2048 of 4096), where at least 1.00");
     c.mma_multiply_adds = 4096;
     assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), 0);
+    c.core_multiplies = 41; /* mma for show beside a product on the ordinary cores: over 1% */
+    assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), -1);
+    assert_says(why, "41 float multiplies on the ordinary cores (fma, mad, mul), 0.01 of the product's 4096");
+    c.core_multiplies = 40;
+    assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), 0);
 }
 
 /* A kernel that breaks two rules hears of both at once, not of one per fix. */

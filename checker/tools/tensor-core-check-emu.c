@@ -49,8 +49,8 @@ int main(int argc, char **argv)
     float *in = in_arena + GUARD;
     uint32_t *out = out_arena + GUARD;
     const struct emu_buffer buffers[] = {
-        {(const char *)in, (const char *)(in + IN_WORDS), GUARD * 4, "in", 1},
-        {(const char *)out, (const char *)(out + OUT_WORDS), GUARD * 4, "out", 0},
+        {(const char *)in, (const char *)(in + IN_WORDS), GUARD * 4, "in", 1, 4},
+        {(const char *)out, (const char *)(out + OUT_WORDS), GUARD * 4, "out", 0, 4},
     };
     int failed = 0;
     char line[512];

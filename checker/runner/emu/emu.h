@@ -62,6 +62,7 @@ struct emu_buffer {
     size_t guard;     /* bytes of guard zone on each side: an access there is out of bounds */
     const char *name; /* for the report: "A", "out", ... */
     int read_only;    /* an input: a write to it is an error */
+    int elem_bytes;   /* its elements' size, for the element a report names (0: 4, floats) */
 };
 void emu_set_buffers(const struct emu_buffer *buffers, int n);
 /* The buffers set last, and their number. */
@@ -125,8 +126,10 @@ int emu_trace_counting(void);
 /* A thread arrives at __syncthreads(); a launch starts n threads: counted while tracing. */
 void emu_trace_barrier(void);
 void emu_trace_threads(uint64_t n);
-/* One warp's mma.sync m16n8k16 ran: 2048 multiply-adds on the tensor cores. */
+/* One warp's mma.sync m16n8k16 ran: 2048 multiply-adds on the tensor cores; and n lanes' float
+ * fma, mad or mul on the ordinary cores. */
 void emu_trace_mma(void);
+void emu_trace_core_multiplies(uint64_t n);
 
 /* The running thread's linear id, how many warp operations it has completed in this block (its
  * place in the warp's order), and its local memory, which its kernel may use freely. */

@@ -191,12 +191,12 @@ int gpu_job_run(void *arg)
         for (int i = 0; i < n_in && types[t]; i++) {
             const struct host_buffer *b = &in.of[t][i];
             buffers[nb++] = (struct emu_buffer){b->data, b->data + b->elems * b->esize, GUARD_ELEMS * b->esize,
-                                                f->input_names[i], 1};
+                                                f->input_names[i], 1, (int)b->esize};
         }
     for (int r = 0; r < ROLE_COUNT; r++)
         if (entries[r])
             buffers[nb++] = (struct emu_buffer){out[r].data, out[r].data + out[r].elems * sizeof(float),
-                                                GUARD_ELEMS * sizeof(float), out_name, 0};
+                                                GUARD_ELEMS * sizeof(float), out_name, 0, 4};
     emu_set_buffers(buffers, nb);
 
     if (role_in(job, ROLE_STUDENT)) {

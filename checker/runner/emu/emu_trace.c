@@ -192,6 +192,12 @@ void emu_trace_mma(void)
         tr.total.mma_multiply_adds += 16 * 8 * 16;
 }
 
+void emu_trace_core_multiplies(uint64_t n)
+{
+    if (tr.on)
+        tr.total.core_multiplies += n;
+}
+
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines)
 {
     fold_bursts();
@@ -220,6 +226,12 @@ static int inside(const char *c, uint32_t size, const char *begin, const char *e
 }
 
 /* Keeps the first wrong access; returns whether this one was it. */
+/* The size of the buffer's elements, which a report counts in. */
+static long elem_bytes(const struct emu_buffer *b)
+{
+    return b->elem_bytes > 0 ? b->elem_bytes : 4;
+}
+
 static int bad_access(int kind, int is_write, uintptr_t pc, const char *buffer, long offset)
 {
     if (ba.found)
@@ -290,11 +302,11 @@ static void check_outside(const char *c, uint32_t size, int write, uintptr_t pc)
     for (int i = 0; i < tr.nbuffers; i++) {
         const struct emu_buffer *b = &tr.buffers[i];
         if (c >= b->begin - b->guard && c < b->begin) {
-            bad_access(EMU_OUT_OF_BOUNDS, write, pc, b->name, -(long)((b->begin - c + 3) / 4));
+            bad_access(EMU_OUT_OF_BOUNDS, write, pc, b->name, -(long)((b->begin - c + elem_bytes(b) - 1) / elem_bytes(b)));
             return;
         }
         if (c >= b->end && c < b->end + b->guard) {
-            bad_access(EMU_OUT_OF_BOUNDS, write, pc, b->name, (long)((c - b->begin) / 4));
+            bad_access(EMU_OUT_OF_BOUNDS, write, pc, b->name, (long)((c - b->begin) / elem_bytes(b)));
             return;
         }
     }
@@ -321,16 +333,16 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
         if (inside(c, size, tr.buffers[i].begin, tr.buffers[i].end)) {
             global = 1;
             if (write && tr.buffers[i].read_only)
-                bad_access(EMU_INPUT_WRITE, 1, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
+                bad_access(EMU_INPUT_WRITE, 1, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / elem_bytes(&tr.buffers[i])));
             else if (!tr.buffers[i].read_only) {
                 check_blocks(i, c, size, write, pc);
                 /* The output starts as POISON_BITS: one still there was never written. */
                 uint32_t v;
                 if (!write && size >= 4 && (memcpy(&v, c, sizeof v), v == POISON_BITS))
-                    bad_access(EMU_UNSET_OUTPUT_READ, tr.atomic, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4));
+                    bad_access(EMU_UNSET_OUTPUT_READ, tr.atomic, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / elem_bytes(&tr.buffers[i])));
             }
             if (aligned && size > 1 && (uintptr_t)c % size &&
-                bad_access(EMU_MISALIGNED, write, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / 4))) {
+                bad_access(EMU_MISALIGNED, write, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / elem_bytes(&tr.buffers[i])))) {
                 ba.bad.size = (int)size, ba.bad.misalignment = (int)((uintptr_t)c % size);
                 emu_stop_at_bad_access(); /* the CPU's own aligned vector access would fault next */
             }

@@ -154,6 +154,7 @@ struct ptx_kernel {
 };
 
 #define PTX_MAX_FILES 16
+#define PTX_MAX_DEPTH 64 /* blocks ({ ... }) nested in a kernel, its body included */
 struct ptx_module {
     struct ptx_kernel *kernels;
     int nkernels;

@@ -1530,6 +1530,8 @@ static int step(int w, int i, uint32_t active)
     }
     if (X.counting)
         follow_loads(in, i, w, active, exec);
+    if ((in->op == OP_FMA || in->op == OP_MAD || in->op == OP_MUL) && is_f(in->type))
+        emu_trace_core_multiplies((uint64_t)__builtin_popcount(exec));
     if (exec == ~0u && whole_warp(in, w)) {
         int *pc = &X.pc[first];
         for (int l = 0; l < 32; l++)

@@ -173,18 +173,26 @@ struct builder {
     struct ptx_module *m;
     struct ptx_kernel *k; /* the kernel being read */
     int file, line, col;  /* the .loc in force */
-    /* labels: name -> instruction index, and the operands waiting for them */
+    /* labels: name -> instruction index, and the operands waiting for them; each in the block
+     * ({ ... }) it was written in, which is where PTX looks a name up first */
     struct label {
         char name[PTX_NAME_MAX];
-        int at;
+        int at, block;
     } *labels;
     int nlabels, caplabels;
     struct fixup {
-        int insn, operand;
+        int insn, operand, block;
         char name[PTX_NAME_MAX];
     } *fixups;
     int nfixups, capfixups;
     int capinsns, capregs, capvars;
+    /* The blocks: a kernel's body is block 0, each { ... } inside it (inline assembly's, say) one
+     * more; open[] the ones now open, innermost last, each with the first register it declared. */
+    int *parent, nblocks, capblocks;
+    struct open_block {
+        int block, first_reg;
+    } open[PTX_MAX_DEPTH];
+    int depth;
 };
 
 #define GROW(arr, n, cap)                                                                                         \
@@ -199,10 +207,14 @@ struct builder {
     } while (0)
 
 /* Registers by name: an open-addressed table of indices + 1, kept for the kernel being read
- * (a kernel has thousands of registers and each operand names one). */
+ * (a kernel has thousands of registers and each operand names one). A register declared in a
+ * block is hidden when the block closes: a name means the innermost one still open (PTX's
+ * scopes; inline assembly declares `.reg .pred p` in a block of its own, once per use). */
 static struct {
     int *slot;
     size_t cap;
+    unsigned char *hidden;
+    size_t hidden_cap;
 } names;
 
 static size_t name_hash(const char *s)
@@ -217,12 +229,13 @@ static int find_reg(const struct ptx_kernel *k, const char *name)
 {
     if (!names.cap)
         return -1;
+    int found = -1; /* the latest declared of those still in scope */
     for (size_t h = name_hash(name) & (names.cap - 1);; h = (h + 1) & (names.cap - 1)) {
         int i = names.slot[h] - 1;
         if (i < 0)
-            return -1;
-        if (i < k->nregs && strcmp(k->regs[i].name, name) == 0)
-            return i;
+            return found;
+        if (i < k->nregs && i > found && !names.hidden[i] && strcmp(k->regs[i].name, name) == 0)
+            found = i;
     }
 }
 
@@ -266,7 +279,19 @@ static void add_reg(struct builder *b, const char *name, int type)
         fail(&b->lx, "a register name of more than %d characters", PTX_NAME_MAX - 1);
         return;
     }
+    int same = find_reg(k, name);
+    if (b->depth > 0 && same >= b->open[b->depth - 1].first_reg) {
+        fail(&b->lx, "the register %s is declared twice in one block", name);
+        return;
+    }
     GROW(k->regs, k->nregs, b->capregs);
+    if ((size_t)k->nregs >= names.hidden_cap) {
+        names.hidden_cap = names.hidden_cap ? 2 * names.hidden_cap : 1024;
+        names.hidden = realloc(names.hidden, names.hidden_cap);
+        if (!names.hidden)
+            abort();
+    }
+    names.hidden[k->nregs] = 0;
     snprintf(k->regs[k->nregs].name, sizeof k->regs[0].name, "%s", name);
     k->regs[k->nregs++].type = (uint8_t)type;
     index_reg(k, k->nregs - 1);
@@ -578,6 +603,7 @@ static int add_fixup(struct builder *b, int operand, const char *name)
     GROW(b->fixups, b->nfixups, b->capfixups);
     b->fixups[b->nfixups].insn = b->k->ninsns;
     b->fixups[b->nfixups].operand = operand;
+    b->fixups[b->nfixups].block = b->open[b->depth - 1].block;
     snprintf(b->fixups[b->nfixups++].name, sizeof b->fixups[0].name, "%s", name);
     return 0;
 }
@@ -850,17 +876,38 @@ static int loc(struct builder *b)
     return 0;
 }
 
+/* Opens a block ({), the kernel's body first. */
+static int open_block(struct builder *b)
+{
+    if (b->depth == PTX_MAX_DEPTH)
+        return fail(&b->lx, "blocks nested more than %d deep", PTX_MAX_DEPTH);
+    GROW(b->parent, b->nblocks, b->capblocks);
+    b->parent[b->nblocks] = b->depth ? b->open[b->depth - 1].block : -1;
+    b->open[b->depth++] = (struct open_block){b->nblocks++, b->k->nregs};
+    return 0;
+}
+
+/* Closes the innermost block (}): its registers go out of scope. */
+static void close_block(struct builder *b)
+{
+    for (int r = b->open[--b->depth].first_reg; r < b->k->nregs; r++)
+        names.hidden[r] = 1;
+}
+
 static int kernel_body(struct builder *b)
 {
     struct lexer *lx = &b->lx;
-    int depth = 1;
-    while (depth > 0) {
+    b->depth = b->nblocks = 0;
+    if (open_block(b))
+        return -1;
+    while (b->depth > 0) {
         if (lx->kind == TK_END)
             return fail(lx, "the kernel %s does not end", b->k->name);
         if (accept(lx, "{")) {
-            depth++;
+            if (open_block(b))
+                return -1;
         } else if (accept(lx, "}")) {
-            depth--;
+            close_block(b);
         } else if (accept(lx, ".reg")) {
             if (reg_decl(b))
                 return -1;
@@ -883,8 +930,13 @@ static int kernel_body(struct builder *b)
         } else if (is(lx, ".const") || is(lx, ".global")) {
             return fail(lx, "a %s declaration inside a kernel is not something the interpreter runs", lx->text);
         } else if (lx->kind == TK_IDENT && lx->p[0] == ':') {
+            int block = b->open[b->depth - 1].block;
+            for (int l = 0; l < b->nlabels; l++)
+                if (b->labels[l].block == block && strcmp(b->labels[l].name, lx->text) == 0)
+                    return fail(lx, "the label %s is defined twice in one block", lx->text);
             GROW(b->labels, b->nlabels, b->caplabels);
             snprintf(b->labels[b->nlabels].name, sizeof b->labels[0].name, "%.255s", lx->text);
+            b->labels[b->nlabels].block = block;
             b->labels[b->nlabels++].at = b->k->ninsns;
             next(lx);
             next(lx); /* the ':' */
@@ -994,14 +1046,16 @@ static int entry(struct builder *b, int is_func)
         return fail(lx, "the kernel %s is declared but has no body", k->name);
     if (expect(lx, "{") || kernel_body(b))
         return -1;
+    /* A branch's label: the one of its own block, else of the block around that, and so on. */
     for (int i = 0; i < b->nfixups; i++) {
         struct fixup *f = &b->fixups[i];
         int at = -1;
-        for (int l = 0; l < b->nlabels; l++)
-            if (strcmp(b->labels[l].name, f->name) == 0)
-                at = b->labels[l].at;
+        for (int blk = f->block; blk >= 0 && at < 0; blk = b->parent[blk])
+            for (int l = 0; l < b->nlabels; l++)
+                if (b->labels[l].block == blk && strcmp(b->labels[l].name, f->name) == 0)
+                    at = b->labels[l].at;
         if (at < 0) {
-            snprintf(m->error, sizeof m->error, "in %s: '%s' names no register, variable or label", k->name, f->name);
+            snprintf(m->error, sizeof m->error, "in %.120s: '%.120s' names no register, variable or label", k->name, f->name);
             return -1;
         }
         k->insns[f->insn].o[f->operand].reg = at;
@@ -1094,6 +1148,7 @@ int ptx_parse(const char *text, struct ptx_module *m)
             fail(lx, "the directive '%s' is not one the interpreter knows", lx->text);
     }
     free(b.labels);
+    free(b.parent);
     free(b.fixups);
     if (lx->failed || m->error[0])
         return -1;

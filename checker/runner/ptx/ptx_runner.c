@@ -105,6 +105,14 @@ static int load(int role, const char *path, const char *kernel, const char *sour
                  e->module.error);
         return -1;
     }
+    /* A lesson file makes one kernel (the lint, and the cubin gate on a GPU): a second can only
+     * come from inline assembly that leaves its function's body, into module scope. */
+    if (e->module.nkernels != 1) {
+        snprintf(job->rep.failure, sizeof job->rep.failure,
+                 "%s: its PTX holds %d kernels where a lesson file makes one (inline assembly that closes its "
+                 "function with a `}` and opens another?).", who[role], e->module.nkernels);
+        return -1;
+    }
     e->kernel = ptx_find_kernel(&e->module, e->name);
     if (!e->kernel) {
         snprintf(job->rep.failure, sizeof job->rep.failure,

@@ -284,6 +284,31 @@ __global__ void mma_half_warp(float *out)
         mma_body(out);
 }
 
+/* One warp (grid 1, block 32): inline PTX in blocks of its own, as a helper inlined twice writes
+ * it (lesson 10's kind of file). keep() defines its label KEEP once per copy, in its own block; the
+ * kernel's `shadow` is shadowed by an inner block's, whose write must not reach the outer one.
+ * out[l] = l, out[32 + l] = 2 l + 1 (one fma per lane). */
+__device__ float keep(float x)
+{
+    float r;
+    asm volatile("{\n\t.reg .pred p;\n\tmov.f32 %0, %1;\n\tsetp.eq.f32 p, %1, %1;\n\t@p bra KEEP;\n\t"
+                 "mov.f32 %0, 0f00000000;\nKEEP:\n\t}"
+                 : "=f"(r)
+                 : "f"(x));
+    return r;
+}
+
+__global__ void scoped_asm(float *out)
+{
+    float x = (float)threadIdx.x, y;
+    asm volatile(".reg .f32 shadow;");
+    asm volatile("mov.f32 shadow, %0;" ::"f"(x));
+    asm volatile("{ .reg .f32 shadow; mov.f32 shadow, 0f42C80000; }"); /* 100 into the inner one */
+    asm volatile("mov.f32 %0, shadow;" : "=f"(y));
+    out[threadIdx.x] = keep(y);
+    out[32 + threadIdx.x] = keep(fmaf(y, 2.0f, 1.0f));
+}
+
 /* Two threads (grid 1, block 32): thread 0 stores a float4 to words 0-3, thread 1 reads word 2
  * with no barrier between them: a race on the third word of the vector store. */
 __global__ void vector_store_race(float *out)
