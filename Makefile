@@ -29,7 +29,7 @@ CC ?= cc
 # The GPU's architecture, e.g. 90 on an H200; without a GPU the build only has to compile. Asked
 # of nvidia-smi once per command: check and grade hand it to the makes they start (WB_GPU_CC).
 GPU_CC := $(if $(filter undefined,$(origin WB_GPU_CC)),$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .'),$(WB_GPU_CC))
-CUDA_ARCH ?= $(or $(GPU_CC),75)
+CUDA_ARCH ?= $(or $(GPU_CC),90)
 # cmocka from the system, or from a folder given as CMOCKA_DIR (a Debian package unpacked there).
 ifdef CMOCKA_DIR
 CMOCKA_CFLAGS := -I$(CMOCKA_DIR)/include

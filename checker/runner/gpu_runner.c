@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "gpu_fingerprint.h"
-#include "half.h"
 #include "gpu_limit.h"
 #include "gpu_turn.h"
+#include "half.h"
 #include "runner.h"
 
 const struct kernel_entry *runner_kernels[ROLE_COUNT];

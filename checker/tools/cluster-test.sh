@@ -197,10 +197,10 @@ EOF
 chmod +x "$root/bin/nvidia-smi"
 G=$root/gpu-class; mkdir -p "$G"; cp -r "$H/ada" "$H/Zoë Brontë" "$G/"
 t=$(date +%s)
-PATH=$root/bin:$PATH SBATCH_OPTIONS="--partition=gpu" checker/tools/grade-slurm.sh --cuda-arch 75 "$G" "$root/gpu-wrong-arch" > "$root/submit-arch.log" 2>&1 ||
-  { bad "grade-slurm.sh --cuda-arch 75:"; cat "$root/submit-arch.log"; }
+PATH=$root/bin:$PATH SBATCH_OPTIONS="--partition=gpu" checker/tools/grade-slurm.sh --cuda-arch 80 "$G" "$root/gpu-wrong-arch" > "$root/submit-arch.log" 2>&1 ||
+  { bad "grade-slurm.sh --cuda-arch 80:"; cat "$root/submit-arch.log"; }
 wait_jobs 600
-check_not_graded "$root/gpu-wrong-arch/gradebook.csv" "built for sm_75 but gpu1's GPU is sm_90" "GPU judge built for sm_75 on the login node, node's GPU sm_90 ($(( $(date +%s) - t )) s)"
+check_not_graded "$root/gpu-wrong-arch/gradebook.csv" "built for sm_80 but gpu1's GPU is sm_90" "GPU judge built for sm_80 on the login node, node's GPU sm_90 ($(( $(date +%s) - t )) s)"
 t=$(date +%s)
 PATH=$root/bin:$PATH SBATCH_OPTIONS="--partition=gpu" checker/tools/grade-slurm.sh "$G" "$root/gpu-on-node" > "$root/submit-node.log" 2>&1 ||
   { bad "grade-slurm.sh (GPU judge, built on a node):"; cat "$root/submit-node.log"; }

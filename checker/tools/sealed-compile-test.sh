@@ -77,6 +77,9 @@ expect "a cubin (ELF) for sm_90" 0 '^$' "$sc" cubin "$root/solutions/08_sgemm/sg
 expect "ptx for another arch (-arch=sm_75)" 0 '^$' "$sc" ptx "$sol" "$T/s75.ptx" -- -arch=sm_75
 grep -q '^\.target sm_75' "$T/s75.ptx" && ok "its .target is sm_75" || bad "the -arch=sm_75 ptx has no .target sm_75"
 expect "a cubin without -arch is the caller's mistake" 4 'needs the GPU' "$sc" cubin "$sol" "$T/x.cubin"
+expect "a cubin older than its instructions (lesson 10 for sm_75): the GPU it needs, and EMU=1" 1 \
+  'needs a GPU of compute capability 8\.0 or newer .* this build is for sm_75 .*make check EMU=1' \
+  "$sc" cubin "$root/solutions/10_tensor_cores/hgemm_swizzled.cu" "$T/old.cubin" -- -arch=sm_75
 ls "$WB_SEALED_CACHE"/baseline-*.deps > /dev/null 2>&1 && ok "the empty file's list is cached in WB_SEALED_CACHE" || bad "no cached list in $WB_SEALED_CACHE"
 
 echo "-- compile errors and warnings, as the student's file:line"

@@ -334,10 +334,15 @@ show_log() {
           s = to ":" substr(s, length(to) + 2, RLENGTH - 4) ": " substr(s, length(to) + RLENGTH + 1)
         print s
       }' > "$T/shown"
-  local n
+  local n need
   n=$(stat -c %s "$T/shown")
   head -c $SHOWN_MAX "$T/shown"
   [ "$n" -le $SHOWN_MAX ] || printf '\n(%d more bytes of compiler output not shown)\n' $((n - SHOWN_MAX))
+  # ptxas's words for a build older than an instruction needs (lesson 10's mma.sync on a 7.5 GPU).
+  need=$(LC_ALL=C sed -n 's/.*requires \.target sm_\([0-9][0-9]*\) or higher.*/\1/p' "$T/log" | sort -n | tail -n 1)
+  [ -n "$need" ] && printf '\n%s needs a GPU of compute capability %s.%s or newer for the instructions above, and this build is for %s (the GPU found here, or CUDA_ARCH): on an older GPU, make check EMU=1 grades it in the CPU emulator.\n' \
+    "$shown" "${need%?}" "${need: -1}" "$(printf '%s\n' "${flags[@]}" | sed -n 's/^-arch=//p' | tail -n 1)"
+  return 0
 }
 
 # The line of SRC with an #include naming FILE (or any #include). Lines end at \n, \r\n or a

@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "compare.h"
-#include "half.h"
 #include "emu.h"
+#include "half.h"
 #include "ptx_exec.h"
 
 #define MAX_THREADS 1024
