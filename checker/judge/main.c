@@ -737,8 +737,8 @@ static void describe(void)
         if (lesson.cases[i].kind == CASE_RESIDUES) {
             struct shape shapes[MAX_RESIDUE_SHAPES];
             int n = residue_cases(shapes);
-            printf("    and at every residue class of the sizes (%d, together; the tile edges a kernel may use make\n"
-                   "    them):",
+            printf("    and at every residue class of the sizes, %d points for all of them (the tile edges a kernel\n"
+                   "    may use pick the sizes):",
                    lesson.cases[i].points);
             for (int k = 0; k < n; k++) {
                 struct check_case one = lesson.cases[i];
@@ -771,7 +771,7 @@ static void describe(void)
             }
             printf("),\n      the same rules at both:\n");
             if (lesson.max_sector_ratio > 0)
-                printf("    in the emulator: global memory sectors at most %.2f of that kernel's\n", lesson.max_sector_ratio);
+                printf("    in the emulator: global memory sectors at most %.2f of the baseline kernel's\n", lesson.max_sector_ratio);
             if (lesson.no_bank_conflicts)
                 printf("    in the emulator: no shared-memory bank conflicts\n");
             if (lesson.min_loaded_between_barriers > 0)
