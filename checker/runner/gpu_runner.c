@@ -427,9 +427,7 @@ static int run_on_buffers(struct gpu_job *job, const struct dev_inputs *inputs, 
  * its kernels take, and the family's own for its yardstick routine. */
 static void input_types(const struct gpu_job *job, int types[2])
 {
-    for (int r = 0; r < ROLE_COUNT; r++)
-        if (entries[r])
-            types[role_input_size(job, r) == 2] = 1;
+    runner_input_types(job, types);
     if (job->time_limit)
         types[job_family(job)->input_half != 0] = 1;
 }
@@ -498,14 +496,10 @@ int gpu_run_plain(struct gpu_job *job, int first)
     cudaError_t e = cudaSuccess;
     for (int t = 0; t < 2; t++)
         for (int i = 0; i < n_in && types[t] && e == cudaSuccess; i++) {
-            size_t es = t ? 2 : 4;
-            void *host = malloc(job->in_elems[i] * es);
-            e = host ? cudaMalloc(&in[t][i], job->in_elems[i] * es) : cudaErrorMemoryAllocation;
-            if (e == cudaSuccess) {
-                host_input(job, i, es, host);
-                e = cudaMemcpy(in[t][i], host, job->in_elems[i] * es, cudaMemcpyHostToDevice);
-            }
-            free(host);
+            struct dev_buffer b = {NULL, NULL, job->in_elems[i], t ? 2 : 4}; /* no guard zones */
+            e = cudaMalloc(&in[t][i], b.elems * b.esize);
+            if (e == cudaSuccess)
+                b.base = b.data = in[t][i], e = upload_input(job, i, &b);
         }
     if (e == cudaSuccess)
         e = cudaMalloc((void **)&out, job->out_elems * sizeof(float));

@@ -48,6 +48,14 @@ struct kernel_entry {
 /* The kernel of each role this runner has, NULL for the others (the runner's main sets them). */
 extern const struct kernel_entry *runner_kernels[ROLE_COUNT];
 
+/* The element types the inputs of this runner's kernels take: types[0] floats, types[1] halves. */
+static inline void runner_input_types(const struct gpu_job *job, int types[2])
+{
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (runner_kernels[r])
+            types[role_input_size(job, r) == 2] = 1;
+}
+
 /* The job the judge handed over as file descriptor fd, mapped shared; NULL if it is not one. */
 static inline struct gpu_job *runner_map_job(int fd)
 {

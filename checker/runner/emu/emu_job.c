@@ -162,9 +162,7 @@ int gpu_job_run(void *arg)
     struct host_buffer out[ROLE_COUNT] = {{0}};
     const struct family *f = job_family(job);
     int n_in = f->ninputs, types[2] = {0, 0};
-    for (int r = 0; r < ROLE_COUNT; r++)
-        if (entries[r])
-            types[role_input_size(job, r) == 2] = 1;
+    runner_input_types(job, types);
     int ok = 1;
     for (int t = 0; t < 2; t++)
         for (int i = 0; i < n_in && types[t] && ok; i++) {
