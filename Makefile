@@ -55,11 +55,9 @@ TEST_JUDGES := $(if $(GPU_CC),check) check-emu
 # Judges that share the GPU wait on this lock: a timed job and Nsight Compute alone, the rest side
 # by side (checker/judge/gpu_share.c). GPU_JOBS: how many judges at once in gpu-test (4).
 GPU_LOCK := $(CURDIR)/build/gpu.lock
-# A handout (make handout) has no solutions/ and no wrong kernels: its tests skip what needs them.
+# A handout (make handout) has no solutions/ and no wrong kernels: its tests skip what needs them
+# (checker/tools/run-cases.sh grades what there is).
 HAVE_SOLUTIONS := $(wildcard solutions)
-HAVE_MUTANTS := $(wildcard checker/mutants/*.mutant)
-# A right kernel written with CUDA features beyond the lessons' (both judges must pass it).
-HAVE_FEATURES := $(wildcard checker/tests/features)
 
 WARN := -Wall -Wextra
 CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include -Ichecker/runner -Ichecker/runner/emu $(CMOCKA_CFLAGS)
@@ -378,8 +376,7 @@ build-all: $(WORKBOOK)
 # red team's attacks on the grader (checker/redteam/), which must be refused and do nothing; by
 # the judge EMU selects.
 mutants: $(WORKBOOK)
-	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-mutants.sh
-	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-redteam.sh
+	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-cases.sh mutants redteam
 
 # Every solution graded RUNS times (2; make test's once; RUNS=20 for the figure in docs/measurements.md) in the emulator while stress-ng keeps every core busy.
 load-test:
@@ -547,12 +544,11 @@ emulator-test: build-all
 	$(Q)$(if $(HAVE_SOLUTIONS),ONLY='memory*' WB_RESULT_FILE= build/solutions/01_naive_matmul/check-emu 2>/dev/null | \
 	  grep -oE 'matmul_naive.cu:[0-9]+:[0-9]+ \((A|B)\) global loads' | sort -u | wc -l | grep -qx 2 || \
 	  { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column (buffer))"; false; },:)
-	$(Q)$(if $(HAVE_FEATURES),MAKE="$(MAKE)" WB_JUDGE=check-emu checker/tools/run-features.sh,:)
-	$(Q)$(if $(HAVE_MUTANTS),MAKE="$(MAKE)" EMU=1 checker/tools/run-mutants.sh,:)
+	$(Q)MAKE="$(MAKE)" EMU=1 checker/tools/run-cases.sh features mutants
 
 # The red team's attacks on the grader, in the emulator (make mutants runs them too).
 redteam-test: build-all
-	$(Q)$(if $(HAVE_MUTANTS),MAKE="$(MAKE)" EMU=1 checker/tools/run-redteam.sh,:)
+	$(Q)MAKE="$(MAKE)" EMU=1 checker/tools/run-cases.sh redteam
 
 gpu-test: $(WORKBOOK)
 	$(Q)if [ -n "$(GPU_CC)" ]; then MAKE="$(MAKE)" WB_GPU_LOCK="$(GPU_LOCK)" checker/tools/gpu-test.sh; \

@@ -46,5 +46,7 @@ int cmd_gate(const char *kind, const char *object, const char *kernel, const cha
 int cmd_compile_report(const char *source, const char *log);
 int cmd_author_check(void);
 int cmd_mutate(const char *file, const char *dir);
+/* cases.c: the table of the cases the workbook's own tests grade */
+int cmd_cases(int argc, char **argv);
 
 #endif

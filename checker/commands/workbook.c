@@ -122,7 +122,7 @@ int save_state(const struct state *s)
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
-                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
+                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | cases [KIND|NAME...] | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -179,6 +179,8 @@ int main(int argc, char **argv)
         return argc == 2 ? cmd_next_lesson() : usage();
     if (strcmp(cmd, "mutate") == 0)
         return argc == 4 ? cmd_mutate(argv[2], argv[3]) : usage();
+    if (strcmp(cmd, "cases") == 0)
+        return cmd_cases(argc - 2, argv + 2);
     if (strcmp(cmd, "grade") == 0)
         return argc >= 5 ? cmd_grade(argv[2], argv[3], argc - 4, argv + 4) : usage();
     if (strcmp(cmd, "check") == 0)

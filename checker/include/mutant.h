@@ -11,12 +11,18 @@
  *                        gate is on, SANITIZE=1 or PROFILE=1, which must then reject it)
  *   expect-unlinted: (checker/redteam/ only) the phrase when the lint is skipped (WB_SKIP_LINT=1),
  *                    so that the gate and the sandbox below it are tried too
- *   gpu-may-pass: why (checker/redteam/ only) on a GPU the attack has nothing to act on, so a
- *                    pass there is fine as long as its side effect did not happen
+ *   may-pass: why    (checker/redteam/ only) the attack has nothing to act on, so a pass is
+ *                    fine as long as its side effect did not happen
  *   sentinel: /tmp/wb-redteam-NAME  (checker/redteam/ only) a file the attack tries to make,
  *                    which must not exist after the check
  *   base: checker/tests/features/NAME/NN_topic/file.cu  (optional) the right kernel the edits
  *                    apply to, instead of the lesson's solution: a wrong use of a CUDA feature
+ *   timeout: N       (optional) the emulator's CPU seconds per case, where a kernel that never
+ *                    ends is found sooner than at the default
+ *   every-case: yes|gpu  (optional) every case runs, not only up to the first failed one (gpu:
+ *                    on a GPU only), where the diagnosis comes from a later case or a gate
+ *   calibrates: yes  (optional) checker/tools/calibrate.sh times it beside the solution: a
+ *                    near miss that sets the lesson's speed threshold
  *   --- replace
  *   exact lines of the solution (must occur exactly once)
  *   +++ with
@@ -36,13 +42,20 @@ struct mutant {
     char only[32];
     char gpu_needs[32];
     char base[256];
+    char expect_unlinted[512];
+    char sentinel[256];
+    char may_pass[256];
+    char every_case[8];
+    int timeout;
+    int calibrates;
     int nedits;
     struct {
         char *old_text, *new_text;
     } edit[MAX_EDITS];
 };
 
-/* Parses a .mutant text. Returns 0, or -1 with a sentence in err. */
+/* Parses a .mutant text (every header above; no field may hold a tab, so that `workbook cases`
+ * can print them as columns). Returns 0, or -1 with a sentence in err. */
 int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen);
 /* The source with every edit applied (malloc'd), or NULL with a sentence in err. */
 char *mutant_apply(const struct mutant *m, const char *source, char *err, size_t errlen);

@@ -59,16 +59,39 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
             snprintf(m->expect, sizeof m->expect, "%s", line + 8);
         } else if (starts(line, "only: ")) {
             snprintf(m->only, sizeof m->only, "%.31s", line + 6);
-        } else if (starts(line, "expect-unlinted: ") || starts(line, "sentinel: ") || starts(line, "may-pass: ") ||
-                   starts(line, "calibrates: ") || starts(line, "every-case: ") || starts(line, "timeout: ")) {
-            /* read by checker/tools/run-mutants.sh (checker/redteam/) and calibrate.sh */
+        } else if (starts(line, "expect-unlinted: ")) {
+            snprintf(m->expect_unlinted, sizeof m->expect_unlinted, "%s", line + 17);
+        } else if (starts(line, "sentinel: ")) {
+            snprintf(m->sentinel, sizeof m->sentinel, "%.255s", line + 10);
+        } else if (starts(line, "may-pass: ")) {
+            snprintf(m->may_pass, sizeof m->may_pass, "%.255s", line + 10);
+        } else if (starts(line, "every-case: ")) {
+            if (strcmp(line + 12, "yes") != 0 && strcmp(line + 12, "gpu") != 0) {
+                snprintf(err, errlen, "line %d: every-case: takes yes or gpu", lineno);
+                return -1;
+            }
+            snprintf(m->every_case, sizeof m->every_case, "%.7s", line + 12);
+        } else if (starts(line, "calibrates: ")) {
+            m->calibrates = strcmp(line + 12, "yes") == 0;
+        } else if (starts(line, "timeout: ")) {
+            char *end;
+            long t = strtol(line + 9, &end, 10);
+            if (*end || t < 1 || t > 3600) {
+                snprintf(err, errlen, "line %d: timeout: takes seconds, 1 to 3600", lineno);
+                return -1;
+            }
+            m->timeout = (int)t;
         } else if (starts(line, "gpu-needs: ")) {
             snprintf(m->gpu_needs, sizeof m->gpu_needs, "%.31s", line + 11);
         } else if (starts(line, "base: ")) {
             snprintf(m->base, sizeof m->base, "%.255s", line + 6);
         } else if (line[0] != '\0' && line[0] != '#') {
-            snprintf(err, errlen, "line %d: expected 'what:', 'lesson:', 'expect:', 'only:', 'gpu-needs:', 'base:' or '--- replace'",
+            snprintf(err, errlen, "line %d: expected a header (what:, lesson:, expect:, only:, ... as mutant.h lists) or '--- replace'",
                      lineno);
+            return -1;
+        }
+        if (part == HEADER && memchr(line, '\t', strlen(line))) {
+            snprintf(err, errlen, "line %d: a tab in a header", lineno);
             return -1;
         }
         p += len + (nl ? 1 : 0);

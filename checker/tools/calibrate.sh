@@ -30,7 +30,7 @@ for n in $lessons; do
     sed "s/\b$(basename "$baseline" .cu)\b/$kernel/g" "$baseline" > "$as_student/$folder/$kernel.cu"
     slow+=("$as_student")
   fi
-  for mutant in $(grep -l '^calibrates: yes' $(grep -l "^lesson: $n\$" checker/mutants/*.mutant) /dev/null); do
+  for mutant in $(build/workbook cases mutants | awk -F'\t' -v n="$n" '$3 == n && $13 == "yes" { print $4 }'); do
     slow+=("build/mutants/$(basename "$mutant" .mutant)")
     build/workbook mutate "$mutant" "${slow[-1]}" >&2 || exit 1
   done

@@ -28,7 +28,7 @@ while read -r n folder; do
   done
 done < <(checker/tools/lessons.sh number folder)
 t0=$(date +%s)
-MAKE=$make checker/tools/run-mutants.sh "${mutants[@]}" > "$out/mutants.log" 2>&1
+MAKE=$make checker/tools/run-cases.sh "${mutants[@]}" > "$out/mutants.log" 2>&1
 echo "mutants (gates on): $(( $(date +%s) - t0 )) s"
 grep -E 'rejected|NOT REJECTED|skipped' "$out/mutants.log" | cut -c1-160
 echo "lesson src        make check (build included)  verdict"

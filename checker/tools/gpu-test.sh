@@ -2,7 +2,7 @@
 # make gpu-test, on a machine with a GPU: with every gate on (SANITIZE=1 PROFILE=1), each lesson's
 # solution must pass and its stub fail earning nothing, each right kernel of checker/tests/features
 # pass, and each wrong kernel of checker/mutants/ and attack of checker/redteam/ be refused with
-# its diagnosis (handout-test grades a handout's hand-in on the GPU). GPU_JOBS judges (4) at a
+# its diagnosis (checker/tools/run-cases.sh; handout-test grades a handout's hand-in on the GPU). GPU_JOBS judges (4) at a
 # time share the GPU: correctness runs, compute-sanitizer and every runner's setup side by side,
 # a timing and Nsight Compute's counted launches alone (WB_GPU_LOCK, checker/judge/gpu_share.c,
 # checker/include/gpu_turn.h), so that no timing or counter takes in another's kernels, and no
@@ -13,7 +13,6 @@ make=${MAKE:-make}
 export SANITIZE=1 PROFILE=1 MAKE=$make WB_GPU_LOCK=${WB_GPU_LOCK:-$PWD/build/gpu.lock} GPU_JOBS=${GPU_JOBS:-4}
 export WB_GPU_LOCK_LOG=$PWD/build/gpu-lock.log
 [[ $GPU_JOBS =~ ^[1-9][0-9]?$ ]] || { echo "GPU_JOBS must be a number from 1 to 99, not '$GPU_JOBS'"; exit 2; }
-lessons=$(checker/tools/lessons.sh number)
 log=$PWD/build/gpu-test
 rm -rf "$log" "$WB_GPU_LOCK_LOG" && mkdir -p "$log"
 # Where the GPU's time went, from the judges' holds ("WHAT waited held" a line): the sum of each kind.
@@ -35,29 +34,13 @@ build . exercises exercises
 # it kept the lessons' phase on the H200 to 122 s, where the lessons alone took 74 s).
 checker/tools/ref-cache-test.sh --gpu > "$log/ref-cache.log" 2>&1 &
 ref_cache_test=$!
-# One lesson of a folder graded, as it must be (pass or fail), in tree `at`; its report kept in
-# build/gpu-test/NAME-N.log.
-lesson() {
-  local at=$1 src=$2 expect=$3 n=$4 name=$5
-  if (cd "$at" && build/workbook check "$src" "$expect" "$n") > "$log/$name-$n.log" 2>&1; then
-    echo "  as it must ($expect): $name, lesson $n"
-  else
-    echo "  NOT AS IT MUST ($expect): $name, lesson $n; its report:"; sed 's/^/    | /' "$log/$name-$n.log"
-    touch "$log/failed"
-  fi
-}
-export -f lesson
-export log
+# Every case in one pool (checker/tools/run-cases.sh: the solutions and the stubs, the feature
+# kernels, the wrong kernels and the red team's attacks), the longest first: none of them waits
+# for another kind's last case to end.
 t=$SECONDS
-{ for n in $lessons; do
-    [ -d solutions ] && echo ". solutions pass $n solutions"
-    echo ". exercises fail $n exercises"
-  done; } | xargs -r -P "$GPU_JOBS" -L 1 bash -c 'lesson "$@"' _
-wait $ref_cache_test || touch "$log/failed"
+checker/tools/run-cases.sh
+status=$?
+wait $ref_cache_test || status=1
 cat "$log/ref-cache.log"
-echo "lessons: $((SECONDS - t)) s"
-[ -e "$log/failed" ] && exit 1
-t=$SECONDS
-if [ -d checker/tests/features ]; then WB_JUDGE=check checker/tools/run-features.sh || exit 1; echo "features: $((SECONDS - t)) s"; fi
-t=$SECONDS
-if [ -d checker/mutants ]; then $make --no-print-directory mutants EMU= || exit 1; echo "mutants and red team: $((SECONDS - t)) s"; fi
+echo "cases: $((SECONDS - t)) s"
+exit $status

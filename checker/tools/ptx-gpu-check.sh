@@ -2,7 +2,7 @@
 # On a GPU machine: what the PTX interpreter (checker/runner/ptx/) is held against.
 #   counts    Nsight Compute's counters of every lesson's solution and baseline at the
 #             emulator's counting sizes (checker/tools/ncu-counts.sh), and of the right kernels of
-#             checker/tests/features/ (run-features.sh with PROFILE=1), for docs/emulator.md
+#             checker/tests/features/ (run-cases.sh features, PROFILE=1), for docs/emulator.md
 #   verdicts  the GPU judge, gates on, on the kernels whose verdict the interpreter changed: the
 #             lesson-6 wrong kernels it rejects by bytes in flight, and features/local_accumulator
 # Reports go to DIR (default build/ptx-gpu), one tarball of them to DIR.tar.gz.
@@ -25,17 +25,17 @@ took build
 
 if step counts; then
   checker/tools/ncu-counts.sh "$out/ncu"
-  PROFILE=1 MAKE=$make checker/tools/run-features.sh > "$out/features.log" 2>&1; tail -n 1 "$out/features.log"
+  PROFILE=1 MAKE=$make checker/tools/run-cases.sh features > "$out/features.log" 2>&1; tail -n 1 "$out/features.log"
   cp build/features-gpu/*.log "$out/ncu/" 2>/dev/null
   took counts
 fi
 if step verdicts; then
   export SANITIZE=1 PROFILE=1
-  MAKE=$make checker/tools/run-mutants.sh coarsened_loads_not_unrolled coarsened_dependent_loads coarsened_one_warp \
+  MAKE=$make checker/tools/run-cases.sh coarsened_loads_not_unrolled coarsened_dependent_loads coarsened_one_warp \
     > "$out/mutants.log" 2>&1
   tail -n 1 "$out/mutants.log"
-  MAKE=$make checker/tools/run-features.sh local_accumulator > "$out/local-accumulator.log" 2>&1
-  grep -E 'passed, as it must|FAILED|features:' "$out/local-accumulator.log"
+  MAKE=$make checker/tools/run-cases.sh local_accumulator > "$out/local-accumulator.log" 2>&1
+  grep -E 'passed, as it must|FAILED|features \(' "$out/local-accumulator.log"
   grep -hE 'your kernel .*(TFLOP/s|GB/s)|speed-up|x the baseline' build/features-gpu/local_accumulator.log | head -5
   took verdicts
 fi

@@ -1,0 +1,179 @@
+/* `workbook cases [WHAT...]`: every case the workbook's own tests grade, one line each, so that
+ * the scripts that grade them (checker/tools/run-cases.sh, calibrate.sh) read no file format
+ * themselves. WHAT: lessons (each solution must pass, each stub fail), features (right kernels
+ * of checker/tests/features/), mutants (checker/mutants/), redteam (checker/redteam/), or a
+ * case's name; none: all four kinds.
+ *
+ * Columns, tab-separated, "-" where empty (no field holds a tab: mutant_parse refuses one):
+ *   kind      solution | stub | feature | mutant | attack
+ *   name      the case's name (a lesson's folder for solution and stub)
+ *   lesson    N
+ *   source    what is graded: solutions, exercises, the feature's folder or the .mutant file
+ *   expect    pass | fail | the phrase the report must hold ("a | b": either)
+ *   unlinted  attack: the phrase with the lint skipped
+ *   only      emulator | gpu: the judge that can see the mistake
+ *   needs     a gate (SANITIZE, PROFILE) with which a GPU sees it after all
+ *   timeout   the emulator's CPU seconds per case
+ *   every     yes | gpu: every case runs, not only up to the first failure
+ *   sentinel  attack: a file it tries to make
+ *   may_pass  yes: an attack with nothing to act on may pass, if it did nothing
+ *   calibrates yes: calibrate.sh times it beside the solution
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "mutant.h"
+#include "textfile.h"
+
+#define MUTANTS "checker/mutants"
+#define REDTEAM "checker/redteam"
+#define FEATURES "checker/tests/features"
+
+static const char *or_dash(const char *s)
+{
+    return s && *s ? s : "-";
+}
+
+/* Which of the command line's words picked at least one case. */
+static char matched[64];
+
+static int wanted(int argc, char **argv, const char *kind_word, const char *name)
+{
+    int yes = argc == 0;
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], kind_word) == 0 || strcmp(argv[i], name) == 0)
+            yes = matched[i < 64 ? i : 63] = 1;
+    return yes;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of dir whose names end in suffix ("" and dirs_only: the folders), sorted;
+ * malloc'd names, their count in *n. NULL where the folder cannot be read. */
+static char **listing(const char *dir, const char *suffix, int dirs_only, int *n)
+{
+    DIR *d = opendir(dir);
+    char **names = NULL;
+    *n = 0;
+    if (!d)
+        return NULL;
+    size_t sl = strlen(suffix);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len <= sl || strcmp(e->d_name + len - sl, suffix) != 0)
+            continue;
+        if (dirs_only && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+            continue;
+        char **grown = realloc(names, (size_t)(*n + 1) * sizeof *names);
+        if (!grown)
+            break;
+        names = grown;
+        names[(*n)++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)*n, sizeof *names, by_name);
+    return names;
+}
+
+static void free_listing(char **names, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* One folder of .mutant files, as kind's rows. Returns the number of files it could not read. */
+static int mutant_rows(const char *dir, const char *kind, const char *kind_word, int argc, char **argv)
+{
+    int n, bad = 0;
+    char **files = listing(dir, ".mutant", 0, &n);
+    for (int i = 0; i < n; i++) {
+        char name[256], path[512], err[512];
+        snprintf(name, sizeof name, "%.*s", (int)(strlen(files[i]) - strlen(".mutant")), files[i]);
+        if (!wanted(argc, argv, kind_word, name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        char *text = read_text_file(path);
+        struct mutant m;
+        if (!text || mutant_parse(text, &m, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s\n", path, text ? err : "cannot read it");
+            bad++;
+        } else {
+            printf("%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t", kind, name, m.lesson, path, m.expect, or_dash(m.expect_unlinted),
+                   or_dash(m.only), or_dash(m.gpu_needs));
+            if (m.timeout)
+                printf("%d", m.timeout);
+            else
+                printf("-");
+            printf("\t%s\t%s\t%s\t%s\n", or_dash(m.every_case), or_dash(m.sentinel), m.may_pass[0] ? "yes" : "-",
+                   m.calibrates ? "yes" : "-");
+            mutant_free(&m);
+        }
+        free(text);
+    }
+    free_listing(files, n);
+    return bad;
+}
+
+/* Each feature folder holds one lesson's folder (NN_topic) with a right kernel in it. */
+static int feature_rows(int argc, char **argv)
+{
+    int n, bad = 0;
+    char **names = listing(FEATURES, "", 1, &n);
+    for (int i = 0; i < n; i++) {
+        if (!wanted(argc, argv, "features", names[i]))
+            continue;
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/%s", FEATURES, names[i]);
+        int m, lesson = 0;
+        char **inner = listing(dir, "", 1, &m);
+        if (m == 1)
+            lesson = atoi(inner[0]);
+        if (lesson < 1 || !registry_find(&reg, lesson)) {
+            fprintf(stderr, "%s holds no lesson's folder (NN_topic of lessons/registry) alone\n", dir);
+            bad++;
+        } else
+            printf("feature\t%s\t%d\t%s\tpass\t-\t-\t-\t-\t-\t-\t-\t-\n", names[i], lesson, dir);
+        free_listing(inner, m);
+    }
+    free_listing(names, n);
+    return bad;
+}
+
+int cmd_cases(int argc, char **argv)
+{
+    int bad = 0, have_solutions = file_exists("solutions");
+    if (argc > 64) {
+        fprintf(stderr, "workbook cases: at most 64 names at once\n");
+        return 2;
+    }
+    /* A kind asked for is no mistake where it has no case (a handout has no mutants). */
+    for (int i = 0; i < argc; i++)
+        matched[i] = strcmp(argv[i], "lessons") == 0 || strcmp(argv[i], "features") == 0 ||
+                     strcmp(argv[i], "mutants") == 0 || strcmp(argv[i], "redteam") == 0;
+    for (int i = 0; i < reg.count; i++) {
+        const struct lesson *l = &reg.lessons[i];
+        if (have_solutions && wanted(argc, argv, "lessons", l->folder))
+            printf("solution\t%s\t%d\tsolutions\tpass\t-\t-\t-\t-\t-\t-\t-\t-\n", l->folder, l->number);
+        if (wanted(argc, argv, "lessons", l->folder))
+            printf("stub\t%s\t%d\texercises\tfail\t-\t-\t-\t-\t-\t-\t-\t-\n", l->folder, l->number);
+    }
+    if (file_exists(FEATURES))
+        bad += feature_rows(argc, argv);
+    if (file_exists(MUTANTS))
+        bad += mutant_rows(MUTANTS, "mutant", "mutants", argc, argv);
+    if (file_exists(REDTEAM))
+        bad += mutant_rows(REDTEAM, "attack", "redteam", argc, argv);
+    for (int i = 0; i < argc; i++)
+        if (!matched[i]) {
+            fprintf(stderr, "workbook cases: no case or kind named '%s' (kinds: lessons, features, mutants, redteam)\n", argv[i]);
+            bad++;
+        }
+    return bad ? 1 : 0;
+}

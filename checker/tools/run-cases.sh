@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Grades the workbook's own cases with the judge EMU selects (EMU=1: the emulator; else the GPU),
+# all in one pool, the longest first, and asserts each verdict:
+#   solution  each lesson's solution passes, with every gate on a GPU;
+#   stub      each lesson's stub fails, earning nothing;
+#   feature   each right kernel of checker/tests/features/ (CUDA features beyond the lessons'
+#             own) passes;
+#   mutant    each wrong kernel of checker/mutants/ is rejected with the diagnosis its file
+#             expects: a checker that merely fails is not enough;
+#   attack    each of the red team's files (checker/redteam/) is refused twice, as a student's
+#             file and with the lint skipped (WB_SKIP_LINT=1, so that the layers below it are
+#             tried too), and its side effect does not happen: its sentinel file is not made
+#             and no process it started (named wb-redteam-survivor) outlives it.
+# The cases and their columns come from `build/workbook cases` (checker/commands/cases.c), the
+# one reader of the .mutant files. Each report is kept in build/KIND-DIR/NAME.log (-gpu after
+# the folder's name for the GPU judge: make test runs both judges at once on a GPU machine).
+# A case the judge cannot see is skipped and said to be, never passed: a mistake only the
+# emulator's thread order exposes on a GPU (unless its gate, `needs`, is on), one only timing
+# shows in the emulator, a GPU case on a machine without one.
+#   Usage: checker/tools/run-cases.sh [lessons|features|mutants|redteam|NAME...]   (none: all)
+# Jobs: every core in the emulator (it counts, it does not time, and its limits are CPU time);
+# on a GPU one at a time (timings must not share the machine), or GPU_JOBS at once where the
+# judges share it by WB_GPU_LOCK (checker/tools/gpu-test.sh).
+set -u
+make=${MAKE:-make}
+if [ -n "${EMU:-}" ]; then judge=emulator sfx="" jobs=$(nproc)
+else judge=GPU sfx=-gpu jobs=$([ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1); fi
+table=$(build/workbook cases "$@") || exit 2
+mkdir -p build
+times=build/case-times$sfx # each case's seconds in the last run: the longest go first next time
+
+# The folder a kind's reports go to.
+reports() {
+  case $1 in
+    solution | stub) echo "build/lessons$sfx" ;; feature) echo "build/features$sfx" ;;
+    mutant) echo "build/mutants$sfx" ;; attack) echo "build/redteam$sfx" ;;
+  esac
+}
+# said TEXT EXPECT: whether the report holds the phrase ("a | b": either phrase will do, the
+# judges may word one mistake differently).
+said() {
+  local phrase
+  while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$1" && return 0; done < <(sed 's/ | /\n/g' <<<"$2")
+  return 1
+}
+# The report is the student's: no line of the checker's own source may show in it.
+leaks() { grep -q 'checker/judge/' <<<"$1"; }
+indent() { sed 's/^/    | /' <<<"$1"; }
+
+# A lesson's solution or stub, as it must be (pass or fail).
+grade_lesson() {
+  local kind=$1 name=$2 lesson=$3 src=$4 expect=$5 dir out
+  dir=$(reports "$kind")
+  out=$(WB_JUDGE=$([ -n "${EMU:-}" ] && echo check-emu || echo check) build/workbook check "$src" "$expect" "$lesson" 2>&1)
+  local rc=$?
+  printf '%s\n' "$out" > "$dir/$kind-$lesson.log"
+  if [ $rc -eq 0 ]; then
+    echo pass; printf '  as it must (%s): %s, lesson %s\n' "$expect" "$src" "$lesson" >&2
+  else
+    echo fail; printf '  NOT AS IT MUST (%s): %s, lesson %s; its report:\n%s\n' "$expect" "$src" "$lesson" "$(indent "$out")" >&2
+  fi
+}
+
+# A right kernel with CUDA features: it must pass.
+grade_feature() {
+  local name=$2 lesson=$3 src=$4 dir out rc
+  dir=$(reports feature)
+  out=$(WB_JUDGE=$([ -n "${EMU:-}" ] && echo check-emu || echo check) build/workbook check "$src" pass "$lesson" 2>&1)
+  rc=$?
+  printf '%s\n' "$out" > "$dir/$name.log"
+  if [ $rc -eq 0 ]; then
+    echo pass; printf '  passed, as it must: %s (lesson %s)\n' "$name" "$lesson" >&2
+  else
+    echo fail; printf '  FAILED, A RIGHT KERNEL: %s (lesson %s); its report:\n%s\n' "$name" "$lesson" "$(indent "$out")" >&2
+  fi
+}
+
+# A wrong kernel: rejected, with its diagnosis.
+grade_mutant() {
+  local name=$2 lesson=$3 file=$4 expect=$5 only=$7 needs=$8 timeout=$9 every=${10} dir out rc
+  dir=$(reports mutant)
+  if [ "$only" = emulator ] && [ -z "${EMU:-}" ] && { [ -z "$needs" ] || [ "${!needs:-0}" != 1 ]; }; then
+    echo skip; printf '  skipped (emulator only%s): %s\n' "${needs:+; on a GPU with $needs=1}" "$name" >&2; return
+  fi
+  if [ "$only" = gpu ] && [ -n "${EMU:-}" ]; then
+    echo skip; printf '  skipped (GPU only: only timing shows it): %s\n' "$name" >&2; return
+  fi
+  if ! out=$(build/workbook mutate "$file" "$dir/$name" 2>&1); then
+    echo fail; printf '  CANNOT BUILD MUTANT %s: %s\n' "$name" "$out" >&2; return
+  fi
+  # The first failed case's report, the cases after it (the largest sizes, the timings, the
+  # gates) skipped: most mutants say what they must there. Where it does not say it (a gate's
+  # finding, or `every: yes`, or `gpu` on a GPU), every case runs. A kernel that never ends is
+  # found at TIMEOUT (10 s of CPU time in the emulator): `timeout` finds it sooner, the same way.
+  local stop=1 runs=1
+  case $every in yes) stop= ;; gpu) [ -n "${EMU:-}" ] || stop= ;; esac
+  run() {
+    out=$(env WB_STOP_AT_FAILURE="$1" ${timeout:+TIMEOUT=$timeout} $make -s --no-print-directory check SRC="$dir/$name" \
+      LESSON="$lesson" 2>&1)
+    rc=$?
+  }
+  run "$stop"
+  [ -n "$stop" ] && ! said "$out" "$expect" && runs=2 && run ""
+  printf '%s\n' "$out" > "$dir/$name.log"
+  local note=$([ $runs = 2 ] && echo ", two runs")
+  if leaks "$out"; then
+    echo fail; printf '  NOT REJECTED AS IT MUST: %s (a checker/judge/ source line is shown); its report:\n%s\n' "$name" "$(indent "$out")" >&2
+  elif [ $rc -ne 0 ] && said "$out" "$expect"; then
+    echo pass; printf '  rejected, as it must: %-24s ("%s")%s\n' "$name" "$expect" "$note" >&2
+  elif grep -q 'cannot be graded on a GPU' <<<"$out"; then
+    echo skip; printf '  skipped (no GPU):      %s\n' "$name" >&2
+  else
+    echo fail; printf '  NOT REJECTED AS IT MUST: %s (exit %d, expected "%s"); its report:\n%s\n' "$name" $rc "$expect" "$(indent "$out")" >&2
+  fi
+}
+
+# An attack on the grader, one mode after the other, then its side effects. The same attack is
+# graded by one judge at a time on this machine (build/redteam-NAME.lock): its sentinel is the
+# same file for both. Every attack holds build/redteam.lock shared from its start to its look for
+# survivors, and a run's end takes it alone to kill them: a survivor is seen by the check of the
+# attack that started it (or of one beside it) before anything kills it. The graded processes
+# keep neither lock's descriptor: one an attack left must not keep the others waiting.
+grade_attack() {
+  local name=$2 lesson=$3 file=$4 sentinel=${11} may=${12} dir mode modes=() effect=""
+  dir=$(reports attack)
+  declare -A expect=([linted]=$5 [unlinted]=$6)
+  exec 8> build/redteam.lock 9> "build/redteam-$name.lock" && flock -s 8 && flock 9
+  [ -n "$sentinel" ] && rm -f "$sentinel" # a run stopped midway may have left it
+  for mode in linted unlinted; do
+    if build/workbook mutate "$file" "$dir/$name-$mode" > /dev/null 2>&1; then modes+=("$mode")
+    else echo fail; printf '  CANNOT BUILD ATTACK %s (%s)\n' "$name" "$mode" >&2; fi
+  done
+  for mode in "${modes[@]}"; do
+    # A GPU attack only a compute-sanitizer gate sees (needs: SANITIZE) runs with it on.
+    (if [ "$mode" = unlinted ]; then export WB_SKIP_LINT=1; fi
+     if [ -n "$8" ] && [ -z "${EMU:-}" ]; then export "$8=1"; fi
+     $make -s --no-print-directory check SRC="$dir/$name-$mode" LESSON="$lesson" > "$dir/$name-$mode.log" 2>&1
+     echo $? > "$dir/$name-$mode.rc") 8>&- 9>&-
+  done
+  [ -n "$sentinel" ] && [ -e "$sentinel" ] && effect="it made $sentinel"
+  pgrep -f 'wb-redteam-surviv[o]r' > /dev/null && effect="${effect:+$effect; }a process it (or an attack beside it) started survived"
+  [ -n "$sentinel" ] && rm -f "$sentinel"
+  exec 8>&- 9>&-
+  for mode in "${modes[@]}"; do
+    local out rc ok=0
+    out=$(cat "$dir/$name-$mode.log") rc=$(cat "$dir/$name-$mode.rc")
+    # An attack with nothing to act on in either judge (no host code of a lesson file is
+    # compiled, only device code) may pass, as long as it did nothing.
+    { [ "$rc" -ne 0 ] && said "$out" "${expect[$mode]}"; } || { [ "$rc" -eq 0 ] && [ "$may" = yes ]; } && ok=1
+    if grep -q 'cannot be graded on a GPU' <<<"$out"; then
+      echo skip; printf '  skipped (no GPU): %s\n' "$name" >&2
+    elif [ $ok = 1 ] && [ -z "$effect" ] && ! leaks "$out"; then
+      echo pass; printf '  refused, as it must (%-8s): %-22s ("%s")\n' "$mode" "$name" "${expect[$mode]}" >&2
+    else
+      echo fail
+      printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:\n%s\n' "$mode" "$name" "$rc" \
+        "${expect[$mode]}" "${effect:+; $effect}" "$(indent "$(tail -n 25 <<<"$out")")" >&2
+    fi
+  done
+}
+
+# One case, from its row: its verdicts (one a line) and seconds into build/cases-run/NAME, its
+# sentences on stderr as it ends.
+grade_case() {
+  local row=$1 cols=() i t0=$EPOCHREALTIME
+  IFS=$'\t' read -r -a cols <<<"$row"
+  for i in "${!cols[@]}"; do [ "${cols[$i]}" = - ] && cols[$i]=""; done
+  case ${cols[0]} in
+    solution | stub) grade_lesson "${cols[@]}" ;; feature) grade_feature "${cols[@]}" ;;
+    mutant) grade_mutant "${cols[@]}" ;; attack) grade_attack "${cols[@]}" ;;
+  esac > "$run/${cols[0]}-${cols[1]}.verdict"
+  awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="${cols[0]}-${cols[1]}" 'BEGIN { printf "%s %.1f\n", n, b - a }' > "$run/${cols[0]}-${cols[1]}.took"
+}
+export -f reports said leaks indent grade_lesson grade_feature grade_mutant grade_attack grade_case
+run=build/cases-run$sfx
+rm -rf "$run" && mkdir -p "$run"
+export make sfx run
+for kind in solution feature mutant attack; do mkdir -p "$(reports $kind)"; done
+
+# The longest first, so that none is left running alone at the end: by the last run's seconds,
+# else by what a kind costs (a lesson runs every case and gate; a mutant stops at its first
+# failure unless it must run them all).
+weight() {
+  awk -F'\t' -v times="$times" '
+    BEGIN { while ((getline line < times) > 0) { split(line, f, " "); took[f[1]] = f[2] } }
+    { w = ($1 == "solution" || $1 == "stub") ? 30 : ($10 != "-" || $9 != "-" || $13 == "yes") ? 25 : $1 == "feature" ? 20 : 10
+      if (($1 "-" $2) in took) w = took[$1 "-" $2]
+      printf "%s\t%s\n", w, $0 }' | sort -t $'\t' -k1,1 -rn -s | cut -f2-
+}
+# Survivors of the red team's earlier runs, and of this one's at its end (see grade_attack).
+kill_survivors() { grep -q '^attack' <<<"$table" && flock build/redteam.lock pkill -f 'wb-redteam-surviv[o]r'; }
+kill_survivors
+echo "  $(wc -l <<<"$table") cases, $jobs at a time, in the $judge"
+weight <<<"$table" | tr '\n' '\0' | xargs -0 -r -P "$jobs" -I{} bash -c 'grade_case "$1"' _ {}
+kill_survivors
+
+# Each kind's count, as its verdicts say (a case that left none failed).
+{ cat "$run"/*.took; cat "$times"; } 2>/dev/null | sort -s -u -k1,1 > "$times.new" && mv "$times.new" "$times"
+status=0
+while IFS=$'\t' read -r kind label; do
+  pass=0 fail=0 skip=0 any=0
+  while IFS=$'\t' read -r k name _; do
+    [ "$k" = "$kind" ] || continue
+    any=1
+    v=$(cat "$run/$k-$name.verdict" 2>/dev/null)
+    [ -n "$v" ] || v=fail
+    pass=$((pass + $(grep -c '^pass$' <<<"$v"))) fail=$((fail + $(grep -c '^fail$' <<<"$v"))) skip=$((skip + $(grep -c '^skip$' <<<"$v")))
+  done <<<"$table"
+  [ $any = 1 ] || continue
+  echo "$label: $pass passed, $fail failed$([ $skip -gt 0 ] && echo ", $skip skipped")"
+  [ $fail -eq 0 ] || status=1
+done <<EOF
+solution	solutions ($judge)
+stub	stubs ($judge)
+feature	features ($judge)
+mutant	mutants ($judge)
+attack	red team ($judge)
+EOF
+exit $status
