@@ -172,8 +172,10 @@ grade_case() {
   awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="${cols[0]}-${cols[1]}" 'BEGIN { printf "%s %.1f\n", n, b - a }' > "$run/${cols[0]}-${cols[1]}.took"
 }
 export -f reports said leaks indent grade_lesson grade_feature grade_mutant grade_attack grade_case
-run=build/cases-run$sfx
-rm -rf "$run" && mkdir -p "$run"
+# This run's verdicts, apart from another run's beside it (make test runs the red team and the
+# other cases at once).
+run=$(mktemp -d build/cases-run.XXXXXX) || exit 2
+trap 'rm -rf "$run"' EXIT
 export make sfx run
 for kind in solution feature mutant attack; do mkdir -p "$(reports $kind)"; done
 
@@ -195,7 +197,7 @@ weight <<<"$table" | tr '\n' '\0' | xargs -0 -r -P "$jobs" -I{} bash -c 'grade_c
 kill_survivors
 
 # Each kind's count, as its verdicts say (a case that left none failed).
-{ cat "$run"/*.took; cat "$times"; } 2>/dev/null | sort -s -u -k1,1 > "$times.new" && mv "$times.new" "$times"
+(flock 9 && { cat "$run"/*.took; cat "$times"; } 2>/dev/null | sort -s -u -k1,1 > "$times.new" && mv "$times.new" "$times") 9> "$times.lock"
 status=0
 while IFS=$'\t' read -r kind label; do
   pass=0 fail=0 skip=0 any=0
