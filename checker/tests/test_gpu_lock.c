@@ -1,7 +1,8 @@
 /* Unit tests for checker/src/gpu_lock.c, the lock judges share a GPU by (make gpu-test): without
  * WB_GPU_LOCK nothing waits; shared holders hold it together; one who asks to be alone waits for
  * them, and while it waits no newcomer gets in (the door), so timed work cannot starve; once it
- * has the lock, nobody else does. Each party is a process of its own (flock(2) locks belong to
+ * has the lock, nobody else does; those who asked to be alone while the sharers drained all go
+ * before the next sharer. Each party is a process of its own (flock(2) locks belong to
  * open files). The test waits for events, never for a time: a check of "not yet" is a
  * non-blocking probe of the lock files themselves. */
 #define _GNU_SOURCE
@@ -20,6 +21,7 @@
 #include <poll.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +91,34 @@ static void until_waiting(struct party p)
         struct pollfd said = {p.said, POLLIN, 0};
         if (poll(&said, 1, 1) > 0)
             fail_msg("a process asking to be alone got the lock while another held it");
+    }
+}
+
+/* How many wait for the lock or the door, from /proc/locks (the kernel's own account of blocked
+ * flock(2) requests: an event to wait for, not a time). */
+static int waiters(void)
+{
+    char line[256], ino[2][64];
+    const char *paths[2] = {lock_path, door_path};
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        assert_int_equal(stat(paths[i], &st), 0);
+        snprintf(ino[i], sizeof ino[i], ":%lu ", (unsigned long)st.st_ino);
+    }
+    FILE *f = fopen("/proc/locks", "r");
+    assert_non_null(f);
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, "->") && strstr(line, "FLOCK") && (strstr(line, ino[0]) || strstr(line, ino[1]));
+    fclose(f);
+    return n;
+}
+
+static void until_waiters(int n)
+{
+    while (waiters() != n) {
+        struct timespec tick = {0, 1000000};
+        nanosleep(&tick, NULL);
     }
 }
 
@@ -162,6 +192,32 @@ static void test_alone_after_alone(void **state)
     assert_false(taken(lock_path, LOCK_EX));
 }
 
+static void test_those_waiting_to_be_alone_go_before_the_next_sharer(void **state)
+{
+    (void)state;
+    struct party a = start(GPU_SHARED);
+    holds(a);
+    struct party b = start(GPU_ALONE);
+    until_waiters(1);                   /* b waits for a's share to end */
+    struct party c = start(GPU_SHARED); /* a sharer who comes next */
+    until_waiters(2);
+    struct party d = start(GPU_ALONE); /* one more who asks to be alone, behind c */
+    until_waiters(3);
+    finish(a);
+    /* b and d, one after the other, in either order; had c got in between, the second could never
+     * have the lock while c holds it (c lets go only when told): the alarm would end the test. */
+    struct pollfd said[2] = {{b.said, POLLIN, 0}, {d.said, POLLIN, 0}};
+    assert_true(poll(said, 2, -1) > 0);
+    struct party first = said[0].revents ? b : d, second = said[0].revents ? d : b;
+    holds(first);
+    finish(first);
+    holds(second);
+    assert_true(taken(lock_path, LOCK_SH));
+    finish(second);
+    holds(c);
+    finish(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +225,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shared_holders_hold_it_together, setup, teardown),
         cmocka_unit_test_setup_teardown(test_alone_waits_for_the_shared_and_keeps_newcomers_out, setup, teardown),
         cmocka_unit_test_setup_teardown(test_alone_after_alone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_those_waiting_to_be_alone_go_before_the_next_sharer, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,12 +180,13 @@ export make sfx run
 for kind in solution feature mutant attack; do mkdir -p "$(reports $kind)"; done
 
 # The longest first, so that none is left running alone at the end: by the last run's seconds,
-# else by what a kind costs (a lesson runs every case and gate; a mutant stops at its first
-# failure unless it must run them all).
+# else by what a kind costs (a lesson runs every case and gate, an attack two checks of every
+# case; a mutant stops at its first failure unless it must run them all).
 weight() {
   awk -F'\t' -v times="$times" '
     BEGIN { while ((getline line < times) > 0) { split(line, f, " "); took[f[1]] = f[2] } }
-    { w = ($1 == "solution" || $1 == "stub") ? 30 : ($10 != "-" || $9 != "-" || $13 == "yes") ? 25 : $1 == "feature" ? 20 : 10
+    { w = ($1 == "solution" || $1 == "stub" || $1 == "attack") ? 30 : ($10 != "-" || $9 != "-" || $13 == "yes") ? 25 :
+          $1 == "feature" ? 20 : 10
       if (($1 "-" $2) in took) w = took[$1 "-" $2]
       printf "%s\t%s\n", w, $0 }' | sort -t $'\t' -k1,1 -rn -s | cut -f2-
 }
