@@ -185,8 +185,8 @@ for kind in solution feature mutant attack; do mkdir -p "$(reports $kind)"; done
 weight() {
   awk -F'\t' -v times="$times" '
     BEGIN { while ((getline line < times) > 0) { split(line, f, " "); took[f[1]] = f[2] } }
-    { w = ($1 == "solution" || $1 == "stub" || $1 == "attack") ? 30 : ($10 != "-" || $9 != "-" || $13 == "yes") ? 25 :
-          $1 == "feature" ? 20 : 10
+    { w = ($1 == "feature") ? 20 : ($10 != "-" || $9 != "-" || $13 == "yes") ? 25 : 10
+      if ($1 == "solution" || $1 == "stub" || $1 == "attack") w = 30
       if (($1 "-" $2) in took) w = took[$1 "-" $2]
       printf "%s\t%s\n", w, $0 }' | sort -t $'\t' -k1,1 -rn -s | cut -f2-
 }
