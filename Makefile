@@ -268,6 +268,11 @@ $(COMMON)/$(call folder,$(1))/judge: $(addprefix $(COMMON)/$(call folder,$(1))/,
 	$(Q)$(CC) -o $$@ $$^ $(CMOCKA_LIBS)
 endef
 has_solution = $(wildcard solutions/$(call folder,$(1))/$(call kernel,$(1)).cu)
+# Most lessons' baseline is an earlier lesson's solution (lessons/registry): a copy without
+# solutions/ cannot build them, and says so (a handout, make handout, carries its own copies).
+solutions/%.cu:
+	@echo "$@ is missing: it is a lesson's baseline (lessons/registry), and this copy has no solutions/ folder." \
+	  "Restore it (git checkout -- solutions), or give students a handout (make handout), which carries the baselines." >&2; exit 1
 $(foreach n,$(LESSONS),$(eval $(call LESSON_BUILD,$(n))))
 
 $(COMMON)/judge/%.o: checker/judge/%.c checker/judge/check_run.h $(HEADERS)

@@ -18,6 +18,7 @@
  *   sentinel  attack: a file it tries to make
  *   may_pass  yes: an attack with nothing to act on may pass, if it did nothing
  *   calibrates yes: calibrate.sh times it beside the solution
+ *   what      what is wrong with it (mutant, attack), for docs/mutants.md's table
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -111,8 +112,8 @@ static int mutant_rows(const char *dir, const char *kind, const char *kind_word,
                 printf("%d", m.timeout);
             else
                 printf("-");
-            printf("\t%s\t%s\t%s\t%s\n", or_dash(m.every_case), or_dash(m.sentinel), m.may_pass[0] ? "yes" : "-",
-                   m.calibrates ? "yes" : "-");
+            printf("\t%s\t%s\t%s\t%s\t%s\n", or_dash(m.every_case), or_dash(m.sentinel), m.may_pass[0] ? "yes" : "-",
+                   m.calibrates ? "yes" : "-", m.what);
             mutant_free(&m);
         }
         free(text);
@@ -139,7 +140,7 @@ static int feature_rows(int argc, char **argv)
             fprintf(stderr, "%s holds no lesson's folder (NN_topic of lessons/registry) alone\n", dir);
             bad++;
         } else
-            printf("feature\t%s\t%d\t%s\tpass\t-\t-\t-\t-\t-\t-\t-\t-\n", names[i], lesson, dir);
+            printf("feature\t%s\t%d\t%s\tpass\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", names[i], lesson, dir);
         free_listing(inner, m);
     }
     free_listing(names, n);
@@ -160,9 +161,9 @@ int cmd_cases(int argc, char **argv)
     for (int i = 0; i < reg.count; i++) {
         const struct lesson *l = &reg.lessons[i];
         if (have_solutions && wanted(argc, argv, "lessons", l->folder))
-            printf("solution\t%s\t%d\tsolutions\tpass\t-\t-\t-\t-\t-\t-\t-\t-\n", l->folder, l->number);
+            printf("solution\t%s\t%d\tsolutions\tpass\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", l->folder, l->number);
         if (wanted(argc, argv, "lessons", l->folder))
-            printf("stub\t%s\t%d\texercises\tfail\t-\t-\t-\t-\t-\t-\t-\t-\n", l->folder, l->number);
+            printf("stub\t%s\t%d\texercises\tfail\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", l->folder, l->number);
     }
     if (file_exists(FEATURES))
         bad += feature_rows(argc, argv);

@@ -189,10 +189,10 @@ static struct outcome check_one(const struct lesson *l, const char *src)
     snprintf(srcarg, sizeof srcarg, "SRC=%s", src);
     const char *make = getenv("MAKE") ? getenv("MAKE") : "make";
     char *build[] = {(char *)make, "-s", "--no-print-directory", srcarg, binary, NULL};
+    remove(result); /* no record of an earlier check outlives a file that no longer builds */
     if (run_command(build, NULL, 1) != 0)
         return o;
     o.built = 1;
-    remove(result);
     struct explainer why = explain_start(l, dir, srcarg);
     char *run[] = {binary, NULL};
     run_command(run, result, 0);
@@ -227,6 +227,25 @@ static const char *verdict(const struct outcome *o, char *buf, size_t len)
     else /* counted among the tests that ran: ONLY may have left some out */
         snprintf(buf, len, "failed %d of %d tests", failed, r->ncases - record_count(r, RESULT_NOT_RUN));
     return buf;
+}
+
+/* `workbook record SRC N`: the last check of lesson N's file in SRC, from its record (never from
+ * the report's sentences), one "key value" a line: ran (0: no record, or not one), no_gpu (the
+ * GPU judge found no GPU), emulator, passed (every case), points, max_points. */
+int cmd_record(const char *src, const struct lesson *l)
+{
+    char dir[512], result[1024], err[600];
+    struct check_record r;
+    build_dir(dir, sizeof dir, src);
+    snprintf(result, sizeof result, "%s/%s/result", dir, l->folder);
+    int ran = record_read(result, &r, err, sizeof err) == 0;
+    printf("ran %d\n", ran);
+    if (ran) {
+        printf("no_gpu %d\nemulator %d\npassed %d\npoints %d\nmax_points %d\n", r.no_gpu, r.emulator, record_passed(&r),
+               record_points(&r), record_max_points(&r));
+        record_free(&r);
+    }
+    return 0;
 }
 
 /* expect: "score" for a student (Score: x/y), "pass" or "fail" for authors' runs over

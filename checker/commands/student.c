@@ -256,6 +256,7 @@ static int build_quiz(const struct lesson *l, struct quiz *quiz, struct quiz *fr
         if (quiz->kinds & (1u << k))
             kinds[n++] = k;
     fresh->count = n ? quiz->generated : 0;
+    fresh->numbered_from = quiz->count;
     for (int i = 0; i < fresh->count; i++)
         quiz_generate(*seed + (uint64_t)i, kinds[(*seed + (uint64_t)i) % (uint64_t)n], &fresh->q[i]);
     return 0;

@@ -121,7 +121,7 @@ int save_state(const struct state *s)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | grade SRC DIR N... | status | hint N | reset N | "
+    fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | record SRC N | grade SRC DIR N... | status | hint N | reset N | "
                     "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | cases [KIND|NAME...] | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
@@ -185,6 +185,8 @@ int main(int argc, char **argv)
         return argc >= 5 ? cmd_grade(argv[2], argv[3], argc - 4, argv + 4) : usage();
     if (strcmp(cmd, "check") == 0)
         return argc >= 5 ? cmd_check(argv[2], argv[3], argc - 4, argv + 4) : usage();
+    if (strcmp(cmd, "record") == 0)
+        return argc == 4 && (l = lesson_arg(argv[3])) ? cmd_record(argv[2], l) : argc == 4 ? 2 : usage();
     if (argc != 3)
         return usage();
     if (!(l = lesson_arg(argv[2])))

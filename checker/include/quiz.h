@@ -28,6 +28,8 @@ struct quiz {
     int generated;  /* how many bank questions make quiz adds ("bank-questions: N kinds" in quiz.txt) */
     unsigned kinds; /* which kinds, QUIZ_* bits; a lesson asks only about what it has taught */
     int count;
+    int numbered_from; /* the number before its first question's (make quiz's bank questions
+                          follow the file's: Q12 after Q11, not Q1 again) */
     struct question q[MAX_QUESTIONS];
 };
 

@@ -259,7 +259,7 @@ int quiz_ask(const struct quiz *quiz, FILE *in, FILE *out, int *skipped)
     char line[256];
     for (int i = 0; i < quiz->count; i++) {
         const struct question *q = &quiz->q[i];
-        print_question(q, i, out);
+        print_question(q, quiz->numbered_from + i, out);
         enum quiz_verdict v = QUIZ_UNREADABLE;
         for (int tries = 0; tries < 3 && v == QUIZ_UNREADABLE; tries++) {
             fprintf(out, "> ");

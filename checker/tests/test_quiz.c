@@ -147,6 +147,27 @@ static void asks_and_counts(void **state)
     assert_int_equal(skipped, 0);
     assert_non_null(strstr(out, "Right. Two floats."));
     assert_non_null(strstr(out, "Not quite: it is a) A[row * N + k]."));
+    assert_non_null(strstr(out, "\nQ1. "));
+    assert_non_null(strstr(out, "\nQ2. "));
+}
+
+/* Questions asked after others (make quiz's bank questions after the file's) go on counting. */
+static void numbers_go_on_after_earlier_questions(void **state)
+{
+    (void)state;
+    static struct quiz q;
+    char err[256], out[4096];
+    assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
+    q.numbered_from = 11;
+    FILE *in = fmemopen((void *)"8\nb\n", 4, "r");
+    FILE *o = fmemopen(out, sizeof out, "w");
+    int skipped = 0;
+    assert_int_equal(quiz_ask(&q, in, o, &skipped), 1);
+    fclose(in);
+    fclose(o);
+    assert_non_null(strstr(out, "\nQ12. "));
+    assert_non_null(strstr(out, "\nQ13. "));
+    assert_null(strstr(out, "\nQ1. "));
 }
 
 /* A typo is asked again, not counted; Enter alone skips without showing the answer. */
@@ -253,6 +274,7 @@ int main(void)
         cmocka_unit_test(judges_answers),
         cmocka_unit_test(generated_answers_agree_with_hand_arithmetic),
         cmocka_unit_test(asks_and_counts),
+        cmocka_unit_test(numbers_go_on_after_earlier_questions),
         cmocka_unit_test(typos_are_asked_again_and_empty_lines_skip),
         cmocka_unit_test(markdown_hides_answers),
         cmocka_unit_test(answers_source_told_apart),

@@ -8,12 +8,17 @@ Usage: checker/tools/mutants-table.py EMU_LOG_DIR GPU_LOG_DIR > rows.md
 """
 import pathlib
 import re
+import subprocess
 import sys
 
 
-def field(text, name):
-    m = re.search(rf"^{name}: (.*)$", text, re.M)
-    return m.group(1).strip() if m else ""
+def mutants():
+    """(lesson, name, what, expected phrases) of each wrong kernel, from `workbook cases`, the one
+    reader of the .mutant files (checker/commands/cases.c: its columns)."""
+    out = subprocess.run(["build/workbook", "cases", "mutants"], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        col = line.split("\t")
+        yield int(col[2]), col[1], col[13], col[4].split(" | ")
 
 
 def said(log_dir, name, phrases):
@@ -49,14 +54,12 @@ def main(emu_dir, gpu_dir):
     print("| lesson | mutant | what is wrong | the emulator's report | the GPU judge, gates on |")
     print("|---|---|---|---|---|")
     rows = []
-    for path in sorted(pathlib.Path("checker/mutants").glob("*.mutant")):
-        text = path.read_text()
-        name, phrases = path.stem, field(text, "expect").split(" | ")
+    for lesson, name, what, phrases in mutants():
         emu = said(emu_dir, name, phrases) or "not run"
         gpu = said(gpu_dir, name, phrases)
         if gpu is None:
             gpu = "not run (`only: emulator`): no GPU tool sees it"
-        rows.append((int(field(text, "lesson")), name, field(text, "what"), emu, gpu))
+        rows.append((lesson, name, what, emu, gpu))
     for lesson, name, what, emu, gpu in sorted(rows):
         cell = lambda s: s.replace("|", "\\|")
         print(f"| {lesson} | `{name}` | {cell(what)} | {cell(emu)} | {cell(gpu)} |")
