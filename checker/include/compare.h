@@ -6,22 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bit patterns the harness writes into device memory. Both are NaNs, so any arithmetic on
- * them shows; they differ from every NaN that arithmetic produces, so a copy of one shows too. */
-#define POISON_BITS 0xFFFFFFFFu /* the output before each launch: "never written" */
-#define GUARD_BITS 0x7FDADBADu  /* the bytes around every buffer: "read from outside a buffer" */
-/* The emulator fills shared memory with this before each block. A CPU keeps a NaN's bits
- * through arithmetic, so an output holding them was computed from shared memory no thread had
- * written. (A GPU neither fills shared memory nor keeps NaN bits.) */
-#define SHARED_POISON_BITS 0x7FE0FEEDu
-
-/* Tolerance |got - want| <= atol + rtol*|want|. Exact (0, 0) for transposes, which only move
- * values. For a K-term float dot product the rounding error of a different but valid
- * summation order grows with K, so both terms scale with K. */
-struct tolerance { double atol, rtol; };
-struct tolerance tolerance_exact(void);
-struct tolerance tolerance_dot(int k);
-bool within(float got, double want, struct tolerance tol);
+#include "poison.h"
+#include "tolerance.h"
 
 /* One wrong element, at (row, col) of the output. */
 struct mismatch { int row, col; double want; float got; };
@@ -61,14 +47,5 @@ struct diagnosis_inputs {
 };
 /* One sentence saying what the pattern of wrong elements suggests; never NULL. */
 const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *in);
-
-/* Scans one guard zone of `n` floats that should all hold GUARD_BITS; `first` is the element
- * offset of zone[0] from the start of the guarded buffer (negative for the zone before it).
- * Adds the overwritten ones to *writes and keeps in *nearest the offset of the one closest to
- * the buffer (the likeliest off-by-one). */
-void guard_scan(const float *zone, size_t n, long first, size_t buffer_elems, size_t *writes, long *nearest);
-
-/* True when the float holds exactly this bit pattern. */
-bool has_bits(float x, uint32_t bits);
 
 #endif

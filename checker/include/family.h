@@ -8,7 +8,7 @@
 #define WB_FAMILY_H
 #include <stddef.h>
 
-#include "compare.h"
+#include "tolerance.h"
 #include "residues.h"
 
 struct family {

@@ -26,6 +26,7 @@
 #include "gpu_limit.h"
 #include "gpu_turn.h"
 #include "half.h"
+#include "poison.h"
 #include "runner.h"
 
 const struct kernel_entry *runner_kernels[ROLE_COUNT];

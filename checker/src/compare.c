@@ -5,50 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-struct tolerance tolerance_exact(void)
-{
-    return (struct tolerance){0.0, 0.0};
-}
-
-struct tolerance tolerance_dot(int k)
-{
-    /* Two valid summation orders of K terms differ by about sqrt(K) roundings in practice
-     * and K in the worst case; 2*K*eps keeps a wide margin over both while one missing or
-     * doubled term (about |a*b| ~ 0.3 for inputs in [-1, 1)) is still far outside it. */
-    double t = 2.0 * (k > 0 ? k : 1) * FLT_EPSILON;
-    return (struct tolerance){t, t};
-}
-
-bool has_bits(float x, uint32_t bits)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u == bits;
-}
-
-static long distance(long offset, size_t elems)
-{
-    return offset < 0 ? -offset : offset - (long)elems;
-}
-
-void guard_scan(const float *zone, size_t n, long first, size_t buffer_elems, size_t *writes, long *nearest)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (has_bits(zone[i], GUARD_BITS))
-            continue;
-        long offset = first + (long)i;
-        if ((*writes)++ == 0 || distance(offset, buffer_elems) < distance(*nearest, buffer_elems))
-            *nearest = offset;
-    }
-}
-
-bool within(float got, double want, struct tolerance tol)
-{
-    if (isnan(got) || isnan(want))
-        return false;
-    return fabs((double)got - want) <= tol.atol + tol.rtol * fabs(want);
-}
-
 static bool tile_inside(int row, int col, int rows, int cols, int tile)
 {
     if (tile <= 0)

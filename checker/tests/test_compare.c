@@ -1,7 +1,7 @@
-/* Unit tests for checker/src/compare.c: the tolerances, within(), compare_outputs() and
- * compare_sampled() (counting wrong, never-written (also in the last row / column), guard and
- * other NaN elements, edge tiles versus inner tiles, the first mismatches) and diagnose() for
- * every pattern it names. */
+/* Unit tests for checker/src/compare.c, tolerance.c and poison.c: the tolerances, within(),
+ * compare_outputs() and compare_sampled() (counting wrong, never-written (also in the last row
+ * / column), guard and other NaN elements, edge tiles versus inner tiles, the first
+ * mismatches) and diagnose() for every pattern it names. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -7,6 +7,7 @@
 
 #include "emu.h"
 #include "half.h"
+#include "poison.h"
 #include "runner.h"
 
 #define entries runner_kernels

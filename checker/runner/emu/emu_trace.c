@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "compare.h"
+#include "poison.h"
 #include "emu.h"
 
 struct access {

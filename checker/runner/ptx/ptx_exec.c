@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "poison.h"
 #include "emu.h"
 #include "half.h"
 #include "ptx_exec.h"
