@@ -90,7 +90,7 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: cluster-test test-tools help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test redteam-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: cluster-test test-tools arrows-test help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test redteam-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -507,6 +507,10 @@ forged-side-test: build-all
 	$(Q)MAKE="$(MAKE)" checker/tools/forged-side-test.sh
 
 # make help works and lists every target the README names (checker/tools/help-test.sh).
+# The rooms of checker/ read only what docs/architecture.md lets them (the compiler's account).
+arrows-test:
+	$(Q)checker/tools/arrows-test.sh
+
 help-test:
 	$(Q)MAKE="$(MAKE)" checker/tools/help-test.sh README.md
 
@@ -523,7 +527,7 @@ help-test:
 # None of these steps' verdicts rests on how long anything took. A step that cannot run on this
 # machine (only gpu-test, without a GPU) says "SKIPPED: why" and is counted as skipped; the last
 # line counts the steps: N passed, N failed, N skipped.
-TEST_FIRST := test-tools help-test author-check build-all unit-tests explore quiz-test
+TEST_FIRST := test-tools help-test arrows-test author-check build-all unit-tests explore quiz-test
 TEST_BESIDE := sealed-compile-test
 TEST_TOGETHER := emulator-test $(if $(HAVE_SOLUTIONS),grade-test handout-test grade-all-test) redteam-test \
   $(if $(HAVE_SOLUTIONS),forged-side-test) site-test
@@ -593,7 +597,7 @@ SITE := docs/html
 SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg banks-ldsm.svg banks-ldsm-xor.svg \
                tiling.svg bank-latency.svg memory-h200.svg)
 SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html $(SITE)/mutants.html $(SITE)/gates.html \
-  $(SITE)/security.html $(SITE)/cluster.html \
+  $(SITE)/security.html $(SITE)/cluster.html $(SITE)/architecture.html \
   $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)
 # Offline (images embedded, styles inline), code highlighted as C++ (pandoc knows no CUDA), the
 # page's title from its first line; pandoc wraps a <summary>'s text in <p> (or in line breaks
@@ -638,7 +642,7 @@ $(foreach n,$(LESSONS),$(eval $(call LESSON_PAGE,$(n))))
 
 $(SITE)/index.html: docs/index.md docs/template.html lessons/registry $(WORKBOOK)
 	$(Q)mkdir -p build/docs $(@D)
-	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject; compute-sanitizer and Nsight Compute as [gates](gates.html); what a lesson file [can and cannot do](security.html); grading a [whole class](cluster.html).\n'; } > build/docs/index.md
+	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject; compute-sanitizer and Nsight Compute as [gates](gates.html); what a lesson file [can and cannot do](security.html); grading a [whole class](cluster.html); how the workbook is [built](architecture.html).\n'; } > build/docs/index.md
 	$(Q)$(PANDOC_HTML) $(call page_title,$<) build/docs/index.md -o $@
 
 # Links between the docs' Markdown files become links between their pages.

@@ -1,8 +1,8 @@
 /* A kind of problem a lesson poses (the family column of lessons/registry): what its kernel
  * takes and gives, how it is launched, judged and counted. Each family is one file in
- * checker/families/ defining one `struct family`, plus the header its kernels are declared and
- * called with in the emulator (checker/families/NAME_launch.h); the judge, the runners and the
- * gates ask the descriptor and know no family by name. A job names its family (the runners
+ * checker/families/ defining one `struct family` (the PTX interpreter finds the kernel by its
+ * mangled name and parameters, so no header is needed); the judge, the runners and the gates
+ * ask the descriptor and know no family by name. A job names its family (the runners
  * find the same descriptor by that name). */
 #ifndef WB_FAMILY_H
 #define WB_FAMILY_H
