@@ -19,6 +19,7 @@
  *   may_pass  yes: an attack with nothing to act on may pass, if it did nothing
  *   calibrates yes: calibrate.sh times it beside the solution
  *   what      what is wrong with it (mutant, attack), for docs/mutants.md's table
+ *   file      the lesson's file within a hand-in: NN_topic/KERNEL.cu
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -102,7 +103,13 @@ static int mutant_rows(const char *dir, const char *kind, const char *kind_word,
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         char *text = read_text_file(path);
         struct mutant m;
-        if (!text || mutant_parse(text, &m, err, sizeof err) != 0) {
+        const struct lesson *l = NULL;
+        int parsed = text && mutant_parse(text, &m, err, sizeof err) == 0;
+        if (parsed && !(l = registry_find(&reg, m.lesson))) {
+            snprintf(err, sizeof err, "lesson %d is not in lessons/registry", m.lesson);
+            mutant_free(&m);
+        }
+        if (!l) {
             fprintf(stderr, "%s: %s\n", path, text ? err : "cannot read it");
             bad++;
         } else {
@@ -112,8 +119,9 @@ static int mutant_rows(const char *dir, const char *kind, const char *kind_word,
                 printf("%d", m.timeout);
             else
                 printf("-");
-            printf("\t%s\t%s\t%s\t%s\t%s\n", or_dash(m.every_case), or_dash(m.sentinel), m.may_pass[0] ? "yes" : "-",
+            printf("\t%s\t%s\t%s\t%s\t%s", or_dash(m.every_case), or_dash(m.sentinel), m.may_pass[0] ? "yes" : "-",
                    m.calibrates ? "yes" : "-", m.what);
+            printf("\t%s/%s.cu\n", l->folder, l->kernel);
             mutant_free(&m);
         }
         free(text);
@@ -140,7 +148,8 @@ static int feature_rows(int argc, char **argv)
             fprintf(stderr, "%s holds no lesson's folder (NN_topic of lessons/registry) alone\n", dir);
             bad++;
         } else
-            printf("feature\t%s\t%d\t%s\tpass\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", names[i], lesson, dir);
+            printf("feature\t%s\t%d\t%s\tpass\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s/%s.cu\n", names[i], lesson, dir,
+                   registry_find(&reg, lesson)->folder, registry_find(&reg, lesson)->kernel);
         free_listing(inner, m);
     }
     free_listing(names, n);
@@ -161,9 +170,11 @@ int cmd_cases(int argc, char **argv)
     for (int i = 0; i < reg.count; i++) {
         const struct lesson *l = &reg.lessons[i];
         if (have_solutions && wanted(argc, argv, "lessons", l->folder))
-            printf("solution\t%s\t%d\tsolutions\tpass\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", l->folder, l->number);
+            printf("solution\t%s\t%d\tsolutions\tpass\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s/%s.cu\n", l->folder, l->number,
+                   l->folder, l->kernel);
         if (wanted(argc, argv, "lessons", l->folder))
-            printf("stub\t%s\t%d\texercises\tfail\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", l->folder, l->number);
+            printf("stub\t%s\t%d\texercises\tfail\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s/%s.cu\n", l->folder, l->number,
+                   l->folder, l->kernel);
     }
     if (file_exists(FEATURES))
         bad += feature_rows(argc, argv);

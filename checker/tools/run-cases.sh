@@ -122,16 +122,21 @@ grade_mutant() {
 # same file for both. Every attack holds build/redteam.lock shared from its start to its look for
 # survivors, and a run's end takes it alone to kill them: a survivor is seen by the check of the
 # attack that started it (or of one beside it) before anything kills it. The graded processes
-# keep neither lock's descriptor: one an attack left must not keep the others waiting.
+# keep neither lock's descriptor: one an attack left must not keep the others waiting. A file the
+# lint lets through is built and run the same way with the lint skipped: one check then stands
+# for both modes (each mode's phrase must be in its report all the same).
 grade_attack() {
-  local name=$2 lesson=$3 file=$4 sentinel=${11} may=${12} dir mode modes=() effect=""
+  local name=$2 lesson=$3 file=$4 sentinel=${11} may=${12} lessonfile=${15} dir mode modes=() effect="" same=""
   dir=$(reports attack)
   declare -A expect=([linted]=$5 [unlinted]=$6)
   exec 8> build/redteam.lock 9> "build/redteam-$name.lock" && flock -s 8 && flock 9
   [ -n "$sentinel" ] && rm -f "$sentinel" # a run stopped midway may have left it
   for mode in linted unlinted; do
+    [ -n "$same" ] && continue
     if build/workbook mutate "$file" "$dir/$name-$mode" > /dev/null 2>&1; then modes+=("$mode")
-    else echo fail; printf '  CANNOT BUILD ATTACK %s (%s)\n' "$name" "$mode" >&2; fi
+    else echo fail; printf '  CANNOT BUILD ATTACK %s (%s)\n' "$name" "$mode" >&2; continue; fi
+    [ $mode = linted ] && build/workbook lint "$dir/$name-$mode/$lessonfile" "$(basename "$lessonfile" .cu)" > /dev/null 2>&1 &&
+      same=linted
   done
   for mode in "${modes[@]}"; do
     # A GPU attack only a compute-sanitizer gate sees (needs: SANITIZE) runs with it on.
@@ -144,16 +149,19 @@ grade_attack() {
   pgrep -f 'wb-redteam-surviv[o]r' > /dev/null && effect="${effect:+$effect; }a process it (or an attack beside it) started survived"
   [ -n "$sentinel" ] && rm -f "$sentinel"
   exec 8>&- 9>&-
+  [ -n "$same" ] && modes+=(unlinted)
   for mode in "${modes[@]}"; do
-    local out rc ok=0
-    out=$(cat "$dir/$name-$mode.log") rc=$(cat "$dir/$name-$mode.rc")
+    local out rc ok=0 run=$mode
+    [ $mode = unlinted ] && [ -n "$same" ] && run=linted
+    out=$(cat "$dir/$name-$run.log") rc=$(cat "$dir/$name-$run.rc")
     # An attack with nothing to act on in either judge (no host code of a lesson file is
     # compiled, only device code) may pass, as long as it did nothing.
     { [ "$rc" -ne 0 ] && said "$out" "${expect[$mode]}"; } || { [ "$rc" -eq 0 ] && [ "$may" = yes ]; } && ok=1
-    if no_gpu "$dir/$name-$mode" "$lesson"; then
+    if no_gpu "$dir/$name-$run" "$lesson"; then
       echo skip; printf '  skipped (no GPU): %s\n' "$name" >&2
     elif [ $ok = 1 ] && [ -z "$effect" ] && ! leaks "$out"; then
-      echo pass; printf '  refused, as it must (%-8s): %-22s ("%s")\n' "$mode" "$name" "${expect[$mode]}" >&2
+      echo pass; printf '  refused, as it must (%-8s): %-22s ("%s")%s\n' "$mode" "$name" "${expect[$mode]}" \
+        "$([ $run != $mode ] && echo " [the lint passes it: the linted check stands for this one]")" >&2
     else
       echo fail
       printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:\n%s\n' "$mode" "$name" "$rc" \
@@ -196,6 +204,10 @@ weight() {
 # Survivors of the red team's earlier runs, and of this one's at its end (see grade_attack).
 kill_survivors() { grep -q '^attack' <<<"$table" && flock build/redteam.lock pkill -f 'wb-redteam-surviv[o]r'; }
 kill_survivors
+# What every check shares (each lesson's judge, the runners, the reference side's objects) built
+# once, first: checks side by side would otherwise build them at once, over each other.
+$make -s --no-print-directory -j"$(nproc)" programs SRC="$([ -d solutions ] && echo solutions || echo exercises)" \
+  EMU="${EMU:-}" > /dev/null 2>&1
 echo "  $(wc -l <<<"$table") cases, $jobs at a time, in the $judge"
 weight <<<"$table" | tr '\n' '\0' | xargs -0 -r -P "$jobs" -I{} bash -c 'grade_case "$1"' _ {}
 kill_survivors
