@@ -73,7 +73,7 @@ WORKBOOK := build/workbook
 LIBCHECKER := $(COMMON)/libchecker.a
 GPU_RUNNER := $(COMMON)/gpu-runner
 PTX_RUNNER := $(COMMON)/ptx-runner
-LIB_SOURCES := $(wildcard checker/src/*.c)
+LIB_SOURCES := $(wildcard checker/src/*/*.c)
 # The bank-and-sector model the emulator's tracer, the quiz and the bank maps share.
 MODEL_SOURCES := $(wildcard checker/model/*.c)
 # The judge (checker/judge/): main.c is built per lesson, the rest once. It links no kernel.
@@ -205,7 +205,7 @@ quiz: $(WORKBOOK)
 # below), the sealed compile (checker/tools/sealed-compile.sh: a copy of the file, nvcc in a box
 # that sees the toolkit alone, as nobody, under limits; an #include refused by nvcc's own list
 # of what it read; exit 1: its complaints shown as file:line, 2-3: refused, 4: the grader's
-# problem), then, for a cubin, the gate on what it made (checker/src/objgate.c); a PTX file's
+# problem), then, for a cubin, the gate on what it made (checker/src/rules/objgate.c); a PTX file's
 # gate is the interpreter, which refuses what it does not know.
 define kernel_steps
 	$(Q)mkdir -p $(@D)

@@ -108,7 +108,7 @@ struct gpu_job {
 /* The runner's side: runs the job's roles and returns one of the exit codes above. */
 int gpu_job_run(void *job);
 
-/* For the GPU's own tools (compute-sanitizer, Nsight Compute; checker/src/gates.c): launches
+/* For the GPU's own tools (compute-sanitizer, Nsight Compute; checker/src/judging/gates.c): launches
  * each of the job's roles once on its inputs, on plain allocations without guard zones so that
  * every stray access is the tool's to see, and prints each buffer as "wb-buffer NAME 0xADDRESS
  * BYTES". The first of a batch waits for its turn with the GPU alone before its launches

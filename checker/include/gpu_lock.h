@@ -1,4 +1,4 @@
-/* One GPU shared by several judges at once (checker/src/gpu_lock.c): make gpu-test grades
+/* One GPU shared by several judges at once (checker/src/processes/gpu_lock.c): make gpu-test grades
  * kernels side by side, every judge told the same lock file (WB_GPU_LOCK). Untimed work shares
  * the GPU; a timed job and Nsight Compute's counting have it alone. Without WB_GPU_LOCK nothing
  * waits: the GPU is the process's own (make check, a course's grading). */

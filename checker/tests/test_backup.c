@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/backup.c: backup_file (nothing to keep, the copy's name and
+/* Unit tests for checker/src/teaching/backup.c: backup_file (nothing to keep, the copy's name and
  * content, nested folders, never overwriting a copy of the same second), copy_file (replaces
  * the destination, leaves no temporary) and make_dirs. Files live in a mkdtemp folder. */
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/compare.c, tolerance.c and poison.c: the tolerances, within(),
+/* Unit tests for checker/src/judging/compare.c, tolerance.c and poison.c: the tolerances, within(),
  * compare_outputs() and compare_sampled() (counting wrong, never-written (also in the last row
  * / column), guard and other NaN elements, edge tiles versus inner tiles, the first
  * mismatches) and diagnose() for every pattern it names. */

@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/gpu_lock.c, the lock judges share a GPU by (make gpu-test): without
+/* Unit tests for checker/src/processes/gpu_lock.c, the lock judges share a GPU by (make gpu-test): without
  * WB_GPU_LOCK nothing waits; shared holders hold it together; one who asks to be alone waits for
  * them, and while it waits no newcomer gets in (the door), so timed work cannot starve; once it
  * has the lock, nobody else does; those who asked to be alone while the sharers drained all go

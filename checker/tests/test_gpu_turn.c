@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/gpu_turn.c, a runner's turn with the GPU alone: both ends of the
+/* Unit tests for checker/src/processes/gpu_turn.c, a runner's turn with the GPU alone: both ends of the
  * protocol against each other, over a socket (a timed job's runners) and over FIFOs (a runner
  * under Nsight Compute). The runner's end runs in a child started as the judge starts runners
  * (isolate_start). What must hold: the runner says it is ready and does not go on before the

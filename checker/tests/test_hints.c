@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/hints.c: hints_find on small Markdown texts (where each hint
+/* Unit tests for checker/src/teaching/hints.c: hints_find on small Markdown texts (where each hint
  * starts and ends, what ends the Hints section, texts without hints) and lesson_title; where a
  * lesson keeps its hints (hints_misplaced) and how the site folds them (hint_markdown); folded
  * answers to predictions; quoted line numbers against their markers, stale ones included. Then

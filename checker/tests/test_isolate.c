@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/isolate.c: run_isolated on a child that exits with a code, dies
+/* Unit tests for checker/src/processes/isolate.c: run_isolated on a child that exits with a code, dies
  * of a signal, hangs past its limit (killed, with anything it started), prints to stdout and
  * stderr (captured, never on the checker's own output) or prints too much (cut); and the
  * sentences of isolate_describe. */

@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/reference.c: the CPU references (one matmul element, the whole
+/* Unit tests for checker/src/judging/reference.c: the CPU references (one matmul element, the whole
  * B*A of swapped operands, one transpose element) on small known examples, and
  * reference_sample's choice of output elements for small and large outputs. */
 #include <stdarg.h>

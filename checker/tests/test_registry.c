@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/registry.c: the real lessons/registry (read from the repository
+/* Unit tests for checker/src/formats/registry.c: the real lessons/registry (read from the repository
  * root, where make runs the tests), comment and blank line handling, every validation error
  * (each a sentence naming the line), registry_find and the point total. */
 #include <stdarg.h>

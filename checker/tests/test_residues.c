@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/residues.c: the sizes a family's grains call for put each
+/* Unit tests for checker/src/judging/residues.c: the sizes a family's grains call for put each
  * dimension in every residue class (a multiple of each grain and of no larger one; 1, -1 and 2
  * modulo every grain; each N % 4), rows that are a multiple of a grain meet cols that are not
  * and the other way round, and every shape of every family is small enough for the emulator,

@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/rng.c: the same seed and stream replay the same numbers,
+/* Unit tests for checker/src/judging/rng.c: the same seed and stream replay the same numbers,
  * different streams or seeds give different ones, rng_fill_uniform stays in [-1, 1) with
  * exactly representable, well spread values, and fresh seeds are short. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/state.c: loading a missing or partly garbled work/state, the
+/* Unit tests for checker/src/teaching/state.c: loading a missing or partly garbled work/state, the
  * save/load round trip, the atomic save (no temporary left, the old file kept when the save
  * cannot happen), state_record_check's bookkeeping and the quiz's best score with how its
  * answers came. Files live in a mkdtemp folder. */

@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/stats.c: the median of timings (odd and even counts, input left
+/* Unit tests for checker/src/judging/stats.c: the median of timings (odd and even counts, input left
  * as it was), the relative spread between the quartiles, and the speed-up ratio. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Unit tests for checker/src/traffic.c: the figures derived from the counts (conflicts,
+/* Unit tests for checker/src/judging/traffic.c: the figures derived from the counts (conflicts,
  * sectors, the least busy thread's load between barriers, barriers per thread) and every rule of
  * traffic_verdict,
  * each shown to fail with its sentence and to pass at its limit. */

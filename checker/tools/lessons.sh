@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one reader of lessons/registry for the Makefile and the scripts (the C programs have
-# checker/src/registry.c): the fields asked for by name, one lesson per line, in teaching order.
+# checker/src/formats/registry.c): the fields asked for by name, one lesson per line, in teaching order.
 #   checker/tools/lessons.sh FIELD...          e.g. `number folder` -> "1 01_naive_matmul"
 #   checker/tools/lessons.sh --lesson N FIELD... only lesson N
 #   checker/tools/lessons.sh --sum FIELD        the sum of a numeric field over the lessons

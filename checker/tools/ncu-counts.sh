@@ -4,8 +4,8 @@
 # as Nsight Compute's CSV, one file per lesson in DIR (default build/ncu). docs/emulator.md
 # compares them with the emulator's counts.  Usage: checker/tools/ncu-counts.sh [DIR]   (after make test)
 set -u
-# The counters the checker's Nsight Compute gate reads (NCU_METRICS in checker/src/gates.c).
-metrics=$(sed -n '/^const char NCU_METRICS/,/;/p' checker/src/gates.c | grep -o '[a-z0-9_.]*\.sum' | paste -sd,)
+# The counters the checker's Nsight Compute gate reads (NCU_METRICS in checker/src/judging/gates.c).
+metrics=$(sed -n '/^const char NCU_METRICS/,/;/p' checker/src/judging/gates.c | grep -o '[a-z0-9_.]*\.sum' | paste -sd,)
 out=${1:-build/ncu}
 mkdir -p "$out"
 checker/tools/lessons.sh number folder family | while read -r n folder family; do
