@@ -132,18 +132,29 @@ static void generated_answers_agree_with_hand_arithmetic(void **state)
         }
 }
 
+/* The two questions above asked with `answers` typed, numbered after `from` earlier ones: how
+ * many were right, and what was shown in out. */
+static int ask_two(const char *answers, int from, char *out, size_t len, int *skipped)
+{
+    static struct quiz q;
+    char err[256];
+    assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
+    q.numbered_from = from;
+    FILE *in = fmemopen((void *)answers, strlen(answers), "r");
+    FILE *o = fmemopen(out, len, "w");
+    *skipped = 0;
+    int right = quiz_ask(&q, in, o, skipped);
+    fclose(in);
+    fclose(o);
+    return right;
+}
+
 static void asks_and_counts(void **state)
 {
     (void)state;
-    static struct quiz q;
-    char err[256], out[4096];
-    assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
-    FILE *in = fmemopen((void *)"8\nb\n", 4, "r");
-    FILE *o = fmemopen(out, sizeof out, "w");
-    int skipped = 0;
-    assert_int_equal(quiz_ask(&q, in, o, &skipped), 1);
-    fclose(in);
-    fclose(o);
+    char out[4096];
+    int skipped;
+    assert_int_equal(ask_two("8\nb\n", 0, out, sizeof out, &skipped), 1);
     assert_int_equal(skipped, 0);
     assert_non_null(strstr(out, "Right. Two floats."));
     assert_non_null(strstr(out, "Not quite: it is a) A[row * N + k]."));
@@ -155,16 +166,9 @@ static void asks_and_counts(void **state)
 static void numbers_go_on_after_earlier_questions(void **state)
 {
     (void)state;
-    static struct quiz q;
-    char err[256], out[4096];
-    assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
-    q.numbered_from = 11;
-    FILE *in = fmemopen((void *)"8\nb\n", 4, "r");
-    FILE *o = fmemopen(out, sizeof out, "w");
-    int skipped = 0;
-    assert_int_equal(quiz_ask(&q, in, o, &skipped), 1);
-    fclose(in);
-    fclose(o);
+    char out[4096];
+    int skipped;
+    assert_int_equal(ask_two("8\nb\n", 11, out, sizeof out, &skipped), 1);
     assert_non_null(strstr(out, "\nQ12. "));
     assert_non_null(strstr(out, "\nQ13. "));
     assert_null(strstr(out, "\nQ1. "));
@@ -181,13 +185,8 @@ static void typos_are_asked_again_and_empty_lines_skip(void **state)
     assert_int_equal(quiz_judge_answer(&q.q[0], "  "), QUIZ_EMPTY);
     assert_int_equal(quiz_judge_answer(&q.q[1], "z"), QUIZ_UNREADABLE);
     assert_int_equal(quiz_judge_answer(&q.q[1], "7"), QUIZ_UNREADABLE);
-    const char *answers = "eight\n8\n\n";
-    FILE *in = fmemopen((void *)answers, strlen(answers), "r");
-    FILE *o = fmemopen(out, sizeof out, "w");
-    int skipped = 0;
-    assert_int_equal(quiz_ask(&q, in, o, &skipped), 1);
-    fclose(in);
-    fclose(o);
+    int skipped;
+    assert_int_equal(ask_two("eight\n8\n\n", 0, out, sizeof out, &skipped), 1);
     assert_int_equal(skipped, 1);
     assert_non_null(strstr(out, "That is not a number"));
     assert_non_null(strstr(out, "Right. Two floats."));
