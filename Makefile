@@ -506,11 +506,11 @@ sealed-compile-test:
 forged-side-test: build-all
 	$(Q)MAKE="$(MAKE)" checker/tools/forged-side-test.sh
 
-# make help works and lists every target the README names (checker/tools/help-test.sh).
 # The rooms of checker/ read only what docs/architecture.md lets them (the compiler's account).
 arrows-test:
 	$(Q)checker/tools/arrows-test.sh
 
+# make help works and lists every target the README names (checker/tools/help-test.sh).
 help-test:
 	$(Q)MAKE="$(MAKE)" checker/tools/help-test.sh README.md
 

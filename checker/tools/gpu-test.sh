@@ -2,11 +2,12 @@
 # make gpu-test, on a machine with a GPU: with every gate on (SANITIZE=1 PROFILE=1), each lesson's
 # solution must pass and its stub fail earning nothing, each right kernel of checker/tests/features
 # pass, and each wrong kernel of checker/mutants/ and attack of checker/redteam/ be refused with
-# its diagnosis (checker/tools/run-cases.sh; handout-test grades a handout's hand-in on the GPU). GPU_JOBS judges (4) at a
-# time share the GPU: correctness runs, compute-sanitizer and every runner's setup side by side,
-# a timing and Nsight Compute's counted launches alone (WB_GPU_LOCK, checker/judge/gpu_share.c,
-# checker/include/gpu_turn.h), so that no timing or counter takes in another's kernels, and no
-# wait counts against a time limit. Its last line: how long the GPU was held, alone and shared.
+# its diagnosis (checker/tools/run-cases.sh; handout-test grades a handout's hand-in on the
+# GPU). GPU_JOBS judges (4) at a time share the GPU: correctness runs, compute-sanitizer and
+# every runner's setup side by side, a timing and Nsight Compute's counted launches alone
+# (WB_GPU_LOCK, checker/judge/gpu_share.c, checker/include/gpu_turn.h), so that no timing or
+# counter takes in another's kernels, and no wait counts against a time limit. Its last line:
+# how long the GPU was held, alone and shared.
 #   Usage: checker/tools/gpu-test.sh      (from the project root; GPU_JOBS=1: one at a time)
 set -u
 make=${MAKE:-make}
