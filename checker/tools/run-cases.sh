@@ -212,8 +212,9 @@ echo "  $(wc -l <<<"$table") cases, $jobs at a time, in the $judge"
 weight <<<"$table" | tr '\n' '\0' | xargs -0 -r -P "$jobs" -I{} bash -c 'grade_case "$1"' _ {}
 kill_survivors
 
-# Each kind's count, as its verdicts say (a case that left none failed).
+# This run's times over the last ones' (under a lock: the red team's run may end beside this one).
 (flock 9 && { cat "$run"/*.took; cat "$times"; } 2>/dev/null | sort -s -u -k1,1 > "$times.new" && mv "$times.new" "$times") 9> "$times.lock"
+# Each kind's count, as its verdicts say (a case that left none failed).
 status=0
 while IFS=$'\t' read -r kind label; do
   pass=0 fail=0 skip=0 any=0
