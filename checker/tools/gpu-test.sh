@@ -16,7 +16,8 @@ export WB_GPU_LOCK_LOG=$PWD/build/gpu-lock.log
 [[ $GPU_JOBS =~ ^[1-9][0-9]?$ ]] || { echo "GPU_JOBS must be a number from 1 to 99, not '$GPU_JOBS'"; exit 2; }
 log=$PWD/build/gpu-test
 rm -rf "$log" "$WB_GPU_LOCK_LOG" && mkdir -p "$log"
-# Where the GPU's time went, from the judges' holds ("WHAT waited held" a line): the sum of each kind.
+# Where the GPU's time went, from the judges' holds ("WHAT waited held since" a line): the sum of
+# each kind.
 holds() {
   [ -s "$WB_GPU_LOCK_LOG" ] && awk '{ n[$1]++; s[$1] += $3 } END { printf "GPU held:"; for (k in n)
     printf " %s %d x %.0f s;", k, n[k], s[k]; print "" }' "$WB_GPU_LOCK_LOG"

@@ -27,7 +27,7 @@ if [ -n "${EMU:-}" ]; then judge=emulator sfx="" jobs=$(nproc)
 else judge=GPU sfx=-gpu jobs=$([ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1); fi
 table=$(build/workbook cases "$@") || exit 2
 mkdir -p build
-times=build/case-times$sfx # each case's seconds in the last run: the longest go first next time
+times=build/case-times$sfx # each case's seconds (and start) in its last run: the longest go first
 
 # The folder a kind's reports go to.
 reports() {
@@ -170,8 +170,9 @@ grade_attack() {
   done
 }
 
-# One case, from its row: its verdicts (one a line) and seconds into build/cases-run/NAME, its
-# sentences on stderr as it ends.
+# One case, from its row: its verdicts (one a line) and "NAME seconds start" (start: seconds since
+# the epoch, as the GPU lock's log stamps its holds) into this run's folder, its sentences on
+# stderr as it ends.
 grade_case() {
   local row=$1 cols=() i t0=$EPOCHREALTIME
   IFS=$'\t' read -r -a cols <<<"$row"
@@ -180,7 +181,8 @@ grade_case() {
     solution | stub) grade_lesson "${cols[@]}" ;; feature) grade_feature "${cols[@]}" ;;
     mutant) grade_mutant "${cols[@]}" ;; attack) grade_attack "${cols[@]}" ;;
   esac > "$run/${cols[0]}-${cols[1]}.verdict"
-  awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="${cols[0]}-${cols[1]}" 'BEGIN { printf "%s %.1f\n", n, b - a }' > "$run/${cols[0]}-${cols[1]}.took"
+  awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="${cols[0]}-${cols[1]}" 'BEGIN { printf "%s %.1f %.3f\n", n, b - a, a }' \
+    > "$run/${cols[0]}-${cols[1]}.took"
 }
 export -f reports said no_gpu leaks indent grade_lesson grade_feature grade_mutant grade_attack grade_case
 # This run's verdicts, apart from another run's beside it (make test runs the red team and the
