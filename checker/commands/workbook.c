@@ -10,6 +10,8 @@
  *   workbook compile-report SRC LOG   show a compiler log as the student's file:line messages
  *   workbook author-check             every lesson complete, no stub already solved (make test)
  *   workbook mutate FILE DIR          write the wrong kernel FILE (a .mutant) describes into DIR
+ *   workbook cases [KIND|NAME...]     the workbook's own cases as a table (checker/tools/run-cases.sh)
+ *   workbook record SRC N             the last check of lesson N in SRC, from its record (scripts)
  *   workbook quiz N                   make quiz: lesson N's questions and fresh bank questions;
  *                                     answers from standard input, one per line
  *   workbook quiz-md N                the questions as Markdown for the lesson's web page
@@ -21,103 +23,16 @@
  *   workbook counting-size FAMILY     ROWS COLS: the size the family's traffic is counted at (scripts)
  *
  * Run from the workbook's top folder (the Makefile does). The commands live in student.c,
- * grading.c and authoring.c (commands.h). The student's record is work/state; WB_STATE=file
- * keeps it elsewhere (make quiz-test, so that its answer keys never reach a student's record). */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
+ * grading.c, authoring.c and cases.c, what they share in common.c (commands.h); this file only
+ * says which command does what. The student's record is work/state; WB_STATE=file keeps it
+ * elsewhere (make quiz-test, so that its answer keys never reach a student's record). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "backup.h"
 #include "bankmap.h"
-#include "hints.h"
-#include "lint.h"
-#include "objgate.h"
-#include "mutant.h"
-#include "quiz.h"
-#include "rng.h"
 #include "registry.h"
-#include "results.h"
-#include "state.h"
-#include "textfile.h"
 
 #include "commands.h"
-
-struct registry reg;
-
-int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-int same_content(const char *a, const char *b)
-{
-    char *x = read_text_file(a), *y = read_text_file(b);
-    int same = x && y && strcmp(x, y) == 0;
-    free(x);
-    free(y);
-    return same;
-}
-
-const struct lesson *lesson_arg(const char *s)
-{
-    char *end;
-    long n = strtol(s ? s : "", &end, 10);
-    const struct lesson *l = (s && *s && !*end) ? registry_find(&reg, (int)n) : NULL;
-    if (!l)
-        fprintf(stderr, "There is no lesson '%s': the lessons are 1 to %d (make lessonN picks one).\n", s ? s : "",
-                reg.count);
-    return l;
-}
-
-void path_of(char *buf, size_t len, const char *top, const struct lesson *l)
-{
-    snprintf(buf, len, "%s/%s/%s.cu", top, l->folder, l->kernel);
-}
-
-const char *title_of(const struct lesson *l, char *buf, size_t len)
-{
-    char path[512];
-    snprintf(path, sizeof path, "lessons/%s/README.md", l->folder);
-    char *text = read_text_file(path);
-    lesson_title(text ? text : "", buf, len);
-    free(text);
-    if (!buf[0])
-        snprintf(buf, len, "Lesson %d", l->number);
-    return buf;
-}
-
-static const char *state_path(void)
-{
-    const char *p = getenv("WB_STATE");
-    return p && *p ? p : STATE_FILE;
-}
-
-void load_state(struct state *s)
-{
-    state_load(state_path(), s);
-}
-
-int save_state(const struct state *s)
-{
-    const char *path = state_path();
-    if ((strcmp(path, STATE_FILE) == 0 && make_dirs(WORK) != 0) || state_save(path, s) != 0) {
-        fprintf(stderr, "Cannot write %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-/* student.c */
-
 
 static int usage(void)
 {
