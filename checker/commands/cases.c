@@ -79,7 +79,8 @@ static char **listing(const char *dir, const char *suffix, int dirs_only, int *n
         names[(*n)++] = strdup(e->d_name);
     }
     closedir(d);
-    qsort(names, (size_t)*n, sizeof *names, by_name);
+    if (names)
+        qsort(names, (size_t)*n, sizeof *names, by_name);
     return names;
 }
 
