@@ -26,6 +26,7 @@ make=${MAKE:-make}
 if [ -n "${EMU:-}" ]; then judge=emulator sfx="" jobs=$(nproc)
 else judge=GPU sfx=-gpu jobs=$([ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1); fi
 table=$(build/workbook cases "$@") || exit 2
+[ -n "$table" ] || { echo "  no cases of these kinds here (${*:-all}: a handout has no mutants, features or attacks)"; exit 0; }
 mkdir -p build
 times=build/case-times$sfx # each case's seconds (and start) in its last run: the longest go first
 
