@@ -417,22 +417,26 @@ site-test:
 
 # make grade on the solutions (full marks), on the stubs (none), on lesson 2 right but not tiled
 # (its correctness points, not its speed's) and on lesson 1 carrying a forged-grade attack (none,
-# and nothing left behind), its files checked by a JSON reader against Gradescope's format and by
+# and nothing left behind: its sentinel looked for under the attack's lock, which the red team's
+# run of it takes too), its files checked by a JSON reader against Gradescope's format and by
 # a JUnit XML parser; with the emulator. The grades run two at a time (each is one core's work);
 # build-all built what they share.
 GRADE_EMU = $(MAKE) -s --no-print-directory grade EMU=1
 grade-test: build-all
-	$(Q)rm -rf build/slow-handin build/forged-handin /tmp/wb-redteam-atexit_forgery && \
+	$(Q)rm -rf build/slow-handin build/forged-handin && \
 	  cp -r exercises build/slow-handin && $(WORKBOOK) mutate checker/mutants/not_tiled.mutant build/slow-handin > /dev/null && \
 	  cp -r exercises build/forged-handin && $(WORKBOOK) mutate checker/redteam/atexit_forgery.mutant build/forged-handin > /dev/null
 	$(Q)$(GRADE_EMU) SRC=solutions GRADE_DIR=build/grade-solutions > /dev/null & a=$$!; \
 	  $(GRADE_EMU) SRC=exercises GRADE_DIR=build/grade-exercises > /dev/null; b=$$?; wait $$a && [ $$b -eq 0 ]
 	$(Q)$(GRADE_EMU) SRC=build/slow-handin GRADE_DIR=build/grade-slow GRADE_LESSONS=2 > /dev/null & a=$$!; \
-	  WB_SKIP_LINT=1 $(GRADE_EMU) SRC=build/forged-handin GRADE_DIR=build/grade-forged GRADE_LESSONS=1 > /dev/null 2>&1; wait $$a
+	  flock -o build/redteam-atexit_forgery.lock sh -c 'rm -f /tmp/wb-redteam-atexit_forgery; \
+	    WB_SKIP_LINT=1 $(GRADE_EMU) SRC=build/forged-handin GRADE_DIR=build/grade-forged GRADE_LESSONS=1 > /dev/null 2>&1; \
+	    ! test -e /tmp/wb-redteam-atexit_forgery' || { echo "grade-test: the forged hand-in made /tmp/wb-redteam-atexit_forgery"; false; }; \
+	  f=$$?; wait $$a && [ $$f -eq 0 ]
 	$(Q)checker/tools/validate-grade.py build/grade-solutions $(TOTAL_POINTS) $(TOTAL_POINTS)
 	$(Q)checker/tools/validate-grade.py build/grade-exercises 0 $(TOTAL_POINTS)
 	$(Q)checker/tools/validate-grade.py build/grade-slow 10 $$(checker/tools/lessons.sh --lesson 2 points)
-	$(Q)checker/tools/validate-grade.py build/grade-forged 0 $$(checker/tools/lessons.sh --lesson 1 points) && ! test -e /tmp/wb-redteam-atexit_forgery
+	$(Q)checker/tools/validate-grade.py build/grade-forged 0 $$(checker/tools/lessons.sh --lesson 1 points)
 
 # checker/tools/grade-slurm.sh on a real Slurm: as root, a single-node Slurm from the
 # distribution's packages (a CPU-only partition, one declaring a GPU gres), a small class graded

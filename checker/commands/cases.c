@@ -57,14 +57,17 @@ static int by_name(const void *a, const void *b)
 }
 
 /* The entries of dir whose names end in suffix ("" and dirs_only: the folders), sorted;
- * malloc'd names, their count in *n. NULL where the folder cannot be read. */
+ * malloc'd names, their count in *n; *n is -1 (said) where the folder cannot be read. */
 static char **listing(const char *dir, const char *suffix, int dirs_only, int *n)
 {
     DIR *d = opendir(dir);
     char **names = NULL;
     *n = 0;
-    if (!d)
+    if (!d) {
+        fprintf(stderr, "workbook cases: cannot read %s\n", dir);
+        *n = -1;
         return NULL;
+    }
     size_t sl = strlen(suffix);
     for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
@@ -96,6 +99,8 @@ static int mutant_rows(const char *dir, const char *kind, const char *kind_word,
 {
     int n, bad = 0;
     char **files = listing(dir, ".mutant", 0, &n);
+    if (n < 0)
+        return 1;
     for (int i = 0; i < n; i++) {
         char name[256], path[512], err[512];
         snprintf(name, sizeof name, "%.*s", (int)(strlen(files[i]) - strlen(".mutant")), files[i]);
@@ -106,10 +111,12 @@ static int mutant_rows(const char *dir, const char *kind, const char *kind_word,
         struct mutant m;
         const struct lesson *l = NULL;
         int parsed = text && mutant_parse(text, &m, err, sizeof err) == 0;
-        if (parsed && !(l = registry_find(&reg, m.lesson))) {
+        if (parsed && !(l = registry_find(&reg, m.lesson)))
             snprintf(err, sizeof err, "lesson %d is not in lessons/registry", m.lesson);
+        else if (parsed && strcmp(kind, "attack") == 0 && !m.expect_unlinted[0])
+            snprintf(err, sizeof err, "an attack needs expect-unlinted: (what the layers below the lint must say)"), l = NULL;
+        if (parsed && !l)
             mutant_free(&m);
-        }
         if (!l) {
             fprintf(stderr, "%s: %s\n", path, text ? err : "cannot read it");
             bad++;
@@ -136,6 +143,8 @@ static int feature_rows(int argc, char **argv)
 {
     int n, bad = 0;
     char **names = listing(FEATURES, "", 1, &n);
+    if (n < 0)
+        return 1;
     for (int i = 0; i < n; i++) {
         if (!wanted(argc, argv, "features", names[i]))
             continue;
@@ -143,15 +152,16 @@ static int feature_rows(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s/%s", FEATURES, names[i]);
         int m, lesson = 0;
         char **inner = listing(dir, "", 1, &m);
-        if (m == 1)
-            lesson = atoi(inner[0]);
-        if (lesson < 1 || !registry_find(&reg, lesson)) {
+        const struct lesson *l = m == 1 ? registry_find(&reg, atoi(inner[0])) : NULL;
+        if (l && strcmp(inner[0], l->folder) == 0)
+            lesson = l->number;
+        if (lesson < 1) {
             fprintf(stderr, "%s holds no lesson's folder (NN_topic of lessons/registry) alone\n", dir);
             bad++;
         } else
             printf("feature\t%s\t%d\t%s\tpass\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s/%s.cu\n", names[i], lesson, dir,
                    registry_find(&reg, lesson)->folder, registry_find(&reg, lesson)->kernel);
-        free_listing(inner, m);
+        free_listing(inner, m > 0 ? m : 0);
     }
     free_listing(names, n);
     return bad;

@@ -40,7 +40,7 @@ int cmd_quiz_md(const struct lesson *l);
 /* grading.c: running the judges, the score, the course's grade files */
 int cmd_check(const char *src, const char *expect, int argc, char **argv);
 int cmd_grade(const char *src, const char *outdir, int argc, char **argv);
-int cmd_record(const char *src, const struct lesson *l);
+int cmd_record(const char *src, const struct lesson *l, int forget);
 /* authoring.c: what builds and tests the workbook use */
 int cmd_lint(const char *source, const char *kernel);
 int cmd_gate(const char *kind, const char *object, const char *kernel, const char *family, const char *source);

@@ -231,13 +231,17 @@ static const char *verdict(const struct outcome *o, char *buf, size_t len)
 
 /* `workbook record SRC N`: the last check of lesson N's file in SRC, from its record (never from
  * the report's sentences), one "key value" a line: ran (0: no record, or not one), no_gpu (the
- * GPU judge found no GPU), emulator, passed (every case), points, max_points. */
-int cmd_record(const char *src, const struct lesson *l)
+ * GPU judge found no GPU), emulator, passed (every case), points, max_points. With forget, the
+ * record is removed instead: a script does so before a check, so that a check stopped before
+ * its judge ran (make's doctor, a build) leaves no earlier record to be read as its own. */
+int cmd_record(const char *src, const struct lesson *l, int forget)
 {
     char dir[512], result[1024], err[600];
     struct check_record r;
     build_dir(dir, sizeof dir, src);
     snprintf(result, sizeof result, "%s/%s/result", dir, l->folder);
+    if (forget)
+        return remove(result) == 0 || errno == ENOENT ? 0 : 1;
     int ran = record_read(result, &r, err, sizeof err) == 0;
     printf("ran %d\n", ran);
     if (ran) {

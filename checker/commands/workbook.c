@@ -11,7 +11,8 @@
  *   workbook author-check             every lesson complete, no stub already solved (make test)
  *   workbook mutate FILE DIR          write the wrong kernel FILE (a .mutant) describes into DIR
  *   workbook cases [KIND|NAME...]     the workbook's own cases as a table (checker/tools/run-cases.sh)
- *   workbook record SRC N             the last check of lesson N in SRC, from its record (scripts)
+ *   workbook record SRC N [--forget]  the last check of lesson N in SRC, from its record (scripts);
+ *                                     --forget removes it, before a check
  *   workbook quiz N                   make quiz: lesson N's questions and fresh bank questions;
  *                                     answers from standard input, one per line
  *   workbook quiz-md N                the questions as Markdown for the lesson's web page
@@ -36,7 +37,7 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | record SRC N | grade SRC DIR N... | status | hint N | reset N | "
+    fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | record SRC N [--forget] | grade SRC DIR N... | status | hint N | reset N | "
                     "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | cases [KIND|NAME...] | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
@@ -100,8 +101,12 @@ int main(int argc, char **argv)
         return argc >= 5 ? cmd_grade(argv[2], argv[3], argc - 4, argv + 4) : usage();
     if (strcmp(cmd, "check") == 0)
         return argc >= 5 ? cmd_check(argv[2], argv[3], argc - 4, argv + 4) : usage();
-    if (strcmp(cmd, "record") == 0)
-        return argc == 4 && (l = lesson_arg(argv[3])) ? cmd_record(argv[2], l) : argc == 4 ? 2 : usage();
+    if (strcmp(cmd, "record") == 0) {
+        int forget = argc == 5 && strcmp(argv[4], "--forget") == 0;
+        if (argc != 4 && !forget)
+            return usage();
+        return (l = lesson_arg(argv[3])) ? cmd_record(argv[2], l, forget) : 2;
+    }
     if (argc != 3)
         return usage();
     if (!(l = lesson_arg(argv[2])))

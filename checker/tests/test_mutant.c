@@ -88,6 +88,15 @@ static void incomplete_files_are_refused(void **state)
         {"what: w\nlesson: 1\nexpect: e\n--- replace\na\n", "with"},
         {"what: w\nlesson: 1\nexpect: e\n+++ with\nb\n", "without a '--- replace'"},
         {"what: w\nlesson: 1\nexpect: e\nstray line\n", "line 4"},
+        /* an empty alternative would be found in any report */
+        {"what: w\nlesson: 1\nexpect: e | \n--- replace\na\n+++ with\nb\n", "empty alternative"},
+        {"what: w\nlesson: 1\nexpect: e\nexpect-unlinted:  | f\n--- replace\na\n+++ with\nb\n", "empty alternative"},
+        /* a gate's variable the scripts set by name: nothing else */
+        {"what: w\nlesson: 1\nexpect: e\ngpu-needs: PATH\n--- replace\na\n+++ with\nb\n", "SANITIZE or PROFILE"},
+        {"what: w\nlesson: 1\nexpect: e\nonly: cpu\n--- replace\na\n+++ with\nb\n", "emulator or gpu"},
+        {"what: w\nlesson: 1\nexpect: e\ntimeout: 0\n--- replace\na\n+++ with\nb\n", "timeout"},
+        {"what: w\nlesson: 1\nexpect: e\nevery-case: no\n--- replace\na\n+++ with\nb\n", "every-case"},
+        {"what: w\nlesson: 1\nexpect: e\tf\n--- replace\na\n+++ with\nb\n", "a tab"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';

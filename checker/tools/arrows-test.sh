@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make arrows-test: the rooms of checker/ include only what docs/architecture.md lets them, as the
-# compiler itself reads each source file (`cc -MM`, every header it opens, transitively), not as a
-# pattern match of #include lines. A runner only runs kernels and reports: it must not see the
+# compiler itself reads each source file (`cc -MM`; `nvcc -M` for .cu files: every file it opens,
+# transitively, header or not), not as a pattern match of #include lines. A runner only runs kernels and reports: it must not see the
 # judge's comparison, gates, records or registry; the families and the bank model stand on the
 # ground floor alone; the ground floor (checker/include/) includes nothing above it.
 set -u
@@ -19,15 +19,28 @@ checker/commands      checker/commands/ checker/include/
 checker/include       checker/include/
 EOF
 }
-flags="-std=gnu11 -MM -MG -Ichecker/include -Ichecker/runner -Ichecker/runner/emu -Ichecker/runner/ptx -Ichecker/judge -Ichecker/commands"
+# (main.c, the judge built per lesson, is read as lesson 1's.)
+inc="-Ichecker/include -Ichecker/runner -Ichecker/runner/emu -Ichecker/runner/ptx -Ichecker/judge -Ichecker/commands -DWB_LESSON=1 -DWB_HAVE_SOLUTION=1"
+NVCC=${NVCC:-$(command -v nvcc)}
+# deps SRC: every file under checker/ that the compiler opens for SRC (itself left out), its path
+# made plain (a "../judge/x.h" reached from checker/runner is checker/judge/x.h); a .cu file as
+# nvcc reads it (its device and host passes), where there is one. False when the compiler failed.
+deps() {
+  local out
+  case $1 in
+    *.cu) if [ -n "$NVCC" ]; then out=$("$NVCC" -M $inc "$1" 2>&1); else out=$($CC -MM -MG -x c++ -D__CUDACC__ $inc "$1" 2>&1); fi ;;
+    *) out=$($CC -std=gnu11 -MM -MG -x c $inc "$1" 2>&1) ;;
+  esac || { printf '%s\n' "$out" >&2; return 1; }
+  tr ' \\' '\n\n' <<<"$out" | grep -v -e ':$' -e '^$' | while IFS= read -r f; do realpath -m --relative-to=. -- "$f"; done |
+    grep '^checker/' | grep -vxF -- "$1"
+  return 0
+}
 pass=0 fail=0
 while read -r room allowed; do
   bad=""
-  for src in $(find "$room" -name '*.c' -o -name '*.h' -o -name '*.cu' | sort); do
-    # The headers the compiler opens for it (a missing one, e.g. CUDA's, is named as it was written).
-    deps=$($CC $flags -x c "$src" 2>&1 | tr ' \\' '\n\n' | grep -E '\.(h|cuh)$' | grep '^checker/') ||
-      { bad+="  $src: the compiler could not read it"$'\n'; continue; }
-    for h in $deps; do
+  for src in $(find "$room" \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort); do
+    list=$(deps "$src" 2> /dev/null) || { bad+="  $src: the compiler could not read it"$'\n'; continue; }
+    for h in $list; do
       ok=0
       for a in $allowed; do
         case $a in

@@ -24,11 +24,13 @@ pass=0 fail=0
 for i in $(seq "$runs"); do
   t0=$(date +%s)
   rm -f "$T"/*.log
-  xargs -P "$(nproc)" -I{} sh -c "$make -s --no-print-directory check SRC=solutions LESSON={} EMU=1 > $T/{}.log 2>&1" <<<"$lessons"
+  for n in $lessons; do build/workbook record solutions "$n" --forget; done # no earlier run's record is read as this one's
+  xargs -P "$(nproc)" -I{} sh -c "$make -s --no-print-directory check SRC=solutions LESSON={} EMU=1 > $T/{}.log 2>&1; echo \$? > $T/{}.rc" <<<"$lessons"
   full=0 wrong=""
   for n in $lessons; do
-    # Full marks, as the check's record says (not its report's last line).
-    if build/workbook record solutions "$n" | awk '{ v[$1] = $2 } END { exit !(v["ran"] && v["passed"] && v["points"] == v["max_points"]) }'; then
+    # Full marks, as the check's exit status and its record say (not its report's last line).
+    if [ "$(cat "$T/$n.rc")" = 0 ] && build/workbook record solutions "$n" |
+      awk '{ v[$1] = $2 } END { exit !(v["ran"] && v["passed"] && v["points"] == v["max_points"]) }'; then
       full=$((full + 1)); else wrong="$wrong $n"; fi
   done
   if [ -z "$wrong" ]; then

@@ -41,7 +41,9 @@ reports() {
 # judges may word one mistake differently).
 said() {
   local phrase
-  while IFS= read -r phrase; do grep -qF -- "$phrase" <<<"$1" && return 0; done < <(sed 's/ | /\n/g' <<<"$2")
+  while IFS= read -r phrase; do
+    [ -n "${phrase// /}" ] && grep -qF -- "$phrase" <<<"$1" && return 0 # an empty phrase is in every report
+  done < <(sed 's/ | /\n/g' <<<"$2")
   return 1
 }
 # no_gpu SRC N: whether the last check of lesson N in SRC found no GPU to judge on (its record
@@ -58,7 +60,9 @@ grade_lesson() {
   out=$(WB_JUDGE=$([ -n "${EMU:-}" ] && echo check-emu || echo check) build/workbook check "$src" "$expect" "$lesson" 2>&1)
   local rc=$?
   printf '%s\n' "$out" > "$dir/$kind-$lesson.log"
-  if [ $rc -eq 0 ]; then
+  if [ $rc -ne 0 ] && no_gpu "$src" "$lesson"; then
+    echo skip; printf '  skipped (no GPU): %s, lesson %s\n' "$src" "$lesson" >&2
+  elif [ $rc -eq 0 ]; then
     echo pass; printf '  as it must (%s): %s, lesson %s\n' "$expect" "$src" "$lesson" >&2
   else
     echo fail; printf '  NOT AS IT MUST (%s): %s, lesson %s; its report:\n%s\n' "$expect" "$src" "$lesson" "$(indent "$out")" >&2
@@ -72,7 +76,9 @@ grade_feature() {
   out=$(WB_JUDGE=$([ -n "${EMU:-}" ] && echo check-emu || echo check) build/workbook check "$src" pass "$lesson" 2>&1)
   rc=$?
   printf '%s\n' "$out" > "$dir/$name.log"
-  if [ $rc -eq 0 ]; then
+  if [ $rc -ne 0 ] && no_gpu "$src" "$lesson"; then
+    echo skip; printf '  skipped (no GPU): %s (lesson %s)\n' "$name" "$lesson" >&2
+  elif [ $rc -eq 0 ]; then
     echo pass; printf '  passed, as it must: %s (lesson %s)\n' "$name" "$lesson" >&2
   else
     echo fail; printf '  FAILED, A RIGHT KERNEL: %s (lesson %s); its report:\n%s\n' "$name" "$lesson" "$(indent "$out")" >&2
@@ -99,6 +105,7 @@ grade_mutant() {
   local stop=1 runs=1
   case $every in yes) stop= ;; gpu) [ -n "${EMU:-}" ] || stop= ;; esac
   run() {
+    build/workbook record "$dir/$name" "$lesson" --forget
     out=$(env WB_STOP_AT_FAILURE="$1" ${timeout:+TIMEOUT=$timeout} $make -s --no-print-directory check EMU="${EMU:-}" SRC="$dir/$name" \
       LESSON="$lesson" 2>&1)
     rc=$?
@@ -143,6 +150,7 @@ grade_attack() {
     # A GPU attack only a compute-sanitizer gate sees (needs: SANITIZE) runs with it on.
     (if [ "$mode" = unlinted ]; then export WB_SKIP_LINT=1; fi
      if [ -n "$8" ] && [ -z "${EMU:-}" ]; then export "$8=1"; fi
+     build/workbook record "$dir/$name-$mode" "$lesson" --forget
      $make -s --no-print-directory check EMU="${EMU:-}" SRC="$dir/$name-$mode" LESSON="$lesson" > "$dir/$name-$mode.log" 2>&1
      echo $? > "$dir/$name-$mode.rc") 8>&- 9>&-
   done
@@ -152,17 +160,17 @@ grade_attack() {
   exec 8>&- 9>&-
   [ -n "$same" ] && modes+=(unlinted)
   for mode in "${modes[@]}"; do
-    local out rc ok=0 run=$mode
-    [ $mode = unlinted ] && [ -n "$same" ] && run=linted
-    out=$(cat "$dir/$name-$run.log") rc=$(cat "$dir/$name-$run.rc")
+    local out rc ok=0 from=$mode
+    [ $mode = unlinted ] && [ -n "$same" ] && from=linted
+    out=$(cat "$dir/$name-$from.log") rc=$(cat "$dir/$name-$from.rc")
     # An attack with nothing to act on in either judge (no host code of a lesson file is
     # compiled, only device code) may pass, as long as it did nothing.
     { [ "$rc" -ne 0 ] && said "$out" "${expect[$mode]}"; } || { [ "$rc" -eq 0 ] && [ "$may" = yes ]; } && ok=1
-    if no_gpu "$dir/$name-$run" "$lesson"; then
+    if [ -z "$effect" ] && no_gpu "$dir/$name-$from" "$lesson"; then # a side effect fails it all the same
       echo skip; printf '  skipped (no GPU): %s\n' "$name" >&2
     elif [ $ok = 1 ] && [ -z "$effect" ] && ! leaks "$out"; then
       echo pass; printf '  refused, as it must (%-8s): %-22s ("%s")%s\n' "$mode" "$name" "${expect[$mode]}" \
-        "$([ $run != $mode ] && echo " [the lint passes it: the linted check stands for this one]")" >&2
+        "$([ $from != $mode ] && echo " [the lint passes it: the linted check stands for this one]")" >&2
     else
       echo fail
       printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:\n%s\n' "$mode" "$name" "$rc" \
@@ -171,11 +179,13 @@ grade_attack() {
   done
 }
 
-# One case, from its row: its verdicts (one a line) and "NAME seconds start" (start: seconds since
-# the epoch, as the GPU lock's log stamps its holds) into this run's folder, its sentences on
-# stderr as it ends.
+# One case, from its row (line N of this run's ordered table: no row's text is ever on a command
+# line, where `pgrep -f` would see it): its verdicts (one a line) and "NAME seconds start"
+# (start: seconds since the epoch, as the GPU lock's log stamps its holds) into this run's
+# folder, its sentences on stderr as it ends.
 grade_case() {
-  local row=$1 cols=() i t0=$EPOCHREALTIME
+  local row cols=() i t0=$EPOCHREALTIME
+  row=$(sed -n "$1p" "$run/table")
   IFS=$'\t' read -r -a cols <<<"$row"
   for i in "${!cols[@]}"; do [ "${cols[$i]}" = - ] && cols[$i]=""; done
   case ${cols[0]} in
@@ -212,7 +222,12 @@ kill_survivors
 $make -s --no-print-directory -j"$(nproc)" programs SRC="$([ -d solutions ] && echo solutions || echo exercises)" \
   EMU="${EMU:-}" > /dev/null 2>&1
 echo "  $(wc -l <<<"$table") cases, $jobs at a time, in the $judge"
-weight <<<"$table" | tr '\n' '\0' | xargs -0 -r -P "$jobs" -I{} bash -c 'grade_case "$1"' _ {}
+weight <<<"$table" > "$run/table"
+seq "$(wc -l < "$run/table")" | xargs -r -P "$jobs" -I{} bash -c 'grade_case "$1"' _ {}
+# A process an attack started that came up after its attack's own look is found here, with every
+# run's attacks between their grading and their look done (the lock alone), then stopped.
+late=""
+grep -q '^attack' <<<"$table" && flock build/redteam.lock pgrep -f 'wb-redteam-surviv[o]r' > /dev/null && late=1
 kill_survivors
 
 # This run's times over the last ones' (under a lock: the red team's run may end beside this one).
@@ -238,4 +253,7 @@ feature	features ($judge)
 mutant	mutants ($judge)
 attack	red team ($judge)
 EOF
+if [ -n "$late" ]; then
+  echo "  A PROCESS AN ATTACK STARTED SURVIVED the run (it came up after its attack's look; stopped now)"; status=1
+fi
 exit $status

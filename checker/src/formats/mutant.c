@@ -23,6 +23,22 @@ static char *append_line(char *block, const char *line, size_t len)
     return b;
 }
 
+/* An expected phrase: one or more non-empty alternatives joined by " | " (an empty one would be
+ * found in any report). */
+static int phrases_ok(const char *s)
+{
+    for (const char *p = s;;) {
+        const char *bar = strstr(p, " | ");
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        size_t blank = strspn(p, " ");
+        if (blank >= len || p[0] == '|' || (len > 0 && p[len - 1] == '|'))
+            return 0;
+        if (!bar)
+            return 1;
+        p = bar + 3;
+    }
+}
+
 int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -35,6 +51,14 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
         char line[512];
         snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
         lineno++;
+        if (part == HEADER && len >= 256 && strncmp(line, "expect", 6) != 0 && strncmp(line, "what: ", 6) != 0) {
+            snprintf(err, errlen, "line %d: a header over 255 characters", lineno);
+            return -1;
+        }
+        if (part == HEADER && len >= sizeof line - 1) {
+            snprintf(err, errlen, "line %d: a header over %zu characters", lineno, sizeof line - 2);
+            return -1;
+        }
         if (starts(line, "--- replace")) {
             if (m->nedits == MAX_EDITS) {
                 snprintf(err, errlen, "line %d: more than %d edits", lineno, MAX_EDITS);
@@ -58,6 +82,10 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
         } else if (starts(line, "expect: ")) {
             snprintf(m->expect, sizeof m->expect, "%s", line + 8);
         } else if (starts(line, "only: ")) {
+            if (strcmp(line + 6, "emulator") != 0 && strcmp(line + 6, "gpu") != 0) {
+                snprintf(err, errlen, "line %d: only: takes emulator or gpu", lineno);
+                return -1;
+            }
             snprintf(m->only, sizeof m->only, "%.31s", line + 6);
         } else if (starts(line, "expect-unlinted: ")) {
             snprintf(m->expect_unlinted, sizeof m->expect_unlinted, "%s", line + 17);
@@ -72,7 +100,11 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
             }
             snprintf(m->every_case, sizeof m->every_case, "%.7s", line + 12);
         } else if (starts(line, "calibrates: ")) {
-            m->calibrates = strcmp(line + 12, "yes") == 0;
+            if (strcmp(line + 12, "yes") != 0) {
+                snprintf(err, errlen, "line %d: calibrates: takes yes", lineno);
+                return -1;
+            }
+            m->calibrates = 1;
         } else if (starts(line, "timeout: ")) {
             char *end;
             long t = strtol(line + 9, &end, 10);
@@ -82,6 +114,11 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
             }
             m->timeout = (int)t;
         } else if (starts(line, "gpu-needs: ")) {
+            /* a gate's variable, which the scripts set: nothing else */
+            if (strcmp(line + 11, "SANITIZE") != 0 && strcmp(line + 11, "PROFILE") != 0) {
+                snprintf(err, errlen, "line %d: gpu-needs: takes SANITIZE or PROFILE", lineno);
+                return -1;
+            }
             snprintf(m->gpu_needs, sizeof m->gpu_needs, "%.31s", line + 11);
         } else if (starts(line, "base: ")) {
             snprintf(m->base, sizeof m->base, "%.255s", line + 6);
@@ -99,6 +136,10 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
     const char *missing = !m->what[0] ? "what:" : m->lesson < 1 ? "lesson:" : !m->expect[0] ? "expect:" : NULL;
     if (missing || m->nedits == 0) {
         snprintf(err, errlen, "no %s line", missing ? missing : "'--- replace' edit");
+        return -1;
+    }
+    if (!phrases_ok(m->expect) || (m->expect_unlinted[0] && !phrases_ok(m->expect_unlinted))) {
+        snprintf(err, errlen, "an expected phrase with an empty alternative (\"a | b\": each must say something)");
         return -1;
     }
     for (int i = 0; i < m->nedits; i++) {
