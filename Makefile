@@ -37,7 +37,7 @@ points = $(lesson$(1)_points)
 base_family = $(lesson$(1)_baseline_family)
 
 # ---- tools -----------------------------------------------------------------------------
-NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
+NVCC ?= $(or $(call on_path,nvcc),/usr/local/cuda/bin/nvcc)
 CC ?= cc
 # The GPU's architecture, e.g. 90 on an H200; without a GPU the build only has to compile. Asked
 # of nvidia-smi once per command: check and grade hand it to the makes they start (WB_GPU_CC).
