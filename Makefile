@@ -7,24 +7,37 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 Q := $(if $(V),,@)
 .DELETE_ON_ERROR:
+# A program's path as the shell finds it on PATH (or the path given, where it is), found by make
+# itself: a shell started by every make adds up.
+on_path = $(firstword $(wildcard $(if $(findstring /,$(1)),$(1),$(addsuffix /$(1),$(subst :, ,$(PATH))))))
 
 # ---- the lesson registry ---------------------------------------------------------------
 REGISTRY := lessons/registry
-# Read through checker/tools/lessons.sh, the scripts' one reader of it, by field name.
-LESSON_ROWS := $(shell checker/tools/lessons.sh number folder kernel family baseline baseline_family | tr ' ' ':')
-LESSONS := $(foreach r,$(LESSON_ROWS),$(firstword $(subst :, ,$(r))))
-TOTAL_POINTS := $(shell checker/tools/lessons.sh --sum points)
-field = $(word $(2),$(subst :, ,$(filter $(1):%,$(LESSON_ROWS))))
-folder = $(call field,$(1),2)
-kernel = $(call field,$(1),3)
-family = $(call field,$(1),4)
-baseline = $(call field,$(1),5)
+# make reads it as build/lessons.mk, which the workbook writes (`workbook lessons --make`; its
+# reader is the programs' one, checker/src/formats/registry.c): LESSONS, TOTAL_POINTS and lesson
+# N's fields as lessonN_FIELD. make remakes that file, and starts again, when the registry or the
+# workbook is newer (the rule is by the workbook's). Not for goals that need no lesson, nor
+# without a C compiler to build the workbook: there make lessonN is doctor, which says what to
+# install.
+LESSONS_MK := build/lessons.mk
+ifneq ($(filter-out clean doctor,$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
+ifneq ($(call on_path,$(firstword $(CC))),)
+include $(LESSONS_MK)
+else
+lesson%: doctor
+	@echo "No C compiler ($(CC)) to build build/workbook, which reads lessons/registry for make."; exit 1
+endif
+endif
+folder = $(lesson$(1)_folder)
+kernel = $(lesson$(1)_kernel)
+family = $(lesson$(1)_family)
+baseline = $(lesson$(1)_baseline)
+points = $(lesson$(1)_points)
 # The family the baseline is written for (its launch): the lesson's, or another (registry).
-base_family = $(call field,$(1),6)
-role_family = $(if $(filter baseline,$(2)),$(call base_family,$(1)),$(call family,$(1)))
+base_family = $(lesson$(1)_baseline_family)
 
 # ---- tools -----------------------------------------------------------------------------
-NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
+NVCC ?= $(or $(call on_path,nvcc),/usr/local/cuda/bin/nvcc)
 CC ?= cc
 # The GPU's architecture, e.g. 90 on an H200; without a GPU the build only has to compile. Asked
 # of nvidia-smi once per command: check and grade hand it to the makes they start (WB_GPU_CC).
@@ -90,13 +103,13 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: cluster-test test-tools arrows-test help-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test redteam-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: cluster-test test-tools arrows-test help-test lessons-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test redteam-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
 	@echo "The shared-memory workbook. Start with: make lesson1"
 	@echo
-	@echo "  make lessonN            select lesson N (1-$(lastword $(LESSONS))), create your copy of its stub, build it"
+	@echo "  make lessonN            select lesson N ($(if $(LESSONS),1-$(lastword $(LESSONS)),lessons/registry lists them)), create your copy of its stub, build it"
 	@echo "  make check              grade the selected lesson (LESSON=N for another, LESSON=all for all)"
 	@echo "  make watch              re-check the selected lesson every time you save its file (needs entr or inotify-tools)"
 	@echo "  make next               start the lesson after the selected one"
@@ -336,6 +349,13 @@ $(LIBCHECKER): $(LIB_OBJECTS)
 # The commands behind the make targets (checker/commands/).
 $(WORKBOOK): $(wildcard checker/commands/*.c) checker/commands/commands.h $(LIBCHECKER) $(HEADERS)
 	$(Q)$(CC) $(CFLAGS) -Ichecker/commands -o $@ $(filter %.c,$^) $(LIBCHECKER)
+# The registry for make (the first section says how it is read). make -q must build nothing, this
+# file neither (grade-all.sh asks it whether the shared programs are up to date): it reads the
+# one there is. A file per writer, for makes started side by side.
+ifeq ($(findstring q,$(firstword -$(MAKEFLAGS))),)
+$(LESSONS_MK): $(REGISTRY) $(WORKBOOK)
+	$(Q)$(WORKBOOK) lessons --make > $@.$$$$ && mv $@.$$$$ $@ || { rm -f $@.$$$$; exit 1; }
+endif
 
 # ---- the workbook's own tests ----------------------------------------------------------
 # test_ptx_run runs small kernels (checker/tests/ptx/kernels.cu, made PTX by nvcc) in the
@@ -385,7 +405,7 @@ mutants: $(WORKBOOK)
 	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-cases.sh mutants redteam
 
 # Every solution graded RUNS times (2; make test's once; RUNS=20 for the figure in docs/measurements.md) in the emulator while stress-ng keeps every core busy.
-load-test:
+load-test: $(WORKBOOK)
 	$(Q)MAKE="$(MAKE)" checker/tools/load-test.sh
 
 # Every lesson's quiz answered right from its key must score full marks, and answered wrong
@@ -436,14 +456,14 @@ grade-test: build-all
 	  f=$$?; wait $$a && [ $$f -eq 0 ]
 	$(Q)checker/tools/validate-grade.py build/grade-solutions $(TOTAL_POINTS) $(TOTAL_POINTS)
 	$(Q)checker/tools/validate-grade.py build/grade-exercises 0 $(TOTAL_POINTS)
-	$(Q)checker/tools/validate-grade.py build/grade-slow 10 $$(checker/tools/lessons.sh --lesson 2 points)
-	$(Q)checker/tools/validate-grade.py build/grade-forged 0 $$(checker/tools/lessons.sh --lesson 1 points)
+	$(Q)checker/tools/validate-grade.py build/grade-slow 10 $(call points,2)
+	$(Q)checker/tools/validate-grade.py build/grade-forged 0 $(call points,1)
 
 # checker/tools/grade-slurm.sh on a real Slurm: as root, a single-node Slurm from the
 # distribution's packages (a CPU-only partition, one declaring a GPU gres), a small class graded
 # on both against make grade, refusals, a killed task, six tasks racing on a clean build; it stops
 # what it started (docs/cluster.md).
-cluster-test:
+cluster-test: $(WORKBOOK)
 	$(Q)checker/tools/cluster-test.sh
 
 # make grade-all on generated hand-ins (solutions, stubs, wrong kernels, missing files) in the
@@ -468,7 +488,7 @@ handout-test: export EMU := 1
 # On a GPU the hand-in is graded with every gate, its lessons side by side (make test's GPU lock
 # shares the GPU among them and gpu-test's judges): one after the other they took 368 s beside
 # gpu-test on the H200, longer than gpu-test itself. Each lesson's report in its own log.
-HANDOUT_GPU_HAND_IN = { checker/tools/lessons.sh number | xargs -P 4 -I{} sh -c 'EMU= SANITIZE=1 PROFILE=1 \
+HANDOUT_GPU_HAND_IN = { $(WORKBOOK) lessons number | xargs -P 4 -I{} sh -c 'EMU= SANITIZE=1 PROFILE=1 \
   $(MAKE) -s --no-print-directory check SRC=hand-in LESSON={} EXPECT=pass > ../run-hand-in-gpu-{}.log 2>&1 || \
   { cat ../run-hand-in-gpu-{}.log; exit 1; }' && echo "hand-in (GPU, every gate): every lesson passed as it must."; }
 handout-test: $(WORKBOOK) $(PTX_RUNNER)
@@ -520,6 +540,11 @@ forged-side-test: build-all
 arrows-test:
 	$(Q)checker/tools/arrows-test.sh
 
+# make and the scripts read the registry through `workbook lessons`: what it prints, on the real
+# registry and a handout's, and what it refuses (checker/tools/lessons-test.sh).
+lessons-test: $(WORKBOOK)
+	$(Q)checker/tools/lessons-test.sh
+
 # make help works and lists every target the README names (checker/tools/help-test.sh).
 help-test:
 	$(Q)MAKE="$(MAKE)" checker/tools/help-test.sh README.md
@@ -537,7 +562,7 @@ help-test:
 # None of these steps' verdicts rests on how long anything took. A step that cannot run on this
 # machine (only gpu-test, without a GPU) says "SKIPPED: why" and is counted as skipped; the last
 # line counts the steps: N passed, N failed, N skipped.
-TEST_FIRST := test-tools help-test arrows-test author-check build-all explore
+TEST_FIRST := test-tools help-test lessons-test arrows-test author-check build-all explore
 TEST_BESIDE := sealed-compile-test
 TEST_TOGETHER := emulator-test $(if $(HAVE_SOLUTIONS),grade-test handout-test grade-all-test) redteam-test \
   $(if $(HAVE_SOLUTIONS),forged-side-test) site-test unit-tests quiz-test
@@ -598,7 +623,7 @@ explore: $(EXPLORE) $(if $(GPU_CC),$(MEMORY_EXPLORE))
 # picks lessons ("1 2"; default all). Earlier solutions that are later lessons' baselines go with
 # it, and are named (checker/tools/handout.sh).
 HANDOUT ?= build/handout/shared-memory-workbook.tar.gz
-handout:
+handout: $(WORKBOOK)
 	$(Q)checker/tools/handout.sh $(HANDOUT) $(HANDOUT_LESSONS)
 
 # ---- the site (pandoc) ------------------------------------------------------------------

@@ -36,9 +36,16 @@ const struct lesson *lesson_arg(const char *s)
     char *end;
     long n = strtol(s ? s : "", &end, 10);
     const struct lesson *l = (s && *s && !*end) ? registry_find(&reg, (int)n) : NULL;
-    if (!l)
-        fprintf(stderr, "There is no lesson '%s': the lessons are 1 to %d (make lessonN picks one).\n", s ? s : "",
-                reg.count);
+    if (!l) {
+        fprintf(stderr, "There is no lesson '%s': the lessons are ", s ? s : "");
+        /* A handout's may skip some. */
+        if (reg.lessons[reg.count - 1].number == reg.count)
+            fprintf(stderr, "1 to %d", reg.count);
+        else
+            for (int i = 0; i < reg.count; i++)
+                fprintf(stderr, "%s%d", i ? ", " : "", reg.lessons[i].number);
+        fprintf(stderr, " (make lessonN picks one).\n");
+    }
     return l;
 }
 

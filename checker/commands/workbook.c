@@ -22,9 +22,11 @@
  *                                     ldmatrix phase (ldsm, ldsm-xor)
  *   workbook lesson-list              the lessons as a Markdown list of links (the site's index)
  *   workbook counting-size FAMILY     ROWS COLS: the size the family's traffic is counted at (scripts)
+ *   workbook lessons [--lesson N] FIELD...  the registry's fields by name, a line per lesson (the
+ *                                     Makefile and the scripts; lessons.c says more)
  *
  * Run from the workbook's top folder (the Makefile does). The commands live in student.c,
- * grading.c, authoring.c and cases.c, what they share in common.c (commands.h); this file only
+ * grading.c, authoring.c, cases.c and lessons.c, what they share in common.c (commands.h); this file only
  * says which command does what. The student's record is work/state; WB_STATE=file keeps it
  * elsewhere (make quiz-test, so that its answer keys never reach a student's record). */
 #include <stdio.h>
@@ -38,7 +40,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | record SRC N [--forget] | grade SRC DIR N... | status | hint N | reset N | "
-                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | cases [KIND|NAME...] | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY\n(the Makefile runs these for you: make help)\n");
+                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | cases [KIND|NAME...] | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY | lessons [--lesson N] FIELD...\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -74,6 +76,8 @@ int main(int argc, char **argv)
         return argc == 7 ? cmd_gate(argv[2], argv[3], argv[4], argv[5], argv[6]) : usage();
     if (strcmp(cmd, "compile-report") == 0)
         return argc == 4 ? (cmd_compile_report(argv[2], argv[3]), 0) : usage();
+    if (strcmp(cmd, "lessons") == 0) /* reads the registry it is told to */
+        return cmd_lessons(argc - 2, argv + 2);
     if (registry_load(REGISTRY, &reg, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;

@@ -3,6 +3,7 @@
 #ifndef WB_REGISTRY_H
 #define WB_REGISTRY_H
 #include <stddef.h>
+#include <stdio.h>
 
 #include "family.h"
 
@@ -25,10 +26,14 @@ struct registry {
     struct lesson lessons[MAX_LESSONS];
 };
 
-/* Parses registry text. Returns 0, or -1 with a sentence naming the line in err. */
-int registry_parse(const char *text, struct registry *reg, char *err, size_t errlen);
+/* Parses registry text. Returns 0, or -1 with a sentence naming the line of name (where the text
+ * comes from) in err. */
+int registry_parse(const char *text, const char *name, struct registry *reg, char *err, size_t errlen);
 /* Reads and parses the file at path. */
 int registry_load(const char *path, struct registry *reg, char *err, size_t errlen);
+/* Writes registry text again with reg's lessons for its own: each comment and blank line of text
+ * as it is, reg's lessons, one a line, where text's first lesson stood (a handout's registry). */
+void registry_write(FILE *out, const char *text, const struct registry *reg);
 /* The lesson with this number, or NULL. */
 const struct lesson *registry_find(const struct registry *reg, int number);
 int registry_total_points(const struct registry *reg);

@@ -9,7 +9,8 @@
 set -u
 runs=${RUNS:-10}
 make=${MAKE:-make}
-rows=$(checker/tools/lessons.sh number folder kernel baseline family baseline_family | tr ' ' ':')
+$make -s --no-print-directory build/workbook >&2 || exit 1
+rows=$(build/workbook lessons number folder kernel baseline family baseline_family | tr ' ' ':')
 lessons=${LESSONS:-$(awk -F: '{ print $1 }' <<<"$rows")}
 as_student=build/baseline-as-student
 wrong=0

@@ -129,16 +129,16 @@ mk "Zoë Brontë" 03_bank_conflicts solutions/$s3; mk "Zoë Brontë" 04_padding 
 
 # The reference: make grade of each student on its own, under a name make takes.
 t=$(date +%s)
-ncols=$(( $(checker/tools/lessons.sh number | grep -c '') + 3 ))
+ncols=$(( $(build/workbook lessons number | grep -c '') + 3 ))
 ref=$root/reference.csv
-{ printf 'student'; for l in $(checker/tools/lessons.sh number); do printf ',lesson%s' "$l"; done; printf ',total,out_of\n'; } > "$ref"
+{ printf 'student'; for l in $(build/workbook lessons number); do printf ',lesson%s' "$l"; done; printf ',total,out_of\n'; } > "$ref"
 i=0
 while IFS= read -r s; do
   i=$((i + 1)); mkdir -p "$root/ref/s$i" && cp -r "$H/$s"/. "$root/ref/s$i/"
   make -s --no-print-directory grade EMU=1 SRC="$root/ref/s$i" GRADE_DIR="$root/ref/out$i" > "$root/ref/grade$i.log" 2>&1 ||
     bad "make grade of $s failed: $root/ref/grade$i.log"
   wb_csv "$s" >> "$ref"
-  awk -v lessons="$(checker/tools/lessons.sh number | paste -sd' ')" '
+  awk -v lessons="$(build/workbook lessons number | paste -sd' ')" '
     /^[0-9]+ / { split($NF, p, "/"); pts[$1] = p[1] } /^Score: / { split($2, t, "/"); total = t[1]; max = t[2] }
     END { n = split(lessons, ls, " "); for (i = 1; i <= n; i++) printf ",%s", (ls[i] in pts) ? pts[ls[i]] : 0; printf ",%s,%s\n", total, max }' \
     "$root/ref/out$i/summary.txt" >> "$ref"

@@ -27,7 +27,7 @@ done
 one() {
   local n=$1 src id folder dir
   shift
-  folder=$(checker/tools/lessons.sh number folder | awk -v n="$n" '$1 == n {print $2}')
+  folder=$(build/workbook lessons --lesson "$n" folder)
   dir=$root/lesson.$n
   mkdir -p "$dir/build/common"
   cp build/common/ptx-runner "$dir/build/common/ptx-runner.real" && cp "$root/forger" "$dir/build/common/ptx-runner"
@@ -63,7 +63,7 @@ one() {
 export -f one
 export make root
 gradings=$(for src in solutions exercises build/forge-mutants/not_tiled:2 build/forge-mutants/sgemm_scalar_loads:8; do
-  lessons=$(checker/tools/lessons.sh number)
+  lessons=$(build/workbook lessons number)
   [[ $src == *:* ]] && lessons=${src##*:} && src=${src%:*}
   for n in $lessons; do echo "$src $n"; done
 done)

@@ -26,7 +26,7 @@ while read -r n folder; do
     verdict=$(grep -E '^[0-9]+ +[0-9]{2}_' "$out/$src-$n.log" | tail -n 1 | sed 's/^[0-9]* *[^ ]* *//')
     rows+=("$(printf '%-2s %-10s %4d.%d s  exit %d  %s' "$n" "$src" $((ms / 1000)) $((ms % 1000 / 100)) "$rc" "$verdict")")
   done
-done < <(checker/tools/lessons.sh number folder)
+done < <(build/workbook lessons number folder)
 t0=$(date +%s)
 MAKE=$make checker/tools/run-cases.sh "${mutants[@]}" > "$out/mutants.log" 2>&1
 echo "mutants (gates on): $(( $(date +%s) - t0 )) s"

@@ -12,7 +12,6 @@ shift || true
 steps=" ${*:-solutions mutants handout logs} "
 make=${MAKE:-make}
 mkdir -p "$out"
-lessons=$(checker/tools/lessons.sh number | paste -sd' ')
 step() { [[ "$steps" == *" $1 "* ]]; }
 took() { echo "$1: $(( $(date +%s) - t0 )) s"; }
 
@@ -20,6 +19,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu
 t0=$(date +%s)
 $make -s -j"$(nproc)" build-all > "$out/build.log" 2>&1 || { echo "build failed:"; tail -30 "$out/build.log"; exit 1; }
 took build
+lessons=$(build/workbook lessons number | paste -sd' ')
 
 export SANITIZE=1 PROFILE=1
 if step solutions; then

@@ -20,12 +20,12 @@ rm -rf "$dir" && mkdir -p "$dir/handins"
 declare -A wrong=([1]=last_row_unwritten [2]=ab_swapped [3]=transposed_dims [4]=unpadded [5]=padded_not_swizzled)
 declare -A wrong_points=([1]=0 [2]=2 [3]=0 [4]=0 [5]=0)
 declare -A expected
-lessons_all=$(checker/tools/lessons.sh number | paste -sd' ')
+lessons_all=$(build/workbook lessons number | paste -sd' ')
 for i in $(seq -w 1 "$n"); do
   student=student$i total=0
   mkdir -p "$dir/handins/$student"
   for l in $want_lessons; do
-    read -r folder kernel points <<<"$(checker/tools/lessons.sh --lesson "$l" folder kernel points)"
+    read -r folder kernel points <<<"$(build/workbook lessons --lesson "$l" folder kernel points)"
     case $(( $(printf "%s lesson %s" "$student" "$l" | sha256sum | cut -c1-6 | sed "s/^/0x/") % 4 )) in
       0) mkdir -p "$dir/handins/$student/$folder"; cp "solutions/$folder/$kernel.cu" "$dir/handins/$student/$folder/"
          total=$((total + points)); expected[$student,$l]=$points ;;
@@ -39,7 +39,7 @@ for i in $(seq -w 1 "$n"); do
 done
 {
   printf 'student'; for l in $lessons_all; do printf ',lesson%s' "$l"; done; printf ',total,out_of\n'
-  out_of=$(checker/tools/lessons.sh --sum points)
+  out_of=$(build/workbook lessons --sum points)
   for i in $(seq -w 1 "$n"); do
     student=student$i
     printf '%s' "$student"; for l in $lessons_all; do printf ',%s' "${expected[$student,$l]:-0}"; done
@@ -52,7 +52,7 @@ done
 failed=0
 # The points columns (student .. out_of) must be the expected ones, and every row graded; the
 # columns after them say how (status, judge, build, files).
-ncols=$(( $(checker/tools/lessons.sh number | grep -c '') + 3 ))
+ncols=$(( $(build/workbook lessons number | grep -c '') + 3 ))
 points() { cut -d, -f1-"$ncols" "$1"; }
 same() { diff -u "$dir/expected.csv" <(points "$1") && ! grep -q ',not graded' "$1"; }
 t0=$(date +%s)

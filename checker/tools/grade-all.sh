@@ -222,8 +222,8 @@ grade_one() {
 # A row per student in HANDINS now: a grade only if it was graded from the files there now.
 write_gradebook() {
   local lessons out_of s dest cur why missing=0 n=0
-  lessons=$(checker/tools/lessons.sh number | paste -sd' ')
-  out_of=$(checker/tools/lessons.sh --sum points)
+  lessons=$(build/workbook lessons number | paste -sd' ')
+  out_of=$(build/workbook lessons --sum points)
   {
     printf 'student'; for l in $lessons; do printf ',lesson%s' "$l"; done; printf ',total,out_of,status,judge,build,files\n'
     for s in "${students[@]}"; do

@@ -1,8 +1,13 @@
 # Sourced by grade-all.sh and grade-slurm.sh: what they share about hand-ins, their names and
 # the shared check programs. Paths are relative to the workbook's folder.
 
-# The lesson files the grading reads, "number folder kernel" a line, in registry order.
-mapfile -t WB_LESSONS < <(checker/tools/lessons.sh number folder kernel)
+# The lesson files the grading reads, "number folder kernel" a line, in registry order, as the
+# workbook reads lessons/registry: built first where it is not yet (grade-slurm.sh may be the
+# first command run in a fresh copy).
+[ -x build/workbook ] || ${MAKE:-make} -s --no-print-directory build/workbook >&2 || exit 2
+wb_rows=$(build/workbook lessons number folder kernel) || exit 2
+mapfile -t WB_LESSONS <<<"$wb_rows"
+unset wb_rows
 
 # A hand-in folder's name that cannot be used, as a sentence; nothing when it can. Any UTF-8
 # name works (the grading runs under an ASCII alias); control characters cannot be written in

@@ -6,7 +6,8 @@
 # lessons 4-5's is lesson 3's) has to travel with it: it is copied to checker/baselines/ and
 # named in the tarball's HANDOUT file and here, so an instructor knows what students can see.
 #
-# Usage: checker/tools/handout.sh OUT.tar.gz [LESSON...]   (no lessons: all of them)
+# Usage: checker/tools/handout.sh OUT.tar.gz [LESSON...]   (no lessons: all of them; after make
+# build/workbook, which make handout builds first)
 set -euo pipefail
 out=$1
 shift
@@ -39,11 +40,12 @@ git ls-files -z --cached |
 # The students' README instead of the authors' (which speaks of solutions/, mutants, make test).
 cp checker/tools/handout-README.md "$dest/README.md"
 
-# The registry of the handed-out lessons, baselines moved out of solutions/.
-exposed=()
+# The registry of the handed-out lessons, baselines moved out of solutions/: written by the
+# workbook, which is told each lesson kept ("N", or "N=PATH" for one whose baseline moved).
+exposed=() kept=()
 registry=$dest/lessons/registry
-awk '/^[ \t]*(#|$)/' lessons/registry > "$registry"
-while read -r number folder kernel family baseline points baseline_family; do
+rows=$(build/workbook lessons number folder baseline) || exit 1
+while read -r number folder baseline; do
   if [ "$want" != " all " ] && [[ "$want" != *" $number "* ]]; then
     rm -rf "$dest/lessons/$folder" "$dest/exercises/$folder"
     continue
@@ -60,16 +62,17 @@ while read -r number folder kernel family baseline points baseline_family; do
     dir=$(dirname "$baseline") file=$(basename "$baseline")
     find "$dest/exercises" "$dest/lessons" -type f \( -name '*.cu' -o -name '*.md' \) -print0 |
       xargs -0 perl -0pi -e "s{\Q$dir/\E(\n[ \t]*\*[ \t]*)?\Q$file\E}{checker/baselines/\$1$file}g"
-    baseline=$copy
+    kept+=("$number=$copy")
+  else
+    kept+=("$number")
   fi
-  [ "$baseline_family" = "$family" ] || baseline=$baseline_family:$baseline
-  printf '%-8s %-17s %-19s %-14s %-49s %s\n' "$number" "$folder" "$kernel" "$family" "$baseline" "$points" >> "$registry"
-done < <(checker/tools/lessons.sh number folder kernel family baseline points baseline_family)
-grep -q '^[0-9]' "$registry" || { echo "No lesson of '${want# }' is in lessons/registry." >&2; exit 1; }
+done <<<"$rows"
+[ ${#kept[@]} -gt 0 ] || { echo "No lesson of '${want# }' is in lessons/registry." >&2; exit 1; }
+build/workbook lessons --subset "${kept[@]}" > "$registry" || exit 1
 
 {
   echo "A handout of the shared-memory workbook, made $(date -u +%Y-%m-%d) from commit $(git rev-parse --short HEAD)."
-  echo "Lessons: $(REGISTRY=$registry checker/tools/lessons.sh number | paste -sd' ') (solutions/ and the checker's wrong kernels are not included)."
+  echo "Lessons: $(build/workbook lessons --registry "$registry" number | paste -sd' ') (solutions/ and the checker's wrong kernels are not included)."
   echo "Checks compare with the baseline kernel and a CPU reference instead of the solution."
   if [ ${#exposed[@]} -gt 0 ]; then
     echo "Earlier solutions included as baselines (students can read them):"

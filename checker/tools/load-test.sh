@@ -15,7 +15,7 @@ fi
 $make -s --no-print-directory programs SRC=solutions EMU=1 > /dev/null 2>&1
 # The lessons graded as many at once as there are cores, beside as many burners: the machine
 # twice over-full, and the run over sooner than one grading at a time.
-lessons=$(checker/tools/lessons.sh number)
+lessons=$(build/workbook lessons number)
 T=$(mktemp -d /tmp/wb-load-XXXXXX)
 stress-ng --cpu "$(nproc)" --timeout 1800s --quiet & burner=$!
 trap 'kill $burner 2>/dev/null; wait $burner 2>/dev/null; rm -rf "$T"' EXIT

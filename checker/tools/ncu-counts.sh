@@ -8,7 +8,7 @@ set -u
 metrics=$(sed -n '/^const char NCU_METRICS/,/;/p' checker/src/judging/gates.c | grep -o '[a-z0-9_.]*\.sum' | paste -sd,)
 out=${1:-build/ncu}
 mkdir -p "$out"
-checker/tools/lessons.sh number folder family | while read -r n folder family; do
+build/workbook lessons number folder family | while read -r n folder family; do
   read -r size _ <<<"$(build/workbook counting-size "$family")" # square at every family's size so far
   # The speed case's reference runner (ncu follows the judge's child processes) launches the
   # solution twice, then the baseline: the first three kernels.

@@ -10,7 +10,7 @@ set -u
 judge_name=check-emu only=""
 [ "${1:-}" = --gpu ] && judge_name=check only='correct ?x*' && shift
 lesson=${1:-7}
-folder=$(checker/tools/lessons.sh number folder | awk -v n="$lesson" '$1 == n {print $2}')
+folder=$(build/workbook lessons --lesson "$lesson" folder) || exit 1
 judge=build/exercises/$folder/$judge_name
 [ -x "$judge" ] || { echo "ref-cache test: no $judge (make build-all first)"; exit 1; }
 T=$(mktemp -d /tmp/wb-ref-cache-XXXXXX)

@@ -33,7 +33,7 @@ expect "make reset says the hints seen stay the student's" "$(m reset)" "hints y
 expect "make next starts the lesson after the selected one" "$(m next)" "Lesson 5"
 expect "... and selects it" "$(m status)" "^> 5 05_swizzle"
 
-read -r last last_folder < <(checker/tools/lessons.sh number folder | tail -n 1)
+read -r last last_folder < <(build/workbook lessons number folder | tail -n 1)
 m lesson"$last" > /dev/null
 cp hand-in/"$last_folder"/*.cu work/"$last_folder"/
 expect "a pass of the last lesson says what is left to do" "$(m check)" "that was the last lesson"

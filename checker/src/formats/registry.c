@@ -16,8 +16,16 @@ static int is_identifier(const char *s)
     return 1;
 }
 
-/* One non-comment line: "number folder kernel family baseline points". */
-static int parse_line(const char *line, int lineno, struct registry *reg, char *err, size_t errlen)
+/* Whether the line from p to end is a lesson's, not a comment or a blank line. */
+static int is_lesson_line(const char *p, const char *end)
+{
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    return p < end && *p != '#';
+}
+
+/* One lesson's line of the registry named name: "number folder kernel family baseline points". */
+static int parse_line(const char *line, const char *name, int lineno, struct registry *reg, char *err, size_t errlen)
 {
     char folder[64], kernel[64], family[32], baseline[256], extra[2];
     int number, points;
@@ -25,32 +33,32 @@ static int parse_line(const char *line, int lineno, struct registry *reg, char *
                    &points, extra);
     struct lesson *l = &reg->lessons[reg->count];
     if (n != 6) {
-        snprintf(err, errlen, "lessons/registry line %d: expected 6 fields (number folder kernel family baseline points)", lineno);
+        snprintf(err, errlen, "%s line %d: expected 6 fields (number folder kernel family baseline points)", name, lineno);
         return -1;
     }
     if (reg->count == MAX_LESSONS) {
-        snprintf(err, errlen, "lessons/registry line %d: more than %d lessons", lineno, MAX_LESSONS);
+        snprintf(err, errlen, "%s line %d: more than %d lessons", name, lineno, MAX_LESSONS);
         return -1;
     }
     /* Increasing; gaps only in a handout of some lessons (make handout HANDOUT_LESSONS=...):
      * the author check insists on 1, 2, 3, ... where solutions/ is. */
     int last = reg->count ? reg->lessons[reg->count - 1].number : 0;
     if (number <= last) {
-        snprintf(err, errlen, "lessons/registry line %d: lesson %d after lesson %d (number them 1, 2, 3, ...)", lineno,
+        snprintf(err, errlen, "%s line %d: lesson %d after lesson %d (number them 1, 2, 3, ...)", name, lineno,
                  number, last);
         return -1;
     }
     if (atoi(folder) != number || !isdigit((unsigned char)folder[0]) || !isdigit((unsigned char)folder[1]) || folder[2] != '_') {
-        snprintf(err, errlen, "lessons/registry line %d: folder '%s' should start with the lesson's number as two digits and '_' (e.g. %02d_topic)",
-                 lineno, folder, number);
+        snprintf(err, errlen, "%s line %d: folder '%s' should start with the lesson's number as two digits and '_' (e.g. %02d_topic)",
+                 name, lineno, folder, number);
         return -1;
     }
     if (!is_identifier(kernel)) {
-        snprintf(err, errlen, "lessons/registry line %d: kernel '%s' is not a C identifier", lineno, kernel);
+        snprintf(err, errlen, "%s line %d: kernel '%s' is not a C identifier", name, lineno, kernel);
         return -1;
     }
     if (!(l->family = family_named(family))) {
-        snprintf(err, errlen, "lessons/registry line %d: unknown family '%s' (%s)", lineno, family, family_names());
+        snprintf(err, errlen, "%s line %d: unknown family '%s' (%s)", name, lineno, family, family_names());
         return -1;
     }
     /* "[FAMILY:]path": a baseline written for another launch of the same contract, or for the
@@ -60,7 +68,7 @@ static int parse_line(const char *line, int lineno, struct registry *reg, char *
     if (colon) {
         *colon = '\0';
         if (!(l->baseline_family = family_named(baseline))) {
-            snprintf(err, errlen, "lessons/registry line %d: the baseline's family '%s' is unknown (%s)", lineno,
+            snprintf(err, errlen, "%s line %d: the baseline's family '%s' is unknown (%s)", name, lineno,
                      baseline, family_names());
             return -1;
         }
@@ -71,18 +79,18 @@ static int parse_line(const char *line, int lineno, struct registry *reg, char *
         int same_type = a->input_half == b->input_half;
         if (a->ninputs != b->ninputs || a->nscalars != b->nscalars ||
             (same_type && strcmp(a->mangled_params, b->mangled_params) != 0)) {
-            snprintf(err, errlen, "lessons/registry line %d: the baseline's family %s takes other arguments than %s (%s)",
-                     lineno, b->name, a->name, a->params);
+            snprintf(err, errlen, "%s line %d: the baseline's family %s takes other arguments than %s (%s)",
+                     name, lineno, b->name, a->name, a->params);
             return -1;
         }
     }
     size_t bl = strlen(baseline);
     if (bl < 4 || strcmp(baseline + bl - 3, ".cu") != 0) {
-        snprintf(err, errlen, "lessons/registry line %d: baseline '%s' should be a .cu file", lineno, baseline);
+        snprintf(err, errlen, "%s line %d: baseline '%s' should be a .cu file", name, lineno, baseline);
         return -1;
     }
     if (points < 1 || points > 1000) {
-        snprintf(err, errlen, "lessons/registry line %d: points %d outside 1..1000", lineno, points);
+        snprintf(err, errlen, "%s line %d: points %d outside 1..1000", name, lineno, points);
         return -1;
     }
     l->number = number;
@@ -94,7 +102,7 @@ static int parse_line(const char *line, int lineno, struct registry *reg, char *
     return 0;
 }
 
-int registry_parse(const char *text, struct registry *reg, char *err, size_t errlen)
+int registry_parse(const char *text, const char *name, struct registry *reg, char *err, size_t errlen)
 {
     memset(reg, 0, sizeof *reg);
     int lineno = 0;
@@ -104,22 +112,19 @@ int registry_parse(const char *text, struct registry *reg, char *err, size_t err
         char line[512];
         lineno++;
         if (len >= sizeof line) {
-            snprintf(err, errlen, "lessons/registry line %d: too long", lineno);
+            snprintf(err, errlen, "%s line %d: too long", name, lineno);
             return -1;
         }
         memcpy(line, text, len);
         line[len] = '\0';
         text += len + (end ? 1 : 0);
-        char *p = line;
-        while (isspace((unsigned char)*p))
-            p++;
-        if (*p == '\0' || *p == '#')
+        if (!is_lesson_line(line, line + len))
             continue;
-        if (parse_line(p, lineno, reg, err, errlen) != 0)
+        if (parse_line(line, name, lineno, reg, err, errlen) != 0)
             return -1;
     }
     if (reg->count == 0) {
-        snprintf(err, errlen, "lessons/registry lists no lessons");
+        snprintf(err, errlen, "%s lists no lessons", name);
         return -1;
     }
     return 0;
@@ -132,9 +137,35 @@ int registry_load(const char *path, struct registry *reg, char *err, size_t errl
         snprintf(err, errlen, "cannot read %s (run make from the workbook's top folder)", path);
         return -1;
     }
-    int rc = registry_parse(text, reg, err, errlen);
+    int rc = registry_parse(text, path, reg, err, errlen);
     free(text);
     return rc;
+}
+
+void registry_write(FILE *out, const char *text, const struct registry *reg)
+{
+    int lessons_written = 0;
+    while (*text) {
+        const char *end = strchr(text, '\n');
+        size_t len = end ? (size_t)(end - text) : strlen(text);
+        if (!is_lesson_line(text, text + len))
+            fprintf(out, "%.*s\n", (int)len, text);
+        else if (!lessons_written) {
+            /* In the columns of lessons/registry's own lines, which its header names. */
+            for (int i = 0; i < reg->count; i++) {
+                const struct lesson *l = &reg->lessons[i];
+                char baseline[300];
+                if (l->baseline_family != l->family)
+                    snprintf(baseline, sizeof baseline, "%s:%s", l->baseline_family->name, l->baseline);
+                else
+                    snprintf(baseline, sizeof baseline, "%s", l->baseline);
+                fprintf(out, "%-8d %-17s %-19s %-14s %-49s %d\n", l->number, l->folder, l->kernel, l->family->name,
+                        baseline, l->points);
+            }
+            lessons_written = 1;
+        }
+        text += len + (end ? 1 : 0);
+    }
 }
 
 const struct lesson *registry_find(const struct registry *reg, int number)
