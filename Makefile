@@ -577,10 +577,10 @@ GPU_TEST_SRC := $(if $(HAVE_SOLUTIONS),solutions,exercises)
 # tables go to build/explore/.
 EXPLORE := build/explore/bank-explore
 MEMORY_EXPLORE := build/explore/reduce-bandwidth
-$(EXPLORE): checker/tools/bank-explore.cu $(COMMON)/model/bank_model.o $(HEADERS)
+$(EXPLORE): checker/tools/bank-explore.cu checker/tools/bench.cuh $(COMMON)/model/bank_model.o $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -Ichecker/include -o $@ $< $(COMMON)/model/bank_model.o
-$(MEMORY_EXPLORE): checker/tools/reduce-bandwidth.cu checker/tools/bench.cuh
+$(MEMORY_EXPLORE): checker/tools/reduce-bandwidth.cu checker/tools/bench.cuh checker/tools/block_sums.cuh
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -o $@ $<
 explore: $(EXPLORE) $(if $(GPU_CC),$(MEMORY_EXPLORE))
