@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "check_record.h"
+#include "text.h"
 
 /* Lesson 2's shape: five correctness cases of 2 points, the large one of 0, speed 15, and on a
  * GPU under make grade the two gates. */
@@ -124,7 +125,7 @@ static void reads_back_what_it_wrote(void **state)
     fputs("lesson 2 tests 7 failed 0 no_gpu 0\n", f);
     fclose(f);
     assert_int_equal(record_read(path, &back, err, sizeof err), -1);
-    assert_non_null(strstr(err, "not a check record"));
+    assert_contains(err, "not a check record");
     f = fopen(path, "w");
     fputs("wb-check-record 1\ncase passed sideways 2 2 correct N=1\n", f);
     fclose(f);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "text.h"
 
 #define QUIET_NAN_BITS 0x7FC00000u /* the NaN arithmetic produces: neither poison nor guard */
 
@@ -49,20 +50,6 @@ static float *counting(size_t n)
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(i + 1);
     return x;
-}
-
-static void assert_contains(const char *text, const char *part)
-{
-    assert_non_null(text);
-    if (!strstr(text, part))
-        fail_msg("expected \"%s\" in \"%s\"", part, text);
-}
-
-static void assert_lacks(const char *text, const char *part)
-{
-    assert_non_null(text);
-    if (strstr(text, part))
-        fail_msg("did not expect \"%s\" in \"%s\"", part, text);
 }
 
 /* ---- tolerances and within() ---- */
@@ -598,7 +585,7 @@ static void diagnose_wrong_below_one_tile(void **state)
         float *want = counting((size_t)n * n), *got = counting((size_t)n * n);
         got[(size_t)n * n - 1] = -1.0f;
         const char *s = diagnose_square(got, want, n, 32, 1, NULL, NULL, tolerance_exact());
-        assert_null(strstr(s, "only tiles at the edge"));
+        assert_lacks(s, "only tiles at the edge");
         assert_contains(s, "smaller than one 32x32 tile");
         free(want);
         free(got);

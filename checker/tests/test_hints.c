@@ -18,6 +18,7 @@
 #include "hints.h"
 #include "registry.h"
 #include "textfile.h"
+#include "text.h"
 
 static const char SAMPLE[] =
     "# Lesson 9: Testing the hints\n"
@@ -267,17 +268,17 @@ static void line_quotes_cases(void **state)
                                     "<!-- line: k.cu 3 s[t] += -->\n", said, sizeof said), 0);
     /* Stale: the code moved to line 3, the text and its marker still say 2. */
     assert_int_equal(quote_problems("It is line 2 <!-- line: k.cu 2 s[t] += s[t + d]; -->.\n", said, sizeof said), 1);
-    assert_non_null(strstr(said, "t.md:1:"));
-    assert_non_null(strstr(said, "that is line 3 now"));
+    assert_contains(said, "t.md:1:");
+    assert_contains(said, "that is line 3 now");
     /* Gone altogether. */
     assert_int_equal(quote_problems("Line 3<!-- line: k.cu 3 s[i] -= 1; -->.\n", said, sizeof said), 1);
-    assert_non_null(strstr(said, "no such line"));
+    assert_contains(said, "no such line");
     /* The text's number and its marker's disagree. */
     assert_int_equal(quote_problems("(k.cu:4)<!-- line: k.cu 3 s[t] -->\n", said, sizeof said), 1);
-    assert_non_null(strstr(said, "quotes line 4, but its marker says k.cu line 3"));
+    assert_contains(said, "quotes line 4, but its marker says k.cu line 3");
     /* A quote without a marker: at the paragraph's end, or before another quote. */
     assert_int_equal(quote_problems("See line 3.\n\nMore.\n", said, sizeof said), 1);
-    assert_non_null(strstr(said, "t.md:1: quotes line 3 with no marker"));
+    assert_contains(said, "t.md:1: quotes line 3 with no marker");
     assert_int_equal(quote_problems("k.cu:2 and k.cu:3<!-- line: k.cu 3 s[t] -->\n", said, sizeof said), 1);
     /* A marker without a quote, a missing file, a marker not closed, a marker without code. */
     assert_int_equal(quote_problems("Text.<!-- line: k.cu 3 s[t] -->\n", said, sizeof said), 1);

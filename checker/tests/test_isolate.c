@@ -19,18 +19,13 @@
 #include <unistd.h>
 
 #include "isolate.h"
+#include "text.h"
 
 static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void assert_contains(const char *text, const char *part)
-{
-    if (!strstr(text, part))
-        fail_msg("expected \"%s\" in \"%s\"", part, text);
 }
 
 /* ---- what the children do ---- */

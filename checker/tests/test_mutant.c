@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "mutant.h"
+#include "text.h"
 
 static const char *source = "int a = 1;\nint b = 2;\nint c = 3;\n";
 
@@ -56,7 +57,7 @@ static void stale_edit_is_an_error(void **state)
                                   sizeof err),
                      0);
     assert_null(mutant_apply(&m, source, err, sizeof err));
-    assert_non_null(strstr(err, "nowhere"));
+    assert_contains(err, "nowhere");
     mutant_free(&m);
 }
 
@@ -69,7 +70,7 @@ static void ambiguous_edit_is_an_error(void **state)
                                   sizeof err),
                      0);
     assert_null(mutant_apply(&m, source, err, sizeof err));
-    assert_non_null(strstr(err, "more than once"));
+    assert_contains(err, "more than once");
     mutant_free(&m);
 }
 
@@ -101,7 +102,7 @@ static void incomplete_files_are_refused(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         assert_int_equal(mutant_parse(bad[i].text, &m, err, sizeof err), -1);
-        assert_non_null(strstr(err, bad[i].says));
+        assert_contains(err, bad[i].says);
         mutant_free(&m);
     }
 }

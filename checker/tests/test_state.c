@@ -19,6 +19,7 @@
 
 #include "scratch.h"
 #include "state.h"
+#include "text.h"
 
 static size_t read_text(const char *path, char *buf, size_t len)
 {
@@ -141,7 +142,7 @@ static void quiz_how_round_trip(void **state)
     assert_int_equal(state_save(f->path, &s), 0);
     char text[1024];
     read_text(f->path, text, sizeof text);
-    assert_non_null(strstr(text, "quiz 4/5 by file\n"));
+    assert_contains(text, "quiz 4/5 by file\n");
     struct state t;
     assert_int_equal(state_load(f->path, &t), 0);
     assert_int_equal(t.lesson[1].quiz_how, QUIZ_TYPED);
