@@ -217,9 +217,7 @@ static void save_into_missing_folder_fails(void **state)
     struct scratch *f = *state;
     struct state s;
     memset(&s, 0, sizeof s);
-    char path[256];
-    snprintf(path, sizeof path, "%s/no/such/folder/state", f->dir);
-    assert_int_equal(state_save(path, &s), -1);
+    assert_int_equal(state_save(scratch_file(f, "no/such/folder/state"), &s), -1);
 }
 
 static void garbage_lines_skipped(void **state)
