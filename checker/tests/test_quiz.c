@@ -199,15 +199,16 @@ static void markdown_hides_answers(void **state)
 {
     (void)state;
     static struct quiz q;
-    char err[256], out[4096];
+    char err[256];
     assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
-    FILE *o = fmemopen(out, sizeof out, "w");
-    quiz_markdown(&q, o);
-    fclose(o);
+    struct capture page;
+    quiz_markdown(&q, capture_start(&page));
+    char *out = capture_text(&page);
     assert_contains(out, "1. How many bytes?");
     assert_contains(out, "<details>\n    <summary>Answer</summary>");
     assert_lacks(out, "<details open");
     assert_contains(out, "**a) A[row * N + k].**");
+    free(out);
 }
 
 /* make quiz records every score, marked with how the answers came: a terminal, a file
@@ -241,28 +242,30 @@ static void answers_source_told_apart(void **state)
         close(master);
 }
 
+/* The note after a score says how its answers came, in one line; typed ones need none. */
 static void recorded_note_says_how(void **state)
 {
     (void)state;
-    char out[512] = "";
-    FILE *o = fmemopen(out, sizeof out, "w");
-    quiz_recorded_note(QUIZ_FROM_FILE, o);
-    fclose(o);
-    assert_contains(out, "Recorded for make status");
-    assert_contains(out, "\"from a file\"");
-    assert_contains(out, "not typed at the terminal");
-    assert_non_null(strchr(out, '\n'));
-    assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1); /* one line */
-    memset(out, 0, sizeof out);
-    o = fmemopen(out, sizeof out, "w");
-    quiz_recorded_note(QUIZ_PIPED, o);
-    fclose(o);
-    assert_contains(out, "\"piped in\"");
-    memset(out, 0, sizeof out);
-    o = fmemopen(out, sizeof out, "w");
-    quiz_recorded_note(QUIZ_TYPED, o); /* typed: the score line says it all */
-    fclose(o);
-    assert_string_equal(out, "");
+    const struct {
+        enum quiz_answered how;
+        const char *says[3]; /* NULL: nothing said at all */
+    } cases[] = {
+        {QUIZ_FROM_FILE, {"Recorded for make status", "\"from a file\"", "not typed at the terminal"}},
+        {QUIZ_PIPED, {"\"piped in\""}},
+        {QUIZ_TYPED, {NULL}}, /* the score line says it all */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct capture note;
+        quiz_recorded_note(cases[k].how, capture_start(&note));
+        char *out = capture_text(&note);
+        if (!cases[k].says[0])
+            assert_string_equal(out, "");
+        else
+            assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1); /* one line */
+        for (int i = 0; i < 3 && cases[k].says[i]; i++)
+            assert_contains(out, cases[k].says[i]);
+        free(out);
+    }
 }
 
 int main(void)
