@@ -72,13 +72,13 @@ struct bench {
 };
 
 // argv[i] as a number, or fallback where the command line stops before it.
-static int arg_int(int argc, char **argv, int i, int fallback)
+inline int arg_int(int argc, char **argv, int i, int fallback)
 {
     return argc > i ? atoi(argv[i]) : fallback;
 }
 
 // n floats on the GPU, not initialised.
-static float *device_floats(size_t n)
+inline float *device_floats(size_t n)
 {
     float *p;
     CHECK(cudaMalloc(&p, n * sizeof(float)));
@@ -86,7 +86,7 @@ static float *device_floats(size_t n)
 }
 
 // A copy of host on the GPU.
-static float *on_device(const std::vector<float> &host)
+inline float *on_device(const std::vector<float> &host)
 {
     float *p = device_floats(host.size());
     CHECK(cudaMemcpy(p, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
@@ -94,7 +94,7 @@ static float *on_device(const std::vector<float> &host)
 }
 
 // A rows x cols matrix of floats in [-1, 1), the same for every run with the same seed.
-static std::vector<float> random_matrix(size_t elems, unsigned seed = 1)
+inline std::vector<float> random_matrix(size_t elems, unsigned seed = 1)
 {
     std::vector<float> host(elems);
     srand(seed);
@@ -106,7 +106,7 @@ static std::vector<float> random_matrix(size_t elems, unsigned seed = 1)
 // make explore's files: DIR/CSV and DIR/SVG, each written by its function given the open file;
 // says where they went (or why one could not be written, on stderr).
 template <class CsvWriter, class SvgWriter>
-static void write_results(const char *dir, const char *csv, CsvWriter write_csv, const char *svg, SvgWriter write_svg)
+inline void write_results(const char *dir, const char *csv, CsvWriter write_csv, const char *svg, SvgWriter write_svg)
 {
     const char *names[2] = {csv, svg};
     for (int i = 0; i < 2; i++) {
@@ -128,7 +128,7 @@ static void write_results(const char *dir, const char *csv, CsvWriter write_csv,
 
 // An SVG plot's frame: its size, the title a browser shows and the heading drawn at x = left,
 // both naming the GPU.
-static void svg_begin(FILE *f, int width, int height, int left, const char *gpu, const char *title,
+inline void svg_begin(FILE *f, int width, int height, int left, const char *gpu, const char *title,
                       const char *heading)
 {
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "

@@ -38,7 +38,7 @@ __device__ __forceinline__ void store(float *out, int cols, int slice, float v)
 // The block sums in out (rows x ceil(cols/slice), on the GPU) that differ from a double-precision
 // sum of their slice of host by more than any order of adding n floats can: (n - 1) * 2^-24 *
 // sum |x| (Higham). Returns how many.
-static size_t wrong_slice_sums(const std::vector<float> &host, const float *out, int rows, int cols, int slice)
+inline size_t wrong_slice_sums(const std::vector<float> &host, const float *out, int rows, int cols, int slice)
 {
     int nb = (cols + slice - 1) / slice;
     std::vector<float> got((size_t)rows * nb);
