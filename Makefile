@@ -361,12 +361,14 @@ endif
 # test_ptx_run runs small kernels (checker/tests/ptx/kernels.cu, made PTX by nvcc) in the
 # interpreter; test_sandbox needs libseccomp, as the emulator's runner does.
 UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(wildcard checker/tests/test_*.c))
+# What the tests share (a scratch folder, assertions on text).
+TEST_HEADERS := $(wildcard checker/tests/*.h)
 
 build/tests/test_sandbox: checker/tests/test_sandbox.c $(COMMON)/sandbox.o $(HEADERS) checker/runner/sandbox.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(COMMON)/sandbox.o $(CMOCKA_LIBS) -lseccomp
 
-build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS) checker/runner/emu/emu.h
+build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS) checker/runner/emu/emu.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS)
 
@@ -375,7 +377,8 @@ build/tests/ptx_kernels.ptx: checker/tests/ptx/kernels.cu
 	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
 
 build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.ptx \
-    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o) $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS)
+    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o) $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) \
+    $(TEST_HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_kernels.ptx"' \
 	  '-DWB_PTX_SOURCE="checker/tests/ptx/kernels.cu"' -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
@@ -608,10 +611,10 @@ GPU_TEST_SRC := $(if $(HAVE_SOLUTIONS),solutions,exercises)
 # tables go to build/explore/.
 EXPLORE := build/explore/bank-explore
 MEMORY_EXPLORE := build/explore/reduce-bandwidth
-$(EXPLORE): checker/tools/bank-explore.cu $(COMMON)/model/bank_model.o $(HEADERS)
+$(EXPLORE): checker/tools/bank-explore.cu checker/tools/bench.cuh $(COMMON)/model/bank_model.o $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -Ichecker/include -o $@ $< $(COMMON)/model/bank_model.o
-$(MEMORY_EXPLORE): checker/tools/reduce-bandwidth.cu checker/tools/bench.cuh
+$(MEMORY_EXPLORE): checker/tools/reduce-bandwidth.cu checker/tools/bench.cuh checker/tools/block_sums.cuh
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -o $@ $<
 explore: $(EXPLORE) $(if $(GPU_CC),$(MEMORY_EXPLORE))

@@ -44,35 +44,25 @@ static double bytes_moved(int rows, int cols)
     return 2.0 * rows * cols * sizeof(float);
 }
 
-/* What both launches share: the kernel's parameters, and how its output is judged. */
-#define TRANSPOSE_CONTRACT                                                                        \
-    .ninputs = 1, .input_names = {"in", NULL}, .output_name = "out",                              \
-    .params = "const float *in, float *out, int rows, int cols", .mangled_params = "PKfPfii",   \
-    .mangled_params_nested = "PKfPfii", .nscalars = 2
-#define TRANSPOSE_JUDGING                                                                         \
-    .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                 \
-    .reference_at = reference_at, .output_is_input_moved = 1, .output_tile = 32, .work = work,    \
-    .limit = {"cudaMemcpy", bytes_moved, "GB/s", 1e9, "bytes read and written per second"}
+/* Both launches: the kernel's parameters, how its output is judged, and where the emulator counts
+ * it; the block is 32 x threads_y threads, one 32 x 32 tile. */
+#define TRANSPOSE_FAMILY(family_name, threads_y)                                                    \
+    {                                                                                               \
+        .name = family_name, .ninputs = 1, .input_names = {"in", NULL}, .output_name = "out",       \
+        .params = "const float *in, float *out, int rows, int cols", .mangled_params = "PKfPfii",   \
+        .mangled_params_nested = "PKfPfii", .nscalars = 2,                                          \
+        .block_x = 32, .block_y = threads_y, .tile_x = 32, .tile_y = 32,                            \
+        .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,               \
+        .reference_at = reference_at, .output_is_input_moved = 1, .output_tile = 32, .work = work,  \
+        .limit = {"cudaMemcpy", bytes_moved, "GB/s", 1e9, "bytes read and written per second"},     \
+        .count_rows = 256, .count_cols = 256, /* 8 x 8 tiles */                                     \
+        .count_draw = {{32, 4, 12}, {32, 4, 12}},                                                   \
+        .grains = {{4, 8, 16, 32, 64}, {4, 8, 16, 32, 64}}, /* float4 to twice the launch's tile */ \
+    }
 
-const struct family family_transpose = {
-    .name = "transpose",
-    TRANSPOSE_CONTRACT,
-    .block_x = 32, .block_y = 32, .tile_x = 32, .tile_y = 32,
-    TRANSPOSE_JUDGING,
-    .count_rows = 256, .count_cols = 256, /* 8 x 8 tiles */
-    .count_draw = {{32, 4, 12}, {32, 4, 12}},
-    .grains = {{4, 8, 16, 32, 64}, {4, 8, 16, 32, 64}}, /* float4 to twice the launch's tile */
-};
+const struct family family_transpose = TRANSPOSE_FAMILY("transpose", 32);
 WB_FAMILY(family_transpose);
 
 /* The same problem with a quarter of the threads: the launch asks for coarsening. */
-const struct family family_transpose_32x8 = {
-    .name = "transpose_32x8",
-    TRANSPOSE_CONTRACT,
-    .block_x = 32, .block_y = 8, .tile_x = 32, .tile_y = 32,
-    TRANSPOSE_JUDGING,
-    .count_rows = 256, .count_cols = 256,
-    .count_draw = {{32, 4, 12}, {32, 4, 12}},
-    .grains = {{4, 8, 16, 32, 64}, {4, 8, 16, 32, 64}},
-};
+const struct family family_transpose_32x8 = TRANSPOSE_FAMILY("transpose_32x8", 8);
 WB_FAMILY(family_transpose_32x8);

@@ -50,6 +50,11 @@ struct check_case {
 #define TRANSPOSE_CORRECTNESS(pts)                                                                    \
     CORRECT_RC(1, 1, pts), CORRECT_RC(31, 33, pts), CORRECT_RC(33, 31, pts), CORRECT_RC(100, 257, pts), \
         RESIDUES(pts), CORRECT_RC(4000, 3000, 0)
+/* A matmul by 128 x 128 blocks of C (lessons 8 and 10): tiny, a size below the float4 and the
+ * K-step (7), 112 (as above), every residue class, one past two blocks (257) and the large size.
+ * Their stubs are already correct, so the cases are worth nothing (they must become faster). */
+#define MATMUL_128_CORRECTNESS                                                                     \
+    CORRECT_N(1, 0), CORRECT_N(7, 0), CORRECT_N(112, 0), RESIDUES(0), CORRECT_N(257, 0), CORRECT_N(1000, 0)
 
 struct lesson_spec {
     /* The speed case passes when baseline time / student time >= min_speedup, both measured
@@ -77,7 +82,10 @@ struct lesson_spec {
     size_t ncases;
 };
 
-#define CASES(array) array, sizeof(array) / sizeof((array)[0])
+/* A lesson's cases, listed inside its lesson_spec: .cases and their count from the one list. */
+#define LESSON_CASES(...)                                   \
+    .cases = (const struct check_case[]){__VA_ARGS__},      \
+    .ncases = sizeof((const struct check_case[]){__VA_ARGS__}) / sizeof(struct check_case)
 
 /* Defined by each lesson's check.c. */
 extern const struct lesson_spec lesson;

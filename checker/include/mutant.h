@@ -1,6 +1,8 @@
 /* Wrong kernels for testing the checker, kept as edits of a lesson's solution
  * (checker/mutants/NAME.mutant) so that they follow the solution as it changes, and an edit
- * that no longer applies is an error rather than a silently different mutant. Format:
+ * that no longer applies is an error rather than a silently different mutant. A right kernel of
+ * checker/tests/features/ that is a near copy of the solution is kept the same way
+ * (NAME/NN_topic/KERNEL.mutant, expect: pass; checker/tools/run-cases.sh makes it). Format:
  *
  *   what: one line saying what is wrong
  *   lesson: 2

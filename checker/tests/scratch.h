@@ -15,6 +15,16 @@ struct scratch {
     char path[128]; /* <dir>/state: a file name some tests use */
 };
 
+/* <dir>/name: a path in the scratch folder, good until eight more have been asked for. */
+static inline const char *scratch_file(const struct scratch *f, const char *name)
+{
+    static char paths[8][256];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, sizeof paths[0], "%s/%s", f->dir, name);
+    return p;
+}
+
 static inline int scratch_setup(void **state)
 {
     struct scratch *f = calloc(1, sizeof *f);

@@ -52,38 +52,46 @@ static void stamp(time_t when, char *buf, size_t len)
 static void backup_missing_file_returns_one(void **state)
 {
     struct scratch *f = *state;
-    char file[256], dir[256], saved[512] = "";
-    snprintf(file, sizeof file, "%s/absent.cu", f->dir);
-    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    const char *file = scratch_file(f, "absent.cu"), *dir = scratch_file(f, "backups");
+    char saved[512] = "";
     assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 1);
     assert_int_equal(entries(f->dir), 0); /* nothing kept, nothing created */
 }
 
+/* A file backed up once: the copy in the folder (made, however deep), named stem.STAMP.ext, with
+ * the file's content, and the file itself left as it was. */
 static void backup_keeps_content_and_name(void **state)
 {
     struct scratch *f = *state;
-    char file[256], dir[256], saved[512] = "", want[512], st[32];
-    snprintf(file, sizeof file, "%s/matmul_naive.cu", f->dir);
-    snprintf(dir, sizeof dir, "%s/work/01_naive/backups", f->dir); /* three levels to create */
-    const char *text = "__global__ void matmul_naive() {}\n// the student's work\n";
-    write_text(file, text);
-
-    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
+    const struct {
+        const char *file, *text, *dir, *name; /* name: the copy's, STAMP as %s */
+    } cases[] = {
+        {"matmul_naive.cu", "__global__ void matmul_naive() {}\n// the student's work\n", "work/01_naive/backups",
+         "matmul_naive.%s.cu"},
+        {"notes", "no extension\n", "notes-backups", "notes.%s"},
+        {"empty.cu", "", "empty-backups", "empty.%s.cu"},
+    };
+    char st[32];
     stamp(WHEN, st, sizeof st);
-    snprintf(want, sizeof want, "%s/matmul_naive.%s.cu", dir, st);
-    assert_string_equal(saved, want);
-    assert_true(is_dir(dir));
-    assert_file_is(saved, text);
-    assert_file_is(file, text); /* the original stays */
-    assert_int_equal(entries(dir), 1);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *file = scratch_file(f, cases[k].file), *dir = scratch_file(f, cases[k].dir);
+        char saved[512] = "", name[256], want[512];
+        write_text(file, cases[k].text);
+        assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
+        snprintf(name, sizeof name, cases[k].name, st);
+        snprintf(want, sizeof want, "%s/%s", dir, name);
+        if (strcmp(saved, want) != 0 || !is_dir(dir) || entries(dir) != 1)
+            fail_msg("%s: kept as %s (%d in its folder), not %s", cases[k].file, saved, entries(dir), want);
+        assert_file_is(saved, cases[k].text);
+        assert_file_is(file, cases[k].text); /* the original stays */
+    }
 }
 
 static void backup_stamp_format(void **state)
 {
     struct scratch *f = *state;
-    char file[256], dir[256], saved[512] = "";
-    snprintf(file, sizeof file, "%s/k.cu", f->dir);
-    snprintf(dir, sizeof dir, "%s/b", f->dir);
+    const char *file = scratch_file(f, "k.cu"), *dir = scratch_file(f, "b");
+    char saved[512] = "";
     write_text(file, "x");
     assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
     /* <dir>/k.YYYYmmdd-HHMMSS.cu */
@@ -101,9 +109,8 @@ static void backup_stamp_format(void **state)
 static void backup_same_second_never_overwrites(void **state)
 {
     struct scratch *f = *state;
-    char file[256], dir[256], s1[512] = "", s2[512] = "", s3[512] = "", want[512], st[32];
-    snprintf(file, sizeof file, "%s/transpose.cu", f->dir);
-    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    const char *file = scratch_file(f, "transpose.cu"), *dir = scratch_file(f, "backups");
+    char s1[512] = "", s2[512] = "", s3[512] = "", want[512], st[32];
     stamp(WHEN, st, sizeof st);
 
     write_text(file, "first version\n");
@@ -127,12 +134,11 @@ static void backup_name_uses_local_time(void **state)
 {
     /* In a zone 5:30 east of UTC, WHEN is 2023-11-15 03:43:20 local time. */
     struct scratch *f = *state;
+    const char *file = scratch_file(f, "k.cu"), *dir = scratch_file(f, "b");
     char *old = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
     setenv("TZ", "WBT-05:30", 1);
     tzset();
-    char file[256], dir[256], saved[512] = "", want[512];
-    snprintf(file, sizeof file, "%s/k.cu", f->dir);
-    snprintf(dir, sizeof dir, "%s/b", f->dir);
+    char saved[512] = "", want[512];
     write_text(file, "x");
     int rc = backup_file(file, dir, WHEN, saved, sizeof saved);
     if (old) {
@@ -150,9 +156,8 @@ static void backup_name_uses_local_time(void **state)
 static void backup_different_seconds_no_suffix(void **state)
 {
     struct scratch *f = *state;
-    char file[256], dir[256], s1[512] = "", s2[512] = "", want[512], st[32];
-    snprintf(file, sizeof file, "%s/k.cu", f->dir);
-    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    const char *file = scratch_file(f, "k.cu"), *dir = scratch_file(f, "backups");
+    char s1[512] = "", s2[512] = "", want[512], st[32];
     write_text(file, "v\n");
     assert_int_equal(backup_file(file, dir, WHEN, s1, sizeof s1), 0);
     assert_int_equal(backup_file(file, dir, WHEN + 1, s2, sizeof s2), 0);
@@ -162,38 +167,12 @@ static void backup_different_seconds_no_suffix(void **state)
     assert_string_not_equal(s1, s2);
 }
 
-static void backup_file_without_extension(void **state)
-{
-    struct scratch *f = *state;
-    char file[256], dir[256], saved[512] = "", want[512], st[32];
-    snprintf(file, sizeof file, "%s/notes", f->dir);
-    snprintf(dir, sizeof dir, "%s/backups", f->dir);
-    write_text(file, "no extension\n");
-    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
-    stamp(WHEN, st, sizeof st);
-    snprintf(want, sizeof want, "%s/notes.%s", dir, st);
-    assert_string_equal(saved, want);
-    assert_file_is(saved, "no extension\n");
-}
-
-static void backup_empty_file(void **state)
-{
-    struct scratch *f = *state;
-    char file[256], dir[256], saved[512] = "";
-    snprintf(file, sizeof file, "%s/empty.cu", f->dir);
-    snprintf(dir, sizeof dir, "%s/backups", f->dir);
-    write_text(file, "");
-    assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), 0);
-    assert_file_is(saved, "");
-}
-
 static void backup_large_file(void **state)
 {
     /* Larger than copy_fd's 64 KiB buffer: the copy must take several reads. */
     struct scratch *f = *state;
-    char file[256], dir[256], saved[512] = "";
-    snprintf(file, sizeof file, "%s/big.cu", f->dir);
-    snprintf(dir, sizeof dir, "%s/backups", f->dir);
+    const char *file = scratch_file(f, "big.cu"), *dir = scratch_file(f, "backups");
+    char saved[512] = "";
     size_t n = 200000;
     char *data = malloc(n), *back = malloc(n + 1);
     assert_non_null(data);
@@ -217,10 +196,8 @@ static void backup_large_file(void **state)
 static void backup_dir_not_creatable_fails(void **state)
 {
     struct scratch *f = *state;
-    char file[256], blocker[256], dir[256], saved[512] = "";
-    snprintf(file, sizeof file, "%s/k.cu", f->dir);
-    snprintf(blocker, sizeof blocker, "%s/plain_file", f->dir);
-    snprintf(dir, sizeof dir, "%s/plain_file/backups", f->dir);
+    const char *file = scratch_file(f, "k.cu"), *blocker = scratch_file(f, "plain_file"), *dir = scratch_file(f, "plain_file/backups");
+    char saved[512] = "";
     write_text(file, "keep me\n");
     write_text(blocker, "in the way\n");
     assert_int_equal(backup_file(file, dir, WHEN, saved, sizeof saved), -1);
@@ -230,9 +207,7 @@ static void backup_dir_not_creatable_fails(void **state)
 static void copy_replaces_destination(void **state)
 {
     struct scratch *f = *state;
-    char src[256], dst[256];
-    snprintf(src, sizeof src, "%s/stub.cu", f->dir);
-    snprintf(dst, sizeof dst, "%s/work.cu", f->dir);
+    const char *src = scratch_file(f, "stub.cu"), *dst = scratch_file(f, "work.cu");
     write_text(src, "short\n");
     write_text(dst, "a much longer text that must not survive in any part\n");
     assert_int_equal(copy_file(src, dst), 0);
@@ -244,9 +219,7 @@ static void copy_replaces_destination(void **state)
 static void copy_creates_destination(void **state)
 {
     struct scratch *f = *state;
-    char src[256], dst[256];
-    snprintf(src, sizeof src, "%s/stub.cu", f->dir);
-    snprintf(dst, sizeof dst, "%s/new.cu", f->dir);
+    const char *src = scratch_file(f, "stub.cu"), *dst = scratch_file(f, "new.cu");
     write_text(src, "int x;\n");
     assert_false(exists(dst));
     assert_int_equal(copy_file(src, dst), 0);
@@ -256,9 +229,7 @@ static void copy_creates_destination(void **state)
 static void copy_missing_source_keeps_destination(void **state)
 {
     struct scratch *f = *state;
-    char src[256], dst[256];
-    snprintf(src, sizeof src, "%s/absent.cu", f->dir);
-    snprintf(dst, sizeof dst, "%s/work.cu", f->dir);
+    const char *src = scratch_file(f, "absent.cu"), *dst = scratch_file(f, "work.cu");
     write_text(dst, "the student's work\n");
     assert_int_equal(copy_file(src, dst), -1);
     assert_file_is(dst, "the student's work\n");
@@ -268,9 +239,7 @@ static void copy_missing_source_keeps_destination(void **state)
 static void copy_into_missing_folder_fails(void **state)
 {
     struct scratch *f = *state;
-    char src[256], dst[256];
-    snprintf(src, sizeof src, "%s/stub.cu", f->dir);
-    snprintf(dst, sizeof dst, "%s/no/such/dir/work.cu", f->dir);
+    const char *src = scratch_file(f, "stub.cu"), *dst = scratch_file(f, "no/such/dir/work.cu");
     write_text(src, "x\n");
     assert_int_equal(copy_file(src, dst), -1);
     assert_int_equal(entries(f->dir), 1);
@@ -279,9 +248,7 @@ static void copy_into_missing_folder_fails(void **state)
 static void make_dirs_nested(void **state)
 {
     struct scratch *f = *state;
-    char path[256], mid[256];
-    snprintf(path, sizeof path, "%s/a/b/c/d", f->dir);
-    snprintf(mid, sizeof mid, "%s/a/b", f->dir);
+    const char *path = scratch_file(f, "a/b/c/d"), *mid = scratch_file(f, "a/b");
     assert_int_equal(make_dirs(path), 0);
     assert_true(is_dir(mid));
     assert_true(is_dir(path));
@@ -290,9 +257,7 @@ static void make_dirs_nested(void **state)
 static void make_dirs_existing_is_fine(void **state)
 {
     struct scratch *f = *state;
-    char path[256], deeper[256];
-    snprintf(path, sizeof path, "%s/x/y", f->dir);
-    snprintf(deeper, sizeof deeper, "%s/x/y/z", f->dir);
+    const char *path = scratch_file(f, "x/y"), *deeper = scratch_file(f, "x/y/z");
     assert_int_equal(make_dirs(path), 0);
     assert_int_equal(make_dirs(path), 0);
     assert_int_equal(make_dirs(f->dir), 0);
@@ -303,9 +268,7 @@ static void make_dirs_existing_is_fine(void **state)
 static void make_dirs_trailing_slash(void **state)
 {
     struct scratch *f = *state;
-    char path[256], plain[256];
-    snprintf(path, sizeof path, "%s/t/u/", f->dir);
-    snprintf(plain, sizeof plain, "%s/t/u", f->dir);
+    const char *path = scratch_file(f, "t/u/"), *plain = scratch_file(f, "t/u");
     assert_int_equal(make_dirs(path), 0);
     assert_true(is_dir(plain));
 }
@@ -313,9 +276,7 @@ static void make_dirs_trailing_slash(void **state)
 static void make_dirs_under_a_file_fails(void **state)
 {
     struct scratch *f = *state;
-    char blocker[256], path[256];
-    snprintf(blocker, sizeof blocker, "%s/plain_file", f->dir);
-    snprintf(path, sizeof path, "%s/plain_file/sub", f->dir);
+    const char *blocker = scratch_file(f, "plain_file"), *path = scratch_file(f, "plain_file/sub");
     write_text(blocker, "x");
     assert_int_equal(make_dirs(path), -1);
 }
@@ -324,8 +285,7 @@ static void make_dirs_under_a_file_fails(void **state)
 static void make_dirs_on_a_file_fails(void **state)
 {
     struct scratch *f = *state;
-    char path[256];
-    snprintf(path, sizeof path, "%s/regular", f->dir);
+    const char *path = scratch_file(f, "regular");
     write_text(path, "x");
     assert_int_equal(make_dirs(path), -1);
 }
@@ -341,8 +301,6 @@ int main(void)
         T(backup_same_second_never_overwrites),
         T(backup_name_uses_local_time),
         T(backup_different_seconds_no_suffix),
-        T(backup_file_without_extension),
-        T(backup_empty_file),
         T(backup_large_file),
         T(backup_dir_not_creatable_fails),
         T(copy_replaces_destination),

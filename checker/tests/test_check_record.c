@@ -1,6 +1,7 @@
 /* The judge's record (check_record.h): the points rules, and the file read back as written. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "check_record.h"
+#include "text.h"
 
 /* Lesson 2's shape: five correctness cases of 2 points, the large one of 0, speed 15, and on a
  * GPU under make grade the two gates. */
@@ -45,52 +47,36 @@ static void full_marks_when_all_pass(void **state)
     assert_false(record_passed(&r));
 }
 
-static void correct_but_slow_keeps_its_correctness_points(void **state)
+/* Lesson 2's record with one case's result changed, scored: its points, and whether it passed. */
+static void one_case_decides(void **state)
 {
     (void)state;
-    struct check_record r = lesson2(RESULT_PASSED);
-    r.cases[6].result = RESULT_FAILED;
-    record_score(&r);
-    assert_int_equal(record_points(&r), 10);
-    assert_false(record_passed(&r));
-}
-
-static void speed_counts_only_when_every_other_case_passed(void **state)
-{
-    (void)state;
-    struct check_record r = lesson2(RESULT_PASSED);
-    r.cases[5].result = RESULT_FAILED; /* wrong at N=1000 only: fast, but wrong */
-    record_score(&r);
-    assert_int_equal(record_points(&r), 10);
-    r = lesson2(RESULT_PASSED);
-    r.cases[8].result = RESULT_FAILED; /* the counters break the traffic rule */
-    record_score(&r);
-    assert_int_equal(record_points(&r), 10);
-    r = lesson2(RESULT_PASSED);
-    r.cases[8].result = RESULT_SKIPPED; /* a gate not run is not passed */
-    record_score(&r);
-    assert_int_equal(record_points(&r), 10);
-    assert_false(record_passed(&r));
-}
-
-static void a_sanitizer_failure_voids_the_lesson(void **state)
-{
-    (void)state;
-    struct check_record r = lesson2(RESULT_PASSED);
-    r.cases[7].result = RESULT_FAILED;
-    record_score(&r);
-    assert_int_equal(record_points(&r), 0);
-}
-
-static void another_judges_case_stops_nothing(void **state)
-{
-    (void)state;
-    struct check_record r = lesson2(RESULT_PASSED);
-    r.ncases = 7; /* the emulator: no gates */
-    r.cases[5].result = RESULT_ELSEWHERE;
-    record_score(&r);
-    assert_int_equal(record_points(&r), 25);
-    assert_true(record_passed(&r));
+    const struct {
+        const char *what;
+        int ncases; /* 0: all nine, gates included */
+        int changed;
+        enum case_result result;
+        int points;
+        bool passed;
+    } cases[] = {
+        {"correct but slow keeps its correctness points", 0, 6, RESULT_FAILED, 10, false},
+        {"wrong at N=1000 only: fast, but wrong", 0, 5, RESULT_FAILED, 10, false},
+        {"the counters break the traffic rule", 0, 8, RESULT_FAILED, 10, false},
+        {"a gate not run is not passed", 0, 8, RESULT_SKIPPED, 10, false},
+        {"a sanitizer failure voids the lesson", 0, 7, RESULT_FAILED, 0, false},
+        {"another judge's case stops nothing (the emulator: no gates)", 7, 5, RESULT_ELSEWHERE, 25, true},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct check_record r = lesson2(RESULT_PASSED);
+        if (cases[k].ncases)
+            r.ncases = cases[k].ncases;
+        r.cases[cases[k].changed].result = cases[k].result;
+        record_score(&r);
+        bool passed = record_passed(&r) != 0;
+        if (record_points(&r) != cases[k].points || passed != cases[k].passed)
+            fail_msg("%s: %d points, %s; expected %d, %s", cases[k].what, record_points(&r),
+                     passed ? "passed" : "not passed", cases[k].points, cases[k].passed ? "passed" : "not passed");
+    }
 }
 
 static void reads_back_what_it_wrote(void **state)
@@ -124,7 +110,7 @@ static void reads_back_what_it_wrote(void **state)
     fputs("lesson 2 tests 7 failed 0 no_gpu 0\n", f);
     fclose(f);
     assert_int_equal(record_read(path, &back, err, sizeof err), -1);
-    assert_non_null(strstr(err, "not a check record"));
+    assert_contains(err, "not a check record");
     f = fopen(path, "w");
     fputs("wb-check-record 1\ncase passed sideways 2 2 correct N=1\n", f);
     fclose(f);
@@ -137,10 +123,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(full_marks_when_all_pass),
-        cmocka_unit_test(correct_but_slow_keeps_its_correctness_points),
-        cmocka_unit_test(speed_counts_only_when_every_other_case_passed),
-        cmocka_unit_test(a_sanitizer_failure_voids_the_lesson),
-        cmocka_unit_test(another_judges_case_stops_nothing),
+        cmocka_unit_test(one_case_decides),
         cmocka_unit_test(reads_back_what_it_wrote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

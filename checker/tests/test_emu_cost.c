@@ -49,52 +49,55 @@ static void assert_shared(const struct op_counts *c, uint64_t requests, uint64_t
     assert_int_equal(c->wavefronts - c->ideal, wavefronts - ideal); /* the bank conflicts */
 }
 
-/* ---- shared memory ---- */
-
-static void shared_stride1_no_conflict(void **state)
+/* Lanes at even strides, each priced as a load and as a store (the two must agree): the
+ * requests, wavefronts (global: sectors) and ideal wavefronts each pattern must get. */
+static void strided_patterns(void **state)
 {
     (void)state;
-    struct op_counts c = {0};
-    /* words 0..31 -> one word in each bank -> 1 wavefront; 128 B / 128 = ideal 1; 0 conflicts */
-    price_strided(&c, WARP, BASE, 4, 4, SHARED_LD);
-    assert_shared(&c, 1, 1, 1);
+    const struct {
+        const char *what;
+        enum mem_op load, store;
+        int lanes;
+        uintptr_t offset, stride; /* bytes from BASE, and between lanes */
+        uint32_t size;
+        uint64_t wavefronts, ideal; /* global: ideal not checked */
+    } cases[] = {
+        {"words 0..31: one in each bank; 128 B, ideal 1; no conflict", SHARED_LD, SHARED_ST, WARP, 0, 4, 4, 1, 1},
+        {"words 0, 2, .., 62: the even banks 2 distinct words each; 1 conflict", SHARED_LD, SHARED_ST, WARP, 0, 8, 4, 2,
+         1},
+        {"a float[32][32] column: words 0, 32, .., 992 all in bank 0; 31 conflicts", SHARED_LD, SHARED_ST, WARP, 0,
+         32 * 4, 4, 32, 1},
+        {"a float[32][33] column: word 33i in bank i, all different", SHARED_LD, SHARED_ST, WARP, 0, 33 * 4, 4, 1, 1},
+        {"32 lanes, one word: a broadcast", SHARED_LD, SHARED_ST, WARP, 4 * 7, 0, 4, 1, 1},
+        {"8 bytes each, words 0..63: 2 distinct words a bank; 256 B, ideal 2; no conflict", SHARED_LD, SHARED_ST, WARP,
+         0, 8, 8, 2, 2},
+        {"float4, words 0..127: 4 distinct words a bank; 512 B, ideal 4; no conflict", SHARED_LD, SHARED_ST, WARP, 0,
+         16, 16, 4, 4},
+        {"float4s 128 B apart: banks 0-3, 32 distinct words each; ideal 4; 28 conflicts", SHARED_LD, SHARED_ST, WARP, 0,
+         128, 16, 32, 4},
+        {"8 lanes, words 0, 32, .., 224: bank 0, 8 distinct; 32 B, ideal 1; 7 conflicts", SHARED_LD, SHARED_ST, 8, 0,
+         32 * 4, 4, 8, 1},
+        {"bytes 0..127 from an aligned base: sectors 0..3", GLOBAL_LD, GLOBAL_ST, WARP, 0, 4, 4, 4, 0},
+        {"bytes 4..131: sectors 0..4", GLOBAL_LD, GLOBAL_ST, WARP, 4, 4, 4, 5, 0},
+        {"lanes 128 B apart: each in its own sector", GLOBAL_LD, GLOBAL_ST, WARP, 0, 32 * 4, 4, 32, 0},
+        {"32 lanes, one 4-byte word: 1 sector", GLOBAL_LD, GLOBAL_ST, WARP, 12, 0, 4, 1, 0},
+        {"float4, bytes 0..511: 512 / 32 = 16 sectors", GLOBAL_LD, GLOBAL_ST, WARP, 0, 16, 16, 16, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct op_counts ld = {0}, st = {0};
+        price_strided(&ld, cases[k].lanes, BASE + cases[k].offset, cases[k].stride, cases[k].size, cases[k].load);
+        price_strided(&st, cases[k].lanes, BASE + cases[k].offset, cases[k].stride, cases[k].size, cases[k].store);
+        int shared = cases[k].load == SHARED_LD;
+        if (ld.requests != 1 || ld.wavefronts != cases[k].wavefronts || (shared && ld.ideal != cases[k].ideal))
+            fail_msg("%s: %llu requests, %llu wavefronts, ideal %llu; expected 1, %llu, %llu", cases[k].what,
+                     (unsigned long long)ld.requests, (unsigned long long)ld.wavefronts, (unsigned long long)ld.ideal,
+                     (unsigned long long)cases[k].wavefronts, (unsigned long long)cases[k].ideal);
+        if (memcmp(&ld, &st, sizeof ld) != 0)
+            fail_msg("%s: priced otherwise as a store", cases[k].what);
+    }
 }
 
-static void shared_stride2_two_way(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* words 0,2,..,62 -> even banks get 2 distinct words each -> 2 wavefronts; ideal 1; 1 conflict */
-    price_strided(&c, WARP, BASE, 8, 4, SHARED_LD);
-    assert_shared(&c, 1, 2, 1);
-}
-
-static void shared_stride32_column_32_way(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* float[32][32] column: words 0,32,..,992 -> all bank 0, 32 distinct -> 32 wavefronts; ideal 1; 31 conflicts */
-    price_strided(&c, WARP, BASE, 32 * 4, 4, SHARED_LD);
-    assert_shared(&c, 1, 32, 1);
-}
-
-static void shared_stride33_padded_column(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* float[32][33] column: word 33i -> bank (33i) % 32 = i, all different -> 1 wavefront; ideal 1 */
-    price_strided(&c, WARP, BASE, 33 * 4, 4, SHARED_LD);
-    assert_shared(&c, 1, 1, 1);
-}
-
-static void shared_broadcast(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* 32 lanes, one word -> 1 distinct word -> 1 wavefront; 128 B / 128 = ideal 1 */
-    price_strided(&c, WARP, BASE + 4 * 7, 0, 4, SHARED_LD);
-    assert_shared(&c, 1, 1, 1);
-}
+/* ---- shared memory, lane by lane ---- */
 
 static void shared_two_words_same_bank(void **state)
 {
@@ -108,163 +111,29 @@ static void shared_two_words_same_bank(void **state)
     assert_shared(&c, 1, 2, 1);
 }
 
-static void shared_xor_swizzle_column_read(void **state)
+/* Lesson 5's XOR swizzle of a 32 x 32 tile: lane r reading column c (word 32r + (c ^ r)), or lane x
+ * writing row y (word 32y + (x ^ y)), asks every bank once -> 1 wavefront; ideal 1. */
+static void shared_xor_swizzle(void **state)
 {
     (void)state;
-    static const uint32_t columns[] = {0, 5};
-    for (size_t k = 0; k < sizeof columns / sizeof columns[0]; k++) {
-        uint32_t col = columns[k], words[WARP];
-        for (uint32_t r = 0; r < WARP; r++)
-            words[r] = r * 32 + (col ^ r);
-        struct op_counts c = {0};
-        /* lane r -> bank (c ^ r), a permutation of 0..31 -> 1 wavefront; ideal 1 */
-        price_words(&c, words, WARP, SHARED_LD);
-        assert_shared(&c, 1, 1, 1);
-    }
-}
-
-static void shared_xor_swizzle_row_write(void **state)
-{
-    (void)state;
-    static const uint32_t rows[] = {0, 3, 31};
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
-        uint32_t y = rows[k], words[WARP];
-        for (uint32_t x = 0; x < WARP; x++)
-            words[x] = y * 32 + (x ^ y);
-        struct op_counts c = {0};
-        /* lane x -> bank (x ^ y), a permutation of 0..31 -> 1 wavefront; ideal 1 */
-        price_words(&c, words, WARP, SHARED_ST);
-        assert_shared(&c, 1, 1, 1);
-    }
-}
-
-static void shared_8byte_consecutive(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* words 0..63 -> each bank 2 distinct words -> 2 wavefronts; 256 B / 128 = ideal 2; 0 conflicts */
-    price_strided(&c, WARP, BASE, 8, 8, SHARED_LD);
-    assert_shared(&c, 1, 2, 2);
-}
-
-static void shared_16byte_consecutive(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* float4: words 0..127 -> each bank 4 distinct words -> 4 wavefronts; 512 B / 128 = ideal 4; 0 conflicts */
-    price_strided(&c, WARP, BASE, 16, 16, SHARED_LD);
-    assert_shared(&c, 1, 4, 4);
-}
-
-static void shared_16byte_row_stride_128(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* lane i -> words 32i..32i+3 = banks 0-3, 32 distinct words per bank -> 32 wavefronts; 512 B -> ideal 4; 28 conflicts */
-    price_strided(&c, WARP, BASE, 128, 16, SHARED_LD);
-    assert_shared(&c, 1, 32, 4);
-}
-
-static void shared_fewer_lanes(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* 8 lanes, words 0,32,..,224 -> bank 0, 8 distinct -> 8 wavefronts; 32 B -> ideal 1; 7 conflicts */
-    price_strided(&c, 8, BASE, 32 * 4, 4, SHARED_LD);
-    assert_shared(&c, 1, 8, 1);
-}
-
-static void shared_store_prices_as_load(void **state)
-{
-    (void)state;
-    /* the same patterns priced as SHARED_LD and SHARED_ST give the same counts */
-    static const struct {
-        uintptr_t stride;
-        uint32_t size;
+    const struct {
+        const char *what;
+        enum mem_op op;
+        int column; /* 1: lanes down a column; 0: along a row */
+        uint32_t at[3];
         int n;
-    } patterns[] = {{4, 4, WARP}, {8, 4, WARP}, {128, 4, WARP}, {132, 4, WARP}, {0, 4, WARP},
-                    {8, 8, WARP}, {16, 16, WARP}, {128, 16, WARP}, {128, 4, 8}};
-    for (size_t k = 0; k < sizeof patterns / sizeof patterns[0]; k++) {
-        struct op_counts ld = {0}, st = {0};
-        price_strided(&ld, patterns[k].n, BASE, patterns[k].stride, patterns[k].size, SHARED_LD);
-        price_strided(&st, patterns[k].n, BASE, patterns[k].stride, patterns[k].size, SHARED_ST);
-        assert_memory_equal(&ld, &st, sizeof ld);
-    }
-    /* and spot-check one store: stride 32 words -> 32 wavefronts, ideal 1 */
-    struct op_counts c = {0};
-    price_strided(&c, WARP, BASE, 128, 4, SHARED_ST);
-    assert_shared(&c, 1, 32, 1);
-}
-
-/* ---- global memory ---- */
-
-static void global_consecutive_aligned(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* bytes 0..127 from an aligned base -> sectors 0..3 -> 4 */
-    price_strided(&c, WARP, BASE, 4, 4, GLOBAL_LD);
-    assert_int_equal(c.requests, 1);
-    assert_int_equal(c.wavefronts, 4);
-}
-
-static void global_consecutive_misaligned(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* bytes 4..131 -> sectors 0..4 -> 5 */
-    price_strided(&c, WARP, BASE + 4, 4, 4, GLOBAL_LD);
-    assert_int_equal(c.requests, 1);
-    assert_int_equal(c.wavefronts, 5);
-}
-
-static void global_stride32_floats(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* lanes 128 B apart -> each in its own sector -> 32 */
-    price_strided(&c, WARP, BASE, 32 * 4, 4, GLOBAL_LD);
-    assert_int_equal(c.requests, 1);
-    assert_int_equal(c.wavefronts, 32);
-}
-
-static void global_same_address(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* 32 lanes, one 4-byte word -> 1 sector */
-    price_strided(&c, WARP, BASE + 12, 0, 4, GLOBAL_LD);
-    assert_int_equal(c.requests, 1);
-    assert_int_equal(c.wavefronts, 1);
-}
-
-static void global_16byte_consecutive(void **state)
-{
-    (void)state;
-    struct op_counts c = {0};
-    /* float4: bytes 0..511 -> 512 / 32 = 16 sectors */
-    price_strided(&c, WARP, BASE, 16, 16, GLOBAL_LD);
-    assert_int_equal(c.requests, 1);
-    assert_int_equal(c.wavefronts, 16);
-}
-
-static void global_store_prices_as_load(void **state)
-{
-    (void)state;
-    /* the same patterns priced as GLOBAL_LD and GLOBAL_ST give the same counts */
-    static const struct {
-        uintptr_t base, stride;
-        uint32_t size;
-    } patterns[] = {{BASE, 4, 4}, {BASE + 4, 4, 4}, {BASE, 128, 4}, {BASE + 12, 0, 4}, {BASE, 16, 16}};
-    static const uint64_t sectors[] = {4, 5, 32, 1, 16};
-    for (size_t k = 0; k < sizeof patterns / sizeof patterns[0]; k++) {
-        struct op_counts ld = {0}, st = {0};
-        price_strided(&ld, WARP, patterns[k].base, patterns[k].stride, patterns[k].size, GLOBAL_LD);
-        price_strided(&st, WARP, patterns[k].base, patterns[k].stride, patterns[k].size, GLOBAL_ST);
-        assert_memory_equal(&ld, &st, sizeof ld);
-        assert_int_equal(st.requests, 1);
-        assert_int_equal(st.wavefronts, sectors[k]);
-    }
+    } cases[] = {{"column", SHARED_LD, 1, {0, 5}, 2}, {"row", SHARED_ST, 0, {0, 3, 31}, 3}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int i = 0; i < cases[k].n; i++) {
+            uint32_t v = cases[k].at[i], words[WARP];
+            for (uint32_t lane = 0; lane < WARP; lane++)
+                words[lane] = cases[k].column ? lane * 32 + (v ^ lane) : v * 32 + (lane ^ v);
+            struct op_counts c = {0};
+            price_words(&c, words, WARP, cases[k].op);
+            if (c.requests != 1 || c.wavefronts != 1 || c.ideal != 1)
+                fail_msg("%s %u: %llu requests, %llu wavefronts, ideal %llu", cases[k].what, v,
+                         (unsigned long long)c.requests, (unsigned long long)c.wavefronts, (unsigned long long)c.ideal);
+        }
 }
 
 /* ---- accumulation ---- */
@@ -347,25 +216,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(zero_size_lane_is_skipped),
-        cmocka_unit_test(shared_stride1_no_conflict),
-        cmocka_unit_test(shared_stride2_two_way),
-        cmocka_unit_test(shared_stride32_column_32_way),
-        cmocka_unit_test(shared_stride33_padded_column),
-        cmocka_unit_test(shared_broadcast),
+        cmocka_unit_test(strided_patterns),
         cmocka_unit_test(shared_two_words_same_bank),
-        cmocka_unit_test(shared_xor_swizzle_column_read),
-        cmocka_unit_test(shared_xor_swizzle_row_write),
-        cmocka_unit_test(shared_8byte_consecutive),
-        cmocka_unit_test(shared_16byte_consecutive),
-        cmocka_unit_test(shared_16byte_row_stride_128),
-        cmocka_unit_test(shared_fewer_lanes),
-        cmocka_unit_test(shared_store_prices_as_load),
-        cmocka_unit_test(global_consecutive_aligned),
-        cmocka_unit_test(global_consecutive_misaligned),
-        cmocka_unit_test(global_stride32_floats),
-        cmocka_unit_test(global_same_address),
-        cmocka_unit_test(global_16byte_consecutive),
-        cmocka_unit_test(global_store_prices_as_load),
+        cmocka_unit_test(shared_xor_swizzle),
         cmocka_unit_test(counts_accumulate),
         cmocka_unit_test(shared_patterns_measured_on_h200),
     };

@@ -14,6 +14,7 @@
 #include "gates.h"
 #include "textfile.h"
 #include "traffic.h"
+#include "text.h"
 
 /* A line of the digest, printed when a test fails. */
 static char *logged(const char *path)
@@ -35,13 +36,13 @@ static void digests_memcheck_with_buffer_names(void **state)
     char digest[4096];
     assert_int_equal(sanitizer_digest(log, b, 2, digest, sizeof digest), 10000);
     free(log);
-    assert_non_null(strstr(digest, "Invalid __global__ write of size 4 bytes"));
-    assert_non_null(strstr(digest, "at transpose_shared.cu:72"));
-    assert_null(strstr(digest, "student::"));
+    assert_contains(digest, "Invalid __global__ write of size 4 bytes");
+    assert_contains(digest, "at transpose_shared.cu:72");
+    assert_lacks(digest, "student::");
     /* 0x7fc4cc809e00 is 0x10000000 bytes after out's start, 40000 of them inside it. */
-    assert_non_null(strstr(digest, "(268395456 bytes, 67098864 floats, past the end of out, which holds 10000 floats)"));
-    assert_null(strstr(digest, "========="));
-    assert_null(strstr(digest, "29,400,065"));
+    assert_contains(digest, "(268395456 bytes, 67098864 floats, past the end of out, which holds 10000 floats)");
+    assert_lacks(digest, "=========");
+    assert_lacks(digest, "29,400,065");
 }
 
 /* racecheck on the H200: no_barrier_1's 32 lines about one read differ only in code offsets. */
@@ -52,8 +53,8 @@ static void digests_races_and_counts_errors(void **state)
     char digest[4096];
     assert_int_equal(sanitizer_digest(log, NULL, 0, digest, sizeof digest), 1); /* its summary: 1 error, 1 warning */
     free(log);
-    assert_non_null(strstr(digest, "Error: Race reported between Write access at matmul_tiled.cu:63\n"));
-    assert_non_null(strstr(digest, "and Read access at matmul_tiled.cu:73 ["));
+    assert_contains(digest, "Error: Race reported between Write access at matmul_tiled.cu:63\n");
+    assert_contains(digest, "and Read access at matmul_tiled.cu:73 [");
     int lines = 0;
     for (const char *p = digest; (p = strchr(p, '\n')); p++)
         lines++;
@@ -122,12 +123,12 @@ static void refuses_incomplete_ncu_output(void **state)
     struct mem_counts student, baseline;
     char why[200];
     assert_int_equal(ncu_parse("==ERROR== ERR_NVGPUCTRPERM - no permission\n", &student, &baseline, why, sizeof why), -1);
-    assert_non_null(strstr(why, "no table"));
+    assert_contains(why, "no table");
     /* Only the student's row: the baseline is missing, and said so. */
     char *cut = strdup(NCU_CSV);
     *strstr(cut, "\"1\",\"1234\"") = '\0';
     assert_int_equal(ncu_parse(cut, &student, &baseline, why, sizeof why), -1);
-    assert_non_null(strstr(why, "lacks the baseline"));
+    assert_contains(why, "lacks the baseline");
     free(cut);
 }
 
@@ -144,7 +145,7 @@ static void reads_ncu_rows_in_order(void **state)
     assert_int_equal(rows[0].op[SHARED_LD].wavefronts, 2048);
     assert_int_equal(all_conflicts(&rows[1]), 63488);
     assert_int_equal(ncu_parse_rows(csv, rows, 3, why, sizeof why), -1);
-    assert_non_null(strstr(why, "has 2 of the 3 launches"));
+    assert_contains(why, "has 2 of the 3 launches");
     free(csv);
 }
 

@@ -18,6 +18,7 @@
 #include "hints.h"
 #include "registry.h"
 #include "textfile.h"
+#include "text.h"
 
 static const char SAMPLE[] =
     "# Lesson 9: Testing the hints\n"
@@ -47,70 +48,51 @@ static const char SAMPLE[] =
     "\n"
     "### Hint 4: not a hint either\n";
 
-static void assert_hint(const struct hints *h, int i, const char *want)
+static void assert_hint(const char *what, const struct hints *h, int i, const char *want)
 {
     if (h->len[i] != strlen(want) || strncmp(h->start[i], want, h->len[i]) != 0)
-        fail_msg("hint %d is \"%.*s\", want \"%s\"", i + 1, (int)h->len[i], h->start[i], want);
+        fail_msg("%s: hint %d is \"%.*s\", want \"%s\"", what, i + 1, (int)h->len[i], h->start[i], want);
 }
 
-static void finds_three_hints(void **state)
+/* hints_find on small texts: how many hints, and each one's block, exactly. */
+static void finds_each_hint_block(void **state)
+{
+    (void)state;
+    const struct {
+        const char *what, *text;
+        int count;
+        const char *hint[3];
+    } cases[] = {
+        {"three hints among other sections", SAMPLE, 3,
+         {"### Hint 1: First\nBody one.", "### Hint 2: Second\nBody two,\n\nwith a blank line inside.",
+          "### Hint 3: Third\nBody three."}},
+        {"hints as the last section", "# T\n## Hints\n### Hint 1: a\nx\n\n### Hint 2: b\ny\nz\n\n\n", 2,
+         {"### Hint 1: a\nx", "### Hint 2: b\ny\nz"}},
+        {"no newline at the end", "## Hints\n### Hint 1: only\nthe end", 1, {"### Hint 1: only\nthe end"}},
+        {"a level-one heading ends them", "## Hints\n### Hint 1: a\nx\n# Appendix\n### Hint 2: no\n", 1,
+         {"### Hint 1: a\nx"}},
+        {"no Hints section", "# Lesson\n\n## The idea\n\nNo hints here.\n### Hint 1: stray\n", 0, {NULL}},
+        {"an empty text", "", 0, {NULL}},
+        {"a Hints section with no \"### Hint\" in it", "## Hints\n\nNone yet.\n\n## Next\n", 0, {NULL}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct hints h;
+        int n = hints_find(cases[k].text, &h);
+        if (n != cases[k].count || h.count != cases[k].count)
+            fail_msg("%s: %d hints (count %d), not %d", cases[k].what, n, h.count, cases[k].count);
+        for (int i = 0; i < n; i++)
+            assert_hint(cases[k].what, &h, i, cases[k].hint[i]);
+    }
+}
+
+/* The hints found point into the text itself. */
+static void hints_point_into_the_text(void **state)
 {
     (void)state;
     struct hints h;
     assert_int_equal(hints_find(SAMPLE, &h), 3);
-    assert_int_equal(h.count, 3);
-}
-
-static void each_hint_covers_its_block(void **state)
-{
-    (void)state;
-    struct hints h;
-    assert_int_equal(hints_find(SAMPLE, &h), 3);
-    assert_hint(&h, 0, "### Hint 1: First\nBody one.");
-    assert_hint(&h, 1, "### Hint 2: Second\nBody two,\n\nwith a blank line inside.");
-    assert_hint(&h, 2, "### Hint 3: Third\nBody three.");
-    /* The pointers point into the text itself. */
     assert_true(h.start[0] > SAMPLE && h.start[2] < SAMPLE + sizeof SAMPLE);
     assert_ptr_equal(h.start[0], strstr(SAMPLE, "### Hint 1"));
-}
-
-static void hints_as_last_section(void **state)
-{
-    (void)state;
-    const char *text = "# T\n## Hints\n### Hint 1: a\nx\n\n### Hint 2: b\ny\nz\n\n\n";
-    struct hints h;
-    assert_int_equal(hints_find(text, &h), 2);
-    assert_hint(&h, 0, "### Hint 1: a\nx");
-    assert_hint(&h, 1, "### Hint 2: b\ny\nz");
-}
-
-static void hints_without_final_newline(void **state)
-{
-    (void)state;
-    const char *text = "## Hints\n### Hint 1: only\nthe end";
-    struct hints h;
-    assert_int_equal(hints_find(text, &h), 1);
-    assert_hint(&h, 0, "### Hint 1: only\nthe end");
-}
-
-static void level_one_heading_ends_hints(void **state)
-{
-    (void)state;
-    const char *text = "## Hints\n### Hint 1: a\nx\n# Appendix\n### Hint 2: no\n";
-    struct hints h;
-    assert_int_equal(hints_find(text, &h), 1);
-    assert_hint(&h, 0, "### Hint 1: a\nx");
-}
-
-static void text_without_hints(void **state)
-{
-    (void)state;
-    struct hints h;
-    assert_int_equal(hints_find("# Lesson\n\n## The idea\n\nNo hints here.\n### Hint 1: stray\n", &h), 0);
-    assert_int_equal(h.count, 0);
-    assert_int_equal(hints_find("", &h), 0);
-    /* A Hints section with no "### Hint" in it. */
-    assert_int_equal(hints_find("## Hints\n\nNone yet.\n\n## Next\n", &h), 0);
 }
 
 static void hint_count_is_capped(void **state)
@@ -124,46 +106,37 @@ static void hint_count_is_capped(void **state)
     }
     struct hints h;
     assert_int_equal(hints_find(text, &h), MAX_HINTS);
-    assert_hint(&h, 0, "### Hint 1: t\nbody 1");
-    assert_hint(&h, MAX_HINTS - 2, "### Hint 7: t\nbody 7");
+    assert_hint("past the cap", &h, 0, "### Hint 1: t\nbody 1");
+    assert_hint("past the cap", &h, MAX_HINTS - 2, "### Hint 7: t\nbody 7");
     /* The last kept hint is exactly its own block: the ones past the cap are not folded in. */
-    assert_hint(&h, MAX_HINTS - 1, "### Hint 8: t\nbody 8");
+    assert_hint("past the cap", &h, MAX_HINTS - 1, "### Hint 8: t\nbody 8");
 }
 
-static void title_found(void **state)
+/* lesson_title: the first level-one heading's text, cut to the buffer, "" without one; always
+ * into the buffer given. */
+static void titles(void **state)
 {
     (void)state;
-    char buf[128];
-    const char *t = lesson_title(SAMPLE, buf, sizeof buf);
-    assert_ptr_equal(t, buf);
-    assert_string_equal(buf, "Lesson 9: Testing the hints");
-}
-
-static void title_first_level_one_heading(void **state)
-{
-    (void)state;
-    char buf[128];
-    lesson_title("Some preamble\n## Not it\n# The title\n# A later one\n", buf, sizeof buf);
-    assert_string_equal(buf, "The title");
-    lesson_title("# Last line without newline", buf, sizeof buf);
-    assert_string_equal(buf, "Last line without newline");
-}
-
-static void title_missing_is_empty(void **state)
-{
-    (void)state;
-    char buf[64];
-    memset(buf, 'x', sizeof buf);
-    assert_string_equal(lesson_title("## Only level two\n#NoSpace\n", buf, sizeof buf), "");
-    assert_string_equal(lesson_title("", buf, sizeof buf), "");
-}
-
-static void title_cut_to_buffer(void **state)
-{
-    (void)state;
-    char buf[8];
-    lesson_title("# Lesson 12: long\n", buf, sizeof buf);
-    assert_string_equal(buf, "Lesson ");
+    const struct {
+        const char *text;
+        size_t size;
+        const char *want;
+    } cases[] = {
+        {SAMPLE, 128, "Lesson 9: Testing the hints"},
+        {"Some preamble\n## Not it\n# The title\n# A later one\n", 128, "The title"},
+        {"# Last line without newline", 128, "Last line without newline"},
+        {"## Only level two\n#NoSpace\n", 64, ""},
+        {"", 64, ""},
+        {"# Lesson 12: long\n", 8, "Lesson "},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[128];
+        memset(buf, 'x', sizeof buf);
+        const char *t = lesson_title(cases[k].text, buf, cases[k].size);
+        assert_ptr_equal(t, buf);
+        if (strcmp(buf, cases[k].want) != 0)
+            fail_msg("the title of \"%s\" is \"%s\", not \"%s\"", cases[k].text, buf, cases[k].want);
+    }
 }
 
 /* ---- where the hints live ---- */
@@ -267,17 +240,17 @@ static void line_quotes_cases(void **state)
                                     "<!-- line: k.cu 3 s[t] += -->\n", said, sizeof said), 0);
     /* Stale: the code moved to line 3, the text and its marker still say 2. */
     assert_int_equal(quote_problems("It is line 2 <!-- line: k.cu 2 s[t] += s[t + d]; -->.\n", said, sizeof said), 1);
-    assert_non_null(strstr(said, "t.md:1:"));
-    assert_non_null(strstr(said, "that is line 3 now"));
+    assert_contains(said, "t.md:1:");
+    assert_contains(said, "that is line 3 now");
     /* Gone altogether. */
     assert_int_equal(quote_problems("Line 3<!-- line: k.cu 3 s[i] -= 1; -->.\n", said, sizeof said), 1);
-    assert_non_null(strstr(said, "no such line"));
+    assert_contains(said, "no such line");
     /* The text's number and its marker's disagree. */
     assert_int_equal(quote_problems("(k.cu:4)<!-- line: k.cu 3 s[t] -->\n", said, sizeof said), 1);
-    assert_non_null(strstr(said, "quotes line 4, but its marker says k.cu line 3"));
+    assert_contains(said, "quotes line 4, but its marker says k.cu line 3");
     /* A quote without a marker: at the paragraph's end, or before another quote. */
     assert_int_equal(quote_problems("See line 3.\n\nMore.\n", said, sizeof said), 1);
-    assert_non_null(strstr(said, "t.md:1: quotes line 3 with no marker"));
+    assert_contains(said, "t.md:1: quotes line 3 with no marker");
     assert_int_equal(quote_problems("k.cu:2 and k.cu:3<!-- line: k.cu 3 s[t] -->\n", said, sizeof said), 1);
     /* A marker without a quote, a missing file, a marker not closed, a marker without code. */
     assert_int_equal(quote_problems("Text.<!-- line: k.cu 3 s[t] -->\n", said, sizeof said), 1);
@@ -363,14 +336,20 @@ static void real_lessons_fold_measured_answers(void **state)
     globfree(&g);
 }
 
-static void real_lessons_quote_lines_right(void **state)
+/* The lessons as lessons/registry lists them. */
+static struct registry *real_registry(void)
 {
-    (void)state;
     static struct registry reg;
     char err[512];
     if (registry_load("lessons/registry", &reg, err, sizeof err) != 0)
         fail_msg("%s", err);
-    struct line_source src = {lesson_file_text, &reg};
+    return &reg;
+}
+
+static void real_lessons_quote_lines_right(void **state)
+{
+    (void)state;
+    struct line_source src = {lesson_file_text, real_registry()};
     glob_t g;
     assert_int_equal(glob("lessons/*/*.md", 0, NULL, &g), 0);
     int markers = 0;
@@ -408,14 +387,11 @@ static void contract_one_wording(void **state)
 static void real_lessons_share_contracts(void **state)
 {
     (void)state;
-    static struct registry reg;
-    char err[512];
-    if (registry_load("lessons/registry", &reg, err, sizeof err) != 0)
-        fail_msg("%s", err);
-    for (int i = 0; i < reg.count; i++) {
+    const struct registry *reg = real_registry();
+    for (int i = 0; i < reg->count; i++) {
         char stub[512], solution[512];
-        snprintf(stub, sizeof stub, "exercises/%s/%s.cu", reg.lessons[i].folder, reg.lessons[i].kernel);
-        snprintf(solution, sizeof solution, "solutions/%s/%s.cu", reg.lessons[i].folder, reg.lessons[i].kernel);
+        snprintf(stub, sizeof stub, "exercises/%s/%s.cu", reg->lessons[i].folder, reg->lessons[i].kernel);
+        snprintf(solution, sizeof solution, "solutions/%s/%s.cu", reg->lessons[i].folder, reg->lessons[i].kernel);
         char *a = read_text_file(stub), *b = read_text_file(solution);
         assert_non_null(a);
         assert_non_null(b);
@@ -430,17 +406,10 @@ static void real_lessons_share_contracts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(finds_three_hints),
-        cmocka_unit_test(each_hint_covers_its_block),
-        cmocka_unit_test(hints_as_last_section),
-        cmocka_unit_test(hints_without_final_newline),
-        cmocka_unit_test(level_one_heading_ends_hints),
-        cmocka_unit_test(text_without_hints),
+        cmocka_unit_test(finds_each_hint_block),
+        cmocka_unit_test(hints_point_into_the_text),
         cmocka_unit_test(hint_count_is_capped),
-        cmocka_unit_test(title_found),
-        cmocka_unit_test(title_first_level_one_heading),
-        cmocka_unit_test(title_missing_is_empty),
-        cmocka_unit_test(title_cut_to_buffer),
+        cmocka_unit_test(titles),
         cmocka_unit_test(hints_misplaced_cases),
         cmocka_unit_test(hint_markdown_folds_each),
         cmocka_unit_test(predictions_folded_cases),

@@ -19,18 +19,13 @@
 #include <unistd.h>
 
 #include "isolate.h"
+#include "text.h"
 
 static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void assert_contains(const char *text, const char *part)
-{
-    if (!strstr(text, part))
-        fail_msg("expected \"%s\" in \"%s\"", part, text);
 }
 
 /* ---- what the children do ---- */
@@ -169,26 +164,21 @@ static void argument_reaches_child(void **state)
     }
 }
 
-static void segv_is_signaled(void **state)
+/* A child killed by a signal it raised itself: that signal, said as such. */
+static void signals_are_reported(void **state)
 {
     (void)state;
-    struct isolate_result r;
-    run_isolated(raise_segv, NULL, 5.0, &r);
-    assert_int_equal(r.outcome, ISOLATE_SIGNALED);
-    assert_int_equal(r.status, SIGSEGV);
-    assert_int_equal(r.status, 11);
-}
-
-static void abort_is_signaled(void **state)
-{
-    (void)state;
-    struct isolate_result r;
-    run_isolated(call_abort, NULL, 5.0, &r);
-    assert_int_equal(r.outcome, ISOLATE_SIGNALED);
-    assert_int_equal(r.status, SIGABRT);
-    run_isolated(kill_self_term, NULL, 5.0, &r);
-    assert_int_equal(r.outcome, ISOLATE_SIGNALED);
-    assert_int_equal(r.status, SIGTERM);
+    const struct {
+        int (*child)(void *);
+        int signal;
+    } cases[] = {{raise_segv, SIGSEGV}, {call_abort, SIGABRT}, {kill_self_term, SIGTERM}};
+    assert_int_equal(SIGSEGV, 11); /* the number the reports quote */
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct isolate_result r;
+        run_isolated(cases[k].child, NULL, 5.0, &r);
+        if (r.outcome != ISOLATE_SIGNALED || r.status != cases[k].signal)
+            fail_msg("%s: outcome %d, status %d", strsignal(cases[k].signal), (int)r.outcome, r.status);
+    }
 }
 
 static void hang_times_out_and_is_killed(void **state)
@@ -287,44 +277,35 @@ static void too_much_output_is_cut(void **state)
     assert_memory_equal(r.output, "abcdefghijklmnopqrstuvwxyzabc", 29); /* the start is kept */
 }
 
-static void describe_timeout(void **state)
+/* What isolate_describe says of each outcome, into the buffer it is given. */
+static void describes_each_outcome(void **state)
 {
     (void)state;
-    struct isolate_result r;
-    memset(&r, 0, sizeof r);
-    r.outcome = ISOLATE_TIMED_OUT;
-    r.seconds = 10.02;
-    char buf[512];
-    const char *s = isolate_describe(&r, buf, sizeof buf);
-    assert_ptr_equal(s, buf);
-    assert_contains(s, "no answer in 10 s");
-    assert_contains(s, "__syncthreads()");
-}
-
-static void describe_signal(void **state)
-{
-    (void)state;
-    struct isolate_result r;
-    memset(&r, 0, sizeof r);
-    r.outcome = ISOLATE_SIGNALED;
-    r.status = SIGSEGV;
-    char buf[512];
-    const char *s = isolate_describe(&r, buf, sizeof buf);
-    assert_contains(s, "signal 11");
-    assert_contains(s, strsignal(SIGSEGV));
-}
-
-static void describe_exit_and_not_started(void **state)
-{
-    (void)state;
-    struct isolate_result r;
-    memset(&r, 0, sizeof r);
-    r.outcome = ISOLATE_EXITED;
-    r.status = 7;
-    char buf[512];
-    assert_contains(isolate_describe(&r, buf, sizeof buf), "exit code 7");
-    r.outcome = ISOLATE_NOT_STARTED;
-    assert_contains(isolate_describe(&r, buf, sizeof buf), "could not be started");
+    const struct {
+        const char *what;
+        enum isolate_outcome outcome;
+        int status;
+        double seconds;
+        const char *says[2]; /* the second may be NULL */
+    } cases[] = {
+        {"a timeout", ISOLATE_TIMED_OUT, 0, 10.02, {"no answer in 10 s", "__syncthreads()"}},
+        {"a signal", ISOLATE_SIGNALED, SIGSEGV, 0, {"signal 11", strsignal(SIGSEGV)}},
+        {"an exit code", ISOLATE_EXITED, 7, 0, {"exit code 7", NULL}},
+        {"no start", ISOLATE_NOT_STARTED, 7, 0, {"could not be started", NULL}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct isolate_result r;
+        memset(&r, 0, sizeof r);
+        r.outcome = cases[k].outcome;
+        r.status = cases[k].status;
+        r.seconds = cases[k].seconds;
+        char buf[512];
+        const char *s = isolate_describe(&r, buf, sizeof buf);
+        assert_ptr_equal(s, buf);
+        for (int i = 0; i < 2 && cases[k].says[i]; i++)
+            if (!strstr(s, cases[k].says[i]))
+                fail_msg("%s: expected \"%s\" in \"%s\"", cases[k].what, cases[k].says[i], s);
+    }
 }
 
 static void describe_fits_small_buffer(void **state)
@@ -360,16 +341,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exit_code_is_returned),
         cmocka_unit_test(argument_reaches_child),
-        cmocka_unit_test(segv_is_signaled),
-        cmocka_unit_test(abort_is_signaled),
+        cmocka_unit_test(signals_are_reported),
         cmocka_unit_test(hang_times_out_and_is_killed),
         cmocka_unit_test(hang_kill_reaches_grandchild),
         cmocka_unit_test(output_is_captured_not_shown),
         cmocka_unit_test(output_fitting_exactly_is_not_cut),
         cmocka_unit_test(too_much_output_is_cut),
-        cmocka_unit_test(describe_timeout),
-        cmocka_unit_test(describe_signal),
-        cmocka_unit_test(describe_exit_and_not_started),
+        cmocka_unit_test(describes_each_outcome),
         cmocka_unit_test(describe_fits_small_buffer),
         cmocka_unit_test(describe_real_timeout),
     };

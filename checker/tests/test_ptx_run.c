@@ -25,6 +25,7 @@
 #include "emu.h"
 #include "ptx.h"
 #include "ptx_exec.h"
+#include "text.h"
 
 #ifndef WB_PTX_KERNELS
 #define WB_PTX_KERNELS "build/tests/ptx_kernels.ptx"
@@ -54,7 +55,7 @@ static const char *at(const char *name)
     snprintf(mark, sizeof mark, "/* L:%s */", name);
     const char *p = strstr(source, mark);
     assert_non_null(p);
-    assert_null(strstr(p + 1, mark)); /* one line each */
+    assert_lacks(p + 1, mark); /* one line each */
     int line = 1;
     for (const char *c = source; c < p; c++)
         line += *c == '\n';
@@ -75,7 +76,7 @@ static const char *said(void)
         const char *s_ = (s);                                                                                     \
         if (!strstr(said(), s_))                                                                                  \
             print_error("expected \"%s\" in: %s\n", s_, said());                                                  \
-        assert_non_null(strstr(said(), s_));                                                                      \
+        assert_contains(said(), s_);                                                                      \
     } while (0)
 
 /* Asserts a launch's result, showing the sentence when it is not the one expected. */
@@ -414,8 +415,8 @@ static void misaligned_float4_stops_the_run(void **state)
     emu_set_fatal_handler(NULL);
     assert_true(stopped_at_once);
     snprintf(expected, sizeof expected, "thread (0,0) reads 16 bytes in shared memory (%s", at("misaligned"));
-    assert_non_null(strstr(stop_sentence, expected));
-    assert_non_null(strstr(stop_sentence, "at an address 4 bytes past a multiple of 16"));
+    assert_contains(stop_sentence, expected);
+    assert_contains(stop_sentence, "at an address 4 bytes past a multiple of 16");
 }
 
 /* Without a handler (as in the old test) the access goes ahead and is reported when the threads
@@ -700,7 +701,7 @@ static void unrunnable_instructions_are_refused_by_name(void **state)
         if (rc == 0 || !strstr(m.error, cases[i].said))
             print_error("%s: rc %d, \"%s\" (expected \"%s\")\n", cases[i].insn, rc, m.error, cases[i].said);
         assert_int_not_equal(rc, 0);
-        assert_non_null(strstr(m.error, cases[i].said));
+        assert_contains(m.error, cases[i].said);
         ptx_free(&m);
     }
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "quiz.h"
+#include "text.h"
 
 static const char *two = "# a comment\n"
                          "bank-questions: 2\n"
@@ -63,7 +64,7 @@ static void refuses_bad_files(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         assert_int_equal(quiz_parse(bad[i].text, &q, err, sizeof err), -1);
-        assert_non_null(strstr(err, bad[i].says));
+        assert_contains(err, bad[i].says);
     }
 }
 
@@ -156,10 +157,10 @@ static void asks_and_counts(void **state)
     int skipped;
     assert_int_equal(ask_two("8\nb\n", 0, out, sizeof out, &skipped), 1);
     assert_int_equal(skipped, 0);
-    assert_non_null(strstr(out, "Right. Two floats."));
-    assert_non_null(strstr(out, "Not quite: it is a) A[row * N + k]."));
-    assert_non_null(strstr(out, "\nQ1. "));
-    assert_non_null(strstr(out, "\nQ2. "));
+    assert_contains(out, "Right. Two floats.");
+    assert_contains(out, "Not quite: it is a) A[row * N + k].");
+    assert_contains(out, "\nQ1. ");
+    assert_contains(out, "\nQ2. ");
 }
 
 /* Questions asked after others (make quiz's bank questions after the file's) go on counting. */
@@ -169,9 +170,9 @@ static void numbers_go_on_after_earlier_questions(void **state)
     char out[4096];
     int skipped;
     assert_int_equal(ask_two("8\nb\n", 11, out, sizeof out, &skipped), 1);
-    assert_non_null(strstr(out, "\nQ12. "));
-    assert_non_null(strstr(out, "\nQ13. "));
-    assert_null(strstr(out, "\nQ1. "));
+    assert_contains(out, "\nQ12. ");
+    assert_contains(out, "\nQ13. ");
+    assert_lacks(out, "\nQ1. ");
 }
 
 /* A typo is asked again, not counted; Enter alone skips without showing the answer. */
@@ -188,25 +189,26 @@ static void typos_are_asked_again_and_empty_lines_skip(void **state)
     int skipped;
     assert_int_equal(ask_two("eight\n8\n\n", 0, out, sizeof out, &skipped), 1);
     assert_int_equal(skipped, 1);
-    assert_non_null(strstr(out, "That is not a number"));
-    assert_non_null(strstr(out, "Right. Two floats."));
-    assert_non_null(strstr(out, "Skipped; its answer stays hidden"));
-    assert_null(strstr(out, "A[row * N + k]."));
+    assert_contains(out, "That is not a number");
+    assert_contains(out, "Right. Two floats.");
+    assert_contains(out, "Skipped; its answer stays hidden");
+    assert_lacks(out, "A[row * N + k].");
 }
 
 static void markdown_hides_answers(void **state)
 {
     (void)state;
     static struct quiz q;
-    char err[256], out[4096];
+    char err[256];
     assert_int_equal(quiz_parse(two, &q, err, sizeof err), 0);
-    FILE *o = fmemopen(out, sizeof out, "w");
-    quiz_markdown(&q, o);
-    fclose(o);
-    assert_non_null(strstr(out, "1. How many bytes?"));
-    assert_non_null(strstr(out, "<details>\n    <summary>Answer</summary>"));
-    assert_null(strstr(out, "<details open"));
-    assert_non_null(strstr(out, "**a) A[row * N + k].**"));
+    struct capture page;
+    quiz_markdown(&q, capture_start(&page));
+    char *out = capture_text(&page);
+    assert_contains(out, "1. How many bytes?");
+    assert_contains(out, "<details>\n    <summary>Answer</summary>");
+    assert_lacks(out, "<details open");
+    assert_contains(out, "**a) A[row * N + k].**");
+    free(out);
 }
 
 /* make quiz records every score, marked with how the answers came: a terminal, a file
@@ -240,28 +242,30 @@ static void answers_source_told_apart(void **state)
         close(master);
 }
 
+/* The note after a score says how its answers came, in one line; typed ones need none. */
 static void recorded_note_says_how(void **state)
 {
     (void)state;
-    char out[512] = "";
-    FILE *o = fmemopen(out, sizeof out, "w");
-    quiz_recorded_note(QUIZ_FROM_FILE, o);
-    fclose(o);
-    assert_non_null(strstr(out, "Recorded for make status"));
-    assert_non_null(strstr(out, "\"from a file\""));
-    assert_non_null(strstr(out, "not typed at the terminal"));
-    assert_non_null(strchr(out, '\n'));
-    assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1); /* one line */
-    memset(out, 0, sizeof out);
-    o = fmemopen(out, sizeof out, "w");
-    quiz_recorded_note(QUIZ_PIPED, o);
-    fclose(o);
-    assert_non_null(strstr(out, "\"piped in\""));
-    memset(out, 0, sizeof out);
-    o = fmemopen(out, sizeof out, "w");
-    quiz_recorded_note(QUIZ_TYPED, o); /* typed: the score line says it all */
-    fclose(o);
-    assert_string_equal(out, "");
+    const struct {
+        enum quiz_answered how;
+        const char *says[3]; /* NULL: nothing said at all */
+    } cases[] = {
+        {QUIZ_FROM_FILE, {"Recorded for make status", "\"from a file\"", "not typed at the terminal"}},
+        {QUIZ_PIPED, {"\"piped in\""}},
+        {QUIZ_TYPED, {NULL}}, /* the score line says it all */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct capture note;
+        quiz_recorded_note(cases[k].how, capture_start(&note));
+        char *out = capture_text(&note);
+        if (!cases[k].says[0])
+            assert_string_equal(out, "");
+        else
+            assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1); /* one line */
+        for (int i = 0; i < 3 && cases[k].says[i]; i++)
+            assert_contains(out, cases[k].says[i]);
+        free(out);
+    }
 }
 
 int main(void)

@@ -77,32 +77,26 @@ static void matmul_swapped_agrees_with_at(void **state)
             assert_true(BA[r * N + c] == (float)ref_matmul_at(B, A, N, r, c));
 }
 
-static void transpose_2x3(void **state)
+/* Every element of small known transposes. */
+static void transposes_known(void **state)
 {
     (void)state;
-    /* in = [1 2 3; 4 5 6] (2 x 3), out = [1 4; 2 5; 3 6] (3 x 2). */
-    float in[6] = {1, 2, 3, 4, 5, 6};
-    double want[6] = {1, 4, 2, 5, 3, 6};
-    for (size_t i = 0; i < 6; i++)
-        assert_true(ref_transpose_at(in, 2, 3, i) == want[i]);
-}
-
-static void transpose_3x2(void **state)
-{
-    (void)state;
-    /* in = [1 2; 3 4; 5 6] (3 x 2), out = [1 3 5; 2 4 6] (2 x 3). */
-    float in[6] = {1, 2, 3, 4, 5, 6};
-    double want[6] = {1, 3, 5, 2, 4, 6};
-    for (size_t i = 0; i < 6; i++)
-        assert_true(ref_transpose_at(in, 3, 2, i) == want[i]);
-}
-
-static void transpose_single_row(void **state)
-{
-    (void)state;
-    float in[4] = {9, 8, 7, 6}; /* 1 x 4 -> 4 x 1: the same order */
-    for (size_t i = 0; i < 4; i++)
-        assert_true(ref_transpose_at(in, 1, 4, i) == in[i]);
+    const struct {
+        const char *what;
+        int rows, cols;
+        float in[6];
+        double want[6];
+    } cases[] = {
+        {"[1 2 3; 4 5 6] (2 x 3) to [1 4; 2 5; 3 6]", 2, 3, {1, 2, 3, 4, 5, 6}, {1, 4, 2, 5, 3, 6}},
+        {"[1 2; 3 4; 5 6] (3 x 2) to [1 3 5; 2 4 6]", 3, 2, {1, 2, 3, 4, 5, 6}, {1, 3, 5, 2, 4, 6}},
+        {"one row (1 x 4) to one column: the same order", 1, 4, {9, 8, 7, 6}, {9, 8, 7, 6}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (size_t i = 0; i < (size_t)(cases[k].rows * cases[k].cols); i++) {
+            double got = ref_transpose_at(cases[k].in, cases[k].rows, cases[k].cols, i);
+            if (got != cases[k].want[i])
+                fail_msg("%s: element %zu is %g, not %g", cases[k].what, i, got, cases[k].want[i]);
+        }
 }
 
 static void sample_small_is_everything(void **state)
@@ -208,9 +202,7 @@ int main(void)
         cmocka_unit_test(matmul_accumulates_in_double),
         cmocka_unit_test(matmul_swapped_is_b_times_a),
         cmocka_unit_test(matmul_swapped_agrees_with_at),
-        cmocka_unit_test(transpose_2x3),
-        cmocka_unit_test(transpose_3x2),
-        cmocka_unit_test(transpose_single_row),
+        cmocka_unit_test(transposes_known),
         cmocka_unit_test(sample_small_is_everything),
         cmocka_unit_test(sample_large_covers_edges),
         cmocka_unit_test(sample_random_part_spreads),

@@ -37,40 +37,30 @@ static void same_seed_same_numbers(void **state)
     assert_true(distinct == SEQ - 1);
 }
 
-static void different_streams_differ(void **state)
+/* Sequences that must share no draw: at the same place, or (any_shift) at any two places. */
+static void other_streams_and_seeds_differ(void **state)
 {
     (void)state;
-    uint64_t a[SEQ], b[SEQ], c[SEQ];
-    sequence(12345, 0, a);
-    sequence(12345, 1, b);
-    sequence(12345, 2, c);
-    for (int i = 0; i < SEQ; i++) {
-        assert_true(a[i] != b[i]);
-        assert_true(b[i] != c[i]);
-        assert_true(a[i] != c[i]);
+    const struct {
+        const char *what;
+        uint64_t seed[2], stream[2];
+        int any_shift;
+    } pairs[] = {
+        {"streams 0 and 1", {12345, 12345}, {0, 1}, 0},
+        {"streams 1 and 2", {12345, 12345}, {1, 2}, 0},
+        {"streams 0 and 2", {12345, 12345}, {0, 2}, 0},
+        {"stream 1, not stream 0 shifted by a few steps", {7, 7}, {0, 1}, 1},
+        {"seeds 1 and 2", {1, 2}, {5, 5}, 0},
+    };
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        uint64_t a[SEQ], b[SEQ];
+        sequence(pairs[k].seed[0], pairs[k].stream[0], a);
+        sequence(pairs[k].seed[1], pairs[k].stream[1], b);
+        for (int i = 0; i < SEQ; i++)
+            for (int j = 0; j < SEQ; j++)
+                if ((pairs[k].any_shift || i == j) && a[i] == b[j])
+                    fail_msg("%s: draw %d of the one is draw %d of the other", pairs[k].what, i, j);
     }
-}
-
-static void streams_do_not_overlap_shifted(void **state)
-{
-    (void)state;
-    /* Stream 1 is not stream 0 shifted by a few steps. */
-    uint64_t a[SEQ], b[SEQ];
-    sequence(7, 0, a);
-    sequence(7, 1, b);
-    for (int i = 0; i < SEQ; i++)
-        for (int j = 0; j < SEQ; j++)
-            assert_true(a[i] != b[j]);
-}
-
-static void different_seeds_differ(void **state)
-{
-    (void)state;
-    uint64_t a[SEQ], b[SEQ];
-    sequence(1, 5, a);
-    sequence(2, 5, b);
-    for (int i = 0; i < SEQ; i++)
-        assert_true(a[i] != b[i]);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -216,9 +206,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_seed_same_numbers),
-        cmocka_unit_test(different_streams_differ),
-        cmocka_unit_test(streams_do_not_overlap_shifted),
-        cmocka_unit_test(different_seeds_differ),
+        cmocka_unit_test(other_streams_and_seeds_differ),
         cmocka_unit_test(small_seeds_and_streams_never_collide),
         cmocka_unit_test(fill_replays),
         cmocka_unit_test(fill_in_range_and_spread),

@@ -19,6 +19,7 @@
 
 #include "scratch.h"
 #include "state.h"
+#include "text.h"
 
 static size_t read_text(const char *path, char *buf, size_t len)
 {
@@ -28,6 +29,16 @@ static size_t read_text(const char *path, char *buf, size_t len)
     buf[n] = '\0';
     fclose(fp);
     return n;
+}
+
+/* An empty state but for the lesson selected and how often it was checked. */
+static struct state checked(int current, int checks)
+{
+    struct state s;
+    memset(&s, 0, sizeof s);
+    s.current = current;
+    s.lesson[current].checks = checks;
+    return s;
 }
 
 static void load_missing_is_empty(void **state)
@@ -131,7 +142,7 @@ static void quiz_how_round_trip(void **state)
     assert_int_equal(state_save(f->path, &s), 0);
     char text[1024];
     read_text(f->path, text, sizeof text);
-    assert_non_null(strstr(text, "quiz 4/5 by file\n"));
+    assert_contains(text, "quiz 4/5 by file\n");
     struct state t;
     assert_int_equal(state_load(f->path, &t), 0);
     assert_int_equal(t.lesson[1].quiz_how, QUIZ_TYPED);
@@ -157,14 +168,9 @@ static void round_trip_keeps_six_significant_digits(void **state)
 static void save_replaces_previous_file(void **state)
 {
     struct scratch *f = *state;
-    struct state s, t;
-    memset(&s, 0, sizeof s);
-    s.current = 2;
-    s.lesson[2].checks = 5;
+    struct state s = checked(2, 5), t;
     assert_int_equal(state_save(f->path, &s), 0);
-    memset(&s, 0, sizeof s);
-    s.current = 1;
-    s.lesson[1].checks = 1;
+    s = checked(1, 1);
     assert_int_equal(state_save(f->path, &s), 0);
     assert_int_equal(state_load(f->path, &t), 0);
     assert_int_equal(t.current, 1);
@@ -175,10 +181,7 @@ static void save_replaces_previous_file(void **state)
 static void save_leaves_no_temporary(void **state)
 {
     struct scratch *f = *state;
-    struct state s;
-    memset(&s, 0, sizeof s);
-    s.current = 1;
-    s.lesson[1].checks = 2;
+    struct state s = checked(1, 2);
     assert_int_equal(state_save(f->path, &s), 0);
     assert_int_equal(state_save(f->path, &s), 0);
     char tmp[256];
@@ -192,10 +195,7 @@ static void failed_save_keeps_old_file(void **state)
 {
     /* When the temporary file cannot be written, the save fails and the old state stays. */
     struct scratch *f = *state;
-    struct state s, t;
-    memset(&s, 0, sizeof s);
-    s.current = 3;
-    s.lesson[3].checks = 9;
+    struct state s = checked(3, 9), t;
     assert_int_equal(state_save(f->path, &s), 0);
     char before[4096], after[4096];
     read_text(f->path, before, sizeof before);
@@ -217,9 +217,7 @@ static void save_into_missing_folder_fails(void **state)
     struct scratch *f = *state;
     struct state s;
     memset(&s, 0, sizeof s);
-    char path[256];
-    snprintf(path, sizeof path, "%s/no/such/folder/state", f->dir);
-    assert_int_equal(state_save(path, &s), -1);
+    assert_int_equal(state_save(scratch_file(f, "no/such/folder/state"), &s), -1);
 }
 
 static void garbage_lines_skipped(void **state)
@@ -276,69 +274,59 @@ static void current_out_of_range_ignored(void **state)
     assert_int_equal(s.current, 3);
 }
 
-static void record_first_check(void **state)
+/* Checks of one lesson recorded one after another, each with the lesson's record after it;
+ * every other lesson's record stays empty. */
+static void record_keeps_the_best_and_counts(void **state)
 {
     (void)state;
-    struct state s;
-    memset(&s, 0, sizeof s);
-    state_record_check(&s, 2, true, 1.5, 4.0);
-    assert_int_equal(s.lesson[2].checks, 1);
-    assert_true(s.lesson[2].passed);
-    assert_true(s.lesson[2].ever_passed);
-    assert_true(s.lesson[2].best_ms == 1.5);
-    assert_true(s.lesson[2].best_speedup == 4.0);
-    assert_int_equal(s.lesson[1].checks, 0); /* other lessons untouched */
-    assert_int_equal(s.lesson[3].checks, 0);
-}
-
-static void record_keeps_best_time(void **state)
-{
-    (void)state;
-    struct state s;
-    memset(&s, 0, sizeof s);
-    state_record_check(&s, 1, true, 2.0, 3.0);
-    state_record_check(&s, 1, true, 3.0, 2.0); /* slower: kept out */
-    assert_true(s.lesson[1].best_ms == 2.0);
-    assert_true(s.lesson[1].best_speedup == 3.0);
-    state_record_check(&s, 1, true, 1.0, 6.0); /* faster: replaces time and speed-up */
-    assert_true(s.lesson[1].best_ms == 1.0);
-    assert_true(s.lesson[1].best_speedup == 6.0);
-    state_record_check(&s, 1, true, 1.0, 9.0); /* equal: not better */
-    assert_true(s.lesson[1].best_speedup == 6.0);
-    assert_int_equal(s.lesson[1].checks, 4);
-}
-
-static void record_ignores_zero_time(void **state)
-{
-    (void)state;
-    struct state s;
-    memset(&s, 0, sizeof s);
-    state_record_check(&s, 1, false, 0.0, 0.0);
-    assert_true(s.lesson[1].best_ms == 0.0);
-    state_record_check(&s, 1, true, 2.0, 5.0);
-    state_record_check(&s, 1, false, 0.0, 0.0); /* a failed run does not erase the best */
-    assert_true(s.lesson[1].best_ms == 2.0);
-    assert_true(s.lesson[1].best_speedup == 5.0);
-    state_record_check(&s, 1, false, -1.0, 7.0);
-    assert_true(s.lesson[1].best_ms == 2.0);
-    assert_int_equal(s.lesson[1].checks, 4);
-}
-
-static void record_ever_passed_sticks(void **state)
-{
-    (void)state;
-    struct state s;
-    memset(&s, 0, sizeof s);
-    state_record_check(&s, 5, false, 0.0, 0.0);
-    assert_false(s.lesson[5].passed);
-    assert_false(s.lesson[5].ever_passed);
-    state_record_check(&s, 5, true, 0.0, 0.0);
-    assert_true(s.lesson[5].passed);
-    assert_true(s.lesson[5].ever_passed);
-    state_record_check(&s, 5, false, 0.0, 0.0);
-    assert_false(s.lesson[5].passed);
-    assert_true(s.lesson[5].ever_passed);
-    assert_int_equal(s.lesson[5].checks, 3);
+    const struct {
+        const char *what;
+        int lesson;
+        struct step {
+            bool passed;
+            double ms, speedup;                 /* the check */
+            bool now_passed, ever_passed;       /* the record after it */
+            double best_ms, best_speedup;
+            int checks;
+        } steps[4];
+    } scenarios[] = {
+        {"a first check", 2, {{true, 1.5, 4.0, true, true, 1.5, 4.0, 1}}},
+        {"the best time kept (slower kept out, faster replaces time and speed-up, equal is not better)", 1,
+         {{true, 2.0, 3.0, true, true, 2.0, 3.0, 1},
+          {true, 3.0, 2.0, true, true, 2.0, 3.0, 2},
+          {true, 1.0, 6.0, true, true, 1.0, 6.0, 3},
+          {true, 1.0, 9.0, true, true, 1.0, 6.0, 4}}},
+        {"no time, or a failed run, never a best", 1,
+         {{false, 0.0, 0.0, false, false, 0.0, 0.0, 1},
+          {true, 2.0, 5.0, true, true, 2.0, 5.0, 2},
+          {false, 0.0, 0.0, false, true, 2.0, 5.0, 3},
+          {false, -1.0, 7.0, false, true, 2.0, 5.0, 4}}},
+        {"passed once, ever passed", 5,
+         {{false, 0.0, 0.0, false, false, 0.0, 0.0, 1},
+          {true, 0.0, 0.0, true, true, 0.0, 0.0, 2},
+          {false, 0.0, 0.0, false, true, 0.0, 0.0, 3}}},
+    };
+    struct lesson_state empty;
+    memset(&empty, 0, sizeof empty);
+    for (size_t k = 0; k < sizeof scenarios / sizeof scenarios[0]; k++) {
+        struct state s;
+        memset(&s, 0, sizeof s);
+        int n = scenarios[k].lesson;
+        for (int i = 0; i < 4 && scenarios[k].steps[i].checks; i++) {
+            const struct step *c = &scenarios[k].steps[i];
+            state_record_check(&s, n, c->passed, c->ms, c->speedup);
+            const struct lesson_state *got = &s.lesson[n];
+            if (got->passed != c->now_passed || got->ever_passed != c->ever_passed || got->best_ms != c->best_ms ||
+                got->best_speedup != c->best_speedup || got->checks != c->checks)
+                fail_msg("%s, check %d: passed %d, ever passed %d, best %g ms and %gx after %d checks; expected %d, "
+                         "%d, %g ms, %gx, %d",
+                         scenarios[k].what, i + 1, got->passed, got->ever_passed, got->best_ms, got->best_speedup,
+                         got->checks, c->now_passed, c->ever_passed, c->best_ms, c->best_speedup, c->checks);
+        }
+        for (int other = 0; other <= MAX_LESSONS; other++)
+            if (other != n && memcmp(&s.lesson[other], &empty, sizeof empty) != 0)
+                fail_msg("%s: lesson %d's record changed too", scenarios[k].what, other);
+    }
 }
 
 static void record_out_of_range_ignored(void **state)
@@ -389,10 +377,7 @@ int main(void)
         cmocka_unit_test(quiz_keeps_the_best_score),
         cmocka_unit_test(quiz_records_how_it_was_answered),
         T(quiz_how_round_trip),
-        cmocka_unit_test(record_first_check),
-        cmocka_unit_test(record_keeps_best_time),
-        cmocka_unit_test(record_ignores_zero_time),
-        cmocka_unit_test(record_ever_passed_sticks),
+        cmocka_unit_test(record_keeps_the_best_and_counts),
         cmocka_unit_test(record_out_of_range_ignored),
         T(record_then_round_trip),
     };

@@ -10,13 +10,8 @@
 
 #include <string.h>
 
+#include "text.h"
 #include "traffic.h"
-
-static void assert_says(const char *text, const char *part)
-{
-    if (!strstr(text, part))
-        fail_msg("expected \"%s\" in \"%s\"", part, text);
-}
 
 /* A warp-level transpose of one 32 x 32 tile: 32 load requests of 4 sectors each; burst: the
  * least busy thread's bytes in flight per wait (-1: not measured). */
@@ -58,34 +53,34 @@ static void each_rule_fails_with_its_sentence(void **state)
     c.op[SHARED_LD].wavefronts = 64;
     struct traffic_rules no_conflicts = {0, 1, 0, 0, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &no_conflicts, why, sizeof why), -1);
-    assert_says(why, "32 shared-memory bank conflicts where none are allowed");
+    assert_contains(why, "32 shared-memory bank conflicts where none are allowed");
 
     c = tile_counts(1024, 1024, 4);
     c.op[GLOBAL_LD].wavefronts = 256;
     struct traffic_rules sectors_rule = {1.0, 0, 0, 0, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &sectors_rule, why, sizeof why), -1);
-    assert_says(why, "384 global memory sectors, 1.50 of the baseline's 256");
+    assert_contains(why, "384 global memory sectors, 1.50 of the baseline's 256");
 
     c = tile_counts(1024 + 256, 256, 4); /* a barrier after every load */
     struct traffic_rules in_flight = {0, 0, 16, 0, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &in_flight, why, sizeof why), -1);
-    assert_says(why, "a thread has 4 bytes of global loads in flight each time it waits for them, on average, where at least 16");
+    assert_contains(why, "a thread has 4 bytes of global loads in flight each time it waits for them, on average, where at least 16");
 
     c = tile_counts(9 * 256, 256, 4);
     struct traffic_rules waits = {0, 0, 0, 4, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &waits, why, sizeof why), -1);
-    assert_says(why, "9.0 barriers per thread, where at most 4 are allowed");
+    assert_contains(why, "9.0 barriers per thread, where at most 4 are allowed");
 
     c = tile_counts(1024, 1024, 4); /* half of a 4096-multiply-add product on the tensor cores */
     c.mma_multiply_adds = 2048;
     struct traffic_rules tensor = {0, 0, 0, 0, 1.0, 4096};
     assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), -1);
-    assert_says(why, "0.50 of the multiply-adds on the tensor cores (mma.sync: 2048 of 4096), where at least 1.00");
+    assert_contains(why, "0.50 of the multiply-adds on the tensor cores (mma.sync: 2048 of 4096), where at least 1.00");
     c.mma_multiply_adds = 4096;
     assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), 0);
     c.core_multiplies = 41; /* mma for show beside a product on the ordinary cores: over 1% */
     assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), -1);
-    assert_says(why, "41 float multiplies on the ordinary cores (fma, mad, mul), 0.01 of the product's 4096");
+    assert_contains(why, "41 float multiplies on the ordinary cores (fma, mad, mul), 0.01 of the product's 4096");
     c.core_multiplies = 40;
     assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), 0);
 }
@@ -100,7 +95,7 @@ static void every_broken_rule_at_once(void **state)
     c.op[GLOBAL_LD].wavefronts = 256;
     struct traffic_rules both = {1.0, 1, 0, 0, 0, 0};
     assert_int_equal(traffic_verdict(&c, &base, &both, why, sizeof why), -1);
-    assert_says(why, "32 shared-memory bank conflicts where none are allowed; and 384 global memory sectors");
+    assert_contains(why, "32 shared-memory bank conflicts where none are allowed; and 384 global memory sectors");
 }
 
 static void rules_kept_at_their_limits(void **state)

@@ -20,6 +20,8 @@ extern "C" {
 #include "bank_model.h"
 }
 
+#include "bench.cuh"
+
 static const int STRIDES[] = {0, 1, 2, 3, 4, 8, 16, 17, 32, 33, 64};
 static const int NSTRIDES = sizeof STRIDES / sizeof STRIDES[0];
 constexpr int WORDS = 32 * 64 + 32; // every lane's word for stride 64 lies inside
@@ -93,21 +95,15 @@ struct row {
     double latency, throughput; // cycles; 0 without a GPU
 };
 
-static void svg(const char *path, const std::vector<row> &rows, const char *gpu, double a, double b)
+static void svg(FILE *f, const std::vector<row> &rows, const char *gpu, double a, double b)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
     const int W = 720, H = 360, left = 60, bottom = 300, top = 40, bar = 22;
     double ymax = 10;
     for (const row &r : rows)
         ymax = r.latency > ymax ? r.latency : ymax;
     ymax = 20 * (int)(ymax / 20 + 1);
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n", W, H);
-    fprintf(f, "<title>Cycles per dependent shared load of one warp, by stride (%s)</title>\n", gpu);
-    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">%s: one warp's dependent 4-byte shared loads, "
-               "cycles per load</text>\n", left, gpu);
+    svg_begin(f, W, H, left, gpu, "Cycles per dependent shared load of one warp, by stride",
+              "one warp's dependent 4-byte shared loads, cycles per load");
     for (int y = 0; y <= (int)ymax; y += 20) {
         double py = bottom - (bottom - top) * y / ymax;
         fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
@@ -131,7 +127,6 @@ static void svg(const char *path, const std::vector<row> &rows, const char *gpu,
     fprintf(f, "<text x=\"%d\" y=\"%d\">b0: broadcast (every lane one word). Fit: %.1f + %.2f x ways cycles. "
                "Red: a bank conflict.</text>\n", left, H - 8, a, b);
     fprintf(f, "</svg>\n");
-    fclose(f);
 }
 
 int main(int argc, char **argv)
@@ -216,18 +211,14 @@ int main(int argc, char **argv)
     for (const row &r : rows)
         printf("  stride %s%-3d %2d wavefronts: %5.2f cycles\n", r.stride ? "" : "b", r.stride, r.ways, r.throughput);
 
-    char path[1024];
-    snprintf(path, sizeof path, "%s/bank-explore.csv", dir);
-    FILE *csv = fopen(path, "w");
-    if (csv) {
-        fprintf(csv, "gpu,stride,ways,model_wavefronts,latency_cycles,throughput_cycles\n");
-        for (const row &r : rows)
-            fprintf(csv, "%s,%d,%d,%d,%.2f,%.3f\n", gpu, r.stride, r.stride ? gcd(r.stride, 32) : 1, r.ways,
-                    r.latency, r.throughput);
-        fclose(csv);
-    }
-    snprintf(path, sizeof path, "%s/bank-latency.svg", dir);
-    svg(path, rows, gpu, a, b);
-    printf("Written: %s/bank-explore.csv and %s\n", dir, path);
+    write_results(
+        dir, "bank-explore.csv",
+        [&](FILE *f) {
+            fprintf(f, "gpu,stride,ways,model_wavefronts,latency_cycles,throughput_cycles\n");
+            for (const row &r : rows)
+                fprintf(f, "%s,%d,%d,%d,%.2f,%.3f\n", gpu, r.stride, r.stride ? gcd(r.stride, 32) : 1, r.ways,
+                        r.latency, r.throughput);
+        },
+        "bank-latency.svg", [&](FILE *f) { svg(f, rows, gpu, a, b); });
     return 0;
 }

@@ -15,27 +15,14 @@
 
 #include <cub/device/device_reduce.cuh>
 
-#include "bench.cuh"
+#include "block_sums.cuh"
 
-constexpr int THREADS = 256;
-
-// The block's sum of every thread's v: shuffles within each warp, 8 warp sums through shared
-// memory, the first warp adds them. Thread 0 writes it.
-__device__ __forceinline__ void block_total(float v, float *out, int cols, int slice)
+// The block's sum of every thread's v, stored by thread 0.
+__device__ __forceinline__ void store_total(float *out, int cols, int slice, float v)
 {
-    __shared__ float warp_sums[THREADS / 32];
-    for (int d = 16; d > 0; d /= 2)
-        v += __shfl_down_sync(0xffffffffu, v, d);
-    if (threadIdx.x % 32 == 0)
-        warp_sums[threadIdx.x / 32] = v;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        v = threadIdx.x < THREADS / 32 ? warp_sums[threadIdx.x] : 0.0f;
-        for (int d = 4; d > 0; d /= 2)
-            v += __shfl_down_sync(0xffffffffu, v, d);
-        if (threadIdx.x == 0)
-            out[(size_t)blockIdx.y * ((cols + slice - 1) / slice) + blockIdx.x] = v;
-    }
+    v = block_total(v);
+    if (threadIdx.x == 0)
+        store(out, cols, slice, v);
 }
 
 // A scalar loop over the slice, 256 apart; ROLLED keeps it one load per trip (the branch back
@@ -54,7 +41,7 @@ __global__ void scalar_loop(const float *in, float *out, int rows, int cols)
         for (int c = first + threadIdx.x; c < last; c += THREADS)
             v += row[c];
     }
-    block_total(v, out, cols, SLICE);
+    store_total(out, cols, SLICE, v);
 }
 
 // SLICE/256 scalar loads, every one issued before the first add (whole slices only).
@@ -70,7 +57,7 @@ __global__ void scalar_all(const float *in, float *out, int rows, int cols)
 #pragma unroll
     for (int k = 0; k < SLICE / THREADS; k++)
         v += x[k];
-    block_total(v, out, cols, SLICE);
+    store_total(out, cols, SLICE, v);
 }
 
 // SLICE/1024 float4 loads (16 bytes each), consecutive threads on consecutive 16 bytes; ROLLED
@@ -96,7 +83,7 @@ __global__ void vector_loads(const float *in, float *out, int rows, int cols)
         for (int k = 0; k < N; k++)
             v += (q[k].x + q[k].y) + (q[k].z + q[k].w);
     }
-    block_total(v, out, cols, SLICE);
+    store_total(out, cols, SLICE, v);
 }
 
 // One thread follows next[] for `hops` loads; the time per hop is the latency of a load that
@@ -127,12 +114,9 @@ struct point {
 // dot; CUB's and the copy's rates as lines; and Little's law's line with the latency of a
 // load alone: every resident thread (SMs x threads per SM) keeping B bytes in flight moves
 // threads x B bytes per latency, until the memory is full.
-static void svg(const char *path, const std::vector<point> &pts, const char *gpu, double cub, double copy,
-                double threads, double latency_ns)
+static void svg(FILE *f, const std::vector<point> &pts, const char *gpu, double cub, double copy, double threads,
+                double latency_ns)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
     const int W = 720, H = 400, left = 70, right = 20, top = 40, bottom = 340;
     double top_gbs = copy;
     for (const point &p : pts)
@@ -140,11 +124,8 @@ static void svg(const char *path, const std::vector<point> &pts, const char *gpu
     double ymax = 1000 * (int)(top_gbs / 1000 + 1);
     auto px = [&](double b) { return left + (W - left - right) * (log2(b) - 1) / 7.0; };
     auto py = [&](double g) { return bottom - (bottom - top) * (g < ymax ? g : ymax) / ymax; };
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n", W, H);
-    fprintf(f, "<title>Block sums: GB/s read against bytes in flight per thread (%s)</title>\n", gpu);
-    fprintf(f, "<text x=\"%d\" y=\"20\" font-size=\"14\">%s: GB/s read against bytes each thread has in "
-               "flight</text>\n", left, gpu);
+    svg_begin(f, W, H, left, gpu, "Block sums: GB/s read against bytes in flight per thread",
+              "GB/s read against bytes each thread has in flight");
     for (int g = 0; g <= (int)ymax; g += 1000)
         fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" "
                    "y=\"%.1f\" text-anchor=\"end\">%d</text>\n", left, W - right, py(g), py(g), left - 6, py(g) + 4, g);
@@ -171,7 +152,6 @@ static void svg(const char *path, const std::vector<point> &pts, const char *gpu
     fprintf(f, "<text x=\"%d\" y=\"%d\">Dots: the variants of checker/tools/reduce-bandwidth.cu (hover for "
                "each); 256 threads a block, 8192 x 8192 floats.</text>\n", left, H - 6);
     fprintf(f, "</svg>\n");
-    fclose(f);
 }
 
 static double chase_ns(bench &b, size_t bytes, size_t stride_bytes, int hops)
@@ -217,31 +197,21 @@ int main(int argc, char **argv)
         printf("No GPU here: the memory's bandwidth and latency can only be measured on one.\n");
         return 0;
     }
-    int rows = argc > 1 ? atoi(argv[1]) : 8192, cols = argc > 2 ? atoi(argv[2]) : 8192;
-    int reps = argc > 3 ? atoi(argv[3]) : 15;
-    size_t elems = (size_t)rows * cols, bytes = elems * sizeof(float);
-    bench b(reps);
-    b.describe();
-    printf("; %dx%d floats, 256 threads per block, L2 flushed before each launch, median of %d\n", rows, cols, reps);
-    std::vector<float> host = random_matrix(elems);
-    float *in, *out, *copy, *total;
-    CHECK(cudaMalloc(&in, bytes));
-    CHECK(cudaMalloc(&copy, bytes));
-    CHECK(cudaMalloc(&out, bytes / THREADS + 4096));
-    CHECK(cudaMalloc(&total, sizeof(float)));
-    CHECK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
+    sum_bench b(argc, argv);
+    float *total = device_floats(1);
 
     printf("%-40s %6s %8s %8s %7s  %s\n", "variant", "B/thr", "ms", "GB/s", "% CUB", "sums");
-    float copy_ms = b.median_ms([&] { CHECK(cudaMemcpy(copy, in, bytes, cudaMemcpyDeviceToDevice)); });
+    float copy_ms = b.copy_ms(b.copy, b.in, b.bytes);
+    double copy_gbs = 2 * b.gbs(copy_ms);
     std::vector<point> pts;
     size_t temp_bytes = 0;
     void *temp = nullptr;
-    CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (int)elems));
+    CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, b.in, total, (int)b.elems));
     CHECK(cudaMalloc(&temp, temp_bytes));
-    float cub_ms = b.median_ms([&] { CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (int)elems)); });
-    double cub_gbs = bytes / (cub_ms * 1e-3) / 1e9;
-    printf("%-40s %6s %8.3f %8.0f %6.1f%%  -\n", "cudaMemcpy (read + write)", "-", copy_ms,
-           2.0 * bytes / (copy_ms * 1e-3) / 1e9, 100.0 * 2.0 * cub_ms / copy_ms);
+    float cub_ms = b.median_ms([&] { CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, b.in, total, (int)b.elems)); });
+    double cub_gbs = b.gbs(cub_ms);
+    printf("%-40s %6s %8.3f %8.0f %6.1f%%  -\n", "cudaMemcpy (read + write)", "-", copy_ms, copy_gbs,
+           100.0 * 2.0 * cub_ms / copy_ms);
     printf("%-40s %6s %8.3f %8.0f %6.1f%%  -\n", "cub::DeviceReduce::Sum (whole array)", "-", cub_ms, cub_gbs, 100.0);
 
     const variant variants[] = {
@@ -256,19 +226,16 @@ int main(int argc, char **argv)
         {"16 float4 issued first, 16384", vector_loads<16384, false>, 16384, 256},
     };
     for (const variant &v : variants) {
-        if (cols % v.slice) {
+        if (b.cols % v.slice) {
             printf("%-40s (skipped: cols %% %d != 0)\n", v.name, v.slice);
             continue;
         }
-        int nb = cols / v.slice;
-        dim3 grid(nb, rows);
-        float ms = b.median_ms([&] { v.kernel<<<grid, THREADS>>>(in, out, rows, cols); });
-        size_t wrong = wrong_slice_sums(host, out, rows, cols, v.slice);
-        double gbs = bytes / (ms * 1e-3) / 1e9;
+        block_sums_run r = b.time(v.kernel, v.slice);
+        double gbs = b.gbs(r.ms);
         char inflight[16];
         snprintf(inflight, sizeof inflight, v.bytes_in_flight ? "%d" : "?", v.bytes_in_flight);
-        printf("%-40s %6s %8.3f %8.0f %6.1f%%  %s\n", v.name, inflight, ms, gbs, 100.0 * gbs / cub_gbs,
-               wrong ? "WRONG" : "right");
+        printf("%-40s %6s %8.3f %8.0f %6.1f%%  %s\n", v.name, inflight, r.ms, gbs, 100.0 * gbs / cub_gbs,
+               r.wrong ? "WRONG" : "right");
         if (v.bytes_in_flight)
             pts.push_back({v.name, v.bytes_in_flight, gbs});
     }
@@ -282,19 +249,14 @@ int main(int argc, char **argv)
     printf("%d SMs, %d threads per SM at most. Little's law: %.0f GB/s x %.0f ns = %.2f MB in flight, %.1f KB per SM,\n"
            "%.1f bytes per thread with every thread resident (a lower bound: under load each load takes longer).\n",
            sms, per_sm, cub_gbs, dram_ns, need / 1e6, need / sms / 1e3, need / threads);
-    if (dir) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/memory.csv", dir);
-        FILE *csv = fopen(path, "w");
-        if (csv) {
-            fprintf(csv, "gpu,variant,bytes_in_flight_per_thread,gbs_read,cub_gbs,dram_latency_ns\n");
-            for (const point &p : pts)
-                fprintf(csv, "\"%s\",\"%s\",%d,%.0f,%.0f,%.0f\n", b.prop.name, p.name, p.bytes, p.gbs, cub_gbs, dram_ns);
-            fclose(csv);
-        }
-        snprintf(path, sizeof path, "%s/memory.svg", dir);
-        svg(path, pts, b.prop.name, cub_gbs, 2.0 * bytes / (copy_ms * 1e-3) / 1e9, threads, dram_ns);
-        printf("Written: %s/memory.csv and %s\n", dir, path);
-    }
+    if (dir)
+        write_results(
+            dir, "memory.csv",
+            [&](FILE *f) {
+                fprintf(f, "gpu,variant,bytes_in_flight_per_thread,gbs_read,cub_gbs,dram_latency_ns\n");
+                for (const point &p : pts)
+                    fprintf(f, "\"%s\",\"%s\",%d,%.0f,%.0f,%.0f\n", b.prop.name, p.name, p.bytes, p.gbs, cub_gbs, dram_ns);
+            },
+            "memory.svg", [&](FILE *f) { svg(f, pts, b.prop.name, cub_gbs, copy_gbs, threads, dram_ns); });
     return 0;
 }

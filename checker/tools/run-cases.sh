@@ -69,10 +69,17 @@ grade_lesson() {
   fi
 }
 
-# A right kernel with CUDA features: it must pass.
+# A right kernel with CUDA features: it must pass. One that is a near copy of the solution is kept
+# as an edit of it (NN_topic/KERNEL.mutant, expect: pass), made here into its own folder.
 grade_feature() {
-  local name=$2 lesson=$3 src=$4 dir out rc
+  local name=$2 lesson=$3 src=$4 edit=$4/${15%.cu}.mutant dir out rc
   dir=$(reports feature)
+  if [ -f "$edit" ]; then
+    if ! out=$(build/workbook mutate "$edit" "$dir/$name" 2>&1); then
+      echo fail; printf '  CANNOT BUILD FEATURE %s: %s\n' "$name" "$out" >&2; return
+    fi
+    src=$dir/$name
+  fi
   out=$(WB_JUDGE=$([ -n "${EMU:-}" ] && echo check-emu || echo check) build/workbook check "$src" pass "$lesson" 2>&1)
   rc=$?
   printf '%s\n' "$out" > "$dir/$name.log"

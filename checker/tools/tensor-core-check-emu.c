@@ -17,9 +17,8 @@
 #include "emu.h"
 #include "ptx.h"
 #include "ptx_exec.h"
+#include "tensor-core-cases.h"
 
-#define IN_WORDS 128
-#define OUT_WORDS 192
 #define GUARD 64 /* words of guard zone on each side of a buffer */
 
 static float in_arena[GUARD + IN_WORDS + GUARD];
@@ -53,41 +52,35 @@ int main(int argc, char **argv)
         {(const char *)out, (const char *)(out + OUT_WORDS), GUARD * 4, "out", 0, 4},
     };
     int failed = 0;
-    char line[512];
-    while (fgets(line, sizeof line, stdin)) {
-        char kernel[64], name[64], mangled[128];
-        int words, used;
-        if (line[0] == '#' || sscanf(line, "%63s %63s %127s %d%n", kernel, name, mangled, &words, &used) != 4)
-            continue;
-        const struct ptx_kernel *k = ptx_find_kernel(&module, mangled);
-        if (!k || words > OUT_WORDS) {
-            fprintf(stderr, "%s %s: %s\n", kernel, name, k ? "too many words" : "no such kernel in the PTX");
+    struct tc_case tc;
+    int got;
+    while ((got = tc_next_case(stdin, &tc)) > 0) {
+        const struct ptx_kernel *k = ptx_find_kernel(&module, tc.mangled);
+        if (!k) {
+            fprintf(stderr, "%s %s: no such kernel in the PTX\n", tc.kernel, tc.name);
             return 1;
         }
         /* The arguments into the parameter block, where the kernel's .param list puts them. */
         unsigned char params[256] = {0};
         int n = 0;
         char arg[64];
-        for (char *p = line + used; sscanf(p, "%63s%n", arg, &used) == 1; p += used, n++) {
+        for (const char *p = tc.args; tc_next_arg(&p, arg); n++) {
             uint64_t v = !strcmp(arg, "in") ? (uint64_t)(uintptr_t)in
                          : !strcmp(arg, "out") ? (uint64_t)(uintptr_t)out
                                                : (uint64_t)(uint32_t)strtol(arg, NULL, 0);
             int bytes = strcmp(arg, "in") && strcmp(arg, "out") ? 4 : 8;
             if (n >= k->nparams || k->params[n].bytes != bytes || k->param_bytes > (int)sizeof params) {
-                fprintf(stderr, "%s %s: argument %d (%s) does not fit %s's parameters\n", kernel, name, n + 1,
-                        arg, mangled);
+                fprintf(stderr, "%s %s: argument %d (%s) does not fit %s's parameters\n", tc.kernel, tc.name, n + 1,
+                        arg, tc.mangled);
                 return 1;
             }
             memcpy(params + k->params[n].offset, &v, (size_t)bytes); /* little-endian */
         }
         if (n != k->nparams) {
-            fprintf(stderr, "%s %s: %d arguments for %d parameters\n", kernel, name, n, k->nparams);
+            fprintf(stderr, "%s %s: %d arguments for %d parameters\n", tc.kernel, tc.name, n, k->nparams);
             return 1;
         }
-        for (int i = 0; i < IN_WORDS; i++)
-            in[i] = (float)(i + 1);
-        for (int i = 0; i < OUT_WORDS; i++)
-            out[i] = 0xcdcdcdcdu;
+        tc_fill(in, out);
         emu_set_buffers(buffers, 2);
         struct ptx_launch L = {&module, k, {1, 1, 1}, {32, 1, 1}, params, "checker/tests/ptx/kernels.cu"};
         struct mem_counts c;
@@ -97,7 +90,7 @@ int main(int argc, char **argv)
         int rc = ptx_run(&L);
         emu_trace_stop(&c, lines, &nlines);
         if (rc) {
-            fprintf(stderr, "%s %s: the interpreter returned %d: %s\n", kernel, name, rc, emu_error());
+            fprintf(stderr, "%s %s: the interpreter returned %d: %s\n", tc.kernel, tc.name, rc, emu_error());
             failed = 1;
         }
         /* ldmatrix's own: the counts of the instructions (pc: index + 1) that are ldmatrix. */
@@ -111,12 +104,11 @@ int main(int argc, char **argv)
             }
         }
         fprintf(counts, "%s %s %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-                kernel, name, rc, ldsm.requests, ldsm.wavefronts, ldsm.ideal, c.op[SHARED_LD].requests,
+                tc.kernel, tc.name, rc, ldsm.requests, ldsm.wavefronts, ldsm.ideal, c.op[SHARED_LD].requests,
                 c.op[SHARED_LD].wavefronts, c.op[SHARED_ST].requests, c.op[SHARED_ST].wavefronts);
-        for (int i = 0; i < words; i++)
-            printf("%s %s %d %08x\n", kernel, name, i, out[i]);
+        tc_print(&tc, out);
     }
     fclose(counts);
     ptx_free(&module);
-    return failed;
+    return got < 0 || failed;
 }

@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IN_WORDS 128
-#define OUT_WORDS 192
+#include "tensor-core-cases.h"
 
 /* Stops at the first failing driver call, naming it. */
 static void check(CUresult r, const char *what)
@@ -55,18 +54,11 @@ int main(int argc, char **argv)
     check(cuMemAlloc(&out, OUT_WORDS * 4), "cuMemAlloc");
     float in_host[IN_WORDS];
     uint32_t out_host[OUT_WORDS];
-    char line[512];
-    while (fgets(line, sizeof line, stdin)) {
-        char kernel[64], name[64], mangled[128];
-        int words, used;
-        if (line[0] == '#' || sscanf(line, "%63s %63s %127s %d%n", kernel, name, mangled, &words, &used) != 4)
-            continue;
-        if (words > OUT_WORDS) {
-            fprintf(stderr, "%s %s: too many words\n", kernel, name);
-            return 1;
-        }
+    struct tc_case tc;
+    int got;
+    while ((got = tc_next_case(stdin, &tc)) > 0) {
         CUfunction f;
-        check(cuModuleGetFunction(&f, mod, mangled), mangled);
+        check(cuModuleGetFunction(&f, mod, tc.mangled), tc.mangled);
         /* The arguments: each its own slot, pointers 8 bytes and integers 4, as the kernel
          * declares them (the interpreter's half checks that against the PTX). */
         uint64_t pointers[8];
@@ -74,7 +66,7 @@ int main(int argc, char **argv)
         void *args[8];
         int n = 0;
         char arg[64];
-        for (char *p = line + used; n < 8 && sscanf(p, "%63s%n", arg, &used) == 1; p += used, n++) {
+        for (const char *p = tc.args; n < 8 && tc_next_arg(&p, arg); n++) {
             if (!strcmp(arg, "in") || !strcmp(arg, "out")) {
                 pointers[n] = !strcmp(arg, "in") ? (uint64_t)in : (uint64_t)out;
                 args[n] = &pointers[n];
@@ -83,19 +75,15 @@ int main(int argc, char **argv)
                 args[n] = &numbers[n];
             }
         }
-        for (int i = 0; i < IN_WORDS; i++)
-            in_host[i] = (float)(i + 1);
-        for (int i = 0; i < OUT_WORDS; i++)
-            out_host[i] = 0xcdcdcdcdu;
+        tc_fill(in_host, out_host);
         check(cuMemcpyHtoD(in, in_host, sizeof in_host), "cuMemcpyHtoD");
         check(cuMemcpyHtoD(out, out_host, sizeof out_host), "cuMemcpyHtoD");
-        check(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL), mangled);
-        check(cuCtxSynchronize(), mangled);
+        check(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL), tc.mangled);
+        check(cuCtxSynchronize(), tc.mangled);
         check(cuMemcpyDtoH(out_host, out, sizeof out_host), "cuMemcpyDtoH");
-        for (int i = 0; i < words; i++)
-            printf("%s %s %d %08x\n", kernel, name, i, out_host[i]);
+        tc_print(&tc, out_host);
     }
     cuModuleUnload(mod);
     cuDevicePrimaryCtxRelease(dev);
-    return 0;
+    return got < 0;
 }

@@ -2,20 +2,15 @@
  * each) against lesson 5's one-element-per-thread kernel and against cudaMemcpy itself. */
 #include "check.h"
 
-/* The stub (lesson 4's kernel under the 32 x 8 launch) is right at 1 x 1 only: worth 0 there. */
-static const struct check_case cases[] = {
-    CORRECT_RC(1, 1, 0), CORRECT_RC(31, 33, 1), CORRECT_RC(33, 31, 1), CORRECT_RC(100, 257, 1),
-    RESIDUES(1), CORRECT_RC(4000, 3000, 0),
-    SPEED_RC(8192, 8192, 21),
-};
-
-/* H200, 20 runs each (docs/measurements.md): see the thresholds' derivation there. */
 const struct lesson_spec lesson = {
+    /* The stub (lesson 4's kernel under the 32 x 8 launch) is right at 1 x 1 only: worth 0 there. */
+    LESSON_CASES(CORRECT_RC(1, 1, 0), CORRECT_RC(31, 33, 1), CORRECT_RC(33, 31, 1), CORRECT_RC(100, 257, 1),
+                 RESIDUES(1), CORRECT_RC(4000, 3000, 0), SPEED_RC(8192, 8192, 21)),
+    /* H200, 20 runs each (docs/measurements.md): see the thresholds' derivation there. */
     .min_speedup = 1.6,
     .min_limit_share = 0.70,
     .max_sector_ratio = 1.0,
     .no_bank_conflicts = 1,
     .min_loaded_between_barriers = 16,
     .baseline_is = "lesson 5's swizzled transpose (32x32 threads, one element each)",
-    CASES(cases),
 };

@@ -2,20 +2,15 @@
  * last steps in one warp (shuffles), against the strided-index tree whose accesses conflict. */
 #include "check.h"
 
-/* rows x cols: a single element, one short of and one past a slice, several rows with a short
- * last slice, and a large size; the stub is already correct (it must become faster). */
-static const struct check_case cases[] = {
-    CORRECT_RC(1, 1, 0), CORRECT_RC(1, 255, 0), CORRECT_RC(3, 257, 0), CORRECT_RC(100, 1000, 0),
-    RESIDUES(0), CORRECT_RC(3000, 4000, 0),
-    SPEED_RC(8192, 8192, 25),
-};
-
-/* Thresholds from the H200 (docs/measurements.md). */
 const struct lesson_spec lesson = {
+    /* rows x cols: a single element, one short of and one past a slice, several rows with a short
+     * last slice, and a large size; the stub is already correct (it must become faster). */
+    LESSON_CASES(CORRECT_RC(1, 1, 0), CORRECT_RC(1, 255, 0), CORRECT_RC(3, 257, 0), CORRECT_RC(100, 1000, 0),
+                 RESIDUES(0), CORRECT_RC(3000, 4000, 0), SPEED_RC(8192, 8192, 25)),
+    /* Thresholds from the H200 (docs/measurements.md). */
     .min_speedup = 1.45,
     .max_sector_ratio = 1.0,
     .no_bank_conflicts = 1,
     .max_barriers_per_thread = 4,
     .baseline_is = "the strided-index tree (lessons/07_reduction/block_sum_strided.cu)",
-    CASES(cases),
 };

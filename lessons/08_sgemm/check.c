@@ -2,18 +2,13 @@
  * (launched with its own 32 x 32 threads) and against cuBLAS's SGEMM, timed in the same run. */
 #include "check.h"
 
-/* The stub is already correct (it must become faster): its correctness cases earn nothing. The
- * sizes cross the 128 x 128 block and the 8-wide K-step at every edge, and N % 4 != 0 takes the
- * float-by-float paths. */
-static const struct check_case cases[] = {
-    CORRECT_N(1, 0), CORRECT_N(7, 0), CORRECT_N(112, 0), RESIDUES(0), CORRECT_N(257, 0),
-    CORRECT_N(1000, 0),
-    SPEED_N(4096, 30),
-};
-
-/* H200 (docs/measurements.md, 20 runs each): the solution 4.83x lesson 2 and 84% of cuBLAS, with
- * scalar global loads 3.59x and 63%; the stub 3.30x and 57%. The thresholds sit between. */
 const struct lesson_spec lesson = {
+    /* The stub is already correct (it must become faster): its correctness cases earn nothing. The
+     * sizes cross the 128 x 128 block and the 8-wide K-step at every edge, and N % 4 != 0 takes the
+     * float-by-float paths. */
+    LESSON_CASES(MATMUL_128_CORRECTNESS, SPEED_N(4096, 30)),
+    /* H200 (docs/measurements.md, 20 runs each): the solution 4.83x lesson 2 and 84% of cuBLAS, with
+     * scalar global loads 3.59x and 63%; the stub 3.30x and 57%. The thresholds sit between. */
     .min_speedup = 4.0,
     .min_limit_share = 0.70,
     .max_sector_ratio = 0.35,
@@ -23,5 +18,4 @@ const struct lesson_spec lesson = {
      * default 5%. */
     .max_conflict_share = 0.01,
     .baseline_is = "lesson 2's tiled kernel (32x32 threads, one element of C each)",
-    CASES(cases),
 };

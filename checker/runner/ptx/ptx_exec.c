@@ -208,31 +208,12 @@ static inline uint32_t *mark(int r, int w)
     return &X.marks[(size_t)r * (size_t)X.warps + (size_t)w];
 }
 
-static inline float as_f(uint64_t v)
-{
-    uint32_t u = (uint32_t)v;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-static inline double as_d(uint64_t v)
-{
-    double d;
-    memcpy(&d, &v, 8);
-    return d;
-}
-static inline uint64_t of_f(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static inline uint64_t of_d(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
+/* The bits of value seen as `type`, of the same size: a register's float or double, and back. */
+#define SAME_BITS(type, value) (((union { __typeof__(value) from; type to; }){.from = (value)}).to)
+static inline float as_f(uint64_t v) { return SAME_BITS(float, (uint32_t)v); }
+static inline double as_d(uint64_t v) { return SAME_BITS(double, v); }
+static inline uint64_t of_f(float f) { return SAME_BITS(uint32_t, f); }
+static inline uint64_t of_d(double d) { return SAME_BITS(uint64_t, d); }
 
 /* The bits of a value of type t, sign- or zero-extended to 64. */
 static inline uint64_t extend(uint64_t v, int t)

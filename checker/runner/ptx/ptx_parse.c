@@ -1064,6 +1064,33 @@ static int entry(struct builder *b, int is_func)
     return 0;
 }
 
+/* Lays the module's variables of one space out in one window, each on its alignment with `tail`
+ * bytes after it (1: the NUL a string literal's declared size leaves out), and copies their
+ * values in: the window in *data, its size in *bytes. -1 past 64 KiB, said as "N bytes of
+ * <too_big>". */
+static int lay_out(struct ptx_module *m, int space, size_t tail, const char *too_big, unsigned char **data,
+                   size_t *bytes)
+{
+    size_t at = 0;
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].space == space) {
+            size_t a = m->vars[i].align > 0 ? (size_t)m->vars[i].align : 1;
+            at = (at + a - 1) / a * a;
+            m->vars[i].offset = at;
+            at += m->vars[i].bytes + tail;
+        }
+    if (at > 64 * 1024) {
+        snprintf(m->error, sizeof m->error, "%zu bytes of %s", at, too_big);
+        return -1;
+    }
+    *bytes = at;
+    *data = calloc(1, at ? at : 1);
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].space == space && m->vars[i].init)
+            memcpy(*data + m->vars[i].offset, m->vars[i].init, m->vars[i].bytes);
+    return 0;
+}
+
 int ptx_parse(const char *text, struct ptx_module *m)
 {
     memset(m, 0, sizeof *m);
@@ -1152,40 +1179,9 @@ int ptx_parse(const char *text, struct ptx_module *m)
     free(b.fixups);
     if (lx->failed || m->error[0])
         return -1;
-    /* __constant__ data, laid out in one window */
-    size_t at = 0;
-    for (int i = 0; i < m->nvars; i++)
-        if (m->vars[i].space == S_CONST) {
-            size_t a = m->vars[i].align > 0 ? (size_t)m->vars[i].align : 1;
-            at = (at + a - 1) / a * a;
-            m->vars[i].offset = at;
-            at += m->vars[i].bytes;
-        }
-    if (at > 64 * 1024) {
-        snprintf(m->error, sizeof m->error, "%zu bytes of __constant__ data: a GPU has 64 KiB of it", at);
+    if (lay_out(m, S_CONST, 0, "__constant__ data: a GPU has 64 KiB of it", &m->const_data, &m->const_bytes) ||
+        lay_out(m, S_GLOBAL, 1, "string literals: more than a kernel's printf needs", &m->string_data, &m->string_bytes))
         return -1;
-    }
-    m->const_bytes = at;
-    m->const_data = calloc(1, at ? at : 1);
-    for (int i = 0; i < m->nvars; i++)
-        if (m->vars[i].space == S_CONST && m->vars[i].init)
-            memcpy(m->const_data + m->vars[i].offset, m->vars[i].init, m->vars[i].bytes);
-    /* string literals, each NUL-terminated by its declared size */
-    at = 0;
-    for (int i = 0; i < m->nvars; i++)
-        if (m->vars[i].space == S_GLOBAL) {
-            m->vars[i].offset = at;
-            at += m->vars[i].bytes + 1;
-        }
-    if (at > 64 * 1024) {
-        snprintf(m->error, sizeof m->error, "%zu bytes of string literals: more than a kernel's printf needs", at);
-        return -1;
-    }
-    m->string_bytes = at;
-    m->string_data = calloc(1, at ? at : 1);
-    for (int i = 0; i < m->nvars; i++)
-        if (m->vars[i].space == S_GLOBAL && m->vars[i].init)
-            memcpy(m->string_data + m->vars[i].offset, m->vars[i].init, m->vars[i].bytes);
     return 0;
 }
 

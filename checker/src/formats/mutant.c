@@ -1,5 +1,6 @@
 #include "mutant.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,30 @@ static int phrases_ok(const char *s)
     }
 }
 
+/* The headers that take one of two words, and the field each fills. */
+static const struct choice {
+    const char *header, *words[2];
+    size_t field, size;
+} choices[] = {
+#define FIELD(name) offsetof(struct mutant, name), sizeof((struct mutant *)0)->name
+    {"only: ", {"emulator", "gpu"}, FIELD(only)},
+    {"every-case: ", {"yes", "gpu"}, FIELD(every_case)},
+    /* a gate's variable, which the scripts set: nothing else */
+    {"gpu-needs: ", {"SANITIZE", "PROFILE"}, FIELD(gpu_needs)},
+#undef FIELD
+};
+
+static const struct choice *choice_header(const char *line)
+{
+    for (size_t i = 0; i < sizeof choices / sizeof choices[0]; i++)
+        if (starts(line, choices[i].header))
+            return &choices[i];
+    return NULL;
+}
+
 int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
 {
+    const struct choice *c;
     memset(m, 0, sizeof *m);
     enum { HEADER, OLD, NEW } part = HEADER;
     int with_seen[MAX_EDITS] = {0};
@@ -81,24 +104,20 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
             snprintf(m->what, sizeof m->what, "%s", line + 6);
         } else if (starts(line, "expect: ")) {
             snprintf(m->expect, sizeof m->expect, "%s", line + 8);
-        } else if (starts(line, "only: ")) {
-            if (strcmp(line + 6, "emulator") != 0 && strcmp(line + 6, "gpu") != 0) {
-                snprintf(err, errlen, "line %d: only: takes emulator or gpu", lineno);
+        } else if ((c = choice_header(line))) {
+            const char *value = line + strlen(c->header);
+            if (strcmp(value, c->words[0]) != 0 && strcmp(value, c->words[1]) != 0) {
+                snprintf(err, errlen, "line %d: %.*s takes %s or %s", lineno, (int)strlen(c->header) - 1, c->header,
+                         c->words[0], c->words[1]);
                 return -1;
             }
-            snprintf(m->only, sizeof m->only, "%.31s", line + 6);
+            snprintf((char *)m + c->field, c->size, "%s", value);
         } else if (starts(line, "expect-unlinted: ")) {
             snprintf(m->expect_unlinted, sizeof m->expect_unlinted, "%s", line + 17);
         } else if (starts(line, "sentinel: ")) {
             snprintf(m->sentinel, sizeof m->sentinel, "%.255s", line + 10);
         } else if (starts(line, "may-pass: ")) {
             snprintf(m->may_pass, sizeof m->may_pass, "%.255s", line + 10);
-        } else if (starts(line, "every-case: ")) {
-            if (strcmp(line + 12, "yes") != 0 && strcmp(line + 12, "gpu") != 0) {
-                snprintf(err, errlen, "line %d: every-case: takes yes or gpu", lineno);
-                return -1;
-            }
-            snprintf(m->every_case, sizeof m->every_case, "%.7s", line + 12);
         } else if (starts(line, "calibrates: ")) {
             if (strcmp(line + 12, "yes") != 0) {
                 snprintf(err, errlen, "line %d: calibrates: takes yes", lineno);
@@ -113,13 +132,6 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
                 return -1;
             }
             m->timeout = (int)t;
-        } else if (starts(line, "gpu-needs: ")) {
-            /* a gate's variable, which the scripts set: nothing else */
-            if (strcmp(line + 11, "SANITIZE") != 0 && strcmp(line + 11, "PROFILE") != 0) {
-                snprintf(err, errlen, "line %d: gpu-needs: takes SANITIZE or PROFILE", lineno);
-                return -1;
-            }
-            snprintf(m->gpu_needs, sizeof m->gpu_needs, "%.31s", line + 11);
         } else if (starts(line, "base: ")) {
             snprintf(m->base, sizeof m->base, "%.255s", line + 6);
         } else if (line[0] != '\0' && line[0] != '#') {

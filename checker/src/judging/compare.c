@@ -133,32 +133,33 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                      c->never_written, total, c->never_written == 1 ? "was" : "were", c->first[0].row, c->first[0].col);
         return line;
     }
-    if (c->shared_values > 0) {
-        snprintf(line, sizeof line,
-                 "%zu element%s came from shared memory that no thread had written yet: the kernel read a "
-                 "tile before it was complete (a missing __syncthreads() after the loads?).",
-                 c->shared_values, s_(c->shared_values));
-        return line;
-    }
-    if (c->guard_values > 0) {
-        snprintf(line, sizeof line,
-                 "%zu element%s hold%s the guard pattern that surrounds the input: the kernel read past "
-                 "the end of the input (a load without its bounds check, or one that lets the last index through: `<=` or `>` where `<` or `>=` was meant?).",
-                 c->guard_values, s_(c->guard_values), c->guard_values == 1 ? "s" : "");
-        return line;
-    }
     if (c->other_nans == total && in && in->sums) /* NaN in, NaN out: poison + x */
         return "every element is NaN: each sum took in memory nobody wrote. Either values computed from the "
                "output itself (C[i] += ..., or atomicAdd(&C[i], ...), reads C, which starts as whatever the memory "
                "held, before anything wrote it: keep the sum in a register from 0 and store it once), or loads past the end of an "
                "input (the checker surrounds every input with NaN: is a load missing its bounds check?).";
-    if (c->other_nans > 0) {
-        snprintf(line, sizeof line,
-                 "%zu element%s %s NaN where the reference has a number: the kernel read memory nobody "
-                 "wrote (outside an input, or shared memory a barrier should have waited for).",
-                 c->other_nans, s_(c->other_nans), c->other_nans == 1 ? "is" : "are");
-        return line;
-    }
+    /* Elements the kernel read from memory nobody wrote (their kinds exclude each other), named by
+     * what they hold: the first kind there is. */
+    const struct {
+        size_t n;
+        const char *verb[2], *rest; /* verb: for one element, for several */
+    } unwritten[] = {
+        {c->shared_values, {"came", "came"},
+         "from shared memory that no thread had written yet: the kernel read a tile before it was complete (a "
+         "missing __syncthreads() after the loads?)."},
+        {c->guard_values, {"holds", "hold"},
+         "the guard pattern that surrounds the input: the kernel read past the end of the input (a load without its "
+         "bounds check, or one that lets the last index through: `<=` or `>` where `<` or `>=` was meant?)."},
+        {c->other_nans, {"is", "are"},
+         "NaN where the reference has a number: the kernel read memory nobody wrote (outside an input, or shared "
+         "memory a barrier should have waited for)."},
+    };
+    for (size_t k = 0; k < sizeof unwritten / sizeof unwritten[0]; k++)
+        if (unwritten[k].n > 0) {
+            snprintf(line, sizeof line, "%zu element%s %s %s", unwritten[k].n, s_(unwritten[k].n),
+                     unwritten[k].verb[unwritten[k].n != 1], unwritten[k].rest);
+            return line;
+        }
     if (in && in->got && all_zero(in->got, total)) /* stored, but never computed */
         return "every element is 0: the kernel stored zeros instead of computing them (is a TODO still "
                "open?).";
