@@ -490,8 +490,11 @@ HANDOUT_REUSED := model families lib emu ptx sandbox.o libchecker.a ptx-runner
 handout-test: export EMU := 1
 # On a GPU the hand-in is graded with every gate, its lessons side by side (make test's GPU lock
 # shares the GPU among them and gpu-test's judges): one after the other they took 368 s beside
-# gpu-test on the H200, longer than gpu-test itself. Each lesson's report in its own log.
-HANDOUT_GPU_HAND_IN = { $(WORKBOOK) lessons number | xargs -P 4 -I{} sh -c 'EMU= SANITIZE=1 PROFILE=1 \
+# gpu-test on the H200, longer than gpu-test itself. Each lesson's report in its own log. Their
+# GPU programs are built first, in one make: four makes building the runner they share raced (a
+# link beside another's object half written; a runner not there yet, exit 127).
+HANDOUT_GPU_HAND_IN = { EMU= $(MAKE) -s --no-print-directory -j$$(nproc) programs SRC=hand-in && \
+  $(WORKBOOK) lessons number | xargs -P 4 -I{} sh -c 'EMU= SANITIZE=1 PROFILE=1 \
   $(MAKE) -s --no-print-directory check SRC=hand-in LESSON={} EXPECT=pass > ../run-hand-in-gpu-{}.log 2>&1 || \
   { cat ../run-hand-in-gpu-{}.log; exit 1; }' && echo "hand-in (GPU, every gate): every lesson passed as it must."; }
 handout-test: $(WORKBOOK) $(PTX_RUNNER)

@@ -25,8 +25,11 @@ enum out_slot { OUT_STUDENT, OUT_REFERENCE, OUT_STUDENT_TIMED, OUT_COUNT };
 /* A runner may take a batch: MAX_BATCH jobs at most, one after the other in one process (the
  * GPU's context made once), on fds 3, 4, ... with `--jobs=N` first among its arguments (under a
  * tool: the files WB_JOB_FILE lists, ':' between them). It stops at the first job that fails;
- * the judge learns how far it got from each job's rep.finished. */
-#define MAX_BATCH 24
+ * the judge learns how far it got from each job's rep.finished. Enough for a check's every job
+ * (its sizes, residue shapes, counting sizes and timing: up to 27 in the lessons): on the H200 a
+ * CUDA process costs about 0.2 s of the driver's, which serves one process's start or end at a
+ * time (docs/measurements.md). */
+#define MAX_BATCH 64
 
 /* Runner exit codes. JOB_FORBIDDEN: the sandbox stopped a system call (forbidden_syscall). */
 enum { JOB_OK = 0, JOB_KERNEL_FAILED = 1, JOB_SETUP_FAILED = 2, JOB_NO_GPU = 3, JOB_FORBIDDEN = 5, JOB_USAGE = 6 };

@@ -78,14 +78,15 @@ void fill_inputs(struct gpu_job *job, uint64_t stream);
 /* Runs a job: the reference side's runner, then the student's. Returns 0 when both completed;
  * otherwise says why in `why`. */
 int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len);
-/* Runs n jobs (MAX_BATCH at most, of one lesson, untimed) with one runner per side for all of
- * them, which on a GPU makes one context per side instead of n. Returns how many completed, in
- * order: the first that did not (if any) failed as `why` says; those after it did not run. */
+/* Runs n jobs (MAX_BATCH at most, of one lesson; a timed one only last) with one runner per side
+ * for all of them, which on a GPU makes one context per side instead of n. Returns how many
+ * completed, in order: the first that did not (if any) failed as `why` says; those after it did
+ * not run. */
 int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len);
-/* An untimed job of rows x cols with the inputs of case `stream` (main.c): its result from the
- * batches that ran at the first case needing one, else run now. 0 when it completed, else why
- * says how it failed; *m is the caller's to judge and free. */
-int batched_job(int rows, int cols, uint64_t stream, struct job_mem *m, char *why, size_t len);
+/* A job of rows x cols with the inputs of case `stream` (main.c), timed over `reps` launches
+ * (0: untimed): its result from the batches that ran at the first case needing one, else run
+ * now. 0 when it completed, else why says how it failed; *m is the caller's to judge and free. */
+int batched_job(int rows, int cols, uint64_t stream, int reps, struct job_mem *m, char *why, size_t len);
 /* Builds a side's runner command into argv (NULL-terminated; plain: the GPU runner's mode for
  * the tools, where side may be SIDE_STUDENT with the baseline's role too; njobs > 1: a batch;
  * turn: its fd 3 + njobs is the socket of its turn with the GPU alone, gpu_turn.h). Returns argv. */

@@ -370,10 +370,10 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
  * that they are ready to time (run_sides). */
 int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len)
 {
-    for (int k = 0; k < n && n > 1; k++)
-        if (jobs[k]->time_reps > 0) /* a turn is one job's (batches are untimed: run_batches) */
-            return snprintf(why, len, "the workbook batched a timed job; please report it."), 0;
-    gpu_use(0, jobs[0]->time_reps > 0 ? "timed-setup" : "job");
+    for (int k = 0; k < n - 1; k++)
+        if (jobs[k]->time_reps > 0) /* a batch's one turn alone is its last job's (run_batches) */
+            return snprintf(why, len, "the workbook batched a timed job before another; please report it."), 0;
+    gpu_use(0, jobs[n - 1]->time_reps > 0 ? "timed-setup" : "job");
     int done = run_sides(jobs, n, timeout_s, why, len);
     gpu_done();
     return done;
@@ -388,12 +388,13 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         jobs[k]->cpu_budget_s = 0;
     }
     /* On a GPU the two sides run at once (each process pays for starting CUDA); in a timed job
-     * each side, its buffers filled and its kernels run once, says it is ready and waits for its
+     * (a batch's last) each side, the jobs before it done, the timed job's buffers filled and its
+     * kernels run once, says it is ready and waits for its
      * turn (gpu_turn.h): the judge takes the GPU alone when both are ready, lets the reference
      * side time and end, then the student's, so that no timing shares the GPU. The emulator's
      * budget, measured on the reference side, needs the sides in turn. turn[k]: the judge's end
      * of side k's socket; mine[k], the runner's. */
-    int together = !checking.emulator, timed = jobs[0]->time_reps > 0, reusable = !together || !timed;
+    int together = !checking.emulator, timed = jobs[n - 1]->time_reps > 0, reusable = !together || !timed;
     int turn[2] = {-1, -1}, mine[2] = {-1, -1}, ended_early[2] = {0, 0};
     for (int k = 0; k < 2 && together && timed; k++) {
         int sv[2];

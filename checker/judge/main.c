@@ -52,14 +52,15 @@ static uint64_t gate_stream[2];
 /* ---- correctness, in batches ---- */
 
 /* Every correctness job of the lesson (and Nsight Compute's gate's check of the output at its two
- * sizes) runs in batches at the first case that needs one (one runner pair for up to MAX_BATCH
- * jobs instead of one per job: on a GPU one CUDA context per side, in the emulator one sandbox);
+ * sizes, and on a GPU the timed job) runs in batches at the first case that needs one (one runner
+ * pair for up to MAX_BATCH jobs instead of one per job: on a GPU one CUDA context per side, in the
+ * emulator one sandbox);
  * each case then judges its own jobs' results here, in its turn, as if it had run them itself.
  * Jobs past a batch's failure and large ones run alone when their case comes (sizes too large
  * to emulate quickly never run in the emulator). */
 #define BATCH_MAX_ELEMS (1 << 24) /* 4000x3000 is in: alone, its own runner pair cost 0.9 s on the H200 */
 struct ran_job {
-    int rows, cols;
+    int rows, cols, reps; /* reps: a timed job's launches (0: untimed) */
     uint64_t stream;
     struct job_mem m;
     int ran, hung; /* ran: completed; else why says how it failed, and hung: it did not finish */
@@ -77,14 +78,23 @@ static uint64_t residue_stream(uint64_t stream, int i)
     return stream * 64 + (uint64_t)i + 1024;
 }
 
-static void plan_job(int rows, int cols, uint64_t stream)
+static void plan_job(int rows, int cols, uint64_t stream, int reps)
 {
     struct check_case sized = {.rows = rows, .cols = cols};
-    if ((size_t)rows * (size_t)cols > BATCH_MAX_ELEMS || nran >= (int)(sizeof ran_jobs / sizeof ran_jobs[0]) ||
+    if (((size_t)rows * (size_t)cols > BATCH_MAX_ELEMS && !reps) || nran >= (int)(sizeof ran_jobs / sizeof ran_jobs[0]) ||
         (checking.emulator && case_work(&sized) > EMU_MAX_WORK)) /* never run there */
         return;
     struct ran_job *j = &ran_jobs[nran++];
-    *j = (struct ran_job){rows, cols, stream, {0}, 0, 0, ""};
+    *j = (struct ran_job){rows, cols, reps, stream, {0}, 0, 0, ""};
+}
+
+/* The size the speed case times at. */
+static struct check_case speed_sized(const struct check_case *c)
+{
+    struct check_case sized = *c;
+    if (checking.speed_size)
+        sized.rows = sized.cols = checking.speed_size;
+    return sized;
 }
 
 static void run_batches(void)
@@ -104,26 +114,36 @@ static void run_batches(void)
     for (size_t i = 0; i < lesson.ncases; i++) {
         const struct check_case *c = &lesson.cases[i];
         if (c->kind == CASE_CORRECT)
-            plan_job(c->rows, c->cols, (uint64_t)i);
+            plan_job(c->rows, c->cols, (uint64_t)i, 0);
         for (int k = 0; c->kind == CASE_RESIDUES && k < nshapes; k++)
-            plan_job(shapes[k].rows, shapes[k].cols, residue_stream((uint64_t)i, k));
+            plan_job(shapes[k].rows, shapes[k].cols, residue_stream((uint64_t)i, k), 0);
     }
     /* The emulator's sanitizer gate runs the inputs of its correctness case again (batched_job
      * hands each job out once). */
     if (gate_cases[0].name && checking.emulator)
-        plan_job(gate_cases[0].rows, gate_cases[0].cols, gate_stream[0]);
+        plan_job(gate_cases[0].rows, gate_cases[0].cols, gate_stream[0], 0);
     for (int g = 0; g < 2; g++)
         for (int drawn = 0; gate_cases[g].name && gate_cases[g].kind == CASE_PROFILE && drawn < 2; drawn++) {
             int rows, cols;
             count_size(drawn, &rows, &cols);
-            plan_job(rows, cols, gate_stream[g] + (uint64_t)drawn);
+            plan_job(rows, cols, gate_stream[g] + (uint64_t)drawn, 0);
+        }
+    /* On a GPU the speed case's timed job goes last, in the same runners: a timed job alone cost
+     * a runner pair of its own (two CUDA processes, whose starts and ends the driver serializes
+     * among every judge's). Not where the check stops at its first failure: the timing would
+     * mostly be for a check that ends before its speed case. */
+    for (size_t i = 0; i < lesson.ncases && !checking.emulator && !checking.stop_at_failure; i++)
+        if (lesson.cases[i].kind == CASE_SPEED) {
+            struct check_case sized = speed_sized(&lesson.cases[i]);
+            plan_job(sized.rows, sized.cols, (uint64_t)i, checking.reps);
+            break; /* a turn alone is the last job's (run_jobs) */
         }
     for (int first = 0; first < nran; first += MAX_BATCH) {
         int n = nran - first < MAX_BATCH ? nran - first : MAX_BATCH, done;
         struct gpu_job *jobs[MAX_BATCH];
         for (int k = 0; k < n; k++) {
             struct ran_job *j = &ran_jobs[first + k];
-            j->m = job_create(j->rows, j->cols, 1, 0);
+            j->m = job_create(j->rows, j->cols, 1, j->reps);
             if (!(jobs[k] = j->m.job)) {
                 for (int f = 0; f < k; f++)
                     job_free(&ran_jobs[first + f].m);
@@ -135,7 +155,8 @@ static void run_batches(void)
         /* A hang is its own case's to report: the flag waits for that case. */
         int hung_before = checking.hung;
         char why[700];
-        done = run_jobs(jobs, n, checking.timeout_s, why, sizeof why);
+        /* Three kernels, warm-up and REPS launches each take far longer than one correctness run. */
+        done = run_jobs(jobs, n, jobs[n - 1]->time_reps ? 3 * checking.timeout_s : checking.timeout_s, why, sizeof why);
         for (int k = 0; k < n; k++)
             ran_jobs[first + k].ran = k < done;
         if (done < n) {
@@ -151,13 +172,13 @@ static void run_batches(void)
     }
 }
 
-int batched_job(int rows, int cols, uint64_t stream, struct job_mem *m, char *why, size_t len)
+int batched_job(int rows, int cols, uint64_t stream, int reps, struct job_mem *m, char *why, size_t len)
 {
     if (nran < 0)
         run_batches();
     for (int i = 0; i < nran; i++) {
         struct ran_job *j = &ran_jobs[i];
-        if (j->m.job && j->rows == rows && j->cols == cols && j->stream == stream) {
+        if (j->m.job && j->rows == rows && j->cols == cols && j->stream == stream && j->reps == reps) {
             *m = j->m;
             j->m.job = NULL; /* the caller's now */
             snprintf(why, len, "%s", j->why);
@@ -166,11 +187,11 @@ int batched_job(int rows, int cols, uint64_t stream, struct job_mem *m, char *wh
             return j->ran ? 0 : -1;
         }
     }
-    *m = job_create(rows, cols, 1, 0);
+    *m = job_create(rows, cols, 1, reps);
     if (!m->job)
         return snprintf(why, len, "cannot allocate memory for %dx%d", rows, cols), -1;
     fill_inputs(m->job, stream);
-    return run_job(m->job, checking.timeout_s, why, len);
+    return run_job(m->job, reps ? 3 * checking.timeout_s : checking.timeout_s, why, len);
 }
 
 static void case_correct(const struct check_case *c, uint64_t stream)
@@ -180,7 +201,7 @@ static void case_correct(const struct check_case *c, uint64_t stream)
     size_text(c, sz, sizeof sz);
     snprintf(when, sizeof when, "at %s", sz);
     const char *failure = NULL;
-    if (batched_job(c->rows, c->cols, stream, &m, why, sizeof why) != 0) {
+    if (batched_job(c->rows, c->cols, stream, 0, &m, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
         failure = "the kernel failed (see above)";
         if (m.job && !checking.emulator && m.job->rep.failed_role == ROLE_STUDENT && bad_access(m.job->rep.cuda_error))
@@ -235,7 +256,7 @@ static void case_emu_sanitizer(const struct check_case *c, uint64_t stream)
     char why[700], sz[32];
     struct job_mem m;
     size_text(c, sz, sizeof sz);
-    int ran = batched_job(c->rows, c->cols, stream, &m, why, sizeof why) == 0;
+    int ran = batched_job(c->rows, c->cols, stream, 0, &m, why, sizeof why) == 0;
     int fault = m.job && (ran ? m.job->rep.guard_writes > 0 : m.job->rep.failed_role == ROLE_STUDENT && m.job->rep.sanitizer_fault);
     job_free(&m);
     if (fault) {
@@ -280,22 +301,16 @@ static void limit_report(const struct gpu_job *job, const double med[ROLE_COUNT]
 static void case_speed(const struct check_case *c, uint64_t stream)
 {
     char why[700], sz[32], when[96];
-    struct check_case sized = *c;
-    if (checking.speed_size)
-        sized.rows = sized.cols = checking.speed_size;
+    struct check_case sized = speed_sized(c);
     c = &sized;
-    struct job_mem m = job_create(c->rows, c->cols, 1, checking.reps);
-    if (!m.job)
-        case_fail("cannot allocate memory for %s", size_text(c, sz, sizeof sz));
-    struct gpu_job *job = m.job;
-    fill_inputs(job, stream);
     size_text(c, sz, sizeof sz);
-    /* Three kernels, warm-up and REPS launches each take far longer than one correctness run. */
-    if (run_job(job, 3 * checking.timeout_s, why, sizeof why) != 0) {
+    struct job_mem m;
+    if (batched_job(c->rows, c->cols, stream, checking.reps, &m, why, sizeof why) != 0) {
         say("  At %s: %s\n", sz, why);
         job_free(&m);
         case_fail("the kernel failed at %s (see above)", sz);
     }
+    struct gpu_job *job = m.job;
     snprintf(when, sizeof when, "at %s, so its speed was not measured", sz);
     if (judge_guards(job) != 0 || judge_output(job, job_out(job, OUT_STUDENT), when) != 0) {
         job_free(&m);

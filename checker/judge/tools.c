@@ -321,7 +321,7 @@ void case_profile(uint64_t stream)
         struct job_mem m;
         count_size(drawn, &sized.rows, &sized.cols);
         size_text(&sized, sz[drawn], sizeof sz[drawn]);
-        int ran = batched_job(sized.rows, sized.cols, stream + (uint64_t)drawn, &m, why, sizeof why) == 0;
+        int ran = batched_job(sized.rows, sized.cols, stream + (uint64_t)drawn, 0, &m, why, sizeof why) == 0;
         int wrong = m.job ? counted_judge(&m, sz[drawn], ran, why, failure, sizeof failure) != 0
                           : (snprintf(failure, sizeof failure, "%s", why), 1);
         job_free(&m);
