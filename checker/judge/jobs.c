@@ -366,6 +366,31 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
 
 static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len);
 
+/* Side s's word that its timed job (a batch's last) is ready to time: each job before it, and
+ * that job's setup and first launch, within per_job seconds of the last one's end, all within
+ * wall. 1 when it came; 0 when the runner ended, closed its end or ran out of time. So a kernel
+ * that hangs in an untimed job of the batch is stopped as soon as if that job were alone, not
+ * at the sum of every job's limits. */
+static int await_ready(int fd, const struct side_run *s, double per_job, double wall)
+{
+    int finished = -1;
+    double deadline = wall;
+    for (;;) {
+        int now = 0; /* the runner marks each job it completes, in order, in the job's own pages */
+        while (now < s->n && s->copy[now] && s->copy[now]->rep.finished)
+            now++;
+        double at = isolate_elapsed(&s->child);
+        if (now != finished)
+            finished = now, deadline = at + per_job < wall ? at + per_job : wall;
+        double until = at + 0.25 < deadline ? at + 0.25 : deadline;
+        if (turn_await(fd, &s->child, until, TURN_READY))
+            return 1;
+        at = isolate_elapsed(&s->child);
+        if (isolate_ended(&s->child) || at >= deadline || at < until - 0.01) /* before `until`: its end closed */
+            return 0;
+    }
+}
+
 /* Where judges share the GPU (gpu_share.c): a timed job has it alone from its runners' word
  * that they are ready to time (run_sides). */
 int run_jobs(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len)
@@ -425,8 +450,10 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         if (sides[k] == SIDE_REFERENCE)
             cpu = 600;
         /* On a GPU a batch's jobs are small: TIMEOUT for the batch, and a second for each job more;
-         * a side that waited for the other gets the other's time too. */
-        double wall = checking.emulator ? 10 * cpu + 30 : timeout_s + (n - 1) + (timed && k == 1 ? results[0].seconds : 0);
+         * a timed job's three kernels, warm-up and REPS launches twice TIMEOUT more; a side that
+         * waited for the other gets the other's time too. */
+        double wall = checking.emulator ? 10 * cpu + 30
+                                        : timeout_s + (n - 1) + (timed ? 2 * timeout_s : 0) + (timed && k == 1 ? results[0].seconds : 0);
         /* The reference side may have run these very jobs before (ref_cache.c); on a GPU, never a
          * timed job's, whose sides time in the same run. */
         int cached = sides[k] == SIDE_REFERENCE && reusable && ref_cache_take(jobs, n, s, r, reference_cpu);
@@ -454,7 +481,7 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
             double idle = 0;
             for (int j = 0; j < 2; j++) {
                 double before = isolate_elapsed(&runs[j].child);
-                if (!turn_await(turn[j], &runs[j].child, wall, TURN_READY)) {
+                if (!await_ready(turn[j], &runs[j], timeout_s + 1, wall)) {
                     close(turn[j]), turn[j] = -1;
                     /* Out of time before its timing (a kernel that hangs in its untimed
                      * launch): ended now, as at its limit, not left on the GPU beside another

@@ -155,8 +155,7 @@ static void run_batches(void)
         /* A hang is its own case's to report: the flag waits for that case. */
         int hung_before = checking.hung;
         char why[700];
-        /* Three kernels, warm-up and REPS launches each take far longer than one correctness run. */
-        done = run_jobs(jobs, n, jobs[n - 1]->time_reps ? 3 * checking.timeout_s : checking.timeout_s, why, sizeof why);
+        done = run_jobs(jobs, n, checking.timeout_s, why, sizeof why);
         for (int k = 0; k < n; k++)
             ran_jobs[first + k].ran = k < done;
         if (done < n) {
@@ -191,7 +190,7 @@ int batched_job(int rows, int cols, uint64_t stream, int reps, struct job_mem *m
     if (!m->job)
         return snprintf(why, len, "cannot allocate memory for %dx%d", rows, cols), -1;
     fill_inputs(m->job, stream);
-    return run_job(m->job, reps ? 3 * checking.timeout_s : checking.timeout_s, why, len);
+    return run_job(m->job, checking.timeout_s, why, len);
 }
 
 static void case_correct(const struct check_case *c, uint64_t stream)
