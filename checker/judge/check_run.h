@@ -49,6 +49,7 @@ struct check_run {
     struct check_record record; /* what WB_RESULT_FILE receives: each case's verdict and report */
     int current;                /* the case running (its index in record.cases), or -1 */
     int later_launch;           /* judging an output of a launch after a first one that was right */
+    int right_alone;            /* judging a batch's output that the same job run alone got right */
 };
 extern struct check_run checking;
 
@@ -139,6 +140,8 @@ static inline int reference_role(void) { return solution_present() ? ROLE_SOLUTI
 const char *reference_name(void);
 /* 0 if got is right; otherwise reports the mismatches and a diagnosis and returns -1. */
 int judge_output(struct gpu_job *job, const float *got, const char *when);
+/* Whether the student's output agrees with the reference side's within the tolerance, saying nothing. */
+int output_agrees(struct gpu_job *job);
 /* 0 unless the kernel wrote into the guard zones around its output (then reported, -1). */
 int judge_guards(const struct gpu_job *job);
 /* The kernels run at the size traffic is counted at (its text in sz), the emulator counting

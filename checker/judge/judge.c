@@ -113,7 +113,12 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
     const struct comparison *c = vs_sol.wrong ? &vs_sol : &vs_cpu;
     say("  Wrong output %s.\n", when);
     show_mismatches(c, vs_sol.wrong ? reference_name() : "the CPU reference");
-    if (checking.later_launch) /* the first launch was right: what differs is what changed since */
+    if (checking.right_alone) /* alone, in runners of its own, the same job was right */
+        say("  Diagnosis: run again alone, in a process of its own on the same inputs, your kernel was right here: it "
+            "went wrong only after launches at other sizes before it in the same process, which a kernel does when "
+            "it keeps state from one launch to the next (a flag or a counter in memory it was not given). Each "
+            "launch must stand on its own.\n");
+    else if (checking.later_launch) /* the first launch was right: what differs is what changed since */
         say("  Diagnosis: the first launch of the same kernel on the same inputs was right, so this is no bounds or "
             "indexing mistake: a later launch computed something else, which a kernel does when it keeps state from "
             "one launch to the next (a flag or a counter in memory it was not given) or races (a missing "
@@ -125,6 +130,16 @@ out:
     free(want);
     free(swapped);
     return rc;
+}
+
+int output_agrees(struct gpu_job *job)
+{
+    int orows, ocols;
+    out_shape(job, &orows, &ocols);
+    struct comparison r;
+    compare_outputs(job_out(job, OUT_STUDENT), job_out(job, OUT_REFERENCE), orows, ocols,
+                    checking.lesson->family->output_tile, tolerance_for(job), &r);
+    return r.wrong == 0 && job->rep.guard_writes == 0 && job->rep.input_writes == 0;
 }
 
 /* Writes into the guard zones around the output are wrong even when every element is right. */

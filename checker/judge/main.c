@@ -171,13 +171,18 @@ static void run_batches(void)
     }
 }
 
+/* How many jobs ran before the last one batched_job gave, in the same runners (-1: it ran alone). */
+static int launched_before = -1;
+
 int batched_job(int rows, int cols, uint64_t stream, int reps, struct job_mem *m, char *why, size_t len)
 {
     if (nran < 0)
         run_batches();
+    launched_before = -1;
     for (int i = 0; i < nran; i++) {
         struct ran_job *j = &ran_jobs[i];
         if (j->m.job && j->rows == rows && j->cols == cols && j->stream == stream && j->reps == reps) {
+            launched_before = i % MAX_BATCH;
             *m = j->m;
             j->m.job = NULL; /* the caller's now */
             snprintf(why, len, "%s", j->why);
@@ -191,6 +196,24 @@ int batched_job(int rows, int cols, uint64_t stream, int reps, struct job_mem *m
         return snprintf(why, len, "cannot allocate memory for %dx%d", rows, cols), -1;
     fill_inputs(m->job, stream);
     return run_job(m->job, checking.timeout_s, why, len);
+}
+
+/* The job of case c run again alone, in runners of its own: whether the student's output is then
+ * right. A diagnosis only: its hang is not the check's (the batch's run finished). */
+static int right_alone(const struct check_case *c, uint64_t stream)
+{
+    char why[700];
+    int hung = checking.hung;
+    double hung_elems = checking.hung_elems;
+    struct job_mem m = job_create(c->rows, c->cols, 1, 0);
+    int right = 0;
+    if (m.job) {
+        fill_inputs(m.job, stream);
+        right = run_job(m.job, checking.timeout_s, why, sizeof why) == 0 && output_agrees(m.job);
+    }
+    job_free(&m);
+    checking.hung = hung, checking.hung_elems = hung_elems;
+    return right;
 }
 
 static void case_correct(const struct check_case *c, uint64_t stream)
@@ -207,11 +230,21 @@ static void case_correct(const struct check_case *c, uint64_t stream)
             explain_crash(c, stream);
     } else if (judge_guards(m.job) != 0)
         failure = "writes outside the output";
-    else if (judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {
-        failure = "wrong output";
-        /* The emulator names barriers and races itself; racecheck on large sizes takes minutes. */
-        if (!checking.emulator && (size_t)c->rows * c->cols <= 300 * 300)
-            explain_wrong(c, stream);
+    else {
+        /* Wrong after other jobs in the same runners, where an earlier case passed: a kernel that
+         * keeps state between launches is right alone. Only on a GPU: the emulator gives a job no
+         * memory that outlives it (a store outside its buffers stops the kernel). */
+        checking.right_alone = !checking.emulator && launched_before > 0 && record_count(&checking.record, RESULT_PASSED) > 0 &&
+                               !output_agrees(m.job) && right_alone(c, stream);
+        if (judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {
+            failure = checking.right_alone ? "wrong output after other launches in the same process, though right alone "
+                                             "(state kept from one launch to the next)"
+                                           : "wrong output";
+            /* The emulator names barriers and races itself; racecheck on large sizes takes minutes. */
+            if (!checking.right_alone && !checking.emulator && (size_t)c->rows * c->cols <= 300 * 300)
+                explain_wrong(c, stream);
+        }
+        checking.right_alone = 0;
     }
     job_free(&m);
     if (failure)
