@@ -91,6 +91,7 @@ LIB_SOURCES := $(wildcard checker/src/*/*.c)
 MODEL_SOURCES := $(wildcard checker/model/*.c)
 # The judge (checker/judge/): main.c is built per lesson, the rest once. It links no kernel.
 CHECK_OBJECTS := $(patsubst checker/judge/%.c,$(COMMON)/judge/%.o,$(filter-out %/main.c,$(wildcard checker/judge/*.c)))
+JUDGE_HEADERS := $(wildcard checker/judge/*.h)
 LIB_OBJECTS := $(patsubst checker/src/%.c,$(COMMON)/lib/%.o,$(LIB_SOURCES)) $(patsubst checker/model/%.c,$(COMMON)/model/%.o,$(MODEL_SOURCES)) \
   $(COMMON)/lib/families.o
 # The problem families (checker/families/, family.h): each file registers itself, and they go
@@ -274,7 +275,7 @@ $(COMMON)/$(call folder,$(1))/solution.ptx: solutions/$(call folder,$(1))/$(call
 $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CC) $(CFLAGS) -c $$< -o $$@
-$(COMMON)/$(call folder,$(1))/main.o: checker/judge/main.c checker/judge/check_run.h $(HEADERS)
+$(COMMON)/$(call folder,$(1))/main.o: checker/judge/main.c $(JUDGE_HEADERS) $(HEADERS)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CC) $(CFLAGS) -Ichecker/judge -DWB_LESSON=$(1) -DWB_HAVE_SOLUTION=$(if $(call has_solution,$(1)),1,0) -c $$< -o $$@
 $(COMMON)/$(call folder,$(1))/judge: $(addprefix $(COMMON)/$(call folder,$(1))/,cases.o main.o) $(CHECK_OBJECTS) $(LIBCHECKER)
@@ -288,7 +289,7 @@ solutions/%.cu:
 	  "Restore it (git checkout -- solutions), or give students a handout (make handout), which carries the baselines." >&2; exit 1
 $(foreach n,$(LESSONS),$(eval $(call LESSON_BUILD,$(n))))
 
-$(COMMON)/judge/%.o: checker/judge/%.c checker/judge/check_run.h $(HEADERS)
+$(COMMON)/judge/%.o: checker/judge/%.c $(JUDGE_HEADERS) $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Ichecker/judge -c $< -o $@
 

@@ -22,6 +22,7 @@
 
 #include "check_run.h"
 #include "gpu_lock.h"
+#include "gpu_share.h"
 
 static double clock_s(void)
 {

@@ -1,15 +1,13 @@
-/* The judge's jobs (check_run.h): a job's memory, its two runners (spawn.c starts them), what
- * is read back from each, the inputs, the narration. */
+/* The judge's jobs (jobs.h): a job's memory, its two runners (spawn.c starts them), what is
+ * read back from each, the inputs. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/syscall.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,69 +15,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
 #include "check_run.h"
+#include "gpu_share.h"
 #include "gpu_turn.h"
 #include "isolate.h"
+#include "jobs.h"
+#include "ref_cache.h"
 #include "rng.h"
-
-/* Appends text to the running case's report in the record, cut at RECORD_OUTPUT_MAX. */
-static void keep_for_case(const char *text)
-{
-    if (checking.current < 0)
-        return;
-    struct case_record *c = &checking.record.cases[checking.current];
-    size_t have = c->output ? strlen(c->output) : 0, add = strlen(text);
-    if (have >= RECORD_OUTPUT_MAX)
-        return;
-    if (have + add > RECORD_OUTPUT_MAX)
-        add = RECORD_OUTPUT_MAX - have;
-    char *grown = realloc(c->output, have + add + 1);
-    if (!grown)
-        return;
-    memcpy(grown + have, text, add);
-    grown[have + add] = '\0';
-    c->output = grown;
-}
-
-void say(const char *fmt, ...)
-{
-    char text[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    FILE *out = checking.narrate_to_stderr ? stderr : stdout;
-    if (checking.narrate_to_stderr)
-        fputs("# ", out);
-    fputs(text, out);
-    fflush(out);
-    keep_for_case(text);
-}
-
-void case_fail(const char *fmt, ...)
-{
-    char why[2400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    keep_for_case("Failed: ");
-    keep_for_case(why);
-    keep_for_case("\n");
-    fail_msg("%s", why);
-    abort(); /* fail_msg does not return */
-}
-
-void case_skip(enum case_result why)
-{
-    if (checking.current >= 0)
-        checking.record.cases[checking.current].result = why;
-    checking.current = -1;
-    skip();
-    abort(); /* skip does not return */
-}
+#include "spawn.h"
 
 /* Every part of a job starts on a page: a side's output pages can then move into the job
  * whole (take_out) instead of being copied. */
@@ -549,9 +492,4 @@ void fill_inputs(struct gpu_job *job, uint64_t stream)
         rng_seed(&r, checking.seed, stream * 2 + (uint64_t)i);
         rng_fill_grid(&r, job_in(job, i), job->in_elems[i], bits ? bits : 24);
     }
-}
-
-const char *size_text(const struct check_case *c, char *buf, size_t len)
-{
-    return checking.lesson->family->size_text(c->rows, c->cols, buf, len);
 }

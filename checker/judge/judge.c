@@ -1,4 +1,4 @@
-/* Judging outputs (check_run.h): against the reference kernel in full and the double-precision
+/* Judging outputs (judge.h): against the reference kernel in full and the double-precision
  * CPU reference at sampled elements, with the guard zones, and a one-line diagnosis. */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -11,9 +11,11 @@
 #include <cmocka.h>
 
 #include "check_run.h"
-#include "rng.h"
 #include "compare.h"
+#include "jobs.h"
+#include "judge.h"
 #include "reference.h"
+#include "rng.h"
 
 #define CPU_FULL_MAX (300 * 300) /* outputs up to this size are checked against the CPU in full */
 #define CPU_SAMPLES 2048
@@ -48,13 +50,6 @@ static void show_mismatches(const struct comparison *c, const char *against)
         describe_value(got, sizeof got, c->first[i].got);
         say("    row %5d, col %5d: expected %.7g, got %s\n", c->first[i].row, c->first[i].col, c->first[i].want, got);
     }
-}
-
-/* What the student's output is compared with in full: the reference solution, or where this
- * copy of the workbook has none (a handout), the baseline kernel. */
-const char *reference_name(void)
-{
-    return solution_present() ? "the reference solution" : "the baseline kernel";
 }
 
 /* The CPU reference at the sampled output elements. */

@@ -1,5 +1,5 @@
 /* The judge of one lesson: runs the lesson's cases (lessons/NN/check.c) as cmocka tests
- * (check_run.h says what the other parts do). The kernels run in runner programs, the
+ * (the top layer of checker/judge/: docs/architecture.md). The kernels run in runner programs, the
  * student's apart from the reference's (checker/runner/); this program links none of them, and
  * everything judged here is read back by this process itself, so nothing a kernel prints or
  * does can pass for a verdict.
@@ -27,16 +27,22 @@
 #include <cmocka.h>
 
 #include "check_run.h"
+#include "gpu_share.h"
+#include "jobs.h"
+#include "judge.h"
+#include "quiet_cmocka.h"
 #include "rng.h"
 #include "stats.h"
+#include "tools.h"
 #include "traffic.h"
 
 #ifndef WB_LESSON
 #error "build with -DWB_LESSON=<lesson number>"
 #endif
 
+enum { EXIT_NO_GPU = 3, EXIT_USAGE = 4 };
 
-struct check_run checking;
+#define TILE 32
 
 /* cudaErrorIllegalAddress, cudaErrorMisalignedAddress, cudaErrorInvalidAddressSpace, and
  * cudaErrorLaunchFailure (which some drivers give for the same). */
@@ -174,7 +180,10 @@ static void run_batches(void)
 /* How many jobs ran before the last one batched_job gave, in the same runners (-1: it ran alone). */
 static int launched_before = -1;
 
-int batched_job(int rows, int cols, uint64_t stream, int reps, struct job_mem *m, char *why, size_t len)
+/* A job of rows x cols with the inputs of case `stream`, timed over `reps` launches (0: untimed):
+ * its result from the batches that ran at the first case needing one, else run now. 0 when it
+ * completed, else why says how it failed; *m is the caller's to judge and free. */
+static int batched_job(int rows, int cols, uint64_t stream, int reps, struct job_mem *m, char *why, size_t len)
 {
     if (nran < 0)
         run_batches();
@@ -488,6 +497,31 @@ static void case_counts(uint64_t stream)
         say("  Required: at least %.2f of the multiply-adds on the tensor cores.\n", lesson.min_tensor_core_share);
     if (*why)
         case_fail("%s", why);
+}
+
+/* Nsight Compute's gate on a GPU: the counters at the family's counting size and at the size the
+ * seed draws (as the emulator counts): a kernel that keeps the rule only at a size it expects
+ * breaks it at the other. The outputs at both sizes are judged first, in one batch; then one
+ * Nsight Compute run watches one runner that runs, at each size, the baseline and then the
+ * student's kernel (tools.c). */
+static void case_profile(uint64_t stream)
+{
+    char ncu[1024], sz[2][32], why[700], failure[700];
+    struct check_case sized[2] = {{0}};
+    profile_tool(ncu, sizeof ncu);
+    for (int drawn = 0; drawn < 2; drawn++) {
+        struct check_case *at = &sized[drawn];
+        struct job_mem m;
+        count_size(drawn, &at->rows, &at->cols);
+        size_text(at, sz[drawn], sizeof sz[drawn]);
+        int ran = batched_job(at->rows, at->cols, stream + (uint64_t)drawn, 0, &m, why, sizeof why) == 0;
+        int wrong = m.job ? counted_judge(&m, sz[drawn], ran, why, failure, sizeof failure) != 0
+                          : (snprintf(failure, sizeof failure, "%s", why), 1);
+        job_free(&m);
+        if (wrong)
+            case_fail("%s", failure);
+    }
+    profile_counters(ncu, sized, stream, sz);
 }
 
 /* ---- shared memory rule ---- */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check_run.h"
+#include "quiet_cmocka.h"
 
 static char pending[4096];
 static size_t npending;

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "ref_cache.h"
+#include "spawn.h"
 
 #define MAGIC "wb-ref-cache 1\n"
 

@@ -1,4 +1,4 @@
-/* Starting a runner (check_run.h): one side of a job, as a program of its own on its own copy
+/* Starting a runner (spawn.h): one side of a job, as a program of its own on its own copy
  * of the job (a memfd, its fd 3). The emulator's runners run lesson files as host code, so
  * before they start they get: a CPU-time limit (a budget that does not depend on how busy the
  * machine is), limits on memory and file size, an empty working folder, an empty environment
@@ -19,11 +19,7 @@
 
 #include "check_run.h"
 #include "gates.h"
-
-int solution_present(void)
-{
-    return checking.have_solution;
-}
+#include "spawn.h"
 
 static char gpu_runner[1000], ptx_runner[1000];
 static char student_cubin[1000], solution_cubin[1000], baseline_cubin[1000], baseline_kernel[128];

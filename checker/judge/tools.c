@@ -1,4 +1,4 @@
-/* The GPU's own tools as gates (check_run.h, gates.h): a runner in its plain mode (one launch
+/* The GPU's own tools as gates (tools.h, gates.h): a runner in its plain mode (one launch
  * of its kernel, no guard zones) under compute-sanitizer or Nsight Compute, their logs read
  * back: the student's runner for the student's kernel, the reference side's for the baseline. */
 #define _GNU_SOURCE
@@ -16,9 +16,13 @@
 
 #include "check_run.h"
 #include "gates.h"
+#include "gpu_share.h"
 #include "gpu_turn.h"
 #include "isolate.h"
+#include "jobs.h"
+#include "spawn.h"
 #include "textfile.h"
+#include "tools.h"
 #include "traffic.h"
 
 /* Nsight Compute's conflict counter is not exactly zero on every conflict-free kernel (tens of
@@ -303,33 +307,22 @@ static char *profile_alone(struct watch *w, char *const argv[], const struct wat
     return log;
 }
 
-/* The counters at the family's counting size and at the size the seed draws (as the emulator
- * counts): a kernel that keeps the rule only at a size it expects breaks it at the other. The
- * outputs at both sizes are judged first, in one batch; then one Nsight Compute run watches one
- * runner that runs, at each size, the baseline and then the student's kernel. */
-void case_profile(uint64_t stream)
+void profile_tool(char *ncu, size_t len)
 {
-    char ncu[1024], sz[2][32], why[700], failure[700];
-    if (!find_tool("WB_NCU", "ncu", ncu, sizeof ncu)) {
+    if (!find_tool("WB_NCU", "ncu", ncu, len)) {
         say("  Skipped, not passed: Nsight Compute (ncu) was not found (it comes with the CUDA Toolkit; "
             "WB_NCU=path names it).\n");
         case_skip(RESULT_SKIPPED);
     }
-    struct watched run = {SIDE_STUDENT | 1 << ROLE_BASELINE, 2, {0}, {0}, {0}};
-    for (int drawn = 0; drawn < 2; drawn++) {
-        struct check_case sized = {0};
-        struct job_mem m;
-        count_size(drawn, &sized.rows, &sized.cols);
-        size_text(&sized, sz[drawn], sizeof sz[drawn]);
-        int ran = batched_job(sized.rows, sized.cols, stream + (uint64_t)drawn, 0, &m, why, sizeof why) == 0;
-        int wrong = m.job ? counted_judge(&m, sz[drawn], ran, why, failure, sizeof failure) != 0
-                          : (snprintf(failure, sizeof failure, "%s", why), 1);
-        job_free(&m);
-        if (wrong)
-            case_fail("%s", failure);
-        run.rows[drawn] = sized.rows, run.cols[drawn] = sized.cols;
-        run.stream[drawn] = stream + (uint64_t)drawn;
-    }
+}
+
+/* One Nsight Compute run watches one runner that runs, at each size, the baseline and then the
+ * student's kernel. */
+void profile_counters(const char *ncu, const struct check_case sized[2], uint64_t stream, const char sz[2][32])
+{
+    char why[700];
+    struct watched run = {SIDE_STUDENT | 1 << ROLE_BASELINE, 2, {sized[0].rows, sized[1].rows},
+                          {sized[0].cols, sized[1].cols}, {stream, stream + 1}};
 
     /* Clocks left alone: the counts do not depend on them (the emulator's equal Nsight Compute's
      * so, docs/emulator.md), and a clock ncu locked would change another judge's timing. */

@@ -3,7 +3,8 @@
 # compiler itself reads each source file (`cc -MM`; `nvcc -M` for .cu files: every file it opens,
 # transitively, header or not), not as a pattern match of #include lines. A runner only runs kernels and reports: it must not see the
 # judge's comparison, gates, records or registry; the families and the bank model stand on the
-# ground floor alone; the ground floor (checker/include/) includes nothing above it.
+# ground floor alone; the ground floor (checker/include/) includes nothing above it. Inside the
+# judge, each file reads only the headers of the layers below its own (judge_layers).
 set -u
 cd "$(dirname "$0")/../.."
 CC=${CC:-cc}
@@ -54,5 +55,46 @@ while read -r room allowed; do
   if [ -z "$bad" ]; then pass=$((pass + 1)); echo "  $room: only what it may read"
   else fail=$((fail + 1)); printf '  %s READS WHAT IT MAY NOT (docs/architecture.md):\n%s' "$room" "$bad"; fi
 done < <(rules)
+
+# Inside the judge, its own files stand in layers, the lowest first (docs/architecture.md): a file
+# (its .c and its .h) may read only the headers of the files on the layers below its own, so
+# that their calls go one way and none calls back up. A file on no layer is refused too: a new
+# file of the judge is given its place here.
+judge_layers() {
+  cat <<'EOF'
+check_run quiet_cmocka
+gpu_share spawn
+ref_cache
+jobs
+judge tools
+main
+EOF
+}
+declare -A layer_of layer_names
+n=0
+while read -r names; do
+  n=$((n + 1))
+  for name in $names; do layer_of[$name]=$n layer_names[$name]=$names; done
+done < <(judge_layers)
+bad=""
+for src in $(find checker/judge \( -name '*.c' -o -name '*.h' \) | sort); do
+  name=$(basename "${src%.*}")
+  own=${layer_of[$name]:-}
+  if [ -z "$own" ]; then bad+="  $src is on no layer of the judge's: give it its place in judge_layers ($0)"$'\n'; continue; fi
+  list=$(deps "$src" 2> /dev/null) || { bad+="  $src: the compiler could not read it"$'\n'; continue; }
+  for h in $(grep '^checker/judge/' <<<"$list"); do
+    other=$(basename "${h%.*}")
+    [ "$other" = "$name" ] && continue
+    at=${layer_of[$other]:-}
+    if [ -z "$at" ]; then
+      bad+="  $src reads $h, which is on no layer of the judge's"$'\n'
+    elif [ "$at" -ge "$own" ]; then
+      bad+="  $src (layer $own: ${layer_names[$name]}) reads $h, of layer $at (${layer_names[$other]}): a file of the"
+      bad+=" judge may include only the headers of the layers below its own"$'\n'
+    fi
+  done
+done
+if [ -z "$bad" ]; then pass=$((pass + 1)); echo "  checker/judge: each file reads only the layers below its own"
+else fail=$((fail + 1)); printf '  checker/judge READS A LAYER NOT BELOW ITS OWN (docs/architecture.md):\n%s' "$bad"; fi
 echo "arrows: $pass passed, $fail failed"
 [ $fail -eq 0 ]

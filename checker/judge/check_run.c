@@ -1,0 +1,90 @@
+/* The run's state and its report (check_run.h): what every file of the judge reads and
+ * calls, defined below all of them. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "check_run.h"
+
+struct check_run checking;
+
+/* Appends text to the running case's report in the record, cut at RECORD_OUTPUT_MAX. */
+static void keep_for_case(const char *text)
+{
+    if (checking.current < 0)
+        return;
+    struct case_record *c = &checking.record.cases[checking.current];
+    size_t have = c->output ? strlen(c->output) : 0, add = strlen(text);
+    if (have >= RECORD_OUTPUT_MAX)
+        return;
+    if (have + add > RECORD_OUTPUT_MAX)
+        add = RECORD_OUTPUT_MAX - have;
+    char *grown = realloc(c->output, have + add + 1);
+    if (!grown)
+        return;
+    memcpy(grown + have, text, add);
+    grown[have + add] = '\0';
+    c->output = grown;
+}
+
+void say(const char *fmt, ...)
+{
+    char text[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    FILE *out = checking.narrate_to_stderr ? stderr : stdout;
+    if (checking.narrate_to_stderr)
+        fputs("# ", out);
+    fputs(text, out);
+    fflush(out);
+    keep_for_case(text);
+}
+
+void case_fail(const char *fmt, ...)
+{
+    char why[2400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    keep_for_case("Failed: ");
+    keep_for_case(why);
+    keep_for_case("\n");
+    fail_msg("%s", why);
+    abort(); /* fail_msg does not return */
+}
+
+void case_skip(enum case_result why)
+{
+    if (checking.current >= 0)
+        checking.record.cases[checking.current].result = why;
+    checking.current = -1;
+    skip();
+    abort(); /* skip does not return */
+}
+
+const char *size_text(const struct check_case *c, char *buf, size_t len)
+{
+    return checking.lesson->family->size_text(c->rows, c->cols, buf, len);
+}
+
+int solution_present(void)
+{
+    return checking.have_solution;
+}
+
+/* What the student's output is compared with in full: the reference solution, or where this
+ * copy of the workbook has none (a handout), the baseline kernel. */
+const char *reference_name(void)
+{
+    return solution_present() ? "the reference solution" : "the baseline kernel";
+}
