@@ -16,6 +16,7 @@
 
 #include "compare.h"
 #include "text.h"
+#include "unit.h"
 
 #define QUIET_NAN_BITS 0x7FC00000u /* the NaN arithmetic produces: neither poison nor guard */
 
@@ -521,32 +522,27 @@ static void guard_scan_finds_nearest_write(void **state)
     assert_int_equal(nearest, 100);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tolerance_exact_is_zero),
-        cmocka_unit_test(tolerance_dot_is_two_k_epsilon),
-        cmocka_unit_test(tolerance_dot_grows_with_k),
-        cmocka_unit_test(tolerance_dot_nonpositive_k_counts_as_one_term),
-        cmocka_unit_test(within_exact_only_equal),
-        cmocka_unit_test(within_dot_uses_atol_plus_rtol),
-        cmocka_unit_test(within_nan_never),
-        cmocka_unit_test(bit_patterns_are_nans_and_has_bits_tells_them_apart),
-        cmocka_unit_test(compare_all_equal),
-        cmocka_unit_test(compare_counts_each_kind),
-        cmocka_unit_test(compare_counts_poison_in_last_row_and_col),
-        cmocka_unit_test(compare_within_tolerance_is_not_wrong),
-        cmocka_unit_test(compare_tells_edge_tiles_from_inner_ones),
-        cmocka_unit_test(compare_records_first_mismatches_in_order_capped),
-        cmocka_unit_test(compare_fewer_mismatches_than_cap),
-        cmocka_unit_test(compare_sampled_checks_only_the_samples),
-        cmocka_unit_test(compare_sampled_uses_double_reference),
-        cmocka_unit_test(diagnoses_each_pattern),
-        cmocka_unit_test(diagnose_transpose_copied),
-        cmocka_unit_test(diagnose_transpose_not_a_copy),
-        cmocka_unit_test(diagnose_matmul_rowcol_swapped),
-        cmocka_unit_test(diagnose_matmul_ab_swapped),
-        cmocka_unit_test(guard_scan_finds_nearest_write),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(tolerance_exact_is_zero),
+    cmocka_unit_test(tolerance_dot_is_two_k_epsilon),
+    cmocka_unit_test(tolerance_dot_grows_with_k),
+    cmocka_unit_test(tolerance_dot_nonpositive_k_counts_as_one_term),
+    cmocka_unit_test(within_exact_only_equal),
+    cmocka_unit_test(within_dot_uses_atol_plus_rtol),
+    cmocka_unit_test(within_nan_never),
+    cmocka_unit_test(bit_patterns_are_nans_and_has_bits_tells_them_apart),
+    cmocka_unit_test(compare_all_equal),
+    cmocka_unit_test(compare_counts_each_kind),
+    cmocka_unit_test(compare_counts_poison_in_last_row_and_col),
+    cmocka_unit_test(compare_within_tolerance_is_not_wrong),
+    cmocka_unit_test(compare_tells_edge_tiles_from_inner_ones),
+    cmocka_unit_test(compare_records_first_mismatches_in_order_capped),
+    cmocka_unit_test(compare_fewer_mismatches_than_cap),
+    cmocka_unit_test(compare_sampled_checks_only_the_samples),
+    cmocka_unit_test(compare_sampled_uses_double_reference),
+    cmocka_unit_test(diagnoses_each_pattern),
+    cmocka_unit_test(diagnose_transpose_copied),
+    cmocka_unit_test(diagnose_transpose_not_a_copy),
+    cmocka_unit_test(diagnose_matmul_rowcol_swapped),
+    cmocka_unit_test(diagnose_matmul_ab_swapped),
+    cmocka_unit_test(guard_scan_finds_nearest_write))

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "gpu_lock.h"
+#include "unit.h"
 
 static char lock_path[64], door_path[80];
 
@@ -218,14 +219,9 @@ static void test_those_waiting_to_be_alone_go_before_the_next_sharer(void **stat
     finish(c);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_without_a_lock_file_nothing_waits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_shared_holders_hold_it_together, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_alone_waits_for_the_shared_and_keeps_newcomers_out, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_alone_after_alone, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_those_waiting_to_be_alone_go_before_the_next_sharer, setup, teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test_setup_teardown(test_without_a_lock_file_nothing_waits, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_shared_holders_hold_it_together, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_alone_waits_for_the_shared_and_keeps_newcomers_out, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_alone_after_alone, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_those_waiting_to_be_alone_go_before_the_next_sharer, setup, teardown))

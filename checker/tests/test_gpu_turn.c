@@ -24,6 +24,7 @@
 
 #include "gpu_turn.h"
 #include "isolate.h"
+#include "unit.h"
 
 /* Generous: every wait here ends on an event long before it; only a broken end would reach it. */
 #define LIMIT_S 60.0
@@ -228,16 +229,11 @@ static void a_runner_whose_judge_is_gone_is_told(void **state)
     close(judge);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(words_in_order_over_a_socket),
-        cmocka_unit_test(the_wait_takes_only_its_word),
-        cmocka_unit_test(words_in_order_over_fifos),
-        cmocka_unit_test(a_runner_that_ends_is_not_waited_for),
-        cmocka_unit_test(a_silent_runner_is_given_up_at_its_limit),
-        cmocka_unit_test(a_runner_whose_judge_is_gone_is_told),
-        cmocka_unit_test(missing_fifos_stop_the_runner),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(words_in_order_over_a_socket),
+    cmocka_unit_test(the_wait_takes_only_its_word),
+    cmocka_unit_test(words_in_order_over_fifos),
+    cmocka_unit_test(a_runner_that_ends_is_not_waited_for),
+    cmocka_unit_test(a_silent_runner_is_given_up_at_its_limit),
+    cmocka_unit_test(a_runner_whose_judge_is_gone_is_told),
+    cmocka_unit_test(missing_fifos_stop_the_runner))

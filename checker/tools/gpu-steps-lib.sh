@@ -20,6 +20,7 @@ t0=$(date +%s)
 took() { echo "$1: $(( $(date +%s) - t0 )) s"; t0=$(date +%s); }
 # Everything built, its log in the reports; the script ends if the build fails.
 build_all() {
-  $make -s -j"$(nproc)" build-all > "$out/build.log" 2>&1 || { echo "build failed:"; tail -30 "$out/build.log"; exit 1; }
+  $make -s -j"$(nproc)" build-all > "$out/build.log" 2>&1 ||
+    { echo "build failed:"; tail -30 "$out/build.log"; exit 1; }
   took build
 }
