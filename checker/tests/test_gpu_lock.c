@@ -64,6 +64,14 @@ static void holds(struct party p)
     assert_int_equal(read(p.said, &c, 1), 1);
 }
 
+/* A party that takes the lock as `how` and holds it (nobody else is in its way). */
+static struct party holding(enum gpu_use how)
+{
+    struct party p = start(how);
+    holds(p);
+    return p;
+}
+
 static void finish(struct party p)
 {
     int status;
@@ -165,8 +173,7 @@ static void test_shared_holders_hold_it_together(void **state)
 static void test_alone_waits_for_the_shared_and_keeps_newcomers_out(void **state)
 {
     (void)state;
-    struct party a = start(GPU_SHARED);
-    holds(a);
+    struct party a = holding(GPU_SHARED);
     struct party b = start(GPU_ALONE);
     until_waiting(b);                        /* b waits for a, at the door */
     assert_false(taken(lock_path, LOCK_SH)); /* and has not got the lock: a's share is all there is */
@@ -182,8 +189,7 @@ static void test_alone_waits_for_the_shared_and_keeps_newcomers_out(void **state
 static void test_alone_after_alone(void **state)
 {
     (void)state;
-    struct party a = start(GPU_ALONE);
-    holds(a);
+    struct party a = holding(GPU_ALONE);
     struct party b = start(GPU_ALONE);
     until_waiting(b);
     assert_true(taken(lock_path, LOCK_SH));
@@ -196,8 +202,7 @@ static void test_alone_after_alone(void **state)
 static void test_those_waiting_to_be_alone_go_before_the_next_sharer(void **state)
 {
     (void)state;
-    struct party a = start(GPU_SHARED);
-    holds(a);
+    struct party a = holding(GPU_SHARED);
     struct party b = start(GPU_ALONE);
     until_waiters(1);                   /* b waits for a's share to end */
     struct party c = start(GPU_SHARED); /* a sharer who comes next */
