@@ -244,13 +244,23 @@ int load_quiz(const struct lesson *l, struct quiz *quiz)
     return rc;
 }
 
-/* The lesson's questions and, from SEED (or a fresh seed), the made-up ones. */
-static int build_quiz(const struct lesson *l, struct quiz *quiz, struct quiz *fresh, uint64_t *seed)
+/* A lesson's quiz as make quiz asks it: its own questions, then the bank questions made up from
+ * seed. */
+struct asked_quiz {
+    struct quiz own, fresh;
+    uint64_t seed;
+};
+
+/* The lesson's questions and, from SEED (or a fresh seed), the made-up ones; NULL (said) when its
+ * quiz.txt does not parse. One at a time: the quizzes are large, so they are kept here. */
+static const struct asked_quiz *build_quiz(const struct lesson *l)
 {
+    static struct asked_quiz q;
+    struct quiz *quiz = &q.own, *fresh = &q.fresh;
     if (load_quiz(l, quiz) != 0)
-        return -1;
+        return NULL;
     const char *s = getenv("SEED");
-    *seed = s && *s ? strtoull(s, NULL, 10) : rng_fresh_seed();
+    q.seed = s && *s ? strtoull(s, NULL, 10) : rng_fresh_seed();
     int kinds[4], n = 0;
     for (int k = 0; k < 4; k++)
         if (quiz->kinds & (1u << k))
@@ -258,19 +268,18 @@ static int build_quiz(const struct lesson *l, struct quiz *quiz, struct quiz *fr
     fresh->count = n ? quiz->generated : 0;
     fresh->numbered_from = quiz->count;
     for (int i = 0; i < fresh->count; i++)
-        quiz_generate(*seed + (uint64_t)i, kinds[(*seed + (uint64_t)i) % (uint64_t)n], &fresh->q[i]);
-    return 0;
+        quiz_generate(q.seed + (uint64_t)i, kinds[(q.seed + (uint64_t)i) % (uint64_t)n], &fresh->q[i]);
+    return &q;
 }
 
 /* The right answers, one per line, in the order make quiz asks (SEED as for make quiz): lets
  * make test answer the quiz non-interactively. */
 int cmd_quiz_key(const struct lesson *l)
 {
-    static struct quiz quiz, fresh;
-    uint64_t seed;
-    if (build_quiz(l, &quiz, &fresh, &seed) != 0)
+    const struct asked_quiz *q = build_quiz(l);
+    if (!q)
         return 2;
-    const struct quiz *both[2] = {&quiz, &fresh};
+    const struct quiz *both[2] = {&q->own, &q->fresh};
     for (int b = 0; b < 2; b++)
         for (int i = 0; i < both[b]->count; i++)
             printf("%g\n", both[b]->q[i].answer);
@@ -279,29 +288,28 @@ int cmd_quiz_key(const struct lesson *l)
 
 int cmd_quiz(const struct lesson *l)
 {
-    static struct quiz quiz, fresh;
-    uint64_t seed;
-    if (build_quiz(l, &quiz, &fresh, &seed) != 0)
+    const struct asked_quiz *q = build_quiz(l);
+    if (!q)
         return 2;
     char title[256];
     const char *list = getenv("LIST");
     if (list && *list && strcmp(list, "0") != 0) { /* the questions alone, to think them over first */
         printf("%s: the self-check questions (make quiz asks them; the bank questions are made up then).\n",
                title_of(l, title, sizeof title));
-        quiz_list(&quiz, stdout);
+        quiz_list(&q->own, stdout);
         return 0;
     }
     printf("%s: self-check. Type a number, or the letter of a choice, and Enter (Enter alone skips a question).\n",
            title_of(l, title, sizeof title));
     int skipped = 0;
-    int right = quiz_ask(&quiz, stdin, stdout, &skipped);
-    if (fresh.count) {
-        printf("\nAnd %d bank question%s made up just now (again: make quiz SEED=%llu):\n", fresh.count,
-               fresh.count == 1 ? "" : "s",
-               (unsigned long long)seed);
-        right += quiz_ask(&fresh, stdin, stdout, &skipped);
+    int right = quiz_ask(&q->own, stdin, stdout, &skipped);
+    if (q->fresh.count) {
+        printf("\nAnd %d bank question%s made up just now (again: make quiz SEED=%llu):\n", q->fresh.count,
+               q->fresh.count == 1 ? "" : "s",
+               (unsigned long long)q->seed);
+        right += quiz_ask(&q->fresh, stdin, stdout, &skipped);
     }
-    int total = quiz.count + fresh.count;
+    int total = q->own.count + q->fresh.count;
     printf("\nScore: %d/%d%s", right, total, right == total ? "" : " (reread the sections the misses came from)");
     if (skipped)
         printf("; %d skipped, their answers still hidden", skipped);

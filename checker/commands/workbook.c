@@ -111,23 +111,20 @@ int main(int argc, char **argv)
             return usage();
         return (l = lesson_arg(argv[3])) ? cmd_record(argv[2], l, forget) : 2;
     }
+    /* The commands of one lesson, `workbook COMMAND N`. */
+    static const struct {
+        const char *name;
+        int (*run)(const struct lesson *l);
+    } of_a_lesson[] = {
+        {"select", cmd_select}, {"hint", cmd_hint}, {"reset", cmd_reset}, {"quiz", cmd_quiz},
+        {"quiz-md", cmd_quiz_md}, {"quiz-key", cmd_quiz_key}, {"hints-md", cmd_hints_md},
+    };
     if (argc != 3)
         return usage();
     if (!(l = lesson_arg(argv[2])))
         return 2;
-    if (strcmp(cmd, "select") == 0)
-        return cmd_select(l);
-    if (strcmp(cmd, "hint") == 0)
-        return cmd_hint(l);
-    if (strcmp(cmd, "reset") == 0)
-        return cmd_reset(l);
-    if (strcmp(cmd, "quiz") == 0)
-        return cmd_quiz(l);
-    if (strcmp(cmd, "quiz-md") == 0)
-        return cmd_quiz_md(l);
-    if (strcmp(cmd, "quiz-key") == 0)
-        return cmd_quiz_key(l);
-    if (strcmp(cmd, "hints-md") == 0)
-        return cmd_hints_md(l);
+    for (size_t i = 0; i < sizeof of_a_lesson / sizeof of_a_lesson[0]; i++)
+        if (strcmp(cmd, of_a_lesson[i].name) == 0)
+            return of_a_lesson[i].run(l);
     return usage();
 }

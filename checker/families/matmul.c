@@ -63,14 +63,14 @@ static double work(int rows, int cols)
     .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                    \
     .reference_at = reference_at, .mistake = swapped, .output_is_sum = 1, .work = work
 #define FLOPS_PER_SECOND(routine) {routine, flops, "TFLOP/s", 1e12, "floating-point operations per second"}
+/* The float matmuls: a block of threads_x x threads_y threads per tile x tile block of C, cuBLAS's
+ * SGEMM the yardstick. */
+#define FLOAT_MATMUL(family_name, threads_x, threads_y, tile)                                           \
+    .name = family_name, MATMUL_CONTRACT, .block_x = threads_x, .block_y = threads_y, .tile_x = tile,   \
+    .tile_y = tile, .output_tile = tile, MATMUL_JUDGING, .limit = FLOPS_PER_SECOND("cublasSgemm")
 
 const struct family family_matmul = {
-    .name = "matmul",
-    MATMUL_CONTRACT,
-    .block_x = 32, .block_y = 32, .tile_x = 32, .tile_y = 32,
-    MATMUL_JUDGING,
-    .limit = FLOPS_PER_SECOND("cublasSgemm"),
-    .output_tile = 32,
+    FLOAT_MATMUL("matmul", 32, 32, 32),
     .count_rows = 128, .count_cols = 128, /* 4 x 4 blocks of 8 tiles each, counted in about a second */
     .count_draw = {{32, 3, 5}}, /* 96 or 160 */
     .grains = {{4, 8, 16, 32, 64}}, /* float4 to twice the launch's tile; square: the cols' are the rows' */
@@ -79,12 +79,7 @@ WB_FAMILY(family_matmul);
 
 /* The same contract for a register-blocked kernel: 256 threads per 128 x 128 block of C. */
 const struct family family_matmul_128 = {
-    .name = "matmul_128",
-    MATMUL_CONTRACT,
-    .block_x = 256, .block_y = 1, .tile_x = 128, .tile_y = 128,
-    MATMUL_JUDGING,
-    .limit = FLOPS_PER_SECOND("cublasSgemm"),
-    .output_tile = 128,
+    FLOAT_MATMUL("matmul_128", 256, 1, 128),
     .count_rows = 256, .count_cols = 256, /* 2 x 2 blocks, 32 K-steps of 8 */
     /* Not drawn: 128, the one other multiple of the 128-row block the emulator can afford (at a
      * partial block the sectors' rule, calibrated on whole ones, does not hold; 384 takes ~8 s). */

@@ -88,14 +88,14 @@ static struct tolerance exact(int rows, int cols)
     .params = "const float *in, float *out, int rows, int cols", .mangled_params = "PKfPfii",   \
     .mangled_params_nested = "PKfPfii", .nscalars = 2, .block_x = THREADS, .block_y = 1,          \
     .tile_y = 1, .size_text = size_text, .output_is_sum = 1, .work = work
+/* A block sums S elements of a row: the tile and the functions of its slice (SLICE_FUNCTIONS). */
+#define SLICES_OF(S) .tile_x = S, .output_shape = output_shape_##S, .reference_at = reference_at_##S
 
 const struct family family_reduce = {
     .name = "reduce",
     REDUCE_CONTRACT,
-    .tile_x = 256,
-    .output_shape = output_shape_256,
+    SLICES_OF(256),
     .tolerance = tolerance_256,
-    .reference_at = reference_at_256,
     .count_rows = 16, .count_cols = 4096, /* 256 blocks */
     .count_draw = {{1, 8, 24}, {256, 8, 24}},
     .grains = {{4}, {4, 32, 256}}, /* rows: any; cols: float4, a warp, the block's slice */
@@ -109,10 +109,8 @@ WB_FAMILY(family_reduce);
 const struct family family_reduce_4096 = {
     .name = "reduce_4096",
     REDUCE_CONTRACT,
-    .tile_x = 4096,
-    .output_shape = output_shape_4096,
+    SLICES_OF(4096),
     .tolerance = exact,
-    .reference_at = reference_at_4096,
     .input_bits = 12,
     .limit = {"cub::DeviceReduce::Sum", bytes_read, "GB/s", 1e9, "bytes read per second"},
     .count_rows = 4, .count_cols = 16384, /* 16 blocks of 4096 */

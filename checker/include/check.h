@@ -47,8 +47,10 @@ struct check_case {
 #define MATMUL_CORRECTNESS(pts)                                                                   \
     CORRECT_N(1, pts), CORRECT_N(31, pts), CORRECT_N(33, pts), CORRECT_N(112, pts), RESIDUES(pts), \
         CORRECT_N(1000, 0)
-#define TRANSPOSE_CORRECTNESS(pts)                                                                    \
-    CORRECT_RC(1, 1, pts), CORRECT_RC(31, 33, pts), CORRECT_RC(33, 31, pts), CORRECT_RC(100, 257, pts), \
+#define TRANSPOSE_CORRECTNESS(pts) TRANSPOSE_CORRECTNESS_1X1(pts, pts)
+/* The same with the 1 x 1 case worth pts_1x1: a stub that is right there alone (lesson 6's). */
+#define TRANSPOSE_CORRECTNESS_1X1(pts_1x1, pts)                                                             \
+    CORRECT_RC(1, 1, pts_1x1), CORRECT_RC(31, 33, pts), CORRECT_RC(33, 31, pts), CORRECT_RC(100, 257, pts), \
         RESIDUES(pts), CORRECT_RC(4000, 3000, 0)
 /* A matmul by 128 x 128 blocks of C (lessons 8 and 10): tiny, a size below the float4 and the
  * K-step (7), 112 (as above), every residue class, one past two blocks (257) and the large size.

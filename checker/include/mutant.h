@@ -19,6 +19,7 @@
  *                    which must not exist after the check
  *   base: checker/tests/features/NAME/NN_topic/file.cu  (optional) the right kernel the edits
  *                    apply to, instead of the lesson's solution: a wrong use of a CUDA feature
+ *                    (file.mutant: a right kernel kept as an edit of the solution, made first)
  *   timeout: N       (optional) the emulator's CPU seconds per case, where a kernel that never
  *                    ends is found sooner than at the default
  *   every-case: yes|gpu  (optional) every case runs, not only up to the first failed one (gpu:
@@ -61,6 +62,11 @@ struct mutant {
 int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen);
 /* The source with every edit applied (malloc'd), or NULL with a sentence in err. */
 char *mutant_apply(const struct mutant *m, const char *source, char *err, size_t errlen);
+struct registry;
+/* The kernel the .mutant file describes: its edits applied to its base (base:, else the lesson's
+ * solution), a base that is a .mutant itself made first. Returns the source (malloc'd), or NULL
+ * with a sentence in err; *m holds what parsed of the file either way (mutant_free it). */
+char *mutant_make(const char *file, const struct registry *reg, struct mutant *m, char *err, size_t errlen);
 void mutant_free(struct mutant *m);
 
 #endif

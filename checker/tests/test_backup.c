@@ -19,6 +19,7 @@
 
 #include "backup.h"
 #include "scratch.h"
+#include "unit.h"
 
 /* A fixed moment: 2023-11-14 22:13:20 UTC; the name uses local time, as backup_file does. */
 #define WHEN ((time_t)1700000000)
@@ -292,26 +293,21 @@ static void make_dirs_on_a_file_fails(void **state)
 
 #define T(name) cmocka_unit_test_setup_teardown(name, scratch_setup, scratch_teardown)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        T(backup_missing_file_returns_one),
-        T(backup_keeps_content_and_name),
-        T(backup_stamp_format),
-        T(backup_same_second_never_overwrites),
-        T(backup_name_uses_local_time),
-        T(backup_different_seconds_no_suffix),
-        T(backup_large_file),
-        T(backup_dir_not_creatable_fails),
-        T(copy_replaces_destination),
-        T(copy_creates_destination),
-        T(copy_missing_source_keeps_destination),
-        T(copy_into_missing_folder_fails),
-        T(make_dirs_nested),
-        T(make_dirs_existing_is_fine),
-        T(make_dirs_trailing_slash),
-        T(make_dirs_under_a_file_fails),
-        T(make_dirs_on_a_file_fails),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    T(backup_missing_file_returns_one),
+    T(backup_keeps_content_and_name),
+    T(backup_stamp_format),
+    T(backup_same_second_never_overwrites),
+    T(backup_name_uses_local_time),
+    T(backup_different_seconds_no_suffix),
+    T(backup_large_file),
+    T(backup_dir_not_creatable_fails),
+    T(copy_replaces_destination),
+    T(copy_creates_destination),
+    T(copy_missing_source_keeps_destination),
+    T(copy_into_missing_folder_fails),
+    T(make_dirs_nested),
+    T(make_dirs_existing_is_fine),
+    T(make_dirs_trailing_slash),
+    T(make_dirs_under_a_file_fails),
+    T(make_dirs_on_a_file_fails))

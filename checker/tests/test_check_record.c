@@ -13,6 +13,7 @@
 
 #include "check_record.h"
 #include "text.h"
+#include "unit.h"
 
 /* Lesson 2's shape: five correctness cases of 2 points, the large one of 0, speed 15, and on a
  * GPU under make grade the two gates. */
@@ -119,12 +120,7 @@ static void reads_back_what_it_wrote(void **state)
     assert_int_equal(record_read(path, &back, err, sizeof err), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(full_marks_when_all_pass),
-        cmocka_unit_test(one_case_decides),
-        cmocka_unit_test(reads_back_what_it_wrote),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(full_marks_when_all_pass),
+    cmocka_unit_test(one_case_decides),
+    cmocka_unit_test(reads_back_what_it_wrote))

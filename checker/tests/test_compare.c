@@ -16,6 +16,7 @@
 
 #include "compare.h"
 #include "text.h"
+#include "unit.h"
 
 #define QUIET_NAN_BITS 0x7FC00000u /* the NaN arithmetic produces: neither poison nor guard */
 
@@ -155,66 +156,88 @@ static void bit_patterns_are_nans_and_has_bits_tells_them_apart(void **state)
 
 /* ---- compare_outputs ---- */
 
+/* A small matrix, want, and got: the same distinct values 1, 2, 3, ... for the test to spoil. */
+struct matrices {
+    float want[64], got[64];
+};
+
+static struct matrices *counting_pair(void)
+{
+    static struct matrices m;
+    for (int i = 0; i < 64; i++)
+        m.want[i] = m.got[i] = (float)(i + 1);
+    return &m;
+}
+
+/* Every count a comparison keeps against want's (the fields not given: 0), each named when it
+ * differs. */
+static void assert_counts(const struct comparison *c, struct comparison want)
+{
+    const struct {
+        const char *name;
+        size_t got, want;
+    } counts[] = {
+        {"wrong", c->wrong, want.wrong},
+        {"never_written", c->never_written, want.never_written},
+        {"never_written_last_row", c->never_written_last_row, want.never_written_last_row},
+        {"never_written_last_col", c->never_written_last_col, want.never_written_last_col},
+        {"guard_values", c->guard_values, want.guard_values},
+        {"shared_values", c->shared_values, want.shared_values},
+        {"other_nans", c->other_nans, want.other_nans},
+        {"wrong_inside", c->wrong_inside, want.wrong_inside},
+        {"shown", c->shown, want.shown},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (counts[i].got != counts[i].want)
+            fail_msg("%s: %zu, expected %zu", counts[i].name, counts[i].got, counts[i].want);
+}
+
 static void compare_all_equal(void **state)
 {
     (void)state;
-    float *want = counting(12), *got = counting(12);
+    struct matrices *m = counting_pair();
     struct comparison c;
     memset(&c, 0x5A, sizeof c); /* whatever was there before must be cleared */
-    compare_outputs(got, want, 3, 4, 32, tolerance_exact(), &c);
+    compare_outputs(m->got, m->want, 3, 4, 32, tolerance_exact(), &c);
     assert_int_equal(c.rows, 3);
     assert_int_equal(c.cols, 4);
     assert_int_equal(c.tile, 32);
-    assert_int_equal(c.wrong, 0);
-    assert_int_equal(c.never_written, 0);
-    assert_int_equal(c.guard_values, 0);
-    assert_int_equal(c.other_nans, 0);
-    assert_int_equal(c.wrong_inside, 0);
-    assert_int_equal(c.shown, 0);
-    free(want);
-    free(got);
+    assert_counts(&c, (struct comparison){0});
 }
 
 static void compare_counts_each_kind(void **state)
 {
     (void)state;
-    float *want = counting(16), *got = counting(16);
-    got[1] = 99.0f;                       /* wrong number */
-    got[4] = from_bits(POISON_BITS);      /* never written */
-    got[7] = from_bits(POISON_BITS);
-    got[10] = from_bits(GUARD_BITS);      /* copied from a guard zone */
-    got[13] = from_bits(QUIET_NAN_BITS);  /* a NaN the kernel computed */
-    got[14] = -from_bits(QUIET_NAN_BITS); /* another one, other sign */
+    struct matrices *m = counting_pair();
+    m->got[1] = 99.0f;                       /* wrong number */
+    m->got[4] = from_bits(POISON_BITS);      /* never written */
+    m->got[7] = from_bits(POISON_BITS);
+    m->got[10] = from_bits(GUARD_BITS);      /* copied from a guard zone */
+    m->got[13] = from_bits(QUIET_NAN_BITS);  /* a NaN the kernel computed */
+    m->got[14] = -from_bits(QUIET_NAN_BITS); /* another one, other sign */
     struct comparison c;
-    compare_outputs(got, want, 4, 4, 32, tolerance_exact(), &c);
-    assert_int_equal(c.wrong, 6);
-    assert_int_equal(c.never_written, 2);
-    assert_int_equal(c.guard_values, 1);
-    assert_int_equal(c.other_nans, 2);
-    free(want);
-    free(got);
+    compare_outputs(m->got, m->want, 4, 4, 32, tolerance_exact(), &c);
+    assert_counts(&c, (struct comparison){.wrong = 6, .never_written = 2, .never_written_last_col = 1,
+                                          .guard_values = 1, .other_nans = 2, .shown = MAX_SHOWN_MISMATCHES});
 }
 
 static void compare_counts_poison_in_last_row_and_col(void **state)
 {
     (void)state;
     enum { R = 4, C = 5 };
-    float *want = counting(R * C), *got = counting(R * C);
-    got[3 * C + 0] = from_bits(POISON_BITS); /* last row */
-    got[3 * C + 2] = from_bits(POISON_BITS); /* last row */
-    got[3 * C + 4] = from_bits(POISON_BITS); /* last row and last col */
-    got[1 * C + 4] = from_bits(POISON_BITS); /* last col */
-    got[0 * C + 1] = from_bits(POISON_BITS); /* neither */
-    got[3 * C + 1] = 0.0f;                   /* wrong, not poison */
-    got[2 * C + 4] = from_bits(GUARD_BITS);  /* last col, but a guard value */
+    struct matrices *m = counting_pair();
+    m->got[3 * C + 0] = from_bits(POISON_BITS); /* last row */
+    m->got[3 * C + 2] = from_bits(POISON_BITS); /* last row */
+    m->got[3 * C + 4] = from_bits(POISON_BITS); /* last row and last col */
+    m->got[1 * C + 4] = from_bits(POISON_BITS); /* last col */
+    m->got[0 * C + 1] = from_bits(POISON_BITS); /* neither */
+    m->got[3 * C + 1] = 0.0f;                   /* wrong, not poison */
+    m->got[2 * C + 4] = from_bits(GUARD_BITS);  /* last col, but a guard value */
     struct comparison c;
-    compare_outputs(got, want, R, C, 32, tolerance_exact(), &c);
-    assert_int_equal(c.wrong, 7);
-    assert_int_equal(c.never_written, 5);
-    assert_int_equal(c.never_written_last_row, 3);
-    assert_int_equal(c.never_written_last_col, 2);
-    free(want);
-    free(got);
+    compare_outputs(m->got, m->want, R, C, 32, tolerance_exact(), &c);
+    assert_counts(&c, (struct comparison){.wrong = 7, .never_written = 5, .never_written_last_row = 3,
+                                          .never_written_last_col = 2, .guard_values = 1,
+                                          .shown = MAX_SHOWN_MISMATCHES});
 }
 
 static void compare_within_tolerance_is_not_wrong(void **state)
@@ -264,12 +287,12 @@ static void compare_records_first_mismatches_in_order_capped(void **state)
 {
     (void)state;
     enum { R = 5, C = 7 };
-    float *want = counting(R * C), *got = counting(R * C);
+    struct matrices *m = counting_pair();
     size_t bad[] = {2, 3, 9, 15, 16, 20, 28, 33, 34};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        got[bad[i]] = -1.0f - (float)i;
+        m->got[bad[i]] = -1.0f - (float)i;
     struct comparison c;
-    compare_outputs(got, want, R, C, 32, tolerance_exact(), &c);
+    compare_outputs(m->got, m->want, R, C, 32, tolerance_exact(), &c);
     assert_int_equal(c.wrong, sizeof bad / sizeof bad[0]);
     assert_int_equal(c.shown, MAX_SHOWN_MISMATCHES);
     for (size_t i = 0; i < MAX_SHOWN_MISMATCHES; i++) {
@@ -278,26 +301,22 @@ static void compare_records_first_mismatches_in_order_capped(void **state)
         assert_true(c.first[i].want == (double)(bad[i] + 1));
         assert_true(c.first[i].got == -1.0f - (float)i);
     }
-    free(want);
-    free(got);
 }
 
 static void compare_fewer_mismatches_than_cap(void **state)
 {
     (void)state;
-    float *want = counting(6), *got = counting(6);
-    got[5] = from_bits(POISON_BITS);
-    got[2] = 0.0f;
+    struct matrices *m = counting_pair();
+    m->got[5] = from_bits(POISON_BITS);
+    m->got[2] = 0.0f;
     struct comparison c;
-    compare_outputs(got, want, 2, 3, 32, tolerance_exact(), &c);
+    compare_outputs(m->got, m->want, 2, 3, 32, tolerance_exact(), &c);
     assert_int_equal(c.shown, 2);
     assert_int_equal(c.first[0].row, 0);
     assert_int_equal(c.first[0].col, 2);
     assert_int_equal(c.first[1].row, 1);
     assert_int_equal(c.first[1].col, 2);
     assert_true(has_bits(c.first[1].got, POISON_BITS)); /* the bits survive */
-    free(want);
-    free(got);
 }
 
 /* ---- compare_sampled ---- */
@@ -317,17 +336,15 @@ static void compare_sampled_checks_only_the_samples(void **state)
     assert_int_equal(c.rows, R);
     assert_int_equal(c.cols, C);
     assert_int_equal(c.tile, 2);
-    assert_int_equal(c.wrong, 2);
-    assert_int_equal(c.never_written, 1);
-    assert_int_equal(c.shown, 2);
+    /* 3 x 4 with tile 2: (1, 2) lies in a full tile; row 2 is the partial tile row. */
+    assert_counts(&c, (struct comparison){.wrong = 2, .never_written = 1, .never_written_last_row = 1,
+                                          .never_written_last_col = 1, .wrong_inside = 1, .shown = 2});
     assert_int_equal(c.first[0].row, 1);
     assert_int_equal(c.first[0].col, 2);
     assert_true(c.first[0].want == 7.0);
     assert_true(c.first[0].got == 100.0f);
     assert_int_equal(c.first[1].row, 2);
     assert_int_equal(c.first[1].col, 3);
-    /* 3 x 4 with tile 2: (1, 2) lies in a full tile; row 2 is the partial tile row. */
-    assert_int_equal(c.wrong_inside, 1);
     free(got);
 }
 
@@ -521,32 +538,27 @@ static void guard_scan_finds_nearest_write(void **state)
     assert_int_equal(nearest, 100);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tolerance_exact_is_zero),
-        cmocka_unit_test(tolerance_dot_is_two_k_epsilon),
-        cmocka_unit_test(tolerance_dot_grows_with_k),
-        cmocka_unit_test(tolerance_dot_nonpositive_k_counts_as_one_term),
-        cmocka_unit_test(within_exact_only_equal),
-        cmocka_unit_test(within_dot_uses_atol_plus_rtol),
-        cmocka_unit_test(within_nan_never),
-        cmocka_unit_test(bit_patterns_are_nans_and_has_bits_tells_them_apart),
-        cmocka_unit_test(compare_all_equal),
-        cmocka_unit_test(compare_counts_each_kind),
-        cmocka_unit_test(compare_counts_poison_in_last_row_and_col),
-        cmocka_unit_test(compare_within_tolerance_is_not_wrong),
-        cmocka_unit_test(compare_tells_edge_tiles_from_inner_ones),
-        cmocka_unit_test(compare_records_first_mismatches_in_order_capped),
-        cmocka_unit_test(compare_fewer_mismatches_than_cap),
-        cmocka_unit_test(compare_sampled_checks_only_the_samples),
-        cmocka_unit_test(compare_sampled_uses_double_reference),
-        cmocka_unit_test(diagnoses_each_pattern),
-        cmocka_unit_test(diagnose_transpose_copied),
-        cmocka_unit_test(diagnose_transpose_not_a_copy),
-        cmocka_unit_test(diagnose_matmul_rowcol_swapped),
-        cmocka_unit_test(diagnose_matmul_ab_swapped),
-        cmocka_unit_test(guard_scan_finds_nearest_write),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(tolerance_exact_is_zero),
+    cmocka_unit_test(tolerance_dot_is_two_k_epsilon),
+    cmocka_unit_test(tolerance_dot_grows_with_k),
+    cmocka_unit_test(tolerance_dot_nonpositive_k_counts_as_one_term),
+    cmocka_unit_test(within_exact_only_equal),
+    cmocka_unit_test(within_dot_uses_atol_plus_rtol),
+    cmocka_unit_test(within_nan_never),
+    cmocka_unit_test(bit_patterns_are_nans_and_has_bits_tells_them_apart),
+    cmocka_unit_test(compare_all_equal),
+    cmocka_unit_test(compare_counts_each_kind),
+    cmocka_unit_test(compare_counts_poison_in_last_row_and_col),
+    cmocka_unit_test(compare_within_tolerance_is_not_wrong),
+    cmocka_unit_test(compare_tells_edge_tiles_from_inner_ones),
+    cmocka_unit_test(compare_records_first_mismatches_in_order_capped),
+    cmocka_unit_test(compare_fewer_mismatches_than_cap),
+    cmocka_unit_test(compare_sampled_checks_only_the_samples),
+    cmocka_unit_test(compare_sampled_uses_double_reference),
+    cmocka_unit_test(diagnoses_each_pattern),
+    cmocka_unit_test(diagnose_transpose_copied),
+    cmocka_unit_test(diagnose_transpose_not_a_copy),
+    cmocka_unit_test(diagnose_matmul_rowcol_swapped),
+    cmocka_unit_test(diagnose_matmul_ab_swapped),
+    cmocka_unit_test(guard_scan_finds_nearest_write))

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "emu.h"
+#include "unit.h"
 
 enum { WARP = 32 };
 
@@ -212,15 +213,10 @@ static void shared_patterns_measured_on_h200(void **state)
     assert_int_equal(wrong, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(zero_size_lane_is_skipped),
-        cmocka_unit_test(strided_patterns),
-        cmocka_unit_test(shared_two_words_same_bank),
-        cmocka_unit_test(shared_xor_swizzle),
-        cmocka_unit_test(counts_accumulate),
-        cmocka_unit_test(shared_patterns_measured_on_h200),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(zero_size_lane_is_skipped),
+    cmocka_unit_test(strided_patterns),
+    cmocka_unit_test(shared_two_words_same_bank),
+    cmocka_unit_test(shared_xor_swizzle),
+    cmocka_unit_test(counts_accumulate),
+    cmocka_unit_test(shared_patterns_measured_on_h200))

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "gpu_lock.h"
+#include "unit.h"
 
 static char lock_path[64], door_path[80];
 
@@ -61,6 +62,14 @@ static void holds(struct party p)
 {
     char c;
     assert_int_equal(read(p.said, &c, 1), 1);
+}
+
+/* A party that takes the lock as `how` and holds it (nobody else is in its way). */
+static struct party holding(enum gpu_use how)
+{
+    struct party p = start(how);
+    holds(p);
+    return p;
 }
 
 static void finish(struct party p)
@@ -164,8 +173,7 @@ static void test_shared_holders_hold_it_together(void **state)
 static void test_alone_waits_for_the_shared_and_keeps_newcomers_out(void **state)
 {
     (void)state;
-    struct party a = start(GPU_SHARED);
-    holds(a);
+    struct party a = holding(GPU_SHARED);
     struct party b = start(GPU_ALONE);
     until_waiting(b);                        /* b waits for a, at the door */
     assert_false(taken(lock_path, LOCK_SH)); /* and has not got the lock: a's share is all there is */
@@ -181,8 +189,7 @@ static void test_alone_waits_for_the_shared_and_keeps_newcomers_out(void **state
 static void test_alone_after_alone(void **state)
 {
     (void)state;
-    struct party a = start(GPU_ALONE);
-    holds(a);
+    struct party a = holding(GPU_ALONE);
     struct party b = start(GPU_ALONE);
     until_waiting(b);
     assert_true(taken(lock_path, LOCK_SH));
@@ -195,8 +202,7 @@ static void test_alone_after_alone(void **state)
 static void test_those_waiting_to_be_alone_go_before_the_next_sharer(void **state)
 {
     (void)state;
-    struct party a = start(GPU_SHARED);
-    holds(a);
+    struct party a = holding(GPU_SHARED);
     struct party b = start(GPU_ALONE);
     until_waiters(1);                   /* b waits for a's share to end */
     struct party c = start(GPU_SHARED); /* a sharer who comes next */
@@ -218,14 +224,9 @@ static void test_those_waiting_to_be_alone_go_before_the_next_sharer(void **stat
     finish(c);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_without_a_lock_file_nothing_waits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_shared_holders_hold_it_together, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_alone_waits_for_the_shared_and_keeps_newcomers_out, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_alone_after_alone, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_those_waiting_to_be_alone_go_before_the_next_sharer, setup, teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test_setup_teardown(test_without_a_lock_file_nothing_waits, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_shared_holders_hold_it_together, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_alone_waits_for_the_shared_and_keeps_newcomers_out, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_alone_after_alone, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_those_waiting_to_be_alone_go_before_the_next_sharer, setup, teardown))

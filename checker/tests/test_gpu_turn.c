@@ -24,6 +24,7 @@
 
 #include "gpu_turn.h"
 #include "isolate.h"
+#include "unit.h"
 
 /* Generous: every wait here ends on an event long before it; only a broken end would reach it. */
 #define LIMIT_S 60.0
@@ -82,50 +83,67 @@ static void waits_for_go(int fd, const struct isolate_child *c)
     assert_false(isolate_ended(c));
 }
 
-static void start(struct runner *r, struct isolate_child *c, struct isolate_result *res)
+/* A runner the judge started: the child, its result, and the judge's end of the socket (-1 over
+ * FIFOs). */
+struct started {
+    struct isolate_child c;
+    struct isolate_result res;
+    int judge;
+};
+
+static void start(struct runner *r, struct started *s)
 {
-    assert_int_equal(isolate_start(runner, r, c, res), 0);
+    assert_int_equal(isolate_start(runner, r, &s->c, &s->res), 0);
+    s->judge = -1;
 }
 
-/* A runner of this kind on a socket; returns the judge's end. */
-static int start_on_socket(enum runner_kind kind, struct isolate_child *c, struct isolate_result *res)
+/* A runner of this kind on a socket. */
+static void start_on_socket(enum runner_kind kind, struct started *s)
 {
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     struct runner r = {kind, sv[1], sv[0]}; /* the child has its own copy from the fork */
-    start(&r, c, res);
+    start(&r, s);
     close(sv[1]);
-    return sv[0];
+    s->judge = sv[0];
+}
+
+/* The runner's TURN_READY, read from fd. */
+static void says_ready(int fd, struct started *s)
+{
+    assert_int_equal(turn_await(fd, &s->c, LIMIT_S, TURN_READY), 1);
+}
+
+/* Given its turn at go, the runner goes on and ends well. */
+static void goes_on(int go, struct started *s)
+{
+    turn_give(go);
+    isolate_wait(&s->c, LIMIT_S, &s->res);
+    assert_int_equal(s->res.outcome, ISOLATE_EXITED);
+    assert_int_equal(s->res.status, 0);
 }
 
 static void words_in_order_over_a_socket(void **state)
 {
     (void)state;
-    struct isolate_child c;
-    struct isolate_result res;
-    int judge = start_on_socket(FOLLOWS, &c, &res);
-    assert_int_equal(turn_await(judge, &c, LIMIT_S, TURN_READY), 1);
-    waits_for_go(judge, &c);
-    turn_give(judge);
-    isolate_wait(&c, LIMIT_S, &res);
-    assert_int_equal(res.outcome, ISOLATE_EXITED);
-    assert_int_equal(res.status, 0);
-    close(judge);
+    struct started s;
+    start_on_socket(FOLLOWS, &s);
+    says_ready(s.judge, &s);
+    waits_for_go(s.judge, &s.c);
+    goes_on(s.judge, &s);
+    close(s.judge);
 }
 
 static void the_wait_takes_only_its_word(void **state)
 {
     (void)state;
-    struct isolate_child c;
-    struct isolate_result res;
-    int judge = start_on_socket(NOISY, &c, &res);
-    assert_int_equal(turn_await(judge, &c, LIMIT_S, TURN_READY), 1);
+    struct started s;
+    start_on_socket(NOISY, &s);
+    says_ready(s.judge, &s);
     /* Its TURN_READY was taken, not left behind the noise: a second wait finds nothing. */
-    assert_int_equal(turn_await(judge, &c, isolate_elapsed(&c) + 0.2, TURN_READY), 0);
-    turn_give(judge);
-    isolate_wait(&c, LIMIT_S, &res);
-    assert_int_equal(res.status, 0);
-    close(judge);
+    assert_int_equal(turn_await(s.judge, &s.c, isolate_elapsed(&s.c) + 0.2, TURN_READY), 0);
+    goes_on(s.judge, &s);
+    close(s.judge);
 }
 
 static void words_in_order_over_fifos(void **state)
@@ -135,15 +153,12 @@ static void words_in_order_over_fifos(void **state)
     assert_int_equal(turn_fifos_open(&t), 0);
     assert_int_equal(setenv(TURN_ENV, t.dir, 1), 0);
     struct runner r = {FOLLOWS, -1, -1};
-    struct isolate_child c;
-    struct isolate_result res;
-    start(&r, &c, &res);
+    struct started s;
+    start(&r, &s);
     unsetenv(TURN_ENV);
-    assert_int_equal(turn_await(t.ready, &c, LIMIT_S, TURN_READY), 1);
-    waits_for_go(t.ready, &c);
-    turn_give(t.go);
-    isolate_wait(&c, LIMIT_S, &res);
-    assert_int_equal(res.status, 0);
+    says_ready(t.ready, &s);
+    waits_for_go(t.ready, &s.c);
+    goes_on(t.go, &s);
     char dir[sizeof t.dir];
     memcpy(dir, t.dir, sizeof dir);
     turn_fifos_close(&t);
@@ -158,39 +173,37 @@ static void a_runner_that_ends_is_not_waited_for(void **state)
     struct turn_fifos t;
     assert_int_equal(turn_fifos_open(&t), 0);
     struct runner r = {ENDS_AT_ONCE, -1, -1};
-    struct isolate_child c;
-    struct isolate_result res;
-    start(&r, &c, &res);
-    assert_int_equal(turn_await(t.ready, &c, LIMIT_S, TURN_READY), 0);
-    assert_true(isolate_elapsed(&c) < LIMIT_S / 2);
-    isolate_wait(&c, LIMIT_S, &res);
-    assert_int_equal(res.status, 3); /* still the caller's to collect */
+    struct started s;
+    start(&r, &s);
+    assert_int_equal(turn_await(t.ready, &s.c, LIMIT_S, TURN_READY), 0);
+    assert_true(isolate_elapsed(&s.c) < LIMIT_S / 2);
+    isolate_wait(&s.c, LIMIT_S, &s.res);
+    assert_int_equal(s.res.status, 3); /* still the caller's to collect */
     turn_fifos_close(&t);
 
-    int judge = start_on_socket(CLOSES_ITS_END, &c, &res);
-    assert_int_equal(turn_await(judge, &c, LIMIT_S, TURN_READY), 0);
-    assert_true(isolate_elapsed(&c) < LIMIT_S / 2);
-    isolate_wait(&c, 0, &res); /* past its limit: killed */
-    assert_int_equal(res.outcome, ISOLATE_TIMED_OUT);
-    close(judge);
+    start_on_socket(CLOSES_ITS_END, &s);
+    assert_int_equal(turn_await(s.judge, &s.c, LIMIT_S, TURN_READY), 0);
+    assert_true(isolate_elapsed(&s.c) < LIMIT_S / 2);
+    isolate_wait(&s.c, 0, &s.res); /* past its limit: killed */
+    assert_int_equal(s.res.outcome, ISOLATE_TIMED_OUT);
+    close(s.judge);
 }
 
 static void a_silent_runner_is_given_up_at_its_limit(void **state)
 {
     (void)state;
-    struct isolate_child c;
-    struct isolate_result res;
-    int judge = start_on_socket(SAYS_NOTHING, &c, &res);
-    assert_int_equal(turn_await(judge, &c, 0.2, TURN_READY), 0);
-    assert_true(isolate_elapsed(&c) >= 0.2);
+    struct started s;
+    start_on_socket(SAYS_NOTHING, &s);
+    assert_int_equal(turn_await(s.judge, &s.c, 0.2, TURN_READY), 0);
+    assert_true(isolate_elapsed(&s.c) >= 0.2);
     /* The judge's own wait (for the lock) paused it: its limit, 0.2 s from now, counts from 1 s
      * later. */
-    double t0 = clock_s(), limit = isolate_elapsed(&c) + 0.2;
-    isolate_pause(&c, 1.0);
-    isolate_wait(&c, limit, &res);
-    assert_int_equal(res.outcome, ISOLATE_TIMED_OUT);
+    double t0 = clock_s(), limit = isolate_elapsed(&s.c) + 0.2;
+    isolate_pause(&s.c, 1.0);
+    isolate_wait(&s.c, limit, &s.res);
+    assert_int_equal(s.res.outcome, ISOLATE_TIMED_OUT);
     assert_true(clock_s() - t0 >= 1.2);
-    close(judge);
+    close(s.judge);
 }
 
 static void missing_fifos_stop_the_runner(void **state)
@@ -198,46 +211,39 @@ static void missing_fifos_stop_the_runner(void **state)
     (void)state;
     assert_int_equal(setenv(TURN_ENV, "/nonexistent/wb-turn", 1), 0);
     struct runner r = {FOLLOWS, -1, -1};
-    struct isolate_child c;
-    struct isolate_result res;
-    start(&r, &c, &res);
+    struct started s;
+    start(&r, &s);
     unsetenv(TURN_ENV);
-    isolate_wait(&c, LIMIT_S, &res);
-    assert_int_equal(res.outcome, ISOLATE_EXITED);
-    assert_int_equal(res.status, 7); /* refused to go on, and did not wait for a judge */
+    isolate_wait(&s.c, LIMIT_S, &s.res);
+    assert_int_equal(s.res.outcome, ISOLATE_EXITED);
+    assert_int_equal(s.res.status, 7); /* refused to go on, and did not wait for a judge */
 }
 
 static void a_runner_whose_judge_is_gone_is_told(void **state)
 {
     (void)state;
-    struct isolate_child c;
-    struct isolate_result res;
-    int judge = start_on_socket(FOLLOWS, &c, &res);
-    assert_int_equal(turn_await(judge, &c, LIMIT_S, TURN_READY), 1);
-    close(judge); /* no TURN_GO: the judge gave up on the job */
-    isolate_wait(&c, LIMIT_S, &res);
-    assert_int_equal(res.outcome, ISOLATE_EXITED);
-    assert_int_equal(res.status, 7);
+    struct started s;
+    start_on_socket(FOLLOWS, &s);
+    says_ready(s.judge, &s);
+    close(s.judge); /* no TURN_GO: the judge gave up on the job */
+    isolate_wait(&s.c, LIMIT_S, &s.res);
+    assert_int_equal(s.res.outcome, ISOLATE_EXITED);
+    assert_int_equal(s.res.status, 7);
     turn_give(-1); /* and a word to no one is nothing */
 
     /* A word to a runner that is gone: no SIGPIPE ends the judge. */
-    judge = start_on_socket(ENDS_AT_ONCE, &c, &res);
-    isolate_wait(&c, LIMIT_S, &res);
-    turn_give(judge);
-    turn_give(judge);
-    close(judge);
+    start_on_socket(ENDS_AT_ONCE, &s);
+    isolate_wait(&s.c, LIMIT_S, &s.res);
+    turn_give(s.judge);
+    turn_give(s.judge);
+    close(s.judge);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(words_in_order_over_a_socket),
-        cmocka_unit_test(the_wait_takes_only_its_word),
-        cmocka_unit_test(words_in_order_over_fifos),
-        cmocka_unit_test(a_runner_that_ends_is_not_waited_for),
-        cmocka_unit_test(a_silent_runner_is_given_up_at_its_limit),
-        cmocka_unit_test(a_runner_whose_judge_is_gone_is_told),
-        cmocka_unit_test(missing_fifos_stop_the_runner),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(words_in_order_over_a_socket),
+    cmocka_unit_test(the_wait_takes_only_its_word),
+    cmocka_unit_test(words_in_order_over_fifos),
+    cmocka_unit_test(a_runner_that_ends_is_not_waited_for),
+    cmocka_unit_test(a_silent_runner_is_given_up_at_its_limit),
+    cmocka_unit_test(a_runner_whose_judge_is_gone_is_told),
+    cmocka_unit_test(missing_fifos_stop_the_runner))

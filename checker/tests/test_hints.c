@@ -19,6 +19,7 @@
 #include "registry.h"
 #include "textfile.h"
 #include "text.h"
+#include "unit.h"
 
 static const char SAMPLE[] =
     "# Lesson 9: Testing the hints\n"
@@ -403,22 +404,17 @@ static void real_lessons_share_contracts(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(finds_each_hint_block),
-        cmocka_unit_test(hints_point_into_the_text),
-        cmocka_unit_test(hint_count_is_capped),
-        cmocka_unit_test(titles),
-        cmocka_unit_test(hints_misplaced_cases),
-        cmocka_unit_test(hint_markdown_folds_each),
-        cmocka_unit_test(predictions_folded_cases),
-        cmocka_unit_test(line_quotes_cases),
-        cmocka_unit_test(real_lessons_keep_hints_apart),
-        cmocka_unit_test(real_lessons_fold_measured_answers),
-        cmocka_unit_test(real_lessons_quote_lines_right),
-        cmocka_unit_test(contract_one_wording),
-        cmocka_unit_test(real_lessons_share_contracts),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(finds_each_hint_block),
+    cmocka_unit_test(hints_point_into_the_text),
+    cmocka_unit_test(hint_count_is_capped),
+    cmocka_unit_test(titles),
+    cmocka_unit_test(hints_misplaced_cases),
+    cmocka_unit_test(hint_markdown_folds_each),
+    cmocka_unit_test(predictions_folded_cases),
+    cmocka_unit_test(line_quotes_cases),
+    cmocka_unit_test(real_lessons_keep_hints_apart),
+    cmocka_unit_test(real_lessons_fold_measured_answers),
+    cmocka_unit_test(real_lessons_quote_lines_right),
+    cmocka_unit_test(contract_one_wording),
+    cmocka_unit_test(real_lessons_share_contracts))

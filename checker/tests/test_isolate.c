@@ -20,6 +20,7 @@
 
 #include "isolate.h"
 #include "text.h"
+#include "unit.h"
 
 static double now(void)
 {
@@ -336,20 +337,15 @@ static void describe_real_timeout(void **state)
     munmap((void *)pid, 4096);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(exit_code_is_returned),
-        cmocka_unit_test(argument_reaches_child),
-        cmocka_unit_test(signals_are_reported),
-        cmocka_unit_test(hang_times_out_and_is_killed),
-        cmocka_unit_test(hang_kill_reaches_grandchild),
-        cmocka_unit_test(output_is_captured_not_shown),
-        cmocka_unit_test(output_fitting_exactly_is_not_cut),
-        cmocka_unit_test(too_much_output_is_cut),
-        cmocka_unit_test(describes_each_outcome),
-        cmocka_unit_test(describe_fits_small_buffer),
-        cmocka_unit_test(describe_real_timeout),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(exit_code_is_returned),
+    cmocka_unit_test(argument_reaches_child),
+    cmocka_unit_test(signals_are_reported),
+    cmocka_unit_test(hang_times_out_and_is_killed),
+    cmocka_unit_test(hang_kill_reaches_grandchild),
+    cmocka_unit_test(output_is_captured_not_shown),
+    cmocka_unit_test(output_fitting_exactly_is_not_cut),
+    cmocka_unit_test(too_much_output_is_cut),
+    cmocka_unit_test(describes_each_outcome),
+    cmocka_unit_test(describe_fits_small_buffer),
+    cmocka_unit_test(describe_real_timeout))

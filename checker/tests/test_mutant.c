@@ -9,7 +9,9 @@
 #include <cmocka.h>
 
 #include "mutant.h"
+#include "refusals.h"
 #include "text.h"
+#include "unit.h"
 
 static const char *source = "int a = 1;\nint b = 2;\nint c = 3;\n";
 
@@ -58,14 +60,20 @@ static void applies_edits_or_says_why_not(void **state)
     }
 }
 
+/* mutant_parse as a reader of refusals.h. */
+static int parse_mutant(const char *text, char *err, size_t errlen, int *line)
+{
+    (void)line;
+    struct mutant m;
+    int rc = mutant_parse(text, &m, err, errlen);
+    mutant_free(&m);
+    return rc;
+}
+
 static void incomplete_files_are_refused(void **state)
 {
     (void)state;
-    struct mutant m;
-    char err[256];
-    const struct {
-        const char *text, *says;
-    } bad[] = {
+    const struct refusal bad[] = {
         {"lesson: 1\nexpect: e\n--- replace\na\n+++ with\nb\n", "what:"},
         {"what: w\nexpect: e\n--- replace\na\n+++ with\nb\n", "lesson:"},
         {"what: w\nlesson: 1\n--- replace\na\n+++ with\nb\n", "expect:"},
@@ -83,20 +91,10 @@ static void incomplete_files_are_refused(void **state)
         {"what: w\nlesson: 1\nexpect: e\nevery-case: no\n--- replace\na\n+++ with\nb\n", "every-case"},
         {"what: w\nlesson: 1\nexpect: e\tf\n--- replace\na\n+++ with\nb\n", "a tab"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = '\0';
-        assert_int_equal(mutant_parse(bad[i].text, &m, err, sizeof err), -1);
-        assert_contains(err, bad[i].says);
-        mutant_free(&m);
-    }
+    assert_refuses_each(parse_mutant, bad, sizeof bad / sizeof bad[0]);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(parses_header_and_edits),
-        cmocka_unit_test(applies_edits_or_says_why_not),
-        cmocka_unit_test(incomplete_files_are_refused),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(parses_header_and_edits),
+    cmocka_unit_test(applies_edits_or_says_why_not),
+    cmocka_unit_test(incomplete_files_are_refused))

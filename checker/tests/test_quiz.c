@@ -15,7 +15,9 @@
 #include <cmocka.h>
 
 #include "quiz.h"
+#include "refusals.h"
 #include "text.h"
+#include "unit.h"
 
 static const char *two = "# a comment\n"
                          "bank-questions: 2\n"
@@ -45,14 +47,18 @@ static void parses_numeric_and_choice(void **state)
     assert_string_equal(q.q[1].why, "All threads of a warp share row.");
 }
 
+/* quiz_parse as a reader of refusals.h. */
+static int parse_quiz(const char *text, char *err, size_t errlen, int *line)
+{
+    (void)line;
+    static struct quiz q;
+    return quiz_parse(text, &q, err, errlen);
+}
+
 static void refuses_bad_files(void **state)
 {
     (void)state;
-    static struct quiz q;
-    char err[256];
-    const struct {
-        const char *text, *says;
-    } bad[] = {
+    const struct refusal bad[] = {
         {"question: q\nanswer: 1\n", "needs question:, answer: and why:"},
         {"question: q\nanswer: x\nwhy: w\n", "plain number"},
         {"question: q\nchoices: a | b\nanswer: 3\nwhy: w\n", "one of its 2 choices"},
@@ -61,11 +67,7 @@ static void refuses_bad_files(void **state)
         {"# nothing\n", "no questions"},
         {"bank-questions: 2 bank,spiral\nquestion: q\nanswer: 1\nwhy: w\n", "kinds from"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = '\0';
-        assert_int_equal(quiz_parse(bad[i].text, &q, err, sizeof err), -1);
-        assert_contains(err, bad[i].says);
-    }
+    assert_refuses_each(parse_quiz, bad, sizeof bad / sizeof bad[0]);
 }
 
 static void bank_question_kinds(void **state)
@@ -268,20 +270,15 @@ static void recorded_note_says_how(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(parses_numeric_and_choice),
-        cmocka_unit_test(refuses_bad_files),
-        cmocka_unit_test(bank_question_kinds),
-        cmocka_unit_test(judges_answers),
-        cmocka_unit_test(generated_answers_agree_with_hand_arithmetic),
-        cmocka_unit_test(asks_and_counts),
-        cmocka_unit_test(numbers_go_on_after_earlier_questions),
-        cmocka_unit_test(typos_are_asked_again_and_empty_lines_skip),
-        cmocka_unit_test(markdown_hides_answers),
-        cmocka_unit_test(answers_source_told_apart),
-        cmocka_unit_test(recorded_note_says_how),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(parses_numeric_and_choice),
+    cmocka_unit_test(refuses_bad_files),
+    cmocka_unit_test(bank_question_kinds),
+    cmocka_unit_test(judges_answers),
+    cmocka_unit_test(generated_answers_agree_with_hand_arithmetic),
+    cmocka_unit_test(asks_and_counts),
+    cmocka_unit_test(numbers_go_on_after_earlier_questions),
+    cmocka_unit_test(typos_are_asked_again_and_empty_lines_skip),
+    cmocka_unit_test(markdown_hides_answers),
+    cmocka_unit_test(answers_source_told_apart),
+    cmocka_unit_test(recorded_note_says_how))

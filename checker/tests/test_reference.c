@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "reference.h"
+#include "unit.h"
 
 static void matmul_2x2_known(void **state)
 {
@@ -194,19 +195,14 @@ static void sample_depends_on_seed_only(void **state)
     assert_memory_not_equal(a, c, na * sizeof a[0]);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(matmul_2x2_known),
-        cmocka_unit_test(matmul_3x3_not_symmetric),
-        cmocka_unit_test(matmul_accumulates_in_double),
-        cmocka_unit_test(matmul_swapped_is_b_times_a),
-        cmocka_unit_test(matmul_swapped_agrees_with_at),
-        cmocka_unit_test(transposes_known),
-        cmocka_unit_test(sample_small_is_everything),
-        cmocka_unit_test(sample_large_covers_edges),
-        cmocka_unit_test(sample_random_part_spreads),
-        cmocka_unit_test(sample_depends_on_seed_only),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(matmul_2x2_known),
+    cmocka_unit_test(matmul_3x3_not_symmetric),
+    cmocka_unit_test(matmul_accumulates_in_double),
+    cmocka_unit_test(matmul_swapped_is_b_times_a),
+    cmocka_unit_test(matmul_swapped_agrees_with_at),
+    cmocka_unit_test(transposes_known),
+    cmocka_unit_test(sample_small_is_everything),
+    cmocka_unit_test(sample_large_covers_edges),
+    cmocka_unit_test(sample_random_part_spreads),
+    cmocka_unit_test(sample_depends_on_seed_only))

@@ -12,20 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "refusals.h"
 #include "registry.h"
 #include "text.h"
+#include "unit.h"
 
 #define GOOD1 "1 01_naive_matmul matmul_naive matmul checker/baselines/matmul_uncoalesced.cu 10\n"
 #define GOOD2 "2 02_tiled matmul_tiled matmul solutions/01_naive_matmul/matmul_naive.cu 25\n"
 
-/* Parses text that must fail; checks the error names `test line N` and contains `what`. */
-static void expect_error(const char *text, int line, const char *what)
+/* registry_parse of a registry named "test" as a reader of refusals.h: the line its error names
+ * ("test line N:"). */
+static int parse_registry(const char *text, char *err, size_t errlen, int *line)
 {
     struct registry reg;
-    char err[512] = "", where[32];
-    snprintf(where, sizeof where, "test line %d:", line);
-    if (registry_parse(text, "test", &reg, err, sizeof err) != -1 || !strstr(err, where) || !strstr(err, what))
-        fail_msg("\"%s\": said \"%s\", where \"%s\" and \"%s\" were expected", text, err, where, what);
+    int rc = registry_parse(text, "test", &reg, err, errlen);
+    const char *at = strstr(err, "test line ");
+    if (!at || sscanf(at, "test line %d:", line) != 1)
+        *line = 0;
+    return rc;
 }
 
 /* The registry of text, which must parse. */
@@ -208,11 +212,7 @@ static void numbers_may_leave_gaps(void **state)
 static void refuses_each_mistake(void **state)
 {
     (void)state;
-    const struct {
-        const char *text;
-        int line;
-        const char *says;
-    } cases[] = {
+    const struct refusal_at cases[] = {
         {"# header\n" GOOD1 "2 02_tiled matmul_tiled matmul 25\n", 3, "expected 6 fields"},
         {GOOD1 "\n2 02_tiled matmul_tiled matmul b.cu 25 extra\n", 3, "expected 6 fields"},
         {"1 01_x k matmul b.cu ten\n", 1, "expected 6 fields"},
@@ -239,8 +239,7 @@ static void refuses_each_mistake(void **state)
         {GOOD1 "2 02_x k matmul b.cu 1001\n", 2, "outside 1..1000"},
         {"1 01_x k matmul b.cu -3\n", 1, "outside 1..1000"},
     };
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        expect_error(cases[k].text, cases[k].line, cases[k].says);
+    assert_refuses_each_at(parse_registry, cases, sizeof cases / sizeof cases[0]);
 }
 
 static void kernel_identifier_forms_accepted(void **state)
@@ -279,7 +278,7 @@ static void error_more_than_max_lessons(void **state)
         n += (size_t)snprintf(text + n, sizeof text - n, "%d %02d_t k matmul b.cu 1\n", i, i);
     char where[64];
     snprintf(where, sizeof where, "more than %d lessons", MAX_LESSONS);
-    expect_error(text, MAX_LESSONS + 1, where);
+    assert_refused(parse_registry, text, MAX_LESSONS + 1, where);
 }
 
 static void find_present_and_absent(void **state)
@@ -322,25 +321,20 @@ static void families_found_by_name(void **state)
     assert_int_equal(b->tile_y, 32);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(real_registry_loads),
-        cmocka_unit_test(sample_registry_read_by_column),
-        cmocka_unit_test(sample_registry_written_again),
-        cmocka_unit_test(real_registry_files_exist),
-        cmocka_unit_test(missing_file_is_an_error),
-        cmocka_unit_test(comments_and_blank_lines_skipped),
-        cmocka_unit_test(last_line_without_newline_and_crlf),
-        cmocka_unit_test(numbers_may_leave_gaps),
-        cmocka_unit_test(refuses_each_mistake),
-        cmocka_unit_test(kernel_identifier_forms_accepted),
-        cmocka_unit_test(baseline_family_given_or_the_lessons),
-        cmocka_unit_test(points_range_limits_accepted),
-        cmocka_unit_test(error_no_lessons),
-        cmocka_unit_test(error_more_than_max_lessons),
-        cmocka_unit_test(find_present_and_absent),
-        cmocka_unit_test(families_found_by_name),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(real_registry_loads),
+    cmocka_unit_test(sample_registry_read_by_column),
+    cmocka_unit_test(sample_registry_written_again),
+    cmocka_unit_test(real_registry_files_exist),
+    cmocka_unit_test(missing_file_is_an_error),
+    cmocka_unit_test(comments_and_blank_lines_skipped),
+    cmocka_unit_test(last_line_without_newline_and_crlf),
+    cmocka_unit_test(numbers_may_leave_gaps),
+    cmocka_unit_test(refuses_each_mistake),
+    cmocka_unit_test(kernel_identifier_forms_accepted),
+    cmocka_unit_test(baseline_family_given_or_the_lessons),
+    cmocka_unit_test(points_range_limits_accepted),
+    cmocka_unit_test(error_no_lessons),
+    cmocka_unit_test(error_more_than_max_lessons),
+    cmocka_unit_test(find_present_and_absent),
+    cmocka_unit_test(families_found_by_name))

@@ -12,6 +12,7 @@
 #include "../judge/check_run.h"
 #include "family.h"
 #include "residues.h"
+#include "unit.h"
 
 static const char *const families[] = {"matmul", "matmul_128", "transpose", "transpose_32x8", "reduce", "reduce_4096"};
 
@@ -80,11 +81,6 @@ static void rows_and_cols_in_different_classes(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(each_dimension_in_every_class),
-        cmocka_unit_test(rows_and_cols_in_different_classes),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(each_dimension_in_every_class),
+    cmocka_unit_test(rows_and_cols_in_different_classes))

@@ -12,6 +12,7 @@
 
 #include "results.h"
 #include "text.h"
+#include "unit.h"
 
 static void escapes_json(void **state)
 {
@@ -52,12 +53,7 @@ static void nothing_to_copy(void **state)
     free(out);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(escapes_json),
-        cmocka_unit_test(copies_suites_only),
-        cmocka_unit_test(nothing_to_copy),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(escapes_json),
+    cmocka_unit_test(copies_suites_only),
+    cmocka_unit_test(nothing_to_copy))

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "unit.h"
 
 enum { SEQ = 64 };
 
@@ -202,17 +203,12 @@ static void fresh_seed_is_short(void **state)
     assert_true(differ > 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(same_seed_same_numbers),
-        cmocka_unit_test(other_streams_and_seeds_differ),
-        cmocka_unit_test(small_seeds_and_streams_never_collide),
-        cmocka_unit_test(fill_replays),
-        cmocka_unit_test(fill_in_range_and_spread),
-        cmocka_unit_test(fill_grid_sums_exactly),
-        cmocka_unit_test(fill_zero_elements),
-        cmocka_unit_test(fresh_seed_is_short),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(same_seed_same_numbers),
+    cmocka_unit_test(other_streams_and_seeds_differ),
+    cmocka_unit_test(small_seeds_and_streams_never_collide),
+    cmocka_unit_test(fill_replays),
+    cmocka_unit_test(fill_in_range_and_spread),
+    cmocka_unit_test(fill_grid_sums_exactly),
+    cmocka_unit_test(fill_zero_elements),
+    cmocka_unit_test(fresh_seed_is_short))

@@ -20,6 +20,7 @@
 #include "scratch.h"
 #include "state.h"
 #include "text.h"
+#include "unit.h"
 
 static size_t read_text(const char *path, char *buf, size_t len)
 {
@@ -362,24 +363,19 @@ static void record_then_round_trip(void **state)
 
 #define T(name) cmocka_unit_test_setup_teardown(name, scratch_setup, scratch_teardown)
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        T(load_missing_is_empty),
-        T(save_load_round_trip),
-        T(round_trip_keeps_six_significant_digits),
-        T(save_replaces_previous_file),
-        T(save_leaves_no_temporary),
-        T(failed_save_keeps_old_file),
-        T(save_into_missing_folder_fails),
-        T(garbage_lines_skipped),
-        T(current_out_of_range_ignored),
-        cmocka_unit_test(quiz_keeps_the_best_score),
-        cmocka_unit_test(quiz_records_how_it_was_answered),
-        T(quiz_how_round_trip),
-        cmocka_unit_test(record_keeps_the_best_and_counts),
-        cmocka_unit_test(record_out_of_range_ignored),
-        T(record_then_round_trip),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    T(load_missing_is_empty),
+    T(save_load_round_trip),
+    T(round_trip_keeps_six_significant_digits),
+    T(save_replaces_previous_file),
+    T(save_leaves_no_temporary),
+    T(failed_save_keeps_old_file),
+    T(save_into_missing_folder_fails),
+    T(garbage_lines_skipped),
+    T(current_out_of_range_ignored),
+    cmocka_unit_test(quiz_keeps_the_best_score),
+    cmocka_unit_test(quiz_records_how_it_was_answered),
+    T(quiz_how_round_trip),
+    cmocka_unit_test(record_keeps_the_best_and_counts),
+    cmocka_unit_test(record_out_of_range_ignored),
+    T(record_then_round_trip))

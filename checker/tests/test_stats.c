@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "unit.h"
 
 static void assert_close(double got, double want)
 {
@@ -108,19 +109,14 @@ static void speedup_zero_for_nonpositive(void **state)
     assert_true(stats_speedup(-2.0, -1.0) == 0.0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(median_single),
-        cmocka_unit_test(median_odd_count),
-        cmocka_unit_test(median_even_count_is_mean_of_middle_two),
-        cmocka_unit_test(median_with_duplicates),
-        cmocka_unit_test(median_leaves_input_unsorted),
-        cmocka_unit_test(rel_spread_constant_is_zero),
-        cmocka_unit_test(rel_spread_known_set),
-        cmocka_unit_test(rel_spread_one_outlier_is_ignored),
-        cmocka_unit_test(speedup_ratio),
-        cmocka_unit_test(speedup_zero_for_nonpositive),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(median_single),
+    cmocka_unit_test(median_odd_count),
+    cmocka_unit_test(median_even_count_is_mean_of_middle_two),
+    cmocka_unit_test(median_with_duplicates),
+    cmocka_unit_test(median_leaves_input_unsorted),
+    cmocka_unit_test(rel_spread_constant_is_zero),
+    cmocka_unit_test(rel_spread_known_set),
+    cmocka_unit_test(rel_spread_one_outlier_is_ignored),
+    cmocka_unit_test(speedup_ratio),
+    cmocka_unit_test(speedup_zero_for_nonpositive))

@@ -12,6 +12,7 @@
 
 #include "text.h"
 #include "traffic.h"
+#include "unit.h"
 
 /* A warp-level transpose of one 32 x 32 tile: 32 load requests of 4 sectors each; burst: the
  * least busy thread's bytes in flight per wait (-1: not measured). */
@@ -113,13 +114,8 @@ static void rules_kept_at_their_limits(void **state)
     assert_int_equal(traffic_verdict(&c, &base, &none, why, sizeof why), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(derived_figures),
-        cmocka_unit_test(each_rule_fails_with_its_sentence),
-        cmocka_unit_test(every_broken_rule_at_once),
-        cmocka_unit_test(rules_kept_at_their_limits),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_TESTS_MAIN(
+    cmocka_unit_test(derived_figures),
+    cmocka_unit_test(each_rule_fails_with_its_sentence),
+    cmocka_unit_test(every_broken_rule_at_once),
+    cmocka_unit_test(rules_kept_at_their_limits))

@@ -7,37 +7,28 @@
 #   logs       the tools' raw logs on a racy, a crashing and a clean kernel (for the parsers' tests)
 # Reports go to DIR (default build/gpu-gates).   Usage: checker/tools/gpu-gates.sh [DIR] [STEP...]
 set -u
-out=${1:-build/gpu-gates}
-shift || true
-steps=" ${*:-solutions mutants handout logs} "
-make=${MAKE:-make}
-mkdir -p "$out"
-step() { [[ "$steps" == *" $1 "* ]]; }
-took() { echo "$1: $(( $(date +%s) - t0 )) s"; }
+# shellcheck source=checker/tools/gpu-steps-lib.sh
+. checker/tools/gpu-steps-lib.sh
+gpu_steps build/gpu-gates "solutions mutants handout logs" "$@"
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-t0=$(date +%s)
-$make -s -j"$(nproc)" build-all > "$out/build.log" 2>&1 || { echo "build failed:"; tail -30 "$out/build.log"; exit 1; }
-took build
+build_all
 lessons=$(build/workbook lessons number | paste -sd' ')
 
 export SANITIZE=1 PROFILE=1
 if step solutions; then
-  t0=$(date +%s)
   MAKE=$make build/workbook check solutions pass $lessons > "$out/solutions.log" 2>&1; echo "solutions: exit $?"
   MAKE=$make build/workbook check exercises fail $lessons > "$out/exercises.log" 2>&1; echo "stubs: exit $?"
   grep -E '^\[  (PASSED|FAILED|SKIPPED) |as they must|Score' "$out/solutions.log" "$out/exercises.log" | sort | uniq -c
   took solutions
 fi
 if step mutants; then
-  t0=$(date +%s)
   $make -s --no-print-directory mutants EMU= > "$out/mutants.log" 2>&1; echo "mutants: exit $?"
   tail -n 1 "$out/mutants.log"
   mkdir -p "$out/mutants" && cp build/mutants-gpu/*.log "$out/mutants/" 2>/dev/null
   took mutants
 fi
 if step handout; then
-  t0=$(date +%s)
   $make -s --no-print-directory handout-test > "$out/handout.log" 2>&1; echo "handout: exit $?"
   tail -n 4 "$out/handout.log"
   took handout

@@ -38,10 +38,12 @@ refused() { # refused WHAT SENTENCE ARGS...: exit 2, nothing on stdout, one line
   echo "  FAILED: $what (workbook lessons $*: exit $rc, said:)"; sed 's/^/    | /' "$T/out" "$T/err"; fail=1
 }
 
-# A handout's registry, against the awk reader's output.
-same "every field, by name" "2 02_tiled_matmul matmul_tiled matmul checker/baselines/matmul_naive.cu 25 matmul
+# A handout's registry, against the awk reader's output: each lesson's fields, in the order of
+# "${fields[@]}".
+rows="2 02_tiled_matmul matmul_tiled matmul checker/baselines/matmul_naive.cu 25 matmul
 6 06_coarsening transpose_coarsened transpose_32x8 checker/baselines/transpose_swizzled.cu 25 transpose
-8 08_sgemm sgemm_blocked matmul_128 checker/baselines/matmul_tiled.cu 30 matmul" --registry "$handout" "${fields[@]}"
+8 08_sgemm sgemm_blocked matmul_128 checker/baselines/matmul_tiled.cu 30 matmul"
+same "every field, by name" "$rows" --registry "$handout" "${fields[@]}"
 same "fields in any order, again" "25 2 25
 25 6 25
 30 8 30" --registry "$handout" points number points
@@ -49,27 +51,12 @@ same "one lesson" "06_coarsening transpose checker/baselines/transpose_swizzled.
   --registry "$handout" --lesson 6 folder baseline_family baseline
 same "the points added up" 80 --registry "$handout" --sum points
 same "the numbers added up" 16 --registry "$handout" --sum number
+# make's variables: each of those fields as lessonN_FIELD := VALUE.
 same "make's variables" "# $handout as make's variables (workbook lessons --make)
 LESSONS := 2 6 8
 TOTAL_POINTS := 80
-lesson2_folder := 02_tiled_matmul
-lesson2_kernel := matmul_tiled
-lesson2_family := matmul
-lesson2_baseline := checker/baselines/matmul_naive.cu
-lesson2_points := 25
-lesson2_baseline_family := matmul
-lesson6_folder := 06_coarsening
-lesson6_kernel := transpose_coarsened
-lesson6_family := transpose_32x8
-lesson6_baseline := checker/baselines/transpose_swizzled.cu
-lesson6_points := 25
-lesson6_baseline_family := transpose
-lesson8_folder := 08_sgemm
-lesson8_kernel := sgemm_blocked
-lesson8_family := matmul_128
-lesson8_baseline := checker/baselines/matmul_tiled.cu
-lesson8_points := 30
-lesson8_baseline_family := matmul" --registry "$handout" --make
+$(awk -v names="${fields[*]}" 'BEGIN { n = split(names, name, " ") }
+  { for (i = 2; i <= n; i++) print "lesson" $1 "_" name[i] " := " $i }' <<<"$rows")" --registry "$handout" --make
 same "a subset: the header kept, a baseline moved, its family kept" "$(sed -n '/^#/p' "$handout")
 6        06_coarsening     transpose_coarsened transpose_32x8 transpose:checker/baselines/transpose_swizzled.cu 25
 8        08_sgemm          sgemm_blocked       matmul_128     matmul:checker/baselines/matmul_tiled_copy.cu     30" \

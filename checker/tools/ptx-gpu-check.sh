@@ -8,20 +8,14 @@
 # Reports go to DIR (default build/ptx-gpu), one tarball of them to DIR.tar.gz.
 #   Usage: checker/tools/ptx-gpu-check.sh [DIR] [STEP...]   (cmocka built or CMOCKA_DIR given)
 set -u
-out=${1:-build/ptx-gpu}
-shift || true
-steps=" ${*:-counts verdicts} "
-make=${MAKE:-make}
-mkdir -p "$out"
-step() { [[ "$steps" == *" $1 "* ]]; }
-t0=$(date +%s)
-took() { echo "$1: $(( $(date +%s) - t0 )) s"; t0=$(date +%s); }
+# shellcheck source=checker/tools/gpu-steps-lib.sh
+. checker/tools/gpu-steps-lib.sh
+gpu_steps build/ptx-gpu "counts verdicts" "$@"
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 nvcc --version | tail -n 1 | tee -a "$out/gpu.txt"
 date -u +%Y-%m-%dT%H:%MZ | tee -a "$out/gpu.txt"
-$make -s -j"$(nproc)" build-all > "$out/build.log" 2>&1 || { echo "build failed:"; tail -30 "$out/build.log"; exit 1; }
-took build
+build_all
 
 if step counts; then
   checker/tools/ncu-counts.sh "$out/ncu"

@@ -60,7 +60,7 @@ struct interleaved {
 
 // 2. Interleaved addressing, strided index: the first threads do the work (no divergence), at
 //    word 2*d*t: a stride of 2d words, a 2d-way bank conflict (up to 32) at every step. Lesson 7's
-//    baseline (lessons/07_reduction/block_sum_strided.cu).
+//    baseline (its stub, exercises/07_reduction/block_sum.cu).
 struct strided {
     static __device__ float sum(float v)
     {

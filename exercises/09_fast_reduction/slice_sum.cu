@@ -23,8 +23,8 @@
  *              code, no main, no <<<>>> launches, no library calls.
  *   Passing    1. Correct: on every tested shape, every sum exact.
  *              2. Fast: on a GPU, at least the speed-up over the baseline
- *                 (lessons/09_fast_reduction/slice_sum_per_step.cu, the
- *                 stub's kernel) and the share of CUB's whole-array sum
+ *                 (the stub as handed out, exercises/09_fast_reduction/
+ *                 slice_sum.cu) and the share of CUB's whole-array sum
  *                 (cub::DeviceReduce::Sum, timed in the same run) that
  *                 lessons/09_fast_reduction/check.c declares. In the
  *                 emulator: no bank conflicts, no more global sectors than
@@ -37,8 +37,8 @@
  */
 
 /*
- * This stub is correct, but it is the baseline kernel under a new name, so
- * it cannot pass the speed check.
+ * This stub is correct, but it is the baseline kernel itself (the registry
+ * names this file), so it cannot pass the speed check.
  */
 
 #define THREADS 256                // blockDim.x

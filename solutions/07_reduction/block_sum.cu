@@ -21,11 +21,11 @@
  *              code, no main, no <<<>>> launches, no library calls.
  *   Passing    1. Correct: on every tested shape, every sum within the bound.
  *              2. Fast: on a GPU, at least the speed-up over the baseline
- *                 (lessons/07_reduction/block_sum_strided.cu, the stub's
- *                 kernel) that lessons/07_reduction/check.c declares, both
- *                 timed in the same run. In the emulator: no bank conflicts,
- *                 no more global sectors than the baseline, and at most the
- *                 barriers per thread it declares.
+ *                 (the stub as handed out, exercises/07_reduction/
+ *                 block_sum.cu) that lessons/07_reduction/check.c declares,
+ *                 both timed in the same run. In the emulator: no bank
+ *                 conflicts, no more global sectors than the baseline, and
+ *                 at most the barriers per thread it declares.
  *   Running    make lesson7   copies this stub to work/07_reduction/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.

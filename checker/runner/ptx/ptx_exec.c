@@ -367,6 +367,18 @@ static void value_used(int insn, int t, const char *what)
                  "differently from the write");
 }
 
+/* The lanes of *exec whose address, operand addr, holds a marked value: the first is said, and all
+ * are left out of *exec (they access nothing). Returns them. */
+static uint32_t marked_addresses(int insn, int w, const struct ptx_operand *addr, uint32_t *exec)
+{
+    uint32_t am = addr->reg >= 0 ? *mark(addr->reg, w) & *exec : 0;
+    if (am) {
+        value_used(insn, w * 32 + __builtin_ctz(am), "uses as an address");
+        *exec &= ~am;
+    }
+    return am;
+}
+
 /* An unwritten shared byte at off was read: the cp.async, if any, whose copy was to write it. */
 static void note_unlanded(size_t off)
 {
@@ -837,6 +849,19 @@ static double round_to_int(double x, int rnd)
     case R_RPI: case R_RP: return ceil(x);
     default: return trunc(x);
     }
+}
+
+/* cvta's address a in thread t: to a space, the generic pointer into its offset; from one, the
+ * offset into a pointer (the global space's are the same). */
+static uint64_t cvta(const struct ptx_insn *in, int t, uint64_t a)
+{
+    unsigned char *base = in->space == S_SHARED ? X.shared
+                          : in->space == S_LOCAL ? local_of(t)
+                          : in->space == S_CONST ? X.L->m->const_data
+                                                 : NULL;
+    if (!base)
+        return a;
+    return (in->flags & F_TO) ? a - (uint64_t)(uintptr_t)base : a + (uint64_t)(uintptr_t)base;
 }
 
 static uint64_t convert(const struct ptx_insn *in, uint64_t v)
@@ -1558,39 +1583,21 @@ static int step(int w, int i, uint32_t active)
         set_marks(o[0].reg, w, exec, mk);
         break;
     }
-    case OP_CVTA: {
-        /* to a space: the generic pointer into its offset; from one: the offset into a pointer */
+    case OP_CVTA: case OP_CVT: { /* one value per lane, converted: an address (cvta) or a number */
         uint32_t mk = marks_of(in, 1, w, exec);
         FOR_LANES(exec, l) {
             int t = first + (int)l;
-            uint64_t a = val(&o[1], T_U64, t), r = a;
-            unsigned char *base = in->space == S_SHARED ? X.shared
-                                  : in->space == S_LOCAL ? local_of(t)
-                                  : in->space == S_CONST ? X.L->m->const_data
-                                                         : NULL;
-            if (base)
-                r = (in->flags & F_TO) ? a - (uint64_t)(uintptr_t)base : a + (uint64_t)(uintptr_t)base;
-            put(o[0].reg, t, r, ty == T_U32 ? T_U32 : T_U64);
-        }
-        set_marks(o[0].reg, w, exec, mk);
-        break;
-    }
-    case OP_CVT: {
-        uint32_t mk = marks_of(in, 1, w, exec);
-        FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            put(o[0].reg, t, convert(in, val(&o[1], in->type2, t)), ty);
+            if (in->op == OP_CVTA)
+                put(o[0].reg, t, cvta(in, t, val(&o[1], T_U64, t)), ty == T_U32 ? T_U32 : T_U64);
+            else
+                put(o[0].reg, t, convert(in, val(&o[1], in->type2, t)), ty);
         }
         set_marks(o[0].reg, w, exec, mk);
         break;
     }
     case OP_LD: {
         int size = ptx_type_bytes(ty), n = in->vec;
-        uint32_t am = o[1].reg >= 0 ? *mark(o[1].reg, w) & exec : 0;
-        if (am) {
-            value_used(i, first + __builtin_ctz(am), "uses as an address");
-            exec &= ~am;
-        }
+        uint32_t am = marked_addresses(i, w, &o[1], &exec);
         if (!am && ((in->space == S_SHARED && load_shared(in, i, w, exec)) ||
                     (in->space == S_GLOBAL && load_inputs(in, w, exec))))
             break;
@@ -1624,11 +1631,7 @@ static int step(int w, int i, uint32_t active)
     }
     case OP_ST: {
         int size = ptx_type_bytes(ty), n = in->vec;
-        uint32_t am = o[0].reg >= 0 ? *mark(o[0].reg, w) & exec : 0;
-        if (am) {
-            value_used(i, first + __builtin_ctz(am), "uses as an address");
-            exec &= ~am;
-        }
+        uint32_t am = marked_addresses(i, w, &o[0], &exec);
         uint32_t vm = marks_of(in, 1, w, exec);
         if (in->space == S_SHARED && !am && store_shared(in, i, w, exec, vm))
             break;
@@ -1937,11 +1940,7 @@ static int step(int w, int i, uint32_t active)
         int size = ptx_type_bytes(ty);
         const struct ptx_operand *addr = in->op == OP_ATOM ? &o[1] : &o[0];
         int vi = in->op == OP_ATOM ? 2 : 1;
-        uint32_t am = addr->reg >= 0 ? *mark(addr->reg, w) & exec : 0;
-        if (am) {
-            value_used(i, first + __builtin_ctz(am), "uses as an address");
-            exec &= ~am;
-        }
+        marked_addresses(i, w, addr, &exec);
         uint32_t vm = marks_of(in, vi, w, exec);
         FOR_LANES(exec, l) {
             int t = first + (int)l;

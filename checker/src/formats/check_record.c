@@ -44,20 +44,23 @@ void record_score(struct check_record *r)
     }
 }
 
-int record_points(const struct check_record *r)
+/* The cases' points added up: those earned, or (worth) those each case is worth. */
+static int points_added(const struct check_record *r, int worth)
 {
     int sum = 0;
     for (int i = 0; i < r->ncases; i++)
-        sum += r->cases[i].points;
+        sum += worth ? r->cases[i].max_points : r->cases[i].points;
     return sum;
+}
+
+int record_points(const struct check_record *r)
+{
+    return points_added(r, 0);
 }
 
 int record_max_points(const struct check_record *r)
 {
-    int sum = 0;
-    for (int i = 0; i < r->ncases; i++)
-        sum += r->cases[i].max_points;
-    return sum;
+    return points_added(r, 1);
 }
 
 int record_count(const struct check_record *r, enum case_result result)

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "registry.h"
+#include "textfile.h"
+
 static int starts(const char *line, const char *prefix)
 {
     return strncmp(line, prefix, strlen(prefix)) == 0;
@@ -197,4 +200,51 @@ void mutant_free(struct mutant *m)
         free(m->edit[i].new_text);
     }
     m->nedits = 0;
+}
+
+/* mutant_make's work; depth: how many .mutant bases lie above this file (one may: a base's own
+ * base: is refused, so that a loop of bases ends). */
+static char *make_from(const char *file, const struct registry *reg, struct mutant *m, int depth, char *err,
+                       size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    char *text = read_text_file(file), *source = NULL, *made = NULL, base[512];
+    if (!text) {
+        snprintf(err, errlen, "cannot read %s", file);
+        return NULL;
+    }
+    int parsed = mutant_parse(text, m, err, errlen) == 0;
+    free(text);
+    if (!parsed)
+        return NULL;
+    const struct lesson *l = registry_find(reg, m->lesson);
+    if (!l) {
+        snprintf(err, errlen, "lesson %d is not in lessons/registry", m->lesson);
+        return NULL;
+    }
+    if (m->base[0])
+        snprintf(base, sizeof base, "%s", m->base);
+    else
+        snprintf(base, sizeof base, "solutions/%s/%s.cu", l->folder, l->kernel);
+    size_t n = strlen(base);
+    if (n > 7 && strcmp(base + n - 7, ".mutant") == 0) {
+        struct mutant under = {0};
+        char why[400] = "its base is a .mutant with a base of its own";
+        if (depth == 0)
+            source = make_from(base, reg, &under, depth + 1, why, sizeof why);
+        mutant_free(&under);
+        if (!source)
+            snprintf(err, errlen, "base %s: %s", base, why);
+    } else if (!(source = read_text_file(base))) {
+        snprintf(err, errlen, "cannot read %s", base);
+    }
+    if (source)
+        made = mutant_apply(m, source, err, errlen);
+    free(source);
+    return made;
+}
+
+char *mutant_make(const char *file, const struct registry *reg, struct mutant *m, char *err, size_t errlen)
+{
+    return make_from(file, reg, m, 0, err, errlen);
 }

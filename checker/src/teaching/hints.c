@@ -272,26 +272,16 @@ char *lesson_file_text(const char *path, int *absent_ok, void *ctx)
 {
     const struct registry *reg = ctx;
     size_t n = strlen(path);
-    char *text = read_text_file(path);
     if (n < 7 || strcmp(path + n - 7, ".mutant") != 0) {
+        char *text = read_text_file(path);
         *absent_ok = !text && strncmp(path, "solutions/", 10) == 0 && !exists("solutions");
         return text;
     }
-    *absent_ok = !text && !exists("checker/mutants");
-    char *source = NULL, *made = NULL, err[512], base[512] = "";
+    *absent_ok = !exists(path) && !exists("checker/mutants");
+    char err[512];
     struct mutant m;
-    if (text && mutant_parse(text, &m, err, sizeof err) == 0) {
-        const struct lesson *l = registry_find(reg, m.lesson);
-        if (m.base[0])
-            snprintf(base, sizeof base, "%s", m.base);
-        else if (l)
-            snprintf(base, sizeof base, "solutions/%s/%s.cu", l->folder, l->kernel);
-        if (base[0] && (source = read_text_file(base)))
-            made = mutant_apply(&m, source, err, sizeof err);
-        mutant_free(&m);
-    }
-    free(text);
-    free(source);
+    char *made = mutant_make(path, reg, &m, err, sizeof err);
+    mutant_free(&m);
     return made;
 }
 
