@@ -418,6 +418,31 @@ static void case_speed(const struct check_case *c, uint64_t stream)
 
 /* ---- memory traffic (the emulator's replacement for timing) ---- */
 
+#define TRAFFIC_RULES 5
+#define RULE_TEXT 160
+/* The lesson's traffic rules in their one wording, for the counts case and the list of the
+ * cases: how many, each a sentence without its full stop; the solution's bank conflicts said
+ * beside that rule where solution_conflicts >= 0. */
+static int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solution_conflicts)
+{
+    int n = 0;
+    if (lesson.max_sector_ratio > 0)
+        snprintf(rules[n++], RULE_TEXT, "global memory sectors at most %.2f of the baseline's", lesson.max_sector_ratio);
+    if (lesson.no_bank_conflicts && solution_conflicts >= 0)
+        snprintf(rules[n++], RULE_TEXT, "no shared-memory bank conflicts (the solution has %lld)", solution_conflicts);
+    else if (lesson.no_bank_conflicts)
+        snprintf(rules[n++], RULE_TEXT, "no shared-memory bank conflicts");
+    if (lesson.min_loaded_between_barriers > 0)
+        snprintf(rules[n++], RULE_TEXT, "every thread that loads has at least %.0f bytes of loads in flight each time "
+                 "it waits for them, on average", lesson.min_loaded_between_barriers);
+    if (lesson.max_barriers_per_thread > 0)
+        snprintf(rules[n++], RULE_TEXT, "at most %.0f barriers per thread", lesson.max_barriers_per_thread);
+    if (lesson.min_tensor_core_share > 0)
+        snprintf(rules[n++], RULE_TEXT, "at least %.2f of the multiply-adds on the tensor cores",
+                 lesson.min_tensor_core_share);
+    return n;
+}
+
 /* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
  * into why (empty: none). */
 static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct mem_counts *solution)
@@ -480,21 +505,9 @@ static void case_counts(uint64_t stream)
     checking.have_solution = 0;
     counts_at(1, stream + 1, why, sizeof why, &unused);
     checking.have_solution = had;
-    if (lesson.max_sector_ratio > 0)
-        say("  Required: global memory sectors at most %.2f of the baseline's.\n", lesson.max_sector_ratio);
-    if (lesson.no_bank_conflicts && solution_present())
-        say("  Required: no shared-memory bank conflicts (the solution has %llu).\n",
-            (unsigned long long)all_conflicts(&solution));
-    else if (lesson.no_bank_conflicts)
-        say("  Required: no shared-memory bank conflicts.\n");
-    if (lesson.min_loaded_between_barriers > 0)
-        say("  Required: every thread that loads has at least %.0f bytes of loads in flight each time it waits for "
-            "them, on average.\n",
-            lesson.min_loaded_between_barriers);
-    if (lesson.max_barriers_per_thread > 0)
-        say("  Required: at most %.0f barriers per thread.\n", lesson.max_barriers_per_thread);
-    if (lesson.min_tensor_core_share > 0)
-        say("  Required: at least %.2f of the multiply-adds on the tensor cores.\n", lesson.min_tensor_core_share);
+    char rules[TRAFFIC_RULES][RULE_TEXT];
+    for (int i = 0, n = traffic_rules(rules, solution_present() ? (long long)all_conflicts(&solution) : -1); i < n; i++)
+        say("  Required: %s.\n", rules[i]);
     if (*why)
         case_fail("%s", why);
 }
@@ -869,17 +882,9 @@ static void describe(void)
                            d->step * d->lo, d->step * d->hi);
             }
             printf("),\n      the same rules at both:\n");
-            if (lesson.max_sector_ratio > 0)
-                printf("    in the emulator: global memory sectors at most %.2f of the baseline kernel's\n", lesson.max_sector_ratio);
-            if (lesson.no_bank_conflicts)
-                printf("    in the emulator: no shared-memory bank conflicts\n");
-            if (lesson.min_loaded_between_barriers > 0)
-                printf("    in the emulator: every thread that loads has at least %.0f bytes of loads in flight each "
-                       "time it waits for them, on average\n",
-                       lesson.min_loaded_between_barriers);
-            if (lesson.max_barriers_per_thread > 0)
-                printf("    in the emulator: at most %.0f barriers (__syncthreads) per thread\n",
-                       lesson.max_barriers_per_thread);
+            char rules[TRAFFIC_RULES][RULE_TEXT];
+            for (int k = 0, n = traffic_rules(rules, -1); k < n; k++)
+                printf("    in the emulator: %s\n", rules[k]);
         }
         else if (c->kind == CASE_SHARED_BYTES)
             printf("    exactly %zu bytes of static shared memory: %s\n", c->bytes, c->why);
