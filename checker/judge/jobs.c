@@ -396,7 +396,8 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
          * a timed job's three kernels, warm-up and REPS launches twice TIMEOUT more; a side that
          * waited for the other gets the other's time too. */
         double wall = checking.emulator ? 10 * cpu + 30
-                                        : timeout_s + (n - 1) + (timed ? 2 * timeout_s : 0) + (timed && k == 1 ? results[0].seconds : 0);
+                                        : timeout_s + (n - 1) + (timed ? 2 * timeout_s : 0) +
+                                              (timed && k == 1 ? results[0].seconds : 0);
         /* The reference side may have run these very jobs before (ref_cache.c); on a GPU, never a
          * timed job's, whose sides time in the same run. */
         int cached = sides[k] == SIDE_REFERENCE && reusable && ref_cache_take(jobs, n, s, r, reference_cpu);

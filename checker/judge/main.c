@@ -87,7 +87,8 @@ static uint64_t residue_stream(uint64_t stream, int i)
 static void plan_job(int rows, int cols, uint64_t stream, int reps)
 {
     struct check_case sized = {.rows = rows, .cols = cols};
-    if (((size_t)rows * (size_t)cols > BATCH_MAX_ELEMS && !reps) || nran >= (int)(sizeof ran_jobs / sizeof ran_jobs[0]) ||
+    int too_large = (size_t)rows * (size_t)cols > BATCH_MAX_ELEMS && !reps; /* a timed job is one, however large */
+    if (too_large || nran >= (int)(sizeof ran_jobs / sizeof ran_jobs[0]) ||
         (checking.emulator && case_work(&sized) > EMU_MAX_WORK)) /* never run there */
         return;
     struct ran_job *j = &ran_jobs[nran++];
@@ -243,11 +244,12 @@ static void case_correct(const struct check_case *c, uint64_t stream)
         /* Wrong after other jobs in the same runners, where an earlier case passed: a kernel that
          * keeps state between launches is right alone. Only on a GPU: the emulator gives a job no
          * memory that outlives it (a store outside its buffers stops the kernel). */
-        checking.right_alone = !checking.emulator && launched_before > 0 && record_count(&checking.record, RESULT_PASSED) > 0 &&
-                               !output_agrees(m.job) && right_alone(c, stream);
+        checking.right_alone = !checking.emulator && launched_before > 0 &&
+                               record_count(&checking.record, RESULT_PASSED) > 0 && !output_agrees(m.job) &&
+                               right_alone(c, stream);
         if (judge_output(m.job, job_out(m.job, OUT_STUDENT), when) != 0) {
-            failure = checking.right_alone ? "wrong output after other launches in the same process, though right alone "
-                                             "(state kept from one launch to the next)"
+            failure = checking.right_alone ? "wrong output after other launches in the same process, though right "
+                                             "alone (state kept from one launch to the next)"
                                            : "wrong output";
             /* The emulator names barriers and races itself; racecheck on large sizes takes minutes. */
             if (!checking.right_alone && !checking.emulator && (size_t)c->rows * c->cols <= 300 * 300)
