@@ -181,6 +181,17 @@ static void run_batches(void)
 /* How many jobs ran before the last one batched_job gave, in the same runners (-1: it ran alone). */
 static int launched_before = -1;
 
+/* The job run now, alone in runners of its own: 0 when it completed, else why says how it failed;
+ * *m is the caller's to judge and free. */
+static int run_alone(int rows, int cols, uint64_t stream, int reps, struct job_mem *m, char *why, size_t len)
+{
+    *m = job_create(rows, cols, 1, reps);
+    if (!m->job)
+        return snprintf(why, len, "cannot allocate memory for %dx%d", rows, cols), -1;
+    fill_inputs(m->job, stream);
+    return run_job(m->job, checking.timeout_s, why, len);
+}
+
 /* A job of rows x cols with the inputs of case `stream`, timed over `reps` launches (0: untimed):
  * its result from the batches that ran at the first case needing one, else run now. 0 when it
  * completed, else why says how it failed; *m is the caller's to judge and free. */
@@ -201,11 +212,7 @@ static int batched_job(int rows, int cols, uint64_t stream, int reps, struct job
             return j->ran ? 0 : -1;
         }
     }
-    *m = job_create(rows, cols, 1, reps);
-    if (!m->job)
-        return snprintf(why, len, "cannot allocate memory for %dx%d", rows, cols), -1;
-    fill_inputs(m->job, stream);
-    return run_job(m->job, checking.timeout_s, why, len);
+    return run_alone(rows, cols, stream, reps, m, why, len);
 }
 
 /* The job of case c run again alone, in runners of its own: whether the student's output is then
@@ -215,12 +222,8 @@ static int right_alone(const struct check_case *c, uint64_t stream)
     char why[700];
     int hung = checking.hung;
     double hung_elems = checking.hung_elems;
-    struct job_mem m = job_create(c->rows, c->cols, 1, 0);
-    int right = 0;
-    if (m.job) {
-        fill_inputs(m.job, stream);
-        right = run_job(m.job, checking.timeout_s, why, sizeof why) == 0 && output_agrees(m.job);
-    }
+    struct job_mem m;
+    int right = run_alone(c->rows, c->cols, stream, 0, &m, why, sizeof why) == 0 && output_agrees(m.job);
     job_free(&m);
     checking.hung = hung, checking.hung_elems = hung_elems;
     return right;
