@@ -17,8 +17,12 @@
 enum role { ROLE_STUDENT, ROLE_SOLUTION, ROLE_BASELINE, ROLE_COUNT };
 
 /* Output slots the child fills. OUT_REFERENCE: the reference solution's output, or the
- * baseline's where the solution is not built in (a handout has no solutions/). */
-enum out_slot { OUT_STUDENT, OUT_REFERENCE, OUT_STUDENT_TIMED, OUT_COUNT };
+ * baseline's where the solution is not built in (a handout has no solutions/). OUT_LATER_MIN and
+ * OUT_LATER_MAX: each element's least and greatest value over the student's later launches (timed
+ * on a GPU, counted in the emulator) whose output was not the first's bit for bit, a NaN where any
+ * of them held one. The runner only measures: the judge holds both to the reference, and so every
+ * later launch, since each lay between them. */
+enum out_slot { OUT_STUDENT, OUT_REFERENCE, OUT_LATER_MIN, OUT_LATER_MAX, OUT_COUNT };
 
 #define MAX_REPS 100
 
@@ -67,12 +71,12 @@ struct gpu_report {
     double cpu_seconds;
     /* The system call number the sandbox stopped (JOB_FORBIDDEN). */
     int forbidden_syscall;
-    /* Timed launches of the student's kernel whose output differed from its first launch's, and
-     * after which an input (or its guard zones) differed from what was copied in. */
-    int timed_mismatches;
+    /* Timed launches of the student's kernel whose output's bits differed from its first launch's,
+     * and after which an input (or its guard zones) differed from what was copied in. */
+    int timed_differing;
     int timed_input_changes;
-    /* The last timed launch's output was the first's bit for bit, so it was not copied back:
-     * OUT_STUDENT_TIMED holds nothing (the GPU runner's fingerprints). */
+    /* Every later launch gave the first's output bit for bit (the GPU runner's fingerprints), so
+     * nothing was copied back: OUT_LATER_MIN and OUT_LATER_MAX hold nothing. */
     int timed_same;
     /* Timings, ms[role][rep], of `reps` launches of each role; limit_ms: the family's limit
      * routine (cudaMemcpy of the input, cuBLAS), timed the same way by the reference side (jobs

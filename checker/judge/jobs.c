@@ -156,12 +156,13 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which)
     } else {
         if (job->launch) {
             take_out(job, side, OUT_STUDENT);
-            take_out(job, side, OUT_STUDENT_TIMED);
+            take_out(job, side, OUT_LATER_MIN);
+            take_out(job, side, OUT_LATER_MAX);
         }
         rep->guard_writes = s->guard_writes;
         rep->first_guard_write = s->first_guard_write;
         rep->input_writes = s->input_writes;
-        rep->timed_mismatches = s->timed_mismatches;
+        rep->timed_differing = s->timed_differing;
         rep->timed_input_changes = s->timed_input_changes;
         rep->timed_same = s->timed_same;
         rep->counted = s->counted;

@@ -12,6 +12,9 @@
 
 /* 0 if got is right; otherwise reports the mismatches and a diagnosis and returns -1. */
 int judge_output(struct gpu_job *job, const float *got, const char *when);
+/* 0 if the student's later launches (timed, or counted) were right as well: the range each
+ * element took over them (gpu_job.h), judged like the first output; otherwise reported, -1. */
+int judge_later_outputs(struct gpu_job *job, const char *when);
 /* Whether the student's output agrees with the reference side's within the tolerance, saying nothing. */
 int output_agrees(struct gpu_job *job);
 /* 0 unless the kernel wrote into the guard zones around its output (then reported, -1). */

@@ -385,10 +385,8 @@ static void case_speed(const struct check_case *c, uint64_t stream)
             checking.lesson->family->limit.routine);
 
     snprintf(when, sizeof when, "after the timed runs at %s", sz);
-    checking.later_launch = 1;
     /* Bit for bit the first output (judged above), the runner says, or judged here. */
-    int right_after = job->rep.timed_same || judge_output(job, job_out(job, OUT_STUDENT_TIMED), when) == 0;
-    checking.later_launch = 0;
+    int right_after = judge_later_outputs(job, when) == 0;
     if (right_after && job->rep.timed_input_changes > 0) {
         say("  After %d of the %d timed launches an input (or the guard zones around it) was not what it was "
             "before the first, though it was by the end: a kernel may only read its inputs, and work kept in "
@@ -396,15 +394,13 @@ static void case_speed(const struct check_case *c, uint64_t stream)
         job_free(&m);
         case_fail("your kernel changed its input between the timed runs at %s", sz);
     }
-    if (right_after && job->rep.timed_mismatches > 0) {
-        say("  %d of the %d timed launches gave another output than the first (beyond the rounding another order of "
-            "additions explains): a kernel that keeps state between "
-            "launches, or a race.\n", job->rep.timed_mismatches, job->rep.reps);
-        right_after = 0;
-    }
+    if (right_after && job->rep.timed_differing > 0)
+        say("  %d of the %d timed launches gave other bits than the first, each right within the tolerance: "
+            "another order of additions (atomics) rounds otherwise.\n", job->rep.timed_differing, job->rep.reps);
     if (!right_after)
-        say("  It was right the first time: a result that changes between runs is a race "
-            "(a missing __syncthreads()?), or state kept from one launch to the next.\n");
+        say("  %d of the %d timed launches gave another output than the first, which was right: a result that "
+            "changes between runs is a race (a missing __syncthreads()?), or state kept from one launch to the "
+            "next.\n", job->rep.timed_differing, job->rep.reps);
     else {
         checking.speed_ms = med[ROLE_STUDENT];
         checking.speedup = yours;

@@ -234,31 +234,43 @@ static int copy_out(struct gpu_job *job, int slot, const struct dev_buffer *out)
     return e == cudaSuccess ? 0 : -1;
 }
 
-/* 0 if the output now on the device equals the student's first (OUT_STUDENT): bit for bit, or
- * within the rounding another order of additions explains. */
-static int same_as_first(struct gpu_job *job, const struct dev_buffer *out)
+/* The range each element of the student's output took over the timed launches whose output was
+ * not the first's bit for bit (gpu_job.h: OUT_LATER_MIN, OUT_LATER_MAX), kept on the device and
+ * copied back once. Whether that range is right is the judge's to say. */
+static struct {
+    struct dev_buffer lo, hi;
+} later;
+
+static cudaError_t later_buffers(size_t elems)
 {
-    static float *scratch;
-    static size_t have;
-    size_t bytes = job->out_elems * sizeof *scratch;
-    if (have < job->out_elems) { /* pinned: the copy back runs at the bus's speed */
-        cudaFreeHost(scratch);
-        scratch = NULL;
-        have = cudaMallocHost((void **)&scratch, bytes) == cudaSuccess ? job->out_elems : 0;
-    }
-    if (!scratch || cudaMemcpy(scratch, out->data, bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
-        return -1;
-    const float *first = job_out(job, OUT_STUDENT);
-    if (memcmp(scratch, first, bytes) == 0) /* bit for bit, the usual case: one pass at memory speed */
+    if (later.lo.elems >= elems)
+        return cudaSuccess;
+    cudaFree(later.lo.data);
+    cudaFree(later.hi.data);
+    later.lo.elems = later.hi.elems = 0;
+    cudaError_t e = cudaMalloc((void **)&later.lo.data, elems * sizeof(float));
+    if (e == cudaSuccess)
+        e = cudaMalloc((void **)&later.hi.data, elems * sizeof(float));
+    if (e == cudaSuccess)
+        later.lo.elems = later.hi.elems = elems;
+    later.lo.esize = later.hi.esize = sizeof(float);
+    return e;
+}
+
+/* Takes the output now on the device into the range, unless it is the first's bit for bit. */
+static int widen_later(struct gpu_job *job, const struct dev_buffer *out)
+{
+    if (unchanged(out, 0, prints.have_first, prints.first))
         return 0;
-    /* Two launches that add in another order (atomics) may differ by rounding: each lies within
-     * the family's tolerance of the exact value, so within twice it of each other. */
-    struct tolerance tol = job_family(job)->tolerance(job->rows, job->cols);
-    tol.atol *= 2;
-    tol.rtol *= 2;
-    for (size_t i = 0; i < job->out_elems; i++)
-        if (memcmp(&scratch[i], &first[i], sizeof *scratch) != 0 && !within(scratch[i], first[i], tol))
-            return 1;
+    cudaError_t e = later_buffers(job->out_elems);
+    if (e == cudaSuccess)
+        e = (cudaError_t)gpu_widen_range((float *)later.lo.data, (float *)later.hi.data, (const float *)out->data,
+                                         job->out_elems, job->rep.timed_differing == 0);
+    if (e != cudaSuccess) {
+        fail_setup(job, e, "measuring the timed launches' outputs");
+        return -1;
+    }
+    job->rep.timed_differing++;
     return 0;
 }
 
@@ -321,15 +333,15 @@ static int time_roles(struct gpu_job *job, const struct dev_inputs *inputs, stru
                 return -1;
             }
             cudaEventElapsedTime(&job->rep.ms[r][i], start, stop);
-            /* Every timed launch must give the first launch's output (up to the rounding of another
-             * order of additions): a kernel that skipped work on some launches (state kept in
-             * device memory it was not given, a string literal say) would otherwise be timed doing
-             * less. And must leave its inputs as they were: a kernel could keep its work in an
-             * input between launches and put the input back by the last. Outside the timing. */
+            /* Every timed launch must be right, as the first was: a kernel that skipped work on
+             * some launches (state kept in device memory it was not given, a string literal say)
+             * would otherwise be timed doing less. And must leave its inputs as they were: a
+             * kernel could keep its work in an input between launches and put the input back by
+             * the last. Measured outside the timing, judged by the judge. */
             if (r != ROLE_STUDENT)
                 continue;
-            if (!unchanged(&out[r], 0, prints.have_first, prints.first) && same_as_first(job, &out[r]) != 0)
-                job->rep.timed_mismatches++;
+            if (widen_later(job, &out[r]) != 0)
+                return -1;
             for (int k = 0; k < job_family(job)->ninputs; k++)
                 if (!unchanged(&student_in[k], 1, prints.have_in[k], prints.in[k])) {
                     job->rep.timed_input_changes++;
@@ -407,12 +419,12 @@ static int run_on_buffers(struct gpu_job *job, const struct dev_inputs *inputs, 
             return JOB_USAGE;
         if (time_roles(job, inputs, out) != 0)
             return JOB_KERNEL_FAILED;
-        /* The last timed launch's output, unless it is the first's bit for bit (the judge then
-         * has it already). */
+        /* The range of the timed outputs, unless each was the first's bit for bit (the judge
+         * then has it already). */
         if (role_in(job, ROLE_STUDENT)) {
-            if (unchanged(&out[ROLE_STUDENT], 0, prints.have_first, prints.first))
-                job->rep.timed_same = 1;
-            else if (copy_out(job, OUT_STUDENT_TIMED, &out[ROLE_STUDENT]) != 0)
+            job->rep.timed_same = job->rep.timed_differing == 0;
+            if (!job->rep.timed_same &&
+                (copy_out(job, OUT_LATER_MIN, &later.lo) != 0 || copy_out(job, OUT_LATER_MAX, &later.hi) != 0))
                 return JOB_SETUP_FAILED;
         }
     }

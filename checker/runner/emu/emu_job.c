@@ -124,7 +124,8 @@ static void name_lines(struct gpu_job *job, const struct emu_line_counts *lines,
 }
 
 /* Runs each role of this side again with the tracer counting; the student's output of that
- * run goes to OUT_STUDENT_TIMED, to be judged like the first. */
+ * run is the range of later outputs (OUT_LATER_MIN and OUT_LATER_MAX both), to be judged like
+ * the first. */
 static int count_roles(struct gpu_job *job, struct host_inputs *in, struct host_buffer out[ROLE_COUNT])
 {
     static struct emu_line_counts lines[EMU_MAX_LINES];
@@ -139,7 +140,8 @@ static int count_roles(struct gpu_job *job, struct host_inputs *in, struct host_
             return -1;
         if (r != ROLE_STUDENT)
             continue;
-        memcpy(job_out(job, OUT_STUDENT_TIMED), out[r].data, job->out_elems * sizeof(float));
+        memcpy(job_out(job, OUT_LATER_MIN), out[r].data, job->out_elems * sizeof(float));
+        memcpy(job_out(job, OUT_LATER_MAX), out[r].data, job->out_elems * sizeof(float));
         qsort(lines, (size_t)nlines, sizeof *lines, busiest_first);
         name_lines(job, lines, nlines);
     }
