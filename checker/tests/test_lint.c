@@ -27,7 +27,7 @@ static int lint_k(const char *src, char *err, size_t errlen, int *line)
 }
 
 /* Files the lint must refuse, each at its line with a phrase of its message, rule by rule. */
-static const struct refusal_at breaches[] = {
+REFUSALS_TEST(refuses_each_breach, lint_k,
     /* The preprocessor: no other files, no tricks that hide a word from the rules below. */
     {"#include <cublas_v2.h>\n" KERNEL_OK, 1, "#include is not allowed"},
     {"\n  #  include \"other.cu\"\n" KERNEL_OK, 2, "#include is not allowed"},
@@ -91,7 +91,7 @@ static const struct refusal_at breaches[] = {
     {"void host(void) { asm(\"nop\"); }\n" KERNEL_OK, 1, "inline assembly is allowed only in the body"},
     {"namespace n { asm(\".global .u32 s;\"); }\n" KERNEL_OK, 1, "inline assembly is allowed only"},
     {"__device__ int x;\nvoid f() { asm(\"nop\"); }\n" KERNEL_OK, 2, "inline assembly is allowed only"},
-};
+)
 
 /* Files it must pass: what kernels, their helpers and their constants use. */
 static const char *const allowed[] = {
@@ -116,12 +116,6 @@ static const char *const allowed[] = {
     "__global__ void k(const float *in, float *out, int n)\n{\n    __asm__(\"bar.sync 0;\");\n}\n",
     "#define DEV __device__\nDEV void f(void) { if (1) { __asm(\"membar.cta;\"); } }\n" KERNEL_OK,
 };
-
-static void refuses_each_breach(void **state)
-{
-    (void)state;
-    assert_refuses_each_at(lint_k, breaches, sizeof breaches / sizeof breaches[0]);
-}
 
 static void allows_kernels_helpers_constants(void **state)
 {
