@@ -12,7 +12,9 @@
 #include "lint.h"
 #include "refusals.h"
 
-#define KERNEL_OK "__global__ void k(const float *in, float *out, int n)\n{\n    out[0] = in[0];\n}\n"
+/* The kernel k with body from its line 3 on: what most files below break a rule around or in. */
+#define KERNEL_DOING(body) "__global__ void k(const float *in, float *out, int n)\n{\n    " body "\n}\n"
+#define KERNEL_OK KERNEL_DOING("out[0] = in[0];")
 
 /* The lint of a file whose kernel must be k, as a reader of refusals.h. */
 static int lint_k(const char *src, char *err, size_t errlen, int *line)
@@ -54,13 +56,10 @@ REFUSALS_TEST(refuses_each_breach, lint_k,
     {"extern __shared__ float dyn[];\n" KERNEL_OK, 1, "extern declarations"},
     {KERNEL_OK "void run(float *a) { k<<<1, 1>>>(a, a, 1); }\n", 5, "kernel launches"},
     /* Libraries and the CUDA runtime, inside the kernel too. */
-    {"__global__ void k(const float *in, float *out, int n)\n{\n    cublasSgemm(0);\n}\n", 3, "library calls"},
-    {"__global__ void k(const float *in, float *out, int n)\n{\n    cudaMemcpyAsync(out, in, n, 0);\n}\n", 3,
-     "CUDA runtime calls"},
-    {"__global__ void k(const float *in, float *out, int n)\n{\n    out[0] = std::max(in[0], 0.f);\n}\n", 3,
-     "library calls"},
-    {"__global__ void k(const float *in, float *out, int n)\n{\n    nvcuda::wmma::fill_fragment();\n}\n", 3,
-     "WMMA"},
+    {KERNEL_DOING("cublasSgemm(0);"), 3, "library calls"},
+    {KERNEL_DOING("cudaMemcpyAsync(out, in, n, 0);"), 3, "CUDA runtime calls"},
+    {KERNEL_DOING("out[0] = std::max(in[0], 0.f);"), 3, "library calls"},
+    {KERNEL_DOING("nvcuda::wmma::fill_fragment();"), 3, "WMMA"},
     /* The kernel itself: exactly one, named as the lesson says. */
     {"__device__ int f(int x) { return x; }\n", 1, "no __global__ kernel"},
     {KERNEL_OK "__global__ void other(float *o) { o[0] = 1; }\n", 1, "exactly one kernel, k"},
@@ -109,11 +108,10 @@ static const char *const allowed[] = {
     "    printf(\"#include <x> %d\\n\", n);\n}\n",
     "__device__ int cube(int x) { return x * x * x; }\n" KERNEL_OK, /* "cub" only as a whole name */
     /* An index inside an index and a char '\'' (the tokenizer's tricks above, the other way). */
-    "__global__ void k(const float *in, float *out, int n)\n{\n    int i[2] = {0, 1};\n"
-    "    out[i[1]] = in[i[0]] + (float)'\\'';\n}\n",
+    KERNEL_DOING("int i[2] = {0, 1};\n    out[i[1]] = in[i[0]] + (float)'\\'';"),
     /* Inline assembly in a device function's body. */
     "__device__ void wait(void) { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); }\n" KERNEL_OK,
-    "__global__ void k(const float *in, float *out, int n)\n{\n    __asm__(\"bar.sync 0;\");\n}\n",
+    KERNEL_DOING("__asm__(\"bar.sync 0;\");"),
     "#define DEV __device__\nDEV void f(void) { if (1) { __asm(\"membar.cta;\"); } }\n" KERNEL_OK,
 };
 
