@@ -34,13 +34,20 @@ static void keep_for_case(const char *text)
     c->output = grown;
 }
 
+/* The caller's fmt and ... formatted into the array buf (cut at its size): how say and case_fail
+ * both begin. A macro, since va_start belongs in the variadic function itself. */
+#define FORMAT_ARGS(buf, fmt)                \
+    do {                                     \
+        va_list ap;                          \
+        va_start(ap, fmt);                   \
+        vsnprintf(buf, sizeof buf, fmt, ap); \
+        va_end(ap);                          \
+    } while (0)
+
 void say(const char *fmt, ...)
 {
     char text[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
+    FORMAT_ARGS(text, fmt);
     FILE *out = checking.narrate_to_stderr ? stderr : stdout;
     if (checking.narrate_to_stderr)
         fputs("# ", out);
@@ -52,10 +59,7 @@ void say(const char *fmt, ...)
 void case_fail(const char *fmt, ...)
 {
     char why[2400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
+    FORMAT_ARGS(why, fmt);
     keep_for_case("Failed: ");
     keep_for_case(why);
     keep_for_case("\n");

@@ -21,23 +21,23 @@
 #include "gates.h"
 #include "spawn.h"
 
-static char gpu_runner[1000], ptx_runner[1000];
-static char student_cubin[1000], solution_cubin[1000], baseline_cubin[1000], baseline_kernel[128];
-static char student_ptx[1000], solution_ptx[1000], baseline_ptx[1000], solution_source[600];
+/* Each runner's program and the kernels' files it loads, [0] the GPU's (cubins) and [1] the
+ * emulator's (PTX): the same roles, built from the same names. */
+static char runner[2][1000], student_file[2][1000], solution_file[2][1000], baseline_file[2][1000];
+static char baseline_kernel[128], solution_source[600];
 
 /* Where the runners lie: build/SRC/NN (beside this program) and build/common/NN. */
 static void find_runners(void)
 {
-    if (gpu_runner[0])
+    static const char *const program[2] = {"gpu-runner", "ptx-runner"}, *const ext[2] = {"cubin", "ptx"};
+    if (runner[0][0])
         return;
-    snprintf(gpu_runner, sizeof gpu_runner, "%s/../gpu-runner", checking.common);
-    snprintf(student_cubin, sizeof student_cubin, "%s/student.cubin", checking.here);
-    snprintf(solution_cubin, sizeof solution_cubin, "%s/solution.cubin", checking.common);
-    snprintf(baseline_cubin, sizeof baseline_cubin, "%s/baseline.cubin", checking.common);
-    snprintf(ptx_runner, sizeof ptx_runner, "%s/../ptx-runner", checking.common);
-    snprintf(student_ptx, sizeof student_ptx, "%s/student.ptx", checking.here);
-    snprintf(solution_ptx, sizeof solution_ptx, "%s/solution.ptx", checking.common);
-    snprintf(baseline_ptx, sizeof baseline_ptx, "%s/baseline.ptx", checking.common);
+    for (int e = 0; e < 2; e++) {
+        snprintf(runner[e], sizeof runner[e], "%s/../%s", checking.common, program[e]);
+        snprintf(student_file[e], sizeof student_file[e], "%s/student.%s", checking.here, ext[e]);
+        snprintf(solution_file[e], sizeof solution_file[e], "%s/solution.%s", checking.common, ext[e]);
+        snprintf(baseline_file[e], sizeof baseline_file[e], "%s/baseline.%s", checking.common, ext[e]);
+    }
     snprintf(solution_source, sizeof solution_source, "solutions/%s/%s.cu", checking.lesson->folder,
              checking.lesson->kernel);
     char base[256];
@@ -46,54 +46,40 @@ static void find_runners(void)
     baseline_kernel[strcspn(baseline_kernel, ".")] = '\0';
 }
 
+/* One kernel on a runner's command line at argv[n]: its file, its name and, for the emulator (whose
+ * messages name the file a kernel came from), its source. Returns the next n. */
+static int add_kernel(char **argv, int n, const char *file, const char *name, const char *source)
+{
+    argv[n++] = (char *)file;
+    argv[n++] = (char *)name;
+    if (checking.emulator)
+        argv[n++] = (char *)source;
+    return n;
+}
+
 char **runner_argv(int side, int plain, int njobs, int turn, char **argv)
 {
     static char batch[16];
     find_runners();
-    int n = 0;
+    int emu = checking.emulator, n = 0;
+    const char *kernel = checking.lesson->kernel;
     snprintf(batch, sizeof batch, "--jobs=%d", njobs);
-    if (checking.emulator) {
-        /* One interpreter for every role, each kernel's PTX and the name its messages give it. */
-        argv[n++] = ptx_runner;
-        if (njobs > 1)
-            argv[n++] = batch;
-        if (side == SIDE_STUDENT) {
-            argv[n++] = "student";
-            argv[n++] = student_ptx;
-            argv[n++] = (char *)checking.lesson->kernel;
-            argv[n++] = checking.source;
-        } else {
-            argv[n++] = "reference";
-            argv[n++] = solution_present() ? solution_ptx : "-";
-            argv[n++] = (char *)checking.lesson->kernel;
-            argv[n++] = solution_source;
-            argv[n++] = baseline_ptx;
-            argv[n++] = baseline_kernel;
-            argv[n++] = (char *)checking.lesson->baseline;
-        }
+    argv[n++] = runner[emu];
+    if (plain && !emu) /* the tools' mode and the turn with the GPU are the GPU runner's alone */
+        argv[n++] = "--plain";
+    if (njobs > 1)
+        argv[n++] = batch;
+    if (turn && !emu)
+        argv[n++] = "--turn";
+    if (side & SIDE_STUDENT) {
+        argv[n++] = "student";
+        n = add_kernel(argv, n, student_file[emu], kernel, checking.source);
+        if (plain && !emu && side >> ROLE_BASELINE & 1) /* for Nsight Compute: the baseline first, in one process */
+            n = add_kernel(argv, n, baseline_file[emu], baseline_kernel, checking.lesson->baseline);
     } else {
-        argv[n++] = gpu_runner;
-        if (plain)
-            argv[n++] = "--plain";
-        if (njobs > 1)
-            argv[n++] = batch;
-        if (turn)
-            argv[n++] = "--turn";
-        if (side & SIDE_STUDENT) {
-            argv[n++] = "student";
-            argv[n++] = student_cubin;
-            argv[n++] = (char *)checking.lesson->kernel;
-            if (plain && side >> ROLE_BASELINE & 1) { /* for Nsight Compute: the baseline first, in the same process */
-                argv[n++] = baseline_cubin;
-                argv[n++] = baseline_kernel;
-            }
-        } else {
-            argv[n++] = "reference";
-            argv[n++] = solution_present() ? solution_cubin : "-";
-            argv[n++] = (char *)checking.lesson->kernel;
-            argv[n++] = baseline_cubin;
-            argv[n++] = baseline_kernel;
-        }
+        argv[n++] = "reference";
+        n = add_kernel(argv, n, solution_present() ? solution_file[emu] : "-", kernel, solution_source);
+        n = add_kernel(argv, n, baseline_file[emu], baseline_kernel, checking.lesson->baseline);
     }
     argv[n] = NULL;
     return argv;

@@ -6,13 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A text the reader must refuse, with a phrase of its error. */
+/* A text the reader must refuse, the line its error must name (0: none, or the reader names no
+ * lines) and a phrase of the error. */
 struct refusal {
-    const char *text, *says;
-};
-
-/* The same where the error names a line of the text. */
-struct refusal_at {
     const char *text;
     int line;
     const char *says;
@@ -33,16 +29,15 @@ static inline void assert_refused(text_reader read, const char *text, int line, 
         fail_msg("refused at line %d with \"%s\"; expected line %d and \"%s\", for:\n%s", at, err, line, says, text);
 }
 
-static inline void assert_refuses_each(text_reader read, const struct refusal *cases, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        assert_refused(read, cases[i].text, 0, cases[i].says);
-}
-
-static inline void assert_refuses_each_at(text_reader read, const struct refusal_at *cases, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        assert_refused(read, cases[i].text, cases[i].line, cases[i].says);
-}
+/* A test named name whose body is a table: read refuses each row that follows (struct refusal).
+ * The rows are all such a test holds, so the macro writes the rest of it once. */
+#define REFUSALS_TEST(name, read, ...)                                       \
+    static void name(void **state)                                           \
+    {                                                                        \
+        (void)state;                                                         \
+        static const struct refusal rows[] = {__VA_ARGS__};                  \
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)            \
+            assert_refused(read, rows[i].text, rows[i].line, rows[i].says); \
+    }
 
 #endif

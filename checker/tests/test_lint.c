@@ -12,7 +12,9 @@
 #include "lint.h"
 #include "refusals.h"
 
-#define KERNEL_OK "__global__ void k(const float *in, float *out, int n)\n{\n    out[0] = in[0];\n}\n"
+/* The kernel k with body from its line 3 on: what most files below break a rule around or in. */
+#define KERNEL_DOING(body) "__global__ void k(const float *in, float *out, int n)\n{\n    " body "\n}\n"
+#define KERNEL_OK KERNEL_DOING("out[0] = in[0];")
 
 /* The lint of a file whose kernel must be k, as a reader of refusals.h. */
 static int lint_k(const char *src, char *err, size_t errlen, int *line)
@@ -27,7 +29,7 @@ static int lint_k(const char *src, char *err, size_t errlen, int *line)
 }
 
 /* Files the lint must refuse, each at its line with a phrase of its message, rule by rule. */
-static const struct refusal_at breaches[] = {
+REFUSALS_TEST(refuses_each_breach, lint_k,
     /* The preprocessor: no other files, no tricks that hide a word from the rules below. */
     {"#include <cublas_v2.h>\n" KERNEL_OK, 1, "#include is not allowed"},
     {"\n  #  include \"other.cu\"\n" KERNEL_OK, 2, "#include is not allowed"},
@@ -54,13 +56,10 @@ static const struct refusal_at breaches[] = {
     {"extern __shared__ float dyn[];\n" KERNEL_OK, 1, "extern declarations"},
     {KERNEL_OK "void run(float *a) { k<<<1, 1>>>(a, a, 1); }\n", 5, "kernel launches"},
     /* Libraries and the CUDA runtime, inside the kernel too. */
-    {"__global__ void k(const float *in, float *out, int n)\n{\n    cublasSgemm(0);\n}\n", 3, "library calls"},
-    {"__global__ void k(const float *in, float *out, int n)\n{\n    cudaMemcpyAsync(out, in, n, 0);\n}\n", 3,
-     "CUDA runtime calls"},
-    {"__global__ void k(const float *in, float *out, int n)\n{\n    out[0] = std::max(in[0], 0.f);\n}\n", 3,
-     "library calls"},
-    {"__global__ void k(const float *in, float *out, int n)\n{\n    nvcuda::wmma::fill_fragment();\n}\n", 3,
-     "WMMA"},
+    {KERNEL_DOING("cublasSgemm(0);"), 3, "library calls"},
+    {KERNEL_DOING("cudaMemcpyAsync(out, in, n, 0);"), 3, "CUDA runtime calls"},
+    {KERNEL_DOING("out[0] = std::max(in[0], 0.f);"), 3, "library calls"},
+    {KERNEL_DOING("nvcuda::wmma::fill_fragment();"), 3, "WMMA"},
     /* The kernel itself: exactly one, named as the lesson says. */
     {"__device__ int f(int x) { return x; }\n", 1, "no __global__ kernel"},
     {KERNEL_OK "__global__ void other(float *o) { o[0] = 1; }\n", 1, "exactly one kernel, k"},
@@ -91,7 +90,7 @@ static const struct refusal_at breaches[] = {
     {"void host(void) { asm(\"nop\"); }\n" KERNEL_OK, 1, "inline assembly is allowed only in the body"},
     {"namespace n { asm(\".global .u32 s;\"); }\n" KERNEL_OK, 1, "inline assembly is allowed only"},
     {"__device__ int x;\nvoid f() { asm(\"nop\"); }\n" KERNEL_OK, 2, "inline assembly is allowed only"},
-};
+)
 
 /* Files it must pass: what kernels, their helpers and their constants use. */
 static const char *const allowed[] = {
@@ -109,19 +108,12 @@ static const char *const allowed[] = {
     "    printf(\"#include <x> %d\\n\", n);\n}\n",
     "__device__ int cube(int x) { return x * x * x; }\n" KERNEL_OK, /* "cub" only as a whole name */
     /* An index inside an index and a char '\'' (the tokenizer's tricks above, the other way). */
-    "__global__ void k(const float *in, float *out, int n)\n{\n    int i[2] = {0, 1};\n"
-    "    out[i[1]] = in[i[0]] + (float)'\\'';\n}\n",
+    KERNEL_DOING("int i[2] = {0, 1};\n    out[i[1]] = in[i[0]] + (float)'\\'';"),
     /* Inline assembly in a device function's body. */
     "__device__ void wait(void) { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); }\n" KERNEL_OK,
-    "__global__ void k(const float *in, float *out, int n)\n{\n    __asm__(\"bar.sync 0;\");\n}\n",
+    KERNEL_DOING("__asm__(\"bar.sync 0;\");"),
     "#define DEV __device__\nDEV void f(void) { if (1) { __asm(\"membar.cta;\"); } }\n" KERNEL_OK,
 };
-
-static void refuses_each_breach(void **state)
-{
-    (void)state;
-    assert_refuses_each_at(lint_k, breaches, sizeof breaches / sizeof breaches[0]);
-}
 
 static void allows_kernels_helpers_constants(void **state)
 {

@@ -70,29 +70,24 @@ static int parse_mutant(const char *text, char *err, size_t errlen, int *line)
     return rc;
 }
 
-static void incomplete_files_are_refused(void **state)
-{
-    (void)state;
-    const struct refusal bad[] = {
-        {"lesson: 1\nexpect: e\n--- replace\na\n+++ with\nb\n", "what:"},
-        {"what: w\nexpect: e\n--- replace\na\n+++ with\nb\n", "lesson:"},
-        {"what: w\nlesson: 1\n--- replace\na\n+++ with\nb\n", "expect:"},
-        {"what: w\nlesson: 1\nexpect: e\n", "replace"},
-        {"what: w\nlesson: 1\nexpect: e\n--- replace\na\n", "with"},
-        {"what: w\nlesson: 1\nexpect: e\n+++ with\nb\n", "without a '--- replace'"},
-        {"what: w\nlesson: 1\nexpect: e\nstray line\n", "line 4"},
-        /* an empty alternative would be found in any report */
-        {"what: w\nlesson: 1\nexpect: e | \n--- replace\na\n+++ with\nb\n", "empty alternative"},
-        {"what: w\nlesson: 1\nexpect: e\nexpect-unlinted:  | f\n--- replace\na\n+++ with\nb\n", "empty alternative"},
-        /* a gate's variable the scripts set by name: nothing else */
-        {"what: w\nlesson: 1\nexpect: e\ngpu-needs: PATH\n--- replace\na\n+++ with\nb\n", "SANITIZE or PROFILE"},
-        {"what: w\nlesson: 1\nexpect: e\nonly: cpu\n--- replace\na\n+++ with\nb\n", "emulator or gpu"},
-        {"what: w\nlesson: 1\nexpect: e\ntimeout: 0\n--- replace\na\n+++ with\nb\n", "timeout"},
-        {"what: w\nlesson: 1\nexpect: e\nevery-case: no\n--- replace\na\n+++ with\nb\n", "every-case"},
-        {"what: w\nlesson: 1\nexpect: e\tf\n--- replace\na\n+++ with\nb\n", "a tab"},
-    };
-    assert_refuses_each(parse_mutant, bad, sizeof bad / sizeof bad[0]);
-}
+REFUSALS_TEST(incomplete_files_are_refused, parse_mutant,
+    {"lesson: 1\nexpect: e\n--- replace\na\n+++ with\nb\n", 0, "what:"},
+    {"what: w\nexpect: e\n--- replace\na\n+++ with\nb\n", 0, "lesson:"},
+    {"what: w\nlesson: 1\n--- replace\na\n+++ with\nb\n", 0, "expect:"},
+    {"what: w\nlesson: 1\nexpect: e\n", 0, "replace"},
+    {"what: w\nlesson: 1\nexpect: e\n--- replace\na\n", 0, "with"},
+    {"what: w\nlesson: 1\nexpect: e\n+++ with\nb\n", 0, "without a '--- replace'"},
+    {"what: w\nlesson: 1\nexpect: e\nstray line\n", 0, "line 4"},
+    /* an empty alternative would be found in any report */
+    {"what: w\nlesson: 1\nexpect: e | \n--- replace\na\n+++ with\nb\n", 0, "empty alternative"},
+    {"what: w\nlesson: 1\nexpect: e\nexpect-unlinted:  | f\n--- replace\na\n+++ with\nb\n", 0, "empty alternative"},
+    /* a gate's variable the scripts set by name: nothing else */
+    {"what: w\nlesson: 1\nexpect: e\ngpu-needs: PATH\n--- replace\na\n+++ with\nb\n", 0, "SANITIZE or PROFILE"},
+    {"what: w\nlesson: 1\nexpect: e\nonly: cpu\n--- replace\na\n+++ with\nb\n", 0, "emulator or gpu"},
+    {"what: w\nlesson: 1\nexpect: e\ntimeout: 0\n--- replace\na\n+++ with\nb\n", 0, "timeout"},
+    {"what: w\nlesson: 1\nexpect: e\nevery-case: no\n--- replace\na\n+++ with\nb\n", 0, "every-case"},
+    {"what: w\nlesson: 1\nexpect: e\tf\n--- replace\na\n+++ with\nb\n", 0, "a tab"},
+)
 
 UNIT_TESTS_MAIN(
     cmocka_unit_test(parses_header_and_edits),

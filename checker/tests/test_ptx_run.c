@@ -679,23 +679,18 @@ static int parse_instruction(const char *insn, char *err, size_t errlen, int *li
     return rc;
 }
 
-static void unrunnable_instructions_are_refused_by_name(void **state)
-{
-    (void)state;
-    const struct refusal cases[] = {
-        {"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, $L_x;", "must be an address in brackets"},
-        {"ld.shared.u32 %r1, %tid.x;", "must be an address in brackets"},
-        {"cvt.rn.f16x2.f32 %r1, %f1, %f2;", "of half precision the interpreter runs"},
-        {"add.f16 %rs1, %rs1, %rs1;", "of half precision the interpreter runs"},
-        {"cvt.rm.f16.f32 %rs1, %f1;", "of half precision the interpreter runs"},
-        {"cp.async.ca.shared.global.L2::cache_hint [%r1], [%rd1], 16, %rd2;", "with a cache policy"},
-        {"cp.async.wait_group -1;", "a count of groups"},
-        {"cp.async.bulk.shared::cluster.global [%r1], [%rd1], 16, [%rd2];", "not the bulk copies"},
-        {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f1,%f2,%f3,%f4};",
-         "m16n8k16.row.col.f32.f16.f16.f32 alone"},
-    };
-    assert_refuses_each(parse_instruction, cases, sizeof cases / sizeof cases[0]);
-}
+REFUSALS_TEST(unrunnable_instructions_are_refused_by_name, parse_instruction,
+    {"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, $L_x;", 0, "must be an address in brackets"},
+    {"ld.shared.u32 %r1, %tid.x;", 0, "must be an address in brackets"},
+    {"cvt.rn.f16x2.f32 %r1, %f1, %f2;", 0, "of half precision the interpreter runs"},
+    {"add.f16 %rs1, %rs1, %rs1;", 0, "of half precision the interpreter runs"},
+    {"cvt.rm.f16.f32 %rs1, %f1;", 0, "of half precision the interpreter runs"},
+    {"cp.async.ca.shared.global.L2::cache_hint [%r1], [%rd1], 16, %rd2;", 0, "with a cache policy"},
+    {"cp.async.wait_group -1;", 0, "a count of groups"},
+    {"cp.async.bulk.shared::cluster.global [%r1], [%rd1], 16, [%rd2];", 0, "not the bulk copies"},
+    {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f1,%f2,%f3,%f4};",
+     0, "m16n8k16.row.col.f32.f16.f16.f32 alone"},
+)
 
 int main(void)
 {

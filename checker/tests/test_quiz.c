@@ -55,20 +55,15 @@ static int parse_quiz(const char *text, char *err, size_t errlen, int *line)
     return quiz_parse(text, &q, err, errlen);
 }
 
-static void refuses_bad_files(void **state)
-{
-    (void)state;
-    const struct refusal bad[] = {
-        {"question: q\nanswer: 1\n", "needs question:, answer: and why:"},
-        {"question: q\nanswer: x\nwhy: w\n", "plain number"},
-        {"question: q\nchoices: a | b\nanswer: 3\nwhy: w\n", "one of its 2 choices"},
-        {"question: q\nchoices: only one\nanswer: 1\nwhy: w\n", "2 to 5 choices"},
-        {"question: q\nanswer: 1\nwhy: w\nbogus: 1\n", "line 4"},
-        {"# nothing\n", "no questions"},
-        {"bank-questions: 2 bank,spiral\nquestion: q\nanswer: 1\nwhy: w\n", "kinds from"},
-    };
-    assert_refuses_each(parse_quiz, bad, sizeof bad / sizeof bad[0]);
-}
+REFUSALS_TEST(refuses_bad_files, parse_quiz,
+    {"question: q\nanswer: 1\n", 0, "needs question:, answer: and why:"},
+    {"question: q\nanswer: x\nwhy: w\n", 0, "plain number"},
+    {"question: q\nchoices: a | b\nanswer: 3\nwhy: w\n", 0, "one of its 2 choices"},
+    {"question: q\nchoices: only one\nanswer: 1\nwhy: w\n", 0, "2 to 5 choices"},
+    {"question: q\nanswer: 1\nwhy: w\nbogus: 1\n", 0, "line 4"},
+    {"# nothing\n", 0, "no questions"},
+    {"bank-questions: 2 bank,spiral\nquestion: q\nanswer: 1\nwhy: w\n", 0, "kinds from"},
+)
 
 static void bank_question_kinds(void **state)
 {

@@ -209,38 +209,33 @@ static void numbers_may_leave_gaps(void **state)
 }
 
 /* Every way a registry is refused: each text with the line its error names and a phrase of it. */
-static void refuses_each_mistake(void **state)
-{
-    (void)state;
-    const struct refusal_at cases[] = {
-        {"# header\n" GOOD1 "2 02_tiled matmul_tiled matmul 25\n", 3, "expected 6 fields"},
-        {GOOD1 "\n2 02_tiled matmul_tiled matmul b.cu 25 extra\n", 3, "expected 6 fields"},
-        {"1 01_x k matmul b.cu ten\n", 1, "expected 6 fields"},
-        {GOOD1 GOOD1, 2, "lesson 1 after lesson 1"},
-        {"2 02_x k matmul b.cu 5\n1 01_x k matmul b.cu 5\n", 2, "number them 1, 2, 3"},
-        {"1 naive_matmul k matmul b.cu 5\n", 1, "folder 'naive_matmul'"},
-        {"1 1_naive k matmul b.cu 5\n", 1, "two digits"},
-        {"1 02_naive k matmul b.cu 5\n", 1, "two digits"},
-        {"1 01naive k matmul b.cu 5\n", 1, "two digits"},
-        {"# c\n1 001_naive k matmul b.cu 5\n", 2, "two digits"},
-        {"1 01_x 9lives matmul b.cu 5\n", 1, "kernel '9lives' is not a C identifier"},
-        {"\n\n1 01_x my-kernel matmul b.cu 5\n", 3, "not a C identifier"},
-        {"1 01_x k.cu matmul b.cu 5\n", 1, "not a C identifier"},
-        {GOOD1 "2 02_x k histogram b.cu 5\n", 2, "unknown family 'histogram' ("},
-        {"1 01_x k Matmul b.cu 5\n", 1, "unknown family"},
-        {"1 01_a k transpose transpose_32x8:a.c 5\n", 1, "should be a .cu file"},
-        {"1 01_x k matmul b.c 5\n", 1, "baseline 'b.c' should be a .cu file"},
-        {"1 01_x k matmul .cu 5\n", 1, "should be a .cu file"},
-        {GOOD1 "2 02_x k matmul b.cuh 5\n", 2, "should be a .cu file"},
-        {"1 01_a k transpose nosuch:a.cu 5\n", 1, "the baseline's family 'nosuch' is unknown"},
-        {"1 01_a k transpose matmul:a.cu 5\n", 1, "takes other arguments than transpose"},
-        {"1 01_a k matmul_f16 reduce:a.cu 5\n", 1, "takes other arguments than matmul_f16"},
-        {"1 01_x k matmul b.cu 0\n", 1, "points 0 outside 1..1000"},
-        {GOOD1 "2 02_x k matmul b.cu 1001\n", 2, "outside 1..1000"},
-        {"1 01_x k matmul b.cu -3\n", 1, "outside 1..1000"},
-    };
-    assert_refuses_each_at(parse_registry, cases, sizeof cases / sizeof cases[0]);
-}
+REFUSALS_TEST(refuses_each_mistake, parse_registry,
+    {"# header\n" GOOD1 "2 02_tiled matmul_tiled matmul 25\n", 3, "expected 6 fields"},
+    {GOOD1 "\n2 02_tiled matmul_tiled matmul b.cu 25 extra\n", 3, "expected 6 fields"},
+    {"1 01_x k matmul b.cu ten\n", 1, "expected 6 fields"},
+    {GOOD1 GOOD1, 2, "lesson 1 after lesson 1"},
+    {"2 02_x k matmul b.cu 5\n1 01_x k matmul b.cu 5\n", 2, "number them 1, 2, 3"},
+    {"1 naive_matmul k matmul b.cu 5\n", 1, "folder 'naive_matmul'"},
+    {"1 1_naive k matmul b.cu 5\n", 1, "two digits"},
+    {"1 02_naive k matmul b.cu 5\n", 1, "two digits"},
+    {"1 01naive k matmul b.cu 5\n", 1, "two digits"},
+    {"# c\n1 001_naive k matmul b.cu 5\n", 2, "two digits"},
+    {"1 01_x 9lives matmul b.cu 5\n", 1, "kernel '9lives' is not a C identifier"},
+    {"\n\n1 01_x my-kernel matmul b.cu 5\n", 3, "not a C identifier"},
+    {"1 01_x k.cu matmul b.cu 5\n", 1, "not a C identifier"},
+    {GOOD1 "2 02_x k histogram b.cu 5\n", 2, "unknown family 'histogram' ("},
+    {"1 01_x k Matmul b.cu 5\n", 1, "unknown family"},
+    {"1 01_a k transpose transpose_32x8:a.c 5\n", 1, "should be a .cu file"},
+    {"1 01_x k matmul b.c 5\n", 1, "baseline 'b.c' should be a .cu file"},
+    {"1 01_x k matmul .cu 5\n", 1, "should be a .cu file"},
+    {GOOD1 "2 02_x k matmul b.cuh 5\n", 2, "should be a .cu file"},
+    {"1 01_a k transpose nosuch:a.cu 5\n", 1, "the baseline's family 'nosuch' is unknown"},
+    {"1 01_a k transpose matmul:a.cu 5\n", 1, "takes other arguments than transpose"},
+    {"1 01_a k matmul_f16 reduce:a.cu 5\n", 1, "takes other arguments than matmul_f16"},
+    {"1 01_x k matmul b.cu 0\n", 1, "points 0 outside 1..1000"},
+    {GOOD1 "2 02_x k matmul b.cu 1001\n", 2, "outside 1..1000"},
+    {"1 01_x k matmul b.cu -3\n", 1, "outside 1..1000"},
+)
 
 static void kernel_identifier_forms_accepted(void **state)
 {
