@@ -105,8 +105,8 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: cluster-test test-tools explore grade-all next watch help check status hint reset quiz grade handout programs docs \
-        docs-tools docs-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: cluster-test test-tools explore grade-all next watch help check status hint reset quiz grade handout programs \
+        docs docs-tools docs-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
