@@ -68,8 +68,9 @@ TEST_JUDGES := $(if $(GPU_CC),check) check-emu
 # Judges that share the GPU wait on this lock: a timed job and Nsight Compute alone, the rest side
 # by side (checker/judge/gpu_share.c). GPU_JOBS: how many judges at once in gpu-test (4).
 GPU_LOCK := $(CURDIR)/build/gpu.lock
-# A handout (make handout) has no solutions/ and no wrong kernels: its tests skip what needs them
-# (checker/tools/run-cases.sh grades what there is).
+# A handout (make handout) has no solutions/ and no wrong kernels: make test's steps that need them
+# run only where solutions/ is (checker/tests/steps/table; checker/tools/run-cases.sh grades what
+# there is).
 HAVE_SOLUTIONS := $(wildcard solutions)
 
 WARN := -Wall -Wextra
@@ -104,7 +105,8 @@ HEADERS := $(wildcard checker/include/*.h)
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 
-.PHONY: cluster-test test-tools arrows-test help-test lessons-test sealed-compile-test forged-side-test explore grade-all grade-all-test next watch emulator-test redteam-test gpu-test load-test help check status hint reset quiz grade grade-test handout handout-test programs docs docs-tools docs-test quiz-test site-test test unit-tests author-check build-all mutants doctor clean \
+.PHONY: cluster-test test-tools explore grade-all next watch help check status hint reset quiz grade handout programs \
+        docs docs-tools docs-test test unit-tests author-check build-all mutants doctor clean \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -126,7 +128,8 @@ help:
 	@if [ -d solutions ]; then \
 	  echo "  make grade-all HANDINS=dir  for courses: every student's folder graded, and grades/gradebook.csv"; \
 	  echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')"; \
-	  echo "  make test               the workbook's own tests (what CI runs)"; \
+	  echo "  make test               the workbook's own tests (what CI runs); make STEP one of its steps, here:"; \
+	  $(RUN_TESTS) --list | sed 's/^/                            /'; \
 	  echo "  make cluster-test       grade-slurm.sh on a real single-node Slurm it starts (root; docs/cluster.md)"; \
 	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
 	  echo "  make author-check       the lessons' own rules: stubs unsolved, one CONTRACT in stub and solution, hints apart, quoted lines right"; \
@@ -408,61 +411,6 @@ build-all: $(WORKBOOK)
 mutants: $(WORKBOOK)
 	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-cases.sh mutants redteam
 
-# Every solution graded RUNS times (2; make test's once; RUNS=20 for the figure in docs/measurements.md) in the emulator while stress-ng keeps every core busy.
-load-test: $(WORKBOOK)
-	$(Q)MAKE="$(MAKE)" checker/tools/load-test.sh
-
-# Every lesson's quiz answered right from its key must score full marks, and answered wrong
-# must not (make quiz without a terminal). Either way the score is recorded, and make status
-# says how the answers came (piped in; from a file with make quiz ANSWERS=file), in records of
-# the test's own (WB_STATE), so that an answer key never reaches a student's work/state.
-QUIZ_STATE := build/quiz-test.state
-quiz-test: $(WORKBOOK)
-	$(Q)mkdir -p build; rm -f $(QUIZ_STATE) $(QUIZ_STATE).file; for n in $(LESSONS); do \
-	  SEED=$$n $(WORKBOOK) quiz-key $$n | WB_STATE=$(QUIZ_STATE) SEED=$$n $(WORKBOOK) quiz $$n > build/quiz-$$n.log || \
-	    { echo "lesson $$n: its own answer key does not score full marks:"; cat build/quiz-$$n.log; exit 1; }; \
-	  grep -q '^Recorded for make status.*"piped in"' build/quiz-$$n.log || \
-	    { echo "lesson $$n: a quiz answered through a pipe does not say that its score was recorded, and how"; exit 1; }; \
-	  ! yes 999 | WB_STATE=$(QUIZ_STATE) SEED=$$n $(WORKBOOK) quiz $$n > /dev/null || { echo "lesson $$n: wrong answers scored full marks"; exit 1; }; \
-	  WB_STATE=$(QUIZ_STATE) $(WORKBOOK) status | grep -qE '^. '$$n' [0-9a-z_]+ .* piped in: ([0-9]+)/\1$$' || \
-	    { echo "lesson $$n: make status does not show the piped quiz's full marks, marked piped in:"; WB_STATE=$(QUIZ_STATE) $(WORKBOOK) status; exit 1; }; \
-	done
-	$(Q)SEED=1 $(WORKBOOK) quiz-key 1 > build/quiz-answers.txt && \
-	  WB_STATE=$(QUIZ_STATE).file $(MAKE) -s --no-print-directory quiz LESSON=1 SEED=1 ANSWERS=build/quiz-answers.txt > build/quiz-file.log && \
-	  grep -q '^Recorded for make status.*"from a file"' build/quiz-file.log && \
-	  WB_STATE=$(QUIZ_STATE).file $(WORKBOOK) status | grep -qE '^. 1 [0-9a-z_]+ .* from a file: ([0-9]+)/\1$$' || \
-	  { echo "make quiz ANSWERS=file: its score is not recorded, or not marked as from a file:"; cat build/quiz-file.log; exit 1; }
-	$(Q)echo "quiz: $(words $(LESSONS)) passed, 0 failed; scores recorded whether piped in or from a file"
-
-# The site, rendered in Chromium (make test's test-tools step installs pandoc and chromium, or says
-# how).
-site-test:
-	$(Q)$(MAKE) -s --no-print-directory docs
-	$(Q)checker/tools/docs-test.sh $(SITE)
-
-# make grade on the solutions (full marks), on the stubs (none), on lesson 2 right but not tiled
-# (its correctness points, not its speed's) and on lesson 1 carrying a forged-grade attack (none,
-# and nothing left behind: its sentinel looked for under the attack's lock, which the red team's
-# run of it takes too), its files checked by a JSON reader against Gradescope's format and by
-# a JUnit XML parser; with the emulator. The grades run two at a time (each is one core's work);
-# build-all built what they share.
-GRADE_EMU = $(MAKE) -s --no-print-directory grade EMU=1
-grade-test: build-all
-	$(Q)rm -rf build/slow-handin build/forged-handin && \
-	  cp -r exercises build/slow-handin && $(WORKBOOK) mutate checker/mutants/not_tiled.mutant build/slow-handin > /dev/null && \
-	  cp -r exercises build/forged-handin && $(WORKBOOK) mutate checker/redteam/atexit_forgery.mutant build/forged-handin > /dev/null
-	$(Q)$(GRADE_EMU) SRC=solutions GRADE_DIR=build/grade-solutions > /dev/null & a=$$!; \
-	  $(GRADE_EMU) SRC=exercises GRADE_DIR=build/grade-exercises > /dev/null; b=$$?; wait $$a && [ $$b -eq 0 ]
-	$(Q)$(GRADE_EMU) SRC=build/slow-handin GRADE_DIR=build/grade-slow GRADE_LESSONS=2 > /dev/null & a=$$!; \
-	  flock -o build/redteam-atexit_forgery.lock sh -c 'rm -f /tmp/wb-redteam-atexit_forgery; \
-	    WB_SKIP_LINT=1 $(GRADE_EMU) SRC=build/forged-handin GRADE_DIR=build/grade-forged GRADE_LESSONS=1 > /dev/null 2>&1; \
-	    ! test -e /tmp/wb-redteam-atexit_forgery' || { echo "grade-test: the forged hand-in made /tmp/wb-redteam-atexit_forgery"; false; }; \
-	  f=$$?; wait $$a && [ $$f -eq 0 ]
-	$(Q)checker/tools/validate-grade.py build/grade-solutions $(TOTAL_POINTS) $(TOTAL_POINTS)
-	$(Q)checker/tools/validate-grade.py build/grade-exercises 0 $(TOTAL_POINTS)
-	$(Q)checker/tools/validate-grade.py build/grade-slow 10 $(call points,2)
-	$(Q)checker/tools/validate-grade.py build/grade-forged 0 $(call points,1)
-
 # checker/tools/grade-slurm.sh on a real Slurm: as root, a single-node Slurm from the
 # distribution's packages (a CPU-only partition, one declaring a GPU gres), a small class graded
 # on both against make grade, refusals, a killed task, six tasks racing on a clean build; it stops
@@ -470,142 +418,27 @@ grade-test: build-all
 cluster-test: $(WORKBOOK)
 	$(Q)checker/tools/cluster-test.sh
 
-# make grade-all on generated hand-ins (solutions, stubs, wrong kernels, missing files) in the
-# emulator: the expected gradebook, resumable, and the same through the Slurm scripts.
-grade-all-test: $(WORKBOOK)
-	$(Q)MAKE="$(MAKE)" EMU=1 checker/tools/grade-all-test.sh 6
-
-# make handout on this tree, unpacked in a fresh folder: nothing secret inside, and there the
-# solutions dropped in as a student's hand-in pass while the stubs fail, in the emulator on every
-# machine; on a GPU the hand-in passes there too, with the gates (sharing it by WB_GPU_LOCK).
-HANDOUT_TEST := build/handout-test
-# The fresh tree compiles through this tree's result cache: the same bytes give the same PTX
-# whatever the folder (checker/tools/sealed-compile.sh), so only its cubins' ptxas runs again.
-handout-test: export WB_SEALED_CACHE := $(CURDIR)/build/sealed-cache
-# So does what this tree built of the same files (up to date here first): the checker's library,
-# the emulator's runner and the workbook command, copied in the order they are made, are newer
-# than the handout's files (which bear the last commit's time) and up to date there; what differs
-# without solutions (each lesson's judge) is built. A source the handout lacks still fails the
-# build: its object is in no list of the handout's Makefile.
-HANDOUT_REUSED := model families lib emu ptx sandbox.o libchecker.a ptx-runner
-handout-test: export EMU := 1
-# On a GPU the hand-in is graded with every gate, its lessons side by side (make test's GPU lock
-# shares the GPU among them and gpu-test's judges): one after the other they took 368 s beside
-# gpu-test on the H200, longer than gpu-test itself. Each lesson's report in its own log. Their
-# GPU programs are built first, in one make: four makes building the runner they share raced (a
-# link beside another's object half written; a runner not there yet, exit 127).
-HANDOUT_GPU_HAND_IN = { EMU= $(MAKE) -s --no-print-directory -j$$(nproc) programs SRC=hand-in && \
-  $(WORKBOOK) lessons number | xargs -P 4 -I{} sh -c 'EMU= SANITIZE=1 PROFILE=1 \
-  $(MAKE) -s --no-print-directory check SRC=hand-in LESSON={} EXPECT=pass > ../run-hand-in-gpu-{}.log 2>&1 || \
-  { cat ../run-hand-in-gpu-{}.log; exit 1; }' && echo "hand-in (GPU, every gate): every lesson passed as it must."; }
-handout-test: $(WORKBOOK) $(PTX_RUNNER)
-	$(Q)rm -rf $(HANDOUT_TEST) && mkdir -p $(HANDOUT_TEST)
-	$(Q)probe=handout-untracked-probe.txt; echo "an instructor's note" > $$probe; \
-	  checker/tools/handout.sh $(HANDOUT_TEST)/workbook.tar.gz > $(HANDOUT_TEST)/handout.log; rc=$$?; rm -f $$probe; \
-	  [ $$rc -eq 0 ] || { cat $(HANDOUT_TEST)/handout.log; exit 1; }
-	$(Q)if tar -tzf $(HANDOUT_TEST)/workbook.tar.gz | grep -E '/(solutions|checker/mutants|checker/redteam|checker/tests)/|untracked-probe'; then \
-	  echo "handout: the tarball holds the files above, which must stay out of it"; exit 1; fi
-	$(Q)if tar -xzOf $(HANDOUT_TEST)/workbook.tar.gz shared-memory-workbook/README.md | grep -nE 'SRC=solutions|For authors|make mutants'; then \
-	  echo "handout: its README is the authors' (the lines above), not the students'"; exit 1; fi
-	$(Q)tar -C $(HANDOUT_TEST) -xzf $(HANDOUT_TEST)/workbook.tar.gz && cp -r solutions $(HANDOUT_TEST)/shared-memory-workbook/hand-in
-	$(Q)mkdir -p $(HANDOUT_TEST)/shared-memory-workbook/$(COMMON) && \
-	  cp -r $(addprefix $(COMMON)/,$(HANDOUT_REUSED)) $(HANDOUT_TEST)/shared-memory-workbook/$(COMMON)/ && \
-	  cp $(WORKBOOK) $(HANDOUT_TEST)/shared-memory-workbook/$(WORKBOOK)
-	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && $(MAKE) -s -j$$(nproc) --no-print-directory programs SRC=exercises && \
-	  $(MAKE) -s -j$$(nproc) --no-print-directory programs SRC=hand-in > /dev/null
-	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && \
-	  $(MAKE) -s --no-print-directory author-check > ../run.log 2>&1 || { echo "handout: make author-check:"; cat ../run.log; exit 1; }; \
-	  tail -n 1 ../run.log
-	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && \
-	  { $(MAKE) -s --no-print-directory check SRC=hand-in LESSON=all EXPECT=pass > ../run-hand-in.log 2>&1 & h=$$!; }; \
-	  { $(if $(GPU_CC),$(HANDOUT_GPU_HAND_IN),:) > ../run-hand-in-gpu.log 2>&1 & g=$$!; }; \
-	  WB_STOP_AT_FAILURE=1 $(MAKE) -s --no-print-directory check SRC=exercises LESSON=all EXPECT=fail > ../run-exercises.log 2>&1; e=$$?; \
-	  wait $$h; h=$$?; wait $$g; g=$$?; for r in hand-in:$$h exercises:$$e $(if $(GPU_CC),hand-in-gpu:$$g); do \
-	    [ $${r#*:} -eq 0 ] || { echo "handout: make check SRC=$${r%:*}:"; cat ../run-$${r%:*}.log; exit 1; }; \
-	    tail -n 1 ../run-$${r%:*}.log; done
-	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && MAKE="$(MAKE)" checker/tools/help-test.sh README.md
-	$(Q)cd $(HANDOUT_TEST)/shared-memory-workbook && MAKE="$(MAKE)" $(CURDIR)/checker/tools/student-loop-test.sh
-	$(Q)echo "handout: no solutions inside; graded from a fresh folder: the solutions pass, the stubs fail"
-
 # What make test needs beyond a student's tools (stress-ng, pandoc, chromium): installed as root,
 # or the command said and the step failed, never a test skipped for want of a tool.
 test-tools:
 	$(Q)$(MAKE) -s --no-print-directory doctor EMU=1 TEST_TOOLS=1
 
-# The sealed compile: regular files only, no #include, limits named, nothing of the grader's
-# machine visible, the compiler nobody (checker/tools/sealed-compile-test.sh).
-sealed-compile-test:
-	$(Q)NVCC="$(NVCC)" checker/tools/sealed-compile-test.sh | tail -n 1
-
-# The judge reads from a side's copy of the job only what that side may write: each lesson
-# graded with a runner that forges every other field gets the honest grade (checker/tools/
-# forged-side-test.sh, checker/tests/forge/forged_runner.c).
-forged-side-test: build-all
-	$(Q)MAKE="$(MAKE)" checker/tools/forged-side-test.sh
-
-# The rooms of checker/ read only what docs/architecture.md lets them (the compiler's account).
-arrows-test:
-	$(Q)checker/tools/arrows-test.sh
-
-# make and the scripts read the registry through `workbook lessons`: what it prints, on the real
-# registry and a handout's, and what it refuses (checker/tools/lessons-test.sh).
-lessons-test: $(WORKBOOK)
-	$(Q)checker/tools/lessons-test.sh
-
-# make help works and lists every target the README names (checker/tools/help-test.sh).
-help-test:
-	$(Q)MAKE="$(MAKE)" checker/tools/help-test.sh README.md
-
-# Both judges where they can run: every solution must pass, every stub and every mutant must
-# fail, every right kernel of checker/tests/features/ must pass. The emulator runs anywhere; the
-# GPU judge where there is a GPU, with its tool gates on. checker/tools/run-tests.sh runs the
-# steps: TEST_FIRST one at a time, their output as it comes (quick checks, and the build the
-# others need); TEST_BESIDE from the start beside them (the sealed compile's test compiles one
-# file at a time and needs nothing built); TEST_GPU after the first steps, beside the others,
-# which then run niced (the GPU judges' runners never wait for a core, and its judges share the
-# GPU by WB_GPU_LOCK); TEST_TOGETHER as many at once as there are cores, the longest first, each
-# one's report shown when it ends; TEST_LAST alone at the end (the load test keeps every core
-# busy on purpose).
-# None of these steps' verdicts rests on how long anything took. A step that cannot run on this
-# machine (only gpu-test, without a GPU) says "SKIPPED: why" and is counted as skipped; the last
-# line counts the steps: N passed, N failed, N skipped.
-TEST_FIRST := test-tools help-test lessons-test arrows-test author-check build-all explore
-TEST_BESIDE := sealed-compile-test
-TEST_TOGETHER := emulator-test $(if $(HAVE_SOLUTIONS),grade-test handout-test grade-all-test) redteam-test \
-  $(if $(HAVE_SOLUTIONS),forged-side-test) site-test unit-tests quiz-test
-# With a GPU, gpu-test starts after the first steps, beside the CPU's steps (niced); without one
-# it only builds, as one of them.
-TEST_GPU := $(if $(GPU_CC),gpu-test)
-TEST_TOGETHER += $(if $(GPU_CC),,gpu-test)
-TEST_LAST := $(if $(HAVE_SOLUTIONS),load-test)
+# make test runs the steps of checker/tests/steps/table, the one list of them: there each step
+# has its phase (when it starts, beside which others), where it runs (always, with solutions/, on
+# a GPU, without one), its script, and what it proves; checker/tools/run-tests.sh reads it, runs
+# them (the long ones as many at once as there are cores) and ends with one line that counts
+# them: N passed, N failed, N skipped. None of these steps' verdicts rests on how long anything
+# took. A step that cannot run on this machine (only gpu-test, without a GPU) says "SKIPPED: why"
+# and is counted as skipped. LEAVE_OUT="site-test ..." leaves steps out.
+# ($(MAKE) written out in the recipes: the lines are make's own recursion, for make -n and -j.)
+RUN_TESTS = WB_GPU_CC="$(GPU_CC)" checker/tools/run-tests.sh
 test:
-	$(Q)MAKE="$(MAKE)" RUNS=$(or $(RUNS),1) WB_GPU_LOCK="$(GPU_LOCK)" checker/tools/run-tests.sh \
-	  --first "$(TEST_FIRST)" --beside "$(TEST_BESIDE)" --gpu "$(TEST_GPU)" --together "$(TEST_TOGETHER)" --last "$(TEST_LAST)"
+	$(Q)MAKE="$(MAKE)" RUNS=$(or $(RUNS),1) WB_GPU_LOCK="$(GPU_LOCK)" $(RUN_TESTS)
 
-# The emulator (the PTX interpreter), after build-all: the line table must tell apart two
-# accesses on one line by the buffer each touches (lesson 1's A and B loads); then the right
-# kernels of checker/tests/features/ and the wrong kernels. The solutions and the stubs are
-# grade-test's (make grade: full marks, and 0), but in a handout, which has no solutions. First,
-# the reference side's cache gives the same report whether empty, full or damaged.
-EMU_CHECK = MAKE="$(MAKE)" WB_JUDGE=check-emu $(WORKBOOK) check
-emulator-test: build-all
-	$(Q)checker/tools/ref-cache-test.sh
-	$(Q)$(if $(HAVE_SOLUTIONS),:,$(EMU_CHECK) exercises fail $(LESSONS) > build/emu-exercises.log 2>&1 || \
-	  { cat build/emu-exercises.log; false; })
-	$(Q)$(if $(HAVE_SOLUTIONS),ONLY='memory*' WB_RESULT_FILE= build/solutions/01_naive_matmul/check-emu 2>/dev/null | \
-	  grep -oE 'matmul_naive.cu:[0-9]+:[0-9]+ \((A|B)\) global loads' | sort -u | wc -l | grep -qx 2 || \
-	  { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column (buffer))"; false; },:)
-	$(Q)MAKE="$(MAKE)" EMU=1 checker/tools/run-cases.sh features mutants
-
-# The red team's attacks on the grader, in the emulator (make mutants runs them too).
-redteam-test: build-all
-	$(Q)MAKE="$(MAKE)" EMU=1 checker/tools/run-cases.sh redteam
-
-gpu-test: $(WORKBOOK)
-	$(Q)if [ -n "$(GPU_CC)" ]; then MAKE="$(MAKE)" WB_GPU_LOCK="$(GPU_LOCK)" checker/tools/gpu-test.sh; \
-	else $(MAKE) -s --no-print-directory SRC=$(GPU_TEST_SRC) build/$(GPU_TEST_SRC)/$(call folder,$(lastword $(LESSONS)))/check && \
-	  echo "SKIPPED: no GPU here: the GPU runner and lesson $(lastword $(LESSONS))'s GPU judge were built (sm_$(CUDA_ARCH)), not run."; fi
-GPU_TEST_SRC := $(if $(HAVE_SOLUTIONS),solutions,exercises)
+# make STEP: one step of make test alone (make emulator-test, make gpu-test, ...). A step that is
+# no target of its own here ends in -test, and a -test name the table lacks is refused.
+%-test:
+	$(Q)MAKE="$(MAKE)" $(RUN_TESTS) --only $@
 
 # ---- make explore: the banks and the memory measured on this GPU ----------------------------
 # One warp's shared loads at strides 0 (broadcast) to 64, timed with clock64(), beside the bank
