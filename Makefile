@@ -66,7 +66,7 @@ JUDGE := $(if $(EMU),check-emu,check)
 # (gpu-test then builds the GPU runner and one lesson's GPU judge, to show they still compile).
 TEST_JUDGES := $(if $(GPU_CC),check) check-emu
 # Judges that share the GPU wait on this lock: a timed job and Nsight Compute alone, the rest side
-# by side (checker/judge/gpu_share.c). GPU_JOBS: how many judges at once in gpu-test (4).
+# by side (checker/judge/gpu_share.c). GPU_JOBS: how many judges at once in gpu-test (half the cores, 2 to 8).
 GPU_LOCK := $(CURDIR)/build/gpu.lock
 # A handout (make handout) has no solutions/ and no wrong kernels: make test's steps that need them
 # run only where solutions/ is (checker/tests/steps/table; checker/tools/run-cases.sh grades what

@@ -3,7 +3,7 @@
 # solution must pass and its stub fail earning nothing, each right kernel of checker/tests/features
 # pass, and each wrong kernel of checker/mutants/ and attack of checker/redteam/ be refused with
 # its diagnosis (checker/tools/run-cases.sh; handout-test grades a handout's hand-in on the
-# GPU). GPU_JOBS judges (4) at a time share the GPU: correctness runs, compute-sanitizer and
+# GPU). GPU_JOBS judges at a time (half the cores, 2 to 8) share the GPU: correctness runs, compute-sanitizer and
 # every runner's setup side by side, a timing and Nsight Compute's counted launches alone
 # (WB_GPU_LOCK, checker/judge/gpu_share.c, checker/include/gpu_turn.h), so that no timing or
 # counter takes in another's kernels, and no wait counts against a time limit. Its last line:
@@ -11,7 +11,9 @@
 #   Usage: checker/tools/gpu-test.sh      (from the project root; GPU_JOBS=1: one at a time)
 set -u
 make=${MAKE:-make}
-export SANITIZE=1 PROFILE=1 MAKE=$make WB_GPU_LOCK=${WB_GPU_LOCK:-$PWD/build/gpu.lock} GPU_JOBS=${GPU_JOBS:-4}
+# Judges mostly wait on the GPU, and each one's compiles and CPU references want a core now and then.
+half=$(($(nproc) / 2)); half=$((half < 2 ? 2 : half > 8 ? 8 : half))
+export SANITIZE=1 PROFILE=1 MAKE=$make WB_GPU_LOCK=${WB_GPU_LOCK:-$PWD/build/gpu.lock} GPU_JOBS=${GPU_JOBS:-$half}
 export WB_GPU_LOCK_LOG=$PWD/build/gpu-lock.log
 [[ $GPU_JOBS =~ ^[1-9][0-9]?$ ]] || { echo "GPU_JOBS must be a number from 1 to 99, not '$GPU_JOBS'"; exit 2; }
 log=$PWD/build/gpu-test

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make handout on this tree, unpacked in a fresh folder: nothing secret inside, and there the
 # solutions dropped in as a student's hand-in pass while the stubs fail, in the emulator on every
-# machine; on a GPU the hand-in passes there too, with the gates (sharing it by WB_GPU_LOCK).
+# machine; on a GPU the hand-in passes there too, the last lesson with the gates (sharing it by
+# WB_GPU_LOCK).
 set -u
 make=${MAKE:-make}
 export MAKE=$make EMU=1
@@ -40,16 +41,22 @@ $make -s -j"$(nproc)" --no-print-directory programs SRC=exercises &&
 $make -s --no-print-directory author-check > ../run.log 2>&1 ||
   { echo "handout: make author-check:"; cat ../run.log; exit 1; }
 tail -n 1 ../run.log
-# On a GPU the hand-in is graded with every gate, its lessons side by side (make test's GPU lock
-# shares the GPU among them and gpu-test's judges): one after the other they took 368 s beside
-# gpu-test on the H200, longer than gpu-test itself. Each lesson's report in its own log. Their
-# GPU programs are built first, in one make: four makes building the runner they share raced (a
-# link beside another's object half written; a runner not there yet, exit 127).
+# On a GPU the hand-in is graded there too, its lessons side by side (make test's GPU lock shares
+# the GPU among them and gpu-test's judges; one after the other they took 368 s beside gpu-test on
+# the H200), each lesson's report in its own log. The gates (compute-sanitizer, Nsight Compute) run
+# on the last lesson: they run the student's side alone, so on each lesson they would take the
+# same kernel bytes, runner and tool as gpu-test's solutions do, which pass every gate; here they
+# show that a handout's tree runs them. Their GPU programs are built first, in one make: four
+# makes building the runner they share raced (a link beside another's object half written; a
+# runner not there yet, exit 127).
 gpu_hand_in() {
+  local last
+  last=$($wb lessons number | tail -n 1)
   EMU= $make -s --no-print-directory -j"$(nproc)" programs SRC=hand-in &&
-    $wb lessons number | xargs -P 4 -I{} sh -c 'EMU= SANITIZE=1 PROFILE=1 \
-    $MAKE -s --no-print-directory check SRC=hand-in LESSON={} EXPECT=pass > ../run-hand-in-gpu-{}.log 2>&1 || \
-    { cat ../run-hand-in-gpu-{}.log; exit 1; }' && echo "hand-in (GPU, every gate): every lesson passed as it must."
+    $wb lessons number | LAST=$last xargs -P 4 -I{} sh -c 'g=$([ {} = "$LAST" ] && echo 1 || echo 0); \
+    EMU= SANITIZE=$g PROFILE=$g $MAKE -s --no-print-directory check SRC=hand-in LESSON={} EXPECT=pass \
+    > ../run-hand-in-gpu-{}.log 2>&1 || { cat ../run-hand-in-gpu-{}.log; exit 1; }' &&
+    echo "hand-in (GPU; every gate on lesson $last): every lesson passed as it must."
 }
 gpu=${WB_GPU_CC:-}
 $make -s --no-print-directory check SRC=hand-in LESSON=all EXPECT=pass > ../run-hand-in.log 2>&1 & h=$!
