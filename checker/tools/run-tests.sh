@@ -185,6 +185,6 @@ for step in "${steps_together[@]}"; do
 done
 while [ ${#pid_step[@]} -gt 0 ]; do reap; done
 for step in "${steps_last[@]}"; do in_turn "$step" ", alone"; done
-echo "== make test: every step ran, in $(now) s${skipped:+; skipped, since this machine cannot run them:$skipped}"
+echo "== make test: every step ran${left_out:+ but those left out}, in $(now) s${skipped:+; skipped, since this machine cannot run them:$skipped}"
 echo "== each step:${took%,}"
-echo "test: $passed passed, 0 failed, $(wc -w <<<"$skipped") skipped"
+echo "test: $passed passed, 0 failed, $(wc -w <<<"$skipped") skipped${left_out:+, $(wc -w <<<"$left_out") left out (LEAVE_OUT):$left_out}"
