@@ -398,9 +398,9 @@ static void case_speed(const struct check_case *c, uint64_t stream)
         say("  %d of the %d timed launches gave other bits than the first, each right within the tolerance: "
             "another order of additions (atomics) rounds otherwise.\n", job->rep.timed_differing, job->rep.reps);
     if (!right_after)
-        say("  %d of the %d timed launches gave another output than the first, which was right: a result that "
-            "changes between runs is a race (a missing __syncthreads()?), or state kept from one launch to the "
-            "next.\n", job->rep.timed_differing, job->rep.reps);
+        say("  %d of the %d timed launches gave another output than the first, which was right, and not all of "
+            "them were right: a result that changes between runs is a race (a missing __syncthreads()?), or state "
+            "kept from one launch to the next.\n", job->rep.timed_differing, job->rep.reps);
     else {
         checking.speed_ms = med[ROLE_STUDENT];
         checking.speedup = yours;

@@ -1,4 +1,4 @@
-/* Measures of device buffers (gpu_fingerprint.h): trusted device code of the GPU runner,
+/* Fingerprints of device buffers (gpu_fingerprint.h): trusted device code of the GPU runner,
  * compiled with it (no lesson file's code is in here). A fingerprint reads the buffer once at
  * memory speed: 0.1 ms for 256 MB on an H200, where copying it back and comparing on the host
  * took 55 ms. */
@@ -42,26 +42,4 @@ extern "C" int gpu_fingerprint(const void *p, size_t bytes, uint64_t key, uint64
         e = cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost);
     *fingerprint = got;
     return (int)e;
-}
-
-/* A NaN already in the range stays (the first one's bits); a NaN in x replaces a number. */
-static __global__ void widen(float *lo, float *hi, const float *x, size_t n, int first)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float v = x[i];
-        if (first) {
-            lo[i] = hi[i] = v;
-            continue;
-        }
-        float a = lo[i], b = hi[i];
-        lo[i] = a != a ? a : v != v ? v : fminf(a, v);
-        hi[i] = b != b ? b : v != v ? v : fmaxf(b, v);
-    }
-}
-
-extern "C" int gpu_widen_range(float *lo, float *hi, const float *x, size_t n, int first)
-{
-    unsigned blocks = n / 256 < 4096 ? (unsigned)(n / 256) + 1 : 4096;
-    widen<<<blocks, 256>>>(lo, hi, x, n, first);
-    return (int)cudaGetLastError();
 }

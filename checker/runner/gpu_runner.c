@@ -235,41 +235,45 @@ static int copy_out(struct gpu_job *job, int slot, const struct dev_buffer *out)
 }
 
 /* The range each element of the student's output took over the timed launches whose output was
- * not the first's bit for bit (gpu_job.h: OUT_LATER_MIN, OUT_LATER_MAX), kept on the device and
- * copied back once. Whether that range is right is the judge's to say. */
-static struct {
-    struct dev_buffer lo, hi;
-} later;
-
-static cudaError_t later_buffers(size_t elems)
+ * not the first's bit for bit (gpu_job.h: OUT_LATER_MIN, OUT_LATER_MAX), widened on the host in
+ * the job itself: device memory kept from one launch to the next would be the student's kernel's
+ * to overwrite, with the right values, on its last launch. Whether the range is right is the
+ * judge's to say. A NaN, once in, stays (poison a launch left is seen as such). */
+static void widen(float *lo, float *hi, const float *x, size_t n, int first)
 {
-    if (later.lo.elems >= elems)
-        return cudaSuccess;
-    cudaFree(later.lo.data);
-    cudaFree(later.hi.data);
-    later.lo.elems = later.hi.elems = 0;
-    cudaError_t e = cudaMalloc((void **)&later.lo.data, elems * sizeof(float));
-    if (e == cudaSuccess)
-        e = cudaMalloc((void **)&later.hi.data, elems * sizeof(float));
-    if (e == cudaSuccess)
-        later.lo.elems = later.hi.elems = elems;
-    later.lo.esize = later.hi.esize = sizeof(float);
-    return e;
+    if (first) {
+        memcpy(lo, x, n * sizeof *x);
+        memcpy(hi, x, n * sizeof *x);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i];
+        if (lo[i] == lo[i])
+            lo[i] = v != v || v < lo[i] ? v : lo[i];
+        if (hi[i] == hi[i])
+            hi[i] = v != v || v > hi[i] ? v : hi[i];
+    }
 }
 
 /* Takes the output now on the device into the range, unless it is the first's bit for bit. */
 static int widen_later(struct gpu_job *job, const struct dev_buffer *out)
 {
+    static float *scratch; /* pinned: the copy back runs at the bus's speed */
+    static size_t have;
     if (unchanged(out, 0, prints.have_first, prints.first))
         return 0;
-    cudaError_t e = later_buffers(job->out_elems);
-    if (e == cudaSuccess)
-        e = (cudaError_t)gpu_widen_range((float *)later.lo.data, (float *)later.hi.data, (const float *)out->data,
-                                         job->out_elems, job->rep.timed_differing == 0);
+    size_t bytes = job->out_elems * sizeof *scratch;
+    if (have < job->out_elems) {
+        cudaFreeHost(scratch);
+        scratch = NULL;
+        have = cudaMallocHost((void **)&scratch, bytes) == cudaSuccess ? job->out_elems : 0;
+    }
+    cudaError_t e = scratch ? cudaMemcpy(scratch, out->data, bytes, cudaMemcpyDeviceToHost) : cudaErrorMemoryAllocation;
     if (e != cudaSuccess) {
-        fail_setup(job, e, "measuring the timed launches' outputs");
+        fail_setup(job, e, "copying a timed launch's output back");
         return -1;
     }
+    widen(job_out(job, OUT_LATER_MIN), job_out(job, OUT_LATER_MAX), scratch, job->out_elems, job->rep.timed_differing == 0);
     job->rep.timed_differing++;
     return 0;
 }
@@ -419,14 +423,9 @@ static int run_on_buffers(struct gpu_job *job, const struct dev_inputs *inputs, 
             return JOB_USAGE;
         if (time_roles(job, inputs, out) != 0)
             return JOB_KERNEL_FAILED;
-        /* The range of the timed outputs, unless each was the first's bit for bit (the judge
-         * then has it already). */
-        if (role_in(job, ROLE_STUDENT)) {
-            job->rep.timed_same = job->rep.timed_differing == 0;
-            if (!job->rep.timed_same &&
-                (copy_out(job, OUT_LATER_MIN, &later.lo) != 0 || copy_out(job, OUT_LATER_MAX, &later.hi) != 0))
-                return JOB_SETUP_FAILED;
-        }
+        /* The range of the timed outputs is in the job already, unless each was the first's bit
+         * for bit (the judge then has it). */
+        job->rep.timed_same = role_in(job, ROLE_STUDENT) && job->rep.timed_differing == 0;
     }
     /* State kept in an input between launches would escape the output checks. */
     for (int i = 0; i < n_in && role_in(job, ROLE_STUDENT); i++)

@@ -61,6 +61,8 @@ while read -r name phase when run what; do
     no-gpu) [ -z "$WB_GPU_CC" ] && met=1; why="without a GPU" ;;
     *) refuse "$table, line $line: WHEN '$when' is none of always, solutions, gpu, no-gpu." ;;
   esac
+  # make runs a step's script through its %-test rule, which would call this again for ever.
+  [[ $run != make || $name != *-test ]] || refuse "$table, line $line: $name is run by make test itself, not make."
   listed[$name]=1
   if [ -z "$met" ]; then unmet[$name]="${unmet[$name]:+${unmet[$name]}, or }$why"; continue; fi
   [ -z "${run_of[$name]:-}" ] || refuse "$table, line $line: $name has a line already for this machine."
@@ -185,6 +187,11 @@ for step in "${steps_together[@]}"; do
 done
 while [ ${#pid_step[@]} -gt 0 ]; do reap; done
 for step in "${steps_last[@]}"; do in_turn "$step" ", alone"; done
-echo "== make test: every step ran${left_out:+ but those left out}, in $(now) s${skipped:+; skipped, since this machine cannot run them:$skipped}"
+# Steps of the table this machine does not meet (a copy without solutions/), named.
+not_here=""
+for step in "${!unmet[@]}"; do
+  [ -n "${run_of[$step]:-}" ] || [[ " $left_out " == *" $step "* ]] || not_here="$not_here $step (${unmet[$step]})"
+done
+echo "== make test: every step ran${left_out:+ but those left out}, in $(now) s${skipped:+; skipped, since this machine cannot run them:$skipped}${not_here:+; not for this copy:$not_here}"
 echo "== each step:${took%,}"
 echo "test: $passed passed, 0 failed, $(wc -w <<<"$skipped") skipped${left_out:+, $(wc -w <<<"$left_out") left out (LEAVE_OUT):$left_out}"

@@ -44,14 +44,17 @@ tail -n 1 ../run.log
 # On a GPU the hand-in is graded there too, its lessons side by side (make test's GPU lock shares
 # the GPU among them and gpu-test's judges; one after the other they took 368 s beside gpu-test on
 # the H200), each lesson's report in its own log. The gates (compute-sanitizer, Nsight Compute) run
-# on the last lesson: they run the student's side alone, so on each lesson they would take the
-# same kernel bytes, runner and tool as gpu-test's solutions do, which pass every gate; here they
-# show that a handout's tree runs them. Their GPU programs are built first, in one make: four
-# makes building the runner they share raced (a link beside another's object half written; a
-# runner not there yet, exit 127).
+# on the last lesson: compute-sanitizer runs the student's side alone, Nsight Compute the student's
+# kernel and the baseline, so on each lesson they would take the same kernel bytes, runner and tool
+# as gpu-test's solutions do, which pass every gate; here they show that a handout's tree runs
+# them. (What differs in a handout, the baseline as the reference the outputs are judged against,
+# the emulator's run above judges on every lesson.) Their GPU programs are built first, in one
+# make: four makes building the runner they share raced (a link beside another's object half
+# written; a runner not there yet, exit 127).
 gpu_hand_in() {
   local last
   last=$($wb lessons number | tail -n 1)
+  [ -n "$last" ] || { echo "handout: workbook lessons number lists no lesson"; return 1; }
   EMU= $make -s --no-print-directory -j"$(nproc)" programs SRC=hand-in &&
     $wb lessons number | LAST=$last xargs -P 4 -I{} sh -c 'g=$([ {} = "$LAST" ] && echo 1 || echo 0); \
     EMU= SANITIZE=$g PROFILE=$g $MAKE -s --no-print-directory check SRC=hand-in LESSON={} EXPECT=pass \
@@ -59,6 +62,9 @@ gpu_hand_in() {
     echo "hand-in (GPU; every gate on lesson $last): every lesson passed as it must."
 }
 gpu=${WB_GPU_CC:-}
+# Its four judges share the GPU by the lock (make test's, or one of its own for make handout-test):
+# a timing has it alone.
+export WB_GPU_LOCK=${WB_GPU_LOCK:-$root/build/gpu.lock}
 $make -s --no-print-directory check SRC=hand-in LESSON=all EXPECT=pass > ../run-hand-in.log 2>&1 & h=$!
 { [ -z "$gpu" ] || gpu_hand_in; } > ../run-hand-in-gpu.log 2>&1 & g=$!
 WB_STOP_AT_FAILURE=1 $make -s --no-print-directory check SRC=exercises LESSON=all EXPECT=fail \
