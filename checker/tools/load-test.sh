@@ -19,13 +19,22 @@ lessons=$(build/workbook lessons number)
 T=$(mktemp -d /tmp/wb-load-XXXXXX)
 stress-ng --cpu "$(nproc)" --timeout 1800s --quiet & burner=$!
 trap 'kill $burner 2>/dev/null; wait $burner 2>/dev/null; rm -rf "$T"' EXIT
+# The load must be there all along, or a pass here says nothing: stress-ng that could not start
+# (a library missing, say) fails the test, as does one that ended before the gradings did.
+burning() {
+  kill -0 $burner 2>/dev/null && return 0
+  wait $burner; echo "load test: stress-ng is not running (it exited with status $?), so nothing was graded under load"
+  exit 1
+}
 sleep 1
+burning
 pass=0 fail=0
 for i in $(seq "$runs"); do
   t0=$(date +%s)
   rm -f "$T"/*.log
   for n in $lessons; do build/workbook record solutions "$n" --forget; done # no earlier run's record is read as this one's
   xargs -P "$(nproc)" -I{} sh -c "$make -s --no-print-directory check SRC=solutions LESSON={} EMU=1 > $T/{}.log 2>&1; echo \$? > $T/{}.rc" <<<"$lessons"
+  burning
   full=0 wrong=""
   for n in $lessons; do
     # Full marks, as the check's exit status and its record say (not its report's last line).
