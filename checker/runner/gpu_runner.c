@@ -273,7 +273,8 @@ static int widen_later(struct gpu_job *job, const struct dev_buffer *out)
         fail_setup(job, e, "copying a timed launch's output back");
         return -1;
     }
-    widen(job_out(job, OUT_LATER_MIN), job_out(job, OUT_LATER_MAX), scratch, job->out_elems, job->rep.timed_differing == 0);
+    widen(job_out(job, OUT_LATER_MIN), job_out(job, OUT_LATER_MAX), scratch, job->out_elems,
+          job->rep.timed_differing == 0);
     job->rep.timed_differing++;
     return 0;
 }

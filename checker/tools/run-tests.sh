@@ -192,6 +192,8 @@ not_here=""
 for step in "${!unmet[@]}"; do
   [ -n "${run_of[$step]:-}" ] || [[ " $left_out " == *" $step "* ]] || not_here="$not_here $step (${unmet[$step]})"
 done
-echo "== make test: every step ran${left_out:+ but those left out}, in $(now) s${skipped:+; skipped, since this machine cannot run them:$skipped}${not_here:+; not for this copy:$not_here}"
+echo "== make test: every step ran${left_out:+ but those left out}, in $(now) s$(
+  )${skipped:+; skipped, since this machine cannot run them:$skipped}${not_here:+; not for this copy:$not_here}"
 echo "== each step:${took%,}"
-echo "test: $passed passed, 0 failed, $(wc -w <<<"$skipped") skipped${left_out:+, $(wc -w <<<"$left_out") left out (LEAVE_OUT):$left_out}"
+echo "test: $passed passed, 0 failed, $(wc -w <<<"$skipped") skipped$(
+  )${left_out:+, $(wc -w <<<"$left_out") left out (LEAVE_OUT):$left_out}"
