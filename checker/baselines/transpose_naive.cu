@@ -4,7 +4,8 @@
  * Why this is the baseline: it is the simplest correct transpose, one thread
  * per element and no shared memory. Its reads are fine but its writes are
  * not, and lesson 3's shared-memory tile exists to fix exactly that. Lesson 3
- * passes when its kernel beats this one by the factor its check.c declares.
+ * passes when its kernel beats this one by the factor
+ * lessons/03_bank_conflicts/thresholds sets.
  *
  * A warp is 32 threads with consecutive threadIdx.x and one threadIdx.y:
  *   in[r*cols + c]    32 consecutive floats of one row of `in`: coalesced;

@@ -25,6 +25,7 @@
 #include "results.h"
 #include "state.h"
 #include "textfile.h"
+#include "thresholds.h"
 
 #include "commands.h"
 
@@ -225,6 +226,15 @@ int cmd_author_check(void)
         struct line_source src = {lesson_file_text, &reg};
         if (text)
             bad += line_quotes_check(text, readme, &src, stdout);
+        /* The thresholds, in their one home, and the README's quotes of them. */
+        char limits_path[512], err[600];
+        struct thresholds limits;
+        snprintf(limits_path, sizeof limits_path, "lessons/%s/thresholds", l->folder);
+        if (thresholds_load(limits_path, &limits, err, sizeof err) != 0) {
+            printf("  %s\n", err);
+            bad++;
+        } else if (text)
+            bad += threshold_quotes_check(text, readme, &limits, limits_path, stdout);
         if (hints)
             bad += line_quotes_check(hints, hints_path, &src, stdout);
         free(text);

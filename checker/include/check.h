@@ -1,5 +1,5 @@
-/* What a lesson's check demands. Each lessons/NN_topic/check.c defines one `lesson` with its
- * test cases and its speed threshold; checker/judge/main.c runs them as cmocka tests.
+/* What a lesson's check runs. Each lessons/NN_topic/check.c defines one `lesson` with its test
+ * cases; checker/judge/main.c runs them as cmocka tests.
  * Which kernel, family and baseline come from lessons/registry. */
 #ifndef WB_CHECK_H
 #define WB_CHECK_H
@@ -58,27 +58,9 @@ struct check_case {
 #define MATMUL_128_CORRECTNESS                                                                     \
     CORRECT_N(1, 0), CORRECT_N(7, 0), CORRECT_N(112, 0), RESIDUES(0), CORRECT_N(257, 0), CORRECT_N(1000, 0)
 
+/* A lesson's cases. Its thresholds, what the speed case demands, live in lessons/NN_topic/thresholds
+ * (thresholds.h), which the judge reads. */
 struct lesson_spec {
-    /* The speed case passes when baseline time / student time >= min_speedup, both measured
-     * in the same run (a ratio holds on any GPU; absolute times do not). */
-    double min_speedup;
-    /* Also at least this share of the throughput of the family's yardstick doing the same work,
-     * timed in the same run (family.h: cudaMemcpy for a transpose, cuBLAS for a matmul; 0: no
-     * such rule). */
-    double min_limit_share;
-    /* The emulator's exact rules, which replace timing there: the student's global memory
-     * sectors at most this fraction of the baseline's (0: no rule), no shared-memory bank
-     * conflicts at all, every thread loading at least this many bytes from global memory
-     * between two of its barriers (0: no rule; traffic.h). */
-    double max_sector_ratio;
-    int no_bank_conflicts;
-    double min_loaded_between_barriers;
-    double max_barriers_per_thread; /* at most this many __syncthreads() per thread (0: no rule) */
-    double min_tensor_core_share;   /* at least this share of the family's multiply-adds (its work at the
-                                       counted size) done by mma.sync on the tensor cores (0: no rule) */
-    /* On a GPU with PROFILE=1, where no_bank_conflicts is set: Nsight Compute's bank conflicts at
-     * most this share of the kernel's shared wavefronts (0: the default, 5%; docs/gates.md). */
-    double max_conflict_share;
     const char *baseline_is;  /* what the baseline kernel is, for the report */
     const struct check_case *cases;
     size_t ncases;

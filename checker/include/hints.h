@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "thresholds.h"
+
 #define MAX_HINTS 8
 
 struct hints {
@@ -68,5 +70,14 @@ char *lesson_file_text(const char *path, int *absent_ok, void *ctx);
 /* Checks every quote and marker of text, named name in what it prints to out, one problem a line
  * ("  name:LINE: ..."). Returns the number of problems. */
 int line_quotes_check(const char *text, const char *name, const struct line_source *src, FILE *out);
+
+/* Quoted thresholds. A line of a lesson text that names a threshold in backticks (`min_speedup`)
+ * shows its value in bold on the same line, as the lesson's thresholds file has it ("at least
+ * **1.60x** ... (`min_speedup` in lessons/06_coarsening/thresholds)"), and names none that the
+ * file leaves unset; the text names min_speedup, and min_limit_share where set, at least once.
+ * Prints each problem to out as "  name:LINE: ..." (from: the thresholds file's path); returns
+ * their number. */
+int threshold_quotes_check(const char *text, const char *name, const struct thresholds *t, const char *from,
+                           FILE *out);
 
 #endif

@@ -12,6 +12,7 @@
 #include "check_record.h"
 #include "gpu_job.h"
 #include "registry.h"
+#include "thresholds.h"
 
 /* The emulator runs a few million threads a second: larger cases are left to the GPU judge
  * (every edge and partial tile is in the smaller ones); memory traffic is counted at the
@@ -21,6 +22,7 @@
 /* One run of the check program. */
 struct check_run {
     const struct lesson *lesson;
+    struct thresholds limits; /* lessons/NN_topic/thresholds: what the speed case demands */
     uint64_t seed;
     double timeout_s;
     int reps;

@@ -1,6 +1,7 @@
-/* The judge of one lesson: runs the lesson's cases (lessons/NN/check.c) as cmocka tests
- * (the top layer of checker/judge/: docs/architecture.md). The kernels run in runner programs, the
- * student's apart from the reference's (checker/runner/); this program links none of them, and
+/* The judge of one lesson: runs the lesson's cases (lessons/NN/check.c) as cmocka tests, held to
+ * its thresholds (lessons/NN/thresholds); the top layer of checker/judge/ (docs/architecture.md).
+ * The kernels run in runner programs, the student's apart from the reference's
+ * (checker/runner/); this program links none of them, and
  * everything judged here is read back by this process itself, so nothing a kernel prints or
  * does can pass for a verdict.
  *
@@ -378,10 +379,10 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     say("  Speed-up over the baseline: yours %.2fx", yours);
     if (solution_present())
         say(", the solution's %.2fx", stats_speedup(med[ROLE_BASELINE], med[ROLE_SOLUTION]));
-    say("; required: at least %.2fx.\n", lesson.min_speedup);
+    say("; required: at least %.2fx.\n", checking.limits.min_speedup);
     limit_report(job, med, labels);
-    if (lesson.min_limit_share > 0)
-        say("  Required: at least %.0f%% of %s's throughput.\n", 100 * lesson.min_limit_share,
+    if (checking.limits.min_limit_share > 0)
+        say("  Required: at least %.0f%% of %s's throughput.\n", 100 * checking.limits.min_limit_share,
             checking.lesson->family->limit.routine);
 
     snprintf(when, sizeof when, "after the timed runs at %s", sz);
@@ -410,11 +411,11 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     job_free(&m);
     if (!right_after)
         case_fail("wrong output after the timed runs at %s", sz);
-    if (yours < lesson.min_speedup)
-        case_fail("too slow: %.2fx the baseline's speed where %.2fx is required", yours, lesson.min_speedup);
-    if (lesson.min_limit_share > 0 && !(checking.limit_share >= lesson.min_limit_share))
+    if (yours < checking.limits.min_speedup)
+        case_fail("too slow: %.2fx the baseline's speed where %.2fx is required", yours, checking.limits.min_speedup);
+    if (checking.limits.min_limit_share > 0 && !(checking.limit_share >= checking.limits.min_limit_share))
         case_fail("too slow: %.0f%% of %s's throughput where %.0f%% is required", 100 * checking.limit_share,
-                  checking.lesson->family->limit.routine, 100 * lesson.min_limit_share);
+                  checking.lesson->family->limit.routine, 100 * checking.limits.min_limit_share);
 }
 
 /* ---- memory traffic (the emulator's replacement for timing) ---- */
@@ -427,20 +428,21 @@ static void case_speed(const struct check_case *c, uint64_t stream)
 static int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solution_conflicts)
 {
     int n = 0;
-    if (lesson.max_sector_ratio > 0)
-        snprintf(rules[n++], RULE_TEXT, "global memory sectors at most %.2f of the baseline's", lesson.max_sector_ratio);
-    if (lesson.no_bank_conflicts && solution_conflicts >= 0)
+    const struct thresholds *t = &checking.limits;
+    if (t->max_sector_ratio > 0)
+        snprintf(rules[n++], RULE_TEXT, "global memory sectors at most %.2f of the baseline's", t->max_sector_ratio);
+    if (t->no_bank_conflicts && solution_conflicts >= 0)
         snprintf(rules[n++], RULE_TEXT, "no shared-memory bank conflicts (the solution has %lld)", solution_conflicts);
-    else if (lesson.no_bank_conflicts)
+    else if (t->no_bank_conflicts)
         snprintf(rules[n++], RULE_TEXT, "no shared-memory bank conflicts");
-    if (lesson.min_loaded_between_barriers > 0)
+    if (t->min_loaded_between_barriers > 0)
         snprintf(rules[n++], RULE_TEXT, "every thread that loads has at least %.0f bytes of loads in flight each time "
-                 "it waits for them, on average", lesson.min_loaded_between_barriers);
-    if (lesson.max_barriers_per_thread > 0)
-        snprintf(rules[n++], RULE_TEXT, "at most %.0f barriers per thread", lesson.max_barriers_per_thread);
-    if (lesson.min_tensor_core_share > 0)
+                 "it waits for them, on average", t->min_loaded_between_barriers);
+    if (t->max_barriers_per_thread > 0)
+        snprintf(rules[n++], RULE_TEXT, "at most %.0f barriers per thread", t->max_barriers_per_thread);
+    if (t->min_tensor_core_share > 0)
         snprintf(rules[n++], RULE_TEXT, "at least %.2f of the multiply-adds on the tensor cores",
-                 lesson.min_tensor_core_share);
+                 t->min_tensor_core_share);
     return n;
 }
 
@@ -464,25 +466,26 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
     traffic_table(say, labels, shown, nshown);
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
-    const struct traffic_rules rules = {lesson.max_sector_ratio, lesson.no_bank_conflicts, lesson.min_loaded_between_barriers,
-                                        lesson.max_barriers_per_thread, lesson.min_tensor_core_share,
+    const struct thresholds *t = &checking.limits;
+    const struct traffic_rules rules = {t->max_sector_ratio, t->no_bank_conflicts, t->min_loaded_between_barriers,
+                                        t->max_barriers_per_thread, t->min_tensor_core_share,
                                         checking.lesson->family->work(m.job->rows, m.job->cols)};
     char broken[1400];
     if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, broken, sizeof broken))
         snprintf(why + strlen(why), len - strlen(why), "%sat %s: %s", *why ? "; " : "", sz, broken);
-    if (lesson.min_loaded_between_barriers > 0) {
+    if (checking.limits.min_loaded_between_barriers > 0) {
         say("  Global bytes the least busy thread has in flight each time it waits for them, on average (loads issued "
             "before it must wait for one):\n");
         /* (Threads that load nothing at all are left out: idle threads are for timing to judge.) */
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.0f\n", labels[i], least_burst(&shown[i]));
     }
-    if (lesson.max_barriers_per_thread > 0) {
+    if (checking.limits.max_barriers_per_thread > 0) {
         say("  Barriers (__syncthreads) each thread waits at:\n");
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.1f\n", labels[i], barriers_per_thread(&shown[i]));
     }
-    if (lesson.min_tensor_core_share > 0) {
+    if (checking.limits.min_tensor_core_share > 0) {
         say("  Multiply-adds done by mma.sync on the tensor cores, as a share of the %.0f the product needs:\n",
             rules.work);
         for (int i = 0; i < nshown; i++)
@@ -865,10 +868,10 @@ static void describe(void)
         if (c->kind == CASE_SPEED) {
             printf("    on a GPU, speed at %s: at least %.2fx the speed of %s, timed in the same run\n"
                    "      (%d points, earned only when every other case passed too)\n",
-                   size_text(c, sz, sizeof sz), lesson.min_speedup, lesson.baseline_is, c->points);
-            if (lesson.min_limit_share > 0)
+                   size_text(c, sz, sizeof sz), checking.limits.min_speedup, lesson.baseline_is, c->points);
+            if (checking.limits.min_limit_share > 0)
                 printf("      and at least %.0f%% of the throughput of %s doing the same work, timed in the same run\n",
-                       100 * lesson.min_limit_share, checking.lesson->family->limit.routine);
+                       100 * checking.limits.min_limit_share, checking.lesson->family->limit.routine);
             const struct family *f = checking.lesson->family;
             char fixed[32];
             printf("    in the emulator, memory traffic counted at %s and at a second size (",
@@ -902,6 +905,15 @@ int main(int argc, char **argv)
     const char *registry_path = getenv("WB_REGISTRY") ? getenv("WB_REGISTRY") : "lessons/registry";
     if (registry_load(registry_path, &reg, err, sizeof err) != 0 || !(checking.lesson = registry_find(&reg, WB_LESSON))) {
         fprintf(stderr, "%s\n", checking.lesson ? err : "this check program's lesson is not in lessons/registry");
+        return EXIT_USAGE;
+    }
+    /* The lesson's thresholds beside the registry: lessons/NN_topic/thresholds. */
+    char limits_path[1024];
+    const char *slash = strrchr(registry_path, '/');
+    snprintf(limits_path, sizeof limits_path, "%.*s%s/thresholds", slash ? (int)(slash - registry_path + 1) : 0,
+             registry_path, checking.lesson->folder);
+    if (thresholds_load(limits_path, &checking.limits, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
         return EXIT_USAGE;
     }
     checking.have_solution = WB_HAVE_SOLUTION;
@@ -970,8 +982,9 @@ int main(int argc, char **argv)
         say("Not judged in the emulator: your kernel's time (a GPU times it against %s%s%s), and the sizes "
             "left to the GPU (skipped above). A kernel slow for a reason its memory traffic does not show "
             "passes here and can fail on a GPU.\n",
-            lesson.baseline_is ? lesson.baseline_is : "the baseline", lesson.min_limit_share > 0 ? " and " : "",
-            lesson.min_limit_share > 0 ? checking.lesson->family->limit.routine : "");
+            lesson.baseline_is ? lesson.baseline_is : "the baseline",
+            checking.limits.min_limit_share > 0 ? " and " : "",
+            checking.limits.min_limit_share > 0 ? checking.lesson->family->limit.routine : "");
     write_result(0);
     free(tests);
     return failed ? 1 : 0;

@@ -268,13 +268,13 @@ static int profile_verdict(const char *sz, const struct mem_counts counts[2])
     double conflict_share = shared ? (double)all_conflicts(&counts[0]) / (double)shared : 0;
     double sector_ratio = sectors(&counts[1]) ? (double)sectors(&counts[0]) / (double)sectors(&counts[1]) : 0;
     int failed = 0;
-    if (lesson.max_sector_ratio > 0) {
+    if (checking.limits.max_sector_ratio > 0) {
         say("  Global memory sectors: %.3f of the baseline's; required: at most %.2f.\n", sector_ratio,
-            lesson.max_sector_ratio);
-        failed |= sector_ratio > lesson.max_sector_ratio;
+            checking.limits.max_sector_ratio);
+        failed |= sector_ratio > checking.limits.max_sector_ratio;
     }
-    if (lesson.no_bank_conflicts) {
-        const double allowed = lesson.max_conflict_share > 0 ? lesson.max_conflict_share : NCU_CONFLICT_SHARE;
+    if (checking.limits.no_bank_conflicts) {
+        const double share = checking.limits.max_conflict_share, allowed = share > 0 ? share : NCU_CONFLICT_SHARE;
         say("  Bank conflicts: %.4f of your shared-memory wavefronts; required: at most %.2f (this counter is not "
             "exactly zero on conflict-free kernels).\n", conflict_share, allowed);
         failed |= conflict_share > allowed;

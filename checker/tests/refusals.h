@@ -18,6 +18,16 @@ struct refusal {
  * names in *line (0: none). */
 typedef int (*text_reader)(const char *text, char *err, size_t errlen, int *line);
 
+/* The line an error names as "NAME line N:", or 0. */
+static inline int line_named(const char *err, const char *name)
+{
+    char prefix[64];
+    int line = 0;
+    snprintf(prefix, sizeof prefix, "%s line ", name);
+    const char *at = strstr(err, prefix);
+    return at && sscanf(at + strlen(prefix), "%d:", &line) == 1 ? line : 0;
+}
+
 /* Asserts that read refuses text with an error holding says, at line where line > 0. */
 static inline void assert_refused(text_reader read, const char *text, int line, const char *says)
 {

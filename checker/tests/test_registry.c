@@ -26,9 +26,7 @@ static int parse_registry(const char *text, char *err, size_t errlen, int *line)
 {
     struct registry reg;
     int rc = registry_parse(text, "test", &reg, err, errlen);
-    const char *at = strstr(err, "test line ");
-    if (!at || sscanf(at, "test line %d:", line) != 1)
-        *line = 0;
+    *line = line_named(err, "test");
     return rc;
 }
 

@@ -2,7 +2,7 @@
 # Measures the speed checks on this machine's GPU: for each lesson, RUNS times, the speed case
 # of the reference solution and of the baseline kernel dropped in as the student's file (where
 # the baseline is written for another launch, lesson 6's, the lesson's mutant marked
-# `calibrates: yes` instead). The thresholds in lessons/NN/check.c must let every solution run
+# `calibrates: yes` instead). The thresholds in lessons/NN/thresholds must let every solution run
 # pass and every slow run fail.
 # Prints a Markdown table (for docs/measurements.md) and exits non-zero if any run went the
 # wrong way.  Usage: RUNS=10 LESSONS="2 4 5" checker/tools/calibrate.sh   (make variables pass through)

@@ -19,7 +19,7 @@
  *                 tolerance.
  *              2. Fast: at least the speed-up over the baseline kernel
  *                 (checker/baselines/matmul_uncoalesced.cu) that
- *                 lessons/01_naive_matmul/check.c declares, both kernels
+ *                 lessons/01_naive_matmul/thresholds sets, both kernels
  *                 timed in the same run.
  *   Running    make lesson1   copies this stub to work/01_naive_matmul/;
  *                             edit that copy, not this file.

@@ -20,8 +20,8 @@
  *                 tolerance.
  *              2. Fast: at least the speed-up over the baseline kernel
  *                 (lesson 1's solution, solutions/01_naive_matmul/
- *                 matmul_naive.cu) that lessons/02_tiled_matmul/check.c
- *                 declares, both kernels timed in the same run.
+ *                 matmul_naive.cu) that lessons/02_tiled_matmul/thresholds
+ *                 sets, both kernels timed in the same run.
  *   Running    make lesson2   copies this stub to work/02_tiled_matmul/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.

@@ -21,8 +21,8 @@
  *                 solution and a CPU reference exactly (bit for bit).
  *              2. Fast: at least the speed-up over the baseline kernel
  *                 (lesson 3's solution, solutions/03_bank_conflicts/
- *                 transpose_shared.cu) that lessons/05_swizzle/check.c
- *                 declares, both kernels timed in the same run.
+ *                 transpose_shared.cu) that lessons/05_swizzle/thresholds
+ *                 sets, both kernels timed in the same run.
  *   Running    make lesson5   copies this stub to work/05_swizzle/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.

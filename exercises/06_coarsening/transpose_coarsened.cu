@@ -22,7 +22,7 @@
  *                 (lesson 5's solution, solutions/05_swizzle/
  *                 transpose_swizzled.cu, launched with its own 32 x 32
  *                 threads) and the share of cudaMemcpy's bandwidth that
- *                 lessons/06_coarsening/check.c declares, all timed in the
+ *                 lessons/06_coarsening/thresholds sets, all timed in the
  *                 same run. In the emulator: no bank conflicts, no more
  *                 global sectors than the baseline, and every thread loading
  *                 its 16 bytes between two of its barriers (not one at a

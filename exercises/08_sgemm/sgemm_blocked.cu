@@ -28,10 +28,10 @@
  *                 tolerance.
  *              2. Fast: on a GPU, at least the speed-up over lesson 2's
  *                 solution (launched with its own 32 x 32 threads) and the
- *                 share of cuBLAS's SGEMM that lessons/08_sgemm/check.c
- *                 declares, all timed in the same run. In the emulator: no
+ *                 share of cuBLAS's SGEMM that lessons/08_sgemm/thresholds
+ *                 sets, all timed in the same run. In the emulator: no
  *                 shared-memory bank conflicts, and global sectors at most
- *                 the fraction of lesson 2's that check.c declares.
+ *                 the fraction of lesson 2's that the thresholds file sets.
  *   Running    make lesson8   copies this stub to work/08_sgemm/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.

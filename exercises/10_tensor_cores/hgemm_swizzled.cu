@@ -29,11 +29,11 @@
  *              2. Fast: on a GPU, at least the speed-up over lesson 8's SGEMM
  *                 (float inputs, its own launch) and the share of cuBLAS's
  *                 half-precision GEMM (cublasGemmEx) that
- *                 lessons/10_tensor_cores/check.c declares, all timed in the
+ *                 lessons/10_tensor_cores/thresholds sets, all timed in the
  *                 same run. In the emulator: no shared-memory bank conflicts
  *                 (ldmatrix's included), every multiply-add on the tensor cores,
  *                 and global sectors at most the fraction of lesson 8's that
- *                 check.c declares.
+ *                 the thresholds file sets.
  *   Running    make lesson10  copies this stub to work/10_tensor_cores/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.

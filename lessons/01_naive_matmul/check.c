@@ -4,9 +4,5 @@
 
 const struct lesson_spec lesson = {
     LESSON_CASES(MATMUL_CORRECTNESS(1), SPEED_N(2048, 5)),
-    /* H200, median of 10 runs: the solution 12.93x, the uncoalesced baseline as student 1.00x (docs/measurements.md).
-     * The threshold sits near their geometric middle. */
-    .min_speedup = 3.0,
-    .max_sector_ratio = 0.5,
     .baseline_is = "the uncoalesced naive kernel (checker/baselines/matmul_uncoalesced.cu)",
 };

@@ -11,18 +11,5 @@ const struct lesson_spec lesson = {
     LESSON_CASES(CORRECT_RC(1, 1, 0), CORRECT_RC(1, 4095, 0), CORRECT_RC(3, 4097, 0), CORRECT_RC(3, 5000, 0),
                  CORRECT_RC(5, 10001, 0), RESIDUES(0), CORRECT_RC(100, 4100, 0), CORRECT_RC(700, 9000, 0),
                  SPEED_RC(8192, 8192, 25)),
-    /* H200, 20 runs each (docs/measurements.md): the solution 2.26-2.31x the baseline and 105.5% of
-     * CUB's sum; the loop kept rolled (slice_loads_one_at_a_time, 4 bytes in flight) 1.34x and 62.7%.
-     * The thresholds sit near their geometric middles (1.74-1.75x, 81%): 1.75x and 80%. In the
-     * emulator: the loads' bytes in flight (the stub: 4) and the barriers (the stub: 32; lesson 7's
-     * three-barrier block sum once per slice is as fast as one); sectors within 5% of the baseline's,
-     * since a block may add its warps' sums into out with atomics (8 a block, each a read and a
-     * write: 3% more) where the baseline stores once. */
-    .min_speedup = 1.75,
-    .min_limit_share = 0.80,
-    .max_sector_ratio = 1.05,
-    .no_bank_conflicts = 1,
-    .min_loaded_between_barriers = 16,
-    .max_barriers_per_thread = 4,
     .baseline_is = "lesson 7's block sum once per 256 elements (the stub, exercises/09_fast_reduction/slice_sum.cu)",
 };

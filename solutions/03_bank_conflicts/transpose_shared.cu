@@ -20,7 +20,7 @@
  *                 solution and a CPU reference exactly (bit for bit).
  *              2. Fast: at least the speed-up over the baseline kernel
  *                 (checker/baselines/transpose_naive.cu) that
- *                 lessons/03_bank_conflicts/check.c declares, both kernels
+ *                 lessons/03_bank_conflicts/thresholds sets, both kernels
  *                 timed in the same run.
  *   Running    make lesson3   copies this stub to work/03_bank_conflicts/;
  *                             edit that copy, not this file.

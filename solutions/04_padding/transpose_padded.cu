@@ -20,8 +20,8 @@
  *                 solution and a CPU reference exactly (bit for bit).
  *              2. Fast: at least the speed-up over the baseline kernel
  *                 (lesson 3's solution, solutions/03_bank_conflicts/
- *                 transpose_shared.cu) that lessons/04_padding/check.c
- *                 declares, both kernels timed in the same run.
+ *                 transpose_shared.cu) that lessons/04_padding/thresholds
+ *                 sets, both kernels timed in the same run.
  *   Running    make lesson4   copies this stub to work/04_padding/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.

@@ -22,7 +22,7 @@
  *   Passing    1. Correct: on every tested shape, every sum within the bound.
  *              2. Fast: on a GPU, at least the speed-up over the baseline
  *                 (the stub as handed out, exercises/07_reduction/
- *                 block_sum.cu) that lessons/07_reduction/check.c declares,
+ *                 block_sum.cu) that lessons/07_reduction/thresholds sets,
  *                 both timed in the same run. In the emulator: no bank
  *                 conflicts, no more global sectors than the baseline, and
  *                 at most the barriers per thread it declares.

@@ -26,7 +26,7 @@
  *                 (the stub as handed out, exercises/09_fast_reduction/
  *                 slice_sum.cu) and the share of CUB's whole-array sum
  *                 (cub::DeviceReduce::Sum, timed in the same run) that
- *                 lessons/09_fast_reduction/check.c declares. In the
+ *                 lessons/09_fast_reduction/thresholds sets. In the
  *                 emulator: no bank conflicts, no more global sectors than
  *                 the baseline, at least the bytes of loads in flight per
  *                 thread and at most the barriers per thread it declares.

@@ -130,16 +130,15 @@ int registry_parse(const char *text, const char *name, struct registry *reg, cha
     return 0;
 }
 
+static int parse_registry(const char *text, const char *name, void *reg, char *err, size_t errlen)
+{
+    return registry_parse(text, name, reg, err, errlen);
+}
+
 int registry_load(const char *path, struct registry *reg, char *err, size_t errlen)
 {
-    char *text = read_text_file(path);
-    if (!text) {
-        snprintf(err, errlen, "cannot read %s (run make from the workbook's top folder)", path);
-        return -1;
-    }
-    int rc = registry_parse(text, path, reg, err, errlen);
-    free(text);
-    return rc;
+    return parse_text_file(path, parse_registry, reg, "cannot read %s (run make from the workbook's top folder)",
+                           err, errlen);
 }
 
 void registry_write(FILE *out, const char *text, const struct registry *reg)

@@ -19,6 +19,19 @@ char *read_file_bytes(const char *path, size_t *size)
     return text;
 }
 
+int parse_text_file(const char *path, text_parser parse, void *into, const char *unreadable, char *err,
+                    size_t errlen)
+{
+    char *text = read_text_file(path);
+    if (!text) {
+        snprintf(err, errlen, unreadable, path);
+        return -1;
+    }
+    int rc = parse(text, path, into, err, errlen);
+    free(text);
+    return rc;
+}
+
 char *read_text_file(const char *path)
 {
     size_t size;

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "hints.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,4 +370,71 @@ int contract_mismatch(const char *stub, const char *solution)
         line += stub[i] == '\n';
     }
     return a == b ? 0 : line;
+}
+
+/* Whether a bold span of the line shows value x scale followed by suffix ("**1.60x**"). */
+static int bold_shows(const char *line, size_t len, const struct threshold_quote *q)
+{
+    const char *end = line + len, *open = line;
+    while ((open = memmem(open, (size_t)(end - open), "**", 2))) {
+        const char *close = memmem(open + 2, (size_t)(end - open - 2), "**", 2);
+        if (!close)
+            return 0;
+        for (const char *p = open + 2; p < close; p++) {
+            if (!isdigit((unsigned char)*p) || isdigit((unsigned char)p[-1]) || p[-1] == '.')
+                continue;
+            char *after;
+            double v = strtod(p, &after), want = q->value * q->scale, off = v > want ? v - want : want - v;
+            if (after <= close && strncmp(after, q->suffix, strlen(q->suffix)) == 0 && off <= 1e-9 * (1 + want))
+                return 1;
+        }
+        open = close + 2;
+    }
+    return 0;
+}
+
+int threshold_quotes_check(const char *text, const char *name, const struct thresholds *t, const char *from,
+                           FILE *out)
+{
+    struct threshold_quote q[16];
+    int nq = thresholds_quoted(t, q, 16), bad = 0, at = 1;
+    int named_speedup = 0, named_share = 0;
+    for (const char *l = text; *l; l = next_line(l), at++) {
+        size_t len = strcspn(l, "\n");
+        for (const char *p = l; (p = memchr(p, '`', (size_t)(l + len - p))); p++) {
+            const char *close = memchr(p + 1, '`', (size_t)(l + len - p - 1));
+            if (!close)
+                break;
+            char word[64];
+            snprintf(word, sizeof word, "%.*s", (int)(close - p - 1), p + 1);
+            p = close;
+            int set;
+            if (!threshold_named(word, t, &set))
+                continue;
+            named_speedup |= strcmp(word, "min_speedup") == 0;
+            named_share |= strcmp(word, "min_limit_share") == 0;
+            if (!set) {
+                fprintf(out, "  %s:%d: names `%s`, which %s does not set\n", name, at, word, from);
+                bad++;
+                continue;
+            }
+            for (int i = 0; i < nq; i++)
+                if (strcmp(q[i].name, word) == 0 && !bold_shows(l, len, &q[i])) {
+                    fprintf(out, "  %s:%d: names `%s` without its value in bold on the same line, as %s has it: "
+                            "**%g%s**\n", name, at, word, from, q[i].value * q[i].scale, q[i].suffix);
+                    bad++;
+                }
+        }
+    }
+    const struct {
+        int missing;
+        const char *what;
+    } required[] = {{!named_speedup, "min_speedup"}, {!named_share && t->min_limit_share > 0, "min_limit_share"}};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (required[i].missing) {
+            fprintf(out, "  %s never names `%s`: the text says what the speed case demands, with the value %s "
+                    "has\n", name, required[i].what, from);
+            bad++;
+        }
+    return bad;
 }

@@ -1,0 +1,53 @@
+/* A lesson's thresholds (lessons/NN_topic/thresholds): what its speed case demands, on a GPU as
+ * ratios timed in the same run, in the emulator as rules on the counted memory traffic. The file
+ * is their one home: the judge reads it, and make author-check holds the lesson text's quotes of
+ * them to it. A line per threshold, "name value", '#' to the end of a line a comment:
+ *     min_speedup      1.60     # at least 1.60x the baseline's speed
+ *     no_bank_conflicts yes
+ * A threshold left out is no rule (0), but for min_speedup, which every lesson has. */
+#ifndef WB_THRESHOLDS_H
+#define WB_THRESHOLDS_H
+#include <stddef.h>
+
+struct thresholds {
+    /* The speed case passes when baseline time / student time >= min_speedup, both measured
+     * in the same run (a ratio holds on any GPU; absolute times do not). */
+    double min_speedup;
+    /* Also at least this share of the throughput of the family's yardstick doing the same work,
+     * timed in the same run (family.h: cudaMemcpy for a transpose, cuBLAS for a matmul). */
+    double min_limit_share;
+    /* The emulator's exact rules, which replace timing there: the student's global memory
+     * sectors at most this fraction of the baseline's, no shared-memory bank conflicts at all,
+     * every thread loading at least this many bytes from global memory between two of its
+     * barriers (traffic.h), at most this many __syncthreads() per thread, at least this share of
+     * the family's multiply-adds (its work at the counted size) done by mma.sync. */
+    double max_sector_ratio;
+    int no_bank_conflicts;
+    double min_loaded_between_barriers;
+    double max_barriers_per_thread;
+    double min_tensor_core_share;
+    /* On a GPU with PROFILE=1, where no_bank_conflicts is set: Nsight Compute's bank conflicts at
+     * most this share of the kernel's shared wavefronts (0: the default, 5%; docs/gates.md). */
+    double max_conflict_share;
+};
+
+/* How a lesson text quotes a threshold, in bold, on a line that names it in backticks: the number
+ * times scale, then suffix ("**1.60x**", "**70%**", "**16 bytes**"). */
+struct threshold_quote {
+    const char *name;
+    double value;
+    double scale;
+    const char *suffix;
+};
+/* The thresholds t sets that a text quotes by number, into q (room for n). Returns how many. */
+int thresholds_quoted(const struct thresholds *t, struct threshold_quote *q, int n);
+/* Whether name is a threshold's, set (nonzero) in t or not. */
+int threshold_named(const char *name, const struct thresholds *t, int *set);
+
+/* Parses thresholds text named name (where it comes from). Returns 0, or -1 with a sentence naming
+ * the line in err. */
+int thresholds_parse(const char *text, const char *name, struct thresholds *t, char *err, size_t errlen);
+/* Reads and parses the file at path. */
+int thresholds_load(const char *path, struct thresholds *t, char *err, size_t errlen);
+
+#endif
