@@ -457,7 +457,10 @@ $(MEMORY_EXPLORE): checker/tools/reduce-bandwidth.cu checker/tools/bench.cuh che
 # In make test other steps' judges share the GPU (WB_GPU_LOCK): each measuring program has it
 # alone, as a timing does (the lock's door shared, the lock exclusive: checker/src/processes/gpu_lock.c).
 GPU_ALONE = $(if $(and $(GPU_CC),$(WB_GPU_LOCK)),flock -o -s $(WB_GPU_LOCK).turn flock -o -x $(WB_GPU_LOCK))
-explore: $(EXPLORE) $(if $(GPU_CC),$(MEMORY_EXPLORE))
+# Its two programs built at once: in make test it runs beside build-all, and should be done before
+# gpu-test's judges start.
+explore:
+	$(Q)$(MAKE) -s --no-print-directory -j2 $(EXPLORE) $(if $(GPU_CC),$(MEMORY_EXPLORE))
 	$(Q)$(GPU_ALONE) $(EXPLORE) build/explore
 	$(Q)$(if $(GPU_CC),$(GPU_ALONE) $(MEMORY_EXPLORE) --out build/explore,echo "(The memory's part, bytes in flight against bandwidth, runs on a GPU only.)")
 
