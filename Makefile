@@ -399,10 +399,10 @@ PROGRAM_LESSONS = $(if $(filter command line,$(origin LESSON)),$(CHECK_LESSONS),
 programs: $(WORKBOOK)
 	$(Q)$(MAKE) -s --no-print-directory $(foreach n,$(PROGRAM_LESSONS),$(BUILD)/$(call folder,$(n))/$(JUDGE))
 
-# Every lesson's check programs, GPU and emulator, for the stubs and for the solutions.
+# Every lesson's check programs, GPU and emulator, for the stubs and for the solutions. (Not make
+# explore's: that step builds its own, beside this one in make test.)
 build-all: $(WORKBOOK)
-	$(Q)$(MAKE) -s --no-print-directory -j$$(nproc) SRC=exercises $(foreach n,$(LESSONS),$(addprefix build/exercises/$(call folder,$(n))/,$(TEST_JUDGES))) \
-	  $(EXPLORE) $(if $(GPU_CC),$(MEMORY_EXPLORE))
+	$(Q)$(MAKE) -s --no-print-directory -j$$(nproc) SRC=exercises $(foreach n,$(LESSONS),$(addprefix build/exercises/$(call folder,$(n))/,$(TEST_JUDGES)))
 	$(if $(HAVE_SOLUTIONS),$(Q)$(MAKE) -s --no-print-directory -j$$(nproc) SRC=solutions $(foreach n,$(LESSONS),$(addprefix build/solutions/$(call folder,$(n))/,$(TEST_JUDGES))))
 
 # Wrong kernels the checker must reject, each with its own diagnosis (checker/mutants/), and the
@@ -454,9 +454,15 @@ $(EXPLORE): checker/tools/bank-explore.cu checker/tools/bench.cuh $(COMMON)/mode
 $(MEMORY_EXPLORE): checker/tools/reduce-bandwidth.cu checker/tools/bench.cuh checker/tools/block_sums.cuh
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -o $@ $<
-explore: $(EXPLORE) $(if $(GPU_CC),$(MEMORY_EXPLORE))
-	$(Q)$(EXPLORE) build/explore
-	$(Q)$(if $(GPU_CC),$(MEMORY_EXPLORE) --out build/explore,echo "(The memory's part, bytes in flight against bandwidth, runs on a GPU only.)")
+# In make test other steps' judges share the GPU (WB_GPU_LOCK): each measuring program has it
+# alone, as a timing does (the lock's door shared, the lock exclusive: checker/src/processes/gpu_lock.c).
+GPU_ALONE = $(if $(and $(GPU_CC),$(WB_GPU_LOCK)),flock -o -s $(WB_GPU_LOCK).turn flock -o -x $(WB_GPU_LOCK))
+# Its two programs built at once: in make test it runs beside build-all, and should be done before
+# gpu-test's judges start.
+explore:
+	$(Q)$(MAKE) -s --no-print-directory -j2 $(EXPLORE) $(if $(GPU_CC),$(MEMORY_EXPLORE))
+	$(Q)$(GPU_ALONE) $(EXPLORE) build/explore
+	$(Q)$(if $(GPU_CC),$(GPU_ALONE) $(MEMORY_EXPLORE) --out build/explore,echo "(The memory's part, bytes in flight against bandwidth, runs on a GPU only.)")
 
 # ---- the handout ------------------------------------------------------------------------
 # For a course: the workbook without solutions/ and the wrong kernels, as a tarball; HANDOUT_LESSONS

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check_run.h"
@@ -310,11 +311,22 @@ int run_job(struct gpu_job *job, double timeout_s, char *why, size_t len)
 
 static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char *why, size_t len);
 
-/* Side s's word that its timed job (a batch's last) is ready to time: each job before it, and
- * that job's setup and first launch, within per_job seconds of the last one's end, all within
- * wall. 1 when it came; 0 when the runner ended, closed its end or ran out of time. So a kernel
- * that hangs in an untimed job of the batch is stopped as soon as if that job were alone, not
- * at the sum of every job's limits. */
+/* 1 when the side's runner has ended by `until` seconds of its clock; 0 when it still runs then. */
+static int ended_by(const struct isolate_child *c, double until)
+{
+    while (!isolate_ended(c)) {
+        if (isolate_elapsed(c) >= until)
+            return 0;
+        nanosleep(&(struct timespec){0, 2000000}, NULL); /* isolate_wait's own step */
+    }
+    return 1;
+}
+
+/* Side s's word that its timed job (a batch's last) is ready to time (fd >= 0), or its end (fd < 0:
+ * an untimed batch): each job before it, and that job's setup and first launch, within per_job
+ * seconds of the last one's end, all within wall. 1 when it came; 0 when the runner ended, closed
+ * its end or ran out of time. So a kernel that hangs in a job of the batch is stopped as soon as if
+ * that job were alone, not at the sum of every job's limits. */
 static int await_ready(int fd, const struct side_run *s, double per_job, double wall)
 {
     int finished = -1;
@@ -327,7 +339,7 @@ static int await_ready(int fd, const struct side_run *s, double per_job, double 
         if (now != finished)
             finished = now, deadline = at + per_job < wall ? at + per_job : wall;
         double until = at + 0.25 < deadline ? at + 0.25 : deadline;
-        if (turn_await(fd, &s->child, until, TURN_READY))
+        if (fd >= 0 ? turn_await(fd, &s->child, until, TURN_READY) : ended_by(&s->child, until))
             return 1;
         at = isolate_elapsed(&s->child);
         if (isolate_ended(&s->child) || at >= deadline || at < until - 0.01) /* before `until`: its end closed */
@@ -443,8 +455,12 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
             turn_give(turn[0]);
         }
         if (!cached) {
+            /* An untimed batch on a GPU: each job held to its own limit too, as a timed batch's are,
+             * so that a hang holds its shared turn of the GPU (on which every judge waiting to be
+             * alone waits) TIMEOUT and a second, not the whole batch's limit. */
+            int watched = together && !timed && n > 1;
             if (!ended_early[k])
-                side_finish(s, wall, r);
+                side_finish(s, watched && !await_ready(-1, s, timeout_s + 1, wall) ? 0 : wall, r);
             double last = 0;
             for (int j = 0; j < n && sides[k] == SIDE_REFERENCE; j++) { /* the CPU each job took, the runner counting */
                 double at = s->copy[j] ? s->copy[j]->rep.cpu_seconds : 0;

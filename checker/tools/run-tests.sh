@@ -8,8 +8,10 @@
 # make starts it and says whether there is a GPU: WB_GPU_CC, its compute capability, empty for none.
 # LEAVE_OUT="STEP..." leaves steps out of make test (a machine without pandoc or chromium, say).
 # The phases, in the order they start:
-# beside:   started first, each on its own, beside the first steps (steps that need nothing built,
-#           and that wait on the clock in places: they do not count among the JOBS below);
+# beside:   started first, each on its own, beside the first steps (steps that need nothing the
+#           first steps build, and that wait on the clock or the GPU in places: they do not count
+#           among the JOBS below): arrows-test, and explore (which builds its own programs and
+#           measures with the GPU alone), are here so that the gpu step starts once build-all ends;
 # first:    one at a time, in order, their output as it comes (quick checks, and the build the
 #           others need);
 # gpu:      after the first, beside everything else, not counted among the JOBS below: the GPU's
