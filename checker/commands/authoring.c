@@ -183,6 +183,7 @@ static int contract_check(const char *stub, const char *solution)
 int cmd_author_check(void)
 {
     int bad = 0, have_solutions = file_exists("solutions");
+    char *overview = read_text_file("README.md"); /* its table of lessons */
     for (int i = 0; i < reg.count; i++) {
         const struct lesson *l = &reg.lessons[i];
         char stub[512], solution[512], readme[512], cases[512], base[256];
@@ -233,8 +234,13 @@ int cmd_author_check(void)
         if (thresholds_load(limits_path, &limits, err, sizeof err) != 0) {
             printf("  %s\n", err);
             bad++;
-        } else if (text)
-            bad += threshold_quotes_check(text, readme, &limits, limits_path, stdout);
+        } else {
+            if (text)
+                bad += threshold_quotes_check(text, readme, &limits, limits_path, stdout);
+            if (overview)
+                bad += threshold_row_check(overview, "README.md", l->number, l->folder, &limits, limits_path,
+                                           have_solutions, stdout);
+        }
         if (hints)
             bad += line_quotes_check(hints, hints_path, &src, stdout);
         free(text);
@@ -250,6 +256,7 @@ int cmd_author_check(void)
     else
         printf("author check: %d lessons complete; %s.\n", reg.count,
                have_solutions ? "no stub is already solved" : "no solutions/ here (a handout), so none compared");
+    free(overview);
     return bad ? 1 : 0;
 }
 

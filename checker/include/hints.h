@@ -79,5 +79,12 @@ int line_quotes_check(const char *text, const char *name, const struct line_sour
  * their number. */
 int threshold_quotes_check(const char *text, const char *name, const struct thresholds *t, const char *from,
                            FILE *out);
+/* The workbook's README.md (text, named name) sums each lesson up in a table row, "| N `folder` | what
+ * you write | what the check demands |": a figure of that last cell followed by "x" is the lesson's
+ * min_speedup, one followed by "%" its min_limit_share (x 100). Prints each problem to out; returns
+ * their number. A missing row is one where row_required (the authors' copy; a handout's README has
+ * no such table). */
+int threshold_row_check(const char *text, const char *name, int number, const char *folder,
+                        const struct thresholds *t, const char *from, int row_required, FILE *out);
 
 #endif

@@ -1,7 +1,7 @@
 /* Unit tests for checker/src/formats/thresholds.c (a lesson's thresholds file: every field, comments,
- * every refusal with the line it names) and for threshold_quotes_check (checker/src/teaching/hints.c:
- * a lesson text's quotes of them); then every real lesson's file and README, read from the
- * repository root where make runs the tests. */
+ * every refusal with the line it names) and for threshold_quotes_check and threshold_row_check
+ * (checker/src/teaching/hints.c: a lesson text's quotes of them, and the README's table of lessons);
+ * then every real lesson's file and README, read from the repository root where make runs the tests. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,9 +88,12 @@ static void quotes_held_to_the_file(void **state)
     assert_contains(said, "R.md:1: names `min_speedup` without its value in bold on the same line, as T has it: "
                           "**1.6x**");
     /* The right number, but not bold, in another unit, or on another line. */
-    assert_int_equal(quote_problems("1.6x (`min_speedup`) **70%** (`min_limit_share`)\n", limits, said, sizeof said), 1);
-    assert_int_equal(quote_problems("**1.6%** (`min_speedup`) **70%** (`min_limit_share`)\n", limits, said, sizeof said),
-                     1);
+    const char *share = " **70%** (`min_limit_share`)\n";
+    char line[128];
+    snprintf(line, sizeof line, "1.6x (`min_speedup`)%s", share);
+    assert_int_equal(quote_problems(line, limits, said, sizeof said), 1);
+    snprintf(line, sizeof line, "**1.6%%** (`min_speedup`)%s", share);
+    assert_int_equal(quote_problems(line, limits, said, sizeof said), 1);
     assert_int_equal(quote_problems("**1.6x**\n(`min_speedup`) **70%** (`min_limit_share`)\n", limits, said,
                                     sizeof said), 1);
     assert_contains(said, "R.md:2:");
@@ -106,6 +109,28 @@ static void quotes_held_to_the_file(void **state)
     assert_contains(said, "R.md never names `min_speedup`");
     assert_contains(said, "R.md never names `min_limit_share`");
     assert_int_equal(quote_problems("**2x** (`min_speedup`)\n", "min_speedup 2\n", said, sizeof said), 0);
+}
+
+/* The README's table of lessons: a row's last cell quotes min_speedup ("x") and min_limit_share
+ * ("%") right, or not at all; a missing row counts only in the authors' copy. */
+static void table_rows_held_to_the_file(void **state)
+{
+    (void)state;
+    struct thresholds t;
+    char err[512], said[1024];
+    if (thresholds_parse("min_speedup 1.6\nmin_limit_share 0.7\n", "t", &t, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    const char *table = "| lesson | you write | demands |\n|---|---|---|\n"
+                        "| 6 `06_c` | 32x8 threads, 4 each | 1.6x lesson 5 and 70% of the copy |\n"
+                        "| 7 `07_r` | sums | 1.5x the tree, at most 4 barriers |\n";
+    FILE *out = fmemopen(said, sizeof said, "w");
+    assert_int_equal(threshold_row_check(table, "R.md", 6, "06_c", &t, "T", 1, out), 0); /* 32x8: not the last cell */
+    assert_int_equal(threshold_row_check(table, "R.md", 7, "07_r", &t, "T", 1, out), 1);
+    assert_int_equal(threshold_row_check(table, "R.md", 8, "08_s", &t, "T", 1, out), 1);
+    assert_int_equal(threshold_row_check(table, "R.md", 8, "08_s", &t, "T", 0, out), 0);
+    fclose(out);
+    assert_contains(said, "R.md:4: lesson 7's row says 1.5x where T has min_speedup 1.6");
+    assert_contains(said, "R.md has no row for lesson 8");
 }
 
 /* Every lesson of lessons/registry has a thresholds file that parses, and its README quotes it. */
@@ -128,6 +153,11 @@ static void real_lessons_quote_their_thresholds(void **state)
         if (threshold_quotes_check(text, readme, &t, path, stdout) != 0)
             fail_msg("%s: its quotes of %s are wrong (above)", readme, path);
         free(text);
+        text = read_text_file("README.md");
+        assert_non_null(text);
+        if (threshold_row_check(text, "README.md", reg.lessons[i].number, reg.lessons[i].folder, &t, path, 1, stdout))
+            fail_msg("README.md: lesson %d's row misquotes %s (above)", reg.lessons[i].number, path);
+        free(text);
     }
 }
 
@@ -135,4 +165,5 @@ UNIT_TESTS_MAIN(
     cmocka_unit_test(reads_every_field),
     cmocka_unit_test(refuses_each_mistake),
     cmocka_unit_test(quotes_held_to_the_file),
+    cmocka_unit_test(table_rows_held_to_the_file),
     cmocka_unit_test(real_lessons_quote_their_thresholds))

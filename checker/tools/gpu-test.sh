@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make gpu-test, on a machine with a GPU: with every gate on (SANITIZE=1 PROFILE=1), each lesson's
-# solution must pass and its stub fail earning nothing, each right kernel of checker/tests/features
+# solution must pass and its stub fail earning nothing (without the gates, which cannot give a
+# stub points: run-cases.sh), each right kernel of checker/tests/features
 # pass, and each wrong kernel of checker/mutants/ and attack of checker/redteam/ be refused with
 # its diagnosis (checker/tools/run-cases.sh; handout-test grades a handout's hand-in on the
 # GPU). GPU_JOBS judges at a time (half the cores, 2 to 8) share the GPU: correctness runs, compute-sanitizer and

@@ -438,3 +438,39 @@ int threshold_quotes_check(const char *text, const char *name, const struct thre
         }
     return bad;
 }
+
+int threshold_row_check(const char *text, const char *name, int number, const char *folder,
+                        const struct thresholds *t, const char *from, int row_required, FILE *out)
+{
+    char head[128];
+    snprintf(head, sizeof head, "| %d `%s` |", number, folder);
+    int at = 1;
+    const char *l = text;
+    while (*l && strncmp(l, head, strlen(head)) != 0)
+        l = next_line(l), at++;
+    if (!*l) {
+        if (row_required)
+            fprintf(out, "  %s has no row for lesson %d in its table of lessons (\"%s ...\")\n", name, number, head);
+        return row_required;
+    }
+    size_t len = strcspn(l, "\n");
+    while (len && (l[len - 1] == ' ' || l[len - 1] == '|' || l[len - 1] == '\r'))
+        len--;
+    const char *cell = l + len;
+    while (cell > l && cell[-1] != '|')
+        cell--;
+    int bad = 0;
+    for (const char *p = cell; p < l + len; p++) {
+        if (!isdigit((unsigned char)*p) || (p > cell && (isdigit((unsigned char)p[-1]) || p[-1] == '.')))
+            continue;
+        char *after;
+        double v = strtod(p, &after), want = *after == 'x' ? t->min_speedup : 100 * t->min_limit_share;
+        double off = v > want ? v - want : want - v;
+        if ((*after == 'x' || *after == '%') && off > 1e-9 * (1 + want)) {
+            fprintf(out, "  %s:%d: lesson %d's row says %.*s where %s has %s %g\n", name, at, number,
+                    (int)(after + 1 - p), p, from, *after == 'x' ? "min_speedup" : "min_limit_share (x 100)", want);
+            bad++;
+        }
+    }
+    return bad;
+}
