@@ -281,8 +281,13 @@ $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEA
 $(COMMON)/$(call folder,$(1))/main.o: checker/judge/main.c $(JUDGE_HEADERS) $(HEADERS)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CC) $(CFLAGS) -Ichecker/judge -DWB_LESSON=$(1) -DWB_HAVE_SOLUTION=$(if $(call has_solution,$(1)),1,0) -c $$< -o $$@
-$(COMMON)/$(call folder,$(1))/judge: $(addprefix $(COMMON)/$(call folder,$(1))/,cases.o main.o) $(CHECK_OBJECTS) $(LIBCHECKER)
-	$(Q)$(CC) -o $$@ $$^ $(CMOCKA_LIBS)
+# Its thresholds, copied beside it: what a grading uses is what grade-all hashes as the build's.
+$(COMMON)/$(call folder,$(1))/thresholds: lessons/$(call folder,$(1))/thresholds
+	$(Q)mkdir -p $$(@D)
+	$(Q)cp $$< $$@
+$(COMMON)/$(call folder,$(1))/judge: $(addprefix $(COMMON)/$(call folder,$(1))/,cases.o main.o thresholds) $(CHECK_OBJECTS) \
+  $(LIBCHECKER)
+	$(Q)$(CC) -o $$@ $$(filter-out %/thresholds,$$^) $(CMOCKA_LIBS)
 endef
 has_solution = $(wildcard solutions/$(call folder,$(1))/$(call kernel,$(1)).cu)
 # Most lessons' baseline is an earlier lesson's solution (lessons/registry): a copy without

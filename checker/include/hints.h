@@ -74,7 +74,8 @@ int line_quotes_check(const char *text, const char *name, const struct line_sour
 /* Quoted thresholds. A line of a lesson text that names a threshold in backticks (`min_speedup`)
  * shows its value in bold on the same line, as the lesson's thresholds file has it ("at least
  * **1.60x** ... (`min_speedup` in lessons/06_coarsening/thresholds)"), and names none that the
- * file leaves unset; the text names min_speedup, and min_limit_share where set, at least once.
+ * file leaves unset; the text names every number the file sets at least once (yes/no ones need
+ * not be named). Figures a text gives without naming the threshold are not checked.
  * Prints each problem to out as "  name:LINE: ..." (from: the thresholds file's path); returns
  * their number. */
 int threshold_quotes_check(const char *text, const char *name, const struct thresholds *t, const char *from,

@@ -12,7 +12,7 @@ char *read_file_bytes(const char *path, size_t *size);
  * -1 with a sentence in err. */
 typedef int (*text_parser)(const char *text, const char *name, void *into, char *err, size_t errlen);
 /* Reads the file at path and parses it; a file that cannot be read gets the sentence unreadable,
- * a printf format given path. */
+ * a printf format given path, and one that holds a NUL byte is refused. */
 int parse_text_file(const char *path, text_parser parse, void *into, const char *unreadable, char *err,
                     size_t errlen) __attribute__((format(printf, 4, 0)));
 

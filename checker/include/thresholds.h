@@ -4,7 +4,8 @@
  * them to it. A line per threshold, "name value", '#' to the end of a line a comment:
  *     min_speedup      1.60     # at least 1.60x the baseline's speed
  *     no_bank_conflicts yes
- * A threshold left out is no rule (0), but for min_speedup, which every lesson has. */
+ * A threshold left out is no rule (0), but for min_speedup, which every lesson has; a value is a plain
+ * decimal above 0 (a share of the wavefronts or of the multiply-adds at most 1). */
 #ifndef WB_THRESHOLDS_H
 #define WB_THRESHOLDS_H
 #include <stddef.h>
@@ -43,6 +44,10 @@ struct threshold_quote {
 int thresholds_quoted(const struct thresholds *t, struct threshold_quote *q, int n);
 /* Whether name is a threshold's, set (nonzero) in t or not. */
 int threshold_named(const char *name, const struct thresholds *t, int *set);
+
+/* A plain decimal at s ("16", "1.60"; no sign, exponent or hex), its end in *end. Returns it, or -1
+ * (with *end = s) where s does not start with one. */
+double plain_decimal(const char *s, const char **end);
 
 /* Parses thresholds text named name (where it comes from). Returns 0, or -1 with a sentence naming
  * the line in err. */

@@ -322,26 +322,40 @@ static int ended_by(const struct isolate_child *c, double until)
     return 1;
 }
 
+/* The jobs side s has completed, in order: the runner marks each in the job's own pages. */
+static int jobs_finished(const struct side_run *s)
+{
+    int now = 0;
+    while (now < s->n && s->copy[now] && s->copy[now]->rep.finished)
+        now++;
+    return now;
+}
+
+/* A runner's first job starts its CUDA context too, which the driver serves about five a second
+ * whatever the judges sharing the GPU (docs/measurements.md): seconds more for it. */
+#define CUDA_START_S 2.0
+
 /* Side s's word that its timed job (a batch's last) is ready to time (fd >= 0), or its end (fd < 0:
  * an untimed batch): each job before it, and that job's setup and first launch, within per_job
- * seconds of the last one's end, all within wall. 1 when it came; 0 when the runner ended, closed
- * its end or ran out of time. So a kernel that hangs in a job of the batch is stopped as soon as if
- * that job were alone, not at the sum of every job's limits. */
+ * seconds of the last one's end (the first job CUDA_START_S more, from the runner's start), all
+ * within wall. 1 when it came; 0 when the runner ended, closed its end or ran out of time. So a
+ * kernel that hangs in a job of the batch is stopped as soon as if that job were alone, not at
+ * the sum of every job's limits. */
 static int await_ready(int fd, const struct side_run *s, double per_job, double wall)
 {
     int finished = -1;
     double deadline = wall;
     for (;;) {
-        int now = 0; /* the runner marks each job it completes, in order, in the job's own pages */
-        while (now < s->n && s->copy[now] && s->copy[now]->rep.finished)
-            now++;
-        double at = isolate_elapsed(&s->child);
+        int now = jobs_finished(s);
+        double at = isolate_elapsed(&s->child), allowed = per_job + (finished < 0 ? CUDA_START_S : 0);
         if (now != finished)
-            finished = now, deadline = at + per_job < wall ? at + per_job : wall;
+            finished = now, deadline = at + allowed < wall ? at + allowed : wall;
         double until = at + 0.25 < deadline ? at + 0.25 : deadline;
         if (fd >= 0 ? turn_await(fd, &s->child, until, TURN_READY) : ended_by(&s->child, until))
             return 1;
         at = isolate_elapsed(&s->child);
+        if (at >= deadline && !isolate_ended(&s->child) && jobs_finished(s) != finished)
+            continue; /* a job completed in the last moment: the next one's limit starts now */
         if (isolate_ended(&s->child) || at >= deadline || at < until - 0.01) /* before `until`: its end closed */
             return 0;
     }

@@ -907,11 +907,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", checking.lesson ? err : "this check program's lesson is not in lessons/registry");
         return EXIT_USAGE;
     }
-    /* The lesson's thresholds beside the registry: lessons/NN_topic/thresholds. */
+    find_parts(argv[0]);
+    /* The lesson's thresholds, as the build copied them beside this program's common parts (from
+     * lessons/NN_topic/thresholds): what grade-all hashes is what is judged. */
     char limits_path[1024];
-    const char *slash = strrchr(registry_path, '/');
-    snprintf(limits_path, sizeof limits_path, "%.*s%s/thresholds", slash ? (int)(slash - registry_path + 1) : 0,
-             registry_path, checking.lesson->folder);
+    snprintf(limits_path, sizeof limits_path, "%s/thresholds", checking.common);
     if (thresholds_load(limits_path, &checking.limits, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return EXIT_USAGE;
@@ -924,7 +924,6 @@ int main(int argc, char **argv)
         describe();
         return 0;
     }
-    find_parts(argv[0]);
     quiet_cmocka_locations();
     const char *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
     checking.narrate_to_stderr = fmt && *fmt && strcasecmp(fmt, "stdout") != 0;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hints.h"
 #include "refusals.h"
@@ -52,14 +53,40 @@ REFUSALS_TEST(refuses_each_mistake, parse_thresholds,
     {"min_speedup 1.5\nmin_speedup 2\n", 2, "min_speedup is set a second time"},
     {"min_speedup\n", 1, "expected a threshold's name and its value"},
     {"min_speedup 1.5 2\n", 1, "expected a threshold's name and its value"},
-    {"# x\nmin_speedup 1.5x\n", 2, "must be a number, 0 or more, not '1.5x'"},
-    {"min_speedup -1\n", 1, "must be a number"},
-    {"min_speedup nan\n", 1, "must be a number"},
+    {"# x\nmin_speedup 1.5x\n", 2, "must be a plain decimal number, as 1.5, not '1.5x'"},
+    {"min_speedup -1\n", 1, "plain decimal"},
+    {"min_speedup nan\n", 1, "plain decimal"},
+    {"min_speedup 0x10\n", 1, "plain decimal"},
+    {"min_speedup 1e3\n", 1, "plain decimal"},
+    {"min_speedup .5\n", 1, "plain decimal"},
+    {"min_speedup 2\nmax_sector_ratio 0\n", 2, "max_sector_ratio 0 is no rule: leave the line out"},
+    {"min_speedup 2\nmax_conflict_share 5\n", 2, "max_conflict_share is a share, at most 1 (0.01 is 1%)"},
+    {"min_speedup 2\nmin_tensor_core_share 1.5\n", 2, "is a share, at most 1"},
     {"min_speedup 1.5\nno_bank_conflicts 1\n", 2, "no_bank_conflicts is yes or no, not '1'"},
     {"max_sector_ratio 0.5\n", 0, "min_speedup is missing"},
-    {"min_speedup 0\n", 0, "min_speedup is missing"},
+    {"min_speedup 0\n", 1, "min_speedup 0 is no rule"},
     {"", 0, "min_speedup is missing"},
 )
+
+/* A file: read whole, and refused with a sentence where it is missing or holds a NUL byte. */
+static void files_read_whole(void **state)
+{
+    (void)state;
+    struct thresholds t;
+    char err[512] = "", path[] = "/tmp/wb-thresholds-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "min_speedup 2\n\0max_sector_ratio x\n", 34), 34);
+    close(fd);
+    assert_int_equal(thresholds_load(path, &t, err, sizeof err), -1);
+    assert_contains(err, "holds a NUL byte: it is not a text file");
+    assert_int_equal(truncate(path, 14), 0);
+    assert_int_equal(thresholds_load(path, &t, err, sizeof err), 0);
+    assert_true(t.min_speedup == 2);
+    unlink(path);
+    assert_int_equal(thresholds_load(path, &t, err, sizeof err), -1);
+    assert_contains(err, "cannot be read: the lesson's thresholds are missing");
+}
 
 static int quote_problems(const char *text, const char *limits, char *said, size_t len)
 {
@@ -77,11 +104,12 @@ static void quotes_held_to_the_file(void **state)
 {
     (void)state;
     char said[2048];
-    const char *limits = "min_speedup 1.6\nmin_limit_share 0.7\nmin_loaded_between_barriers 16\n";
+    const char *all = "min_speedup 1.6\nmin_limit_share 0.7\nmin_loaded_between_barriers 16\n";
+    const char *limits = "min_speedup 1.6\nmin_limit_share 0.7\n"; /* the speed case's alone */
     /* Each named threshold shown in bold on its line, in its unit; other bold numbers beside. */
     assert_int_equal(quote_problems("At least **1.60x** and **70%** (`min_speedup`, `min_limit_share`).\n"
                                     "**16 bytes** in flight (`min_loaded_between_barriers`), **4x** wider.\n",
-                                    limits, said, sizeof said), 0);
+                                    all, said, sizeof said), 0);
     /* A stale number: the file says 1.6, the text still 1.5. */
     assert_int_equal(quote_problems("At least **1.5x** (`min_speedup`), **70%** (`min_limit_share`).\n", limits, said,
                                     sizeof said), 1);
@@ -105,10 +133,19 @@ static void quotes_held_to_the_file(void **state)
                                     limits, said, sizeof said), 1);
     assert_contains(said, "names `max_sector_ratio`, which T does not set");
     /* The speed thresholds are named at least once; other words in backticks are not thresholds. */
-    assert_int_equal(quote_problems("`cudaMemcpy` and `make check`.\n", limits, said, sizeof said), 2);
+    assert_int_equal(quote_problems("`cudaMemcpy` and `make check`.\n", all, said, sizeof said), 3);
     assert_contains(said, "R.md never names `min_speedup`");
     assert_contains(said, "R.md never names `min_limit_share`");
+    assert_contains(said, "R.md never names `min_loaded_between_barriers`: the text says what the check demands, each "
+                          "threshold T sets named in backticks with its value in bold (**16 bytes**)");
+    /* A sign or an exponent is not the figure. */
+    snprintf(line, sizeof line, "**-1.6x** (`min_speedup`)%s", share);
+    assert_int_equal(quote_problems(line, limits, said, sizeof said), 1);
     assert_int_equal(quote_problems("**2x** (`min_speedup`)\n", "min_speedup 2\n", said, sizeof said), 0);
+    /* A yes/no threshold need not be named. */
+    const char *yes_no = "min_speedup 2\nmax_sector_ratio 0.5\nno_bank_conflicts yes\n";
+    const char *text = "**2x** (`min_speedup`), **0.5** (`max_sector_ratio`)\n";
+    assert_int_equal(quote_problems(text, yes_no, said, sizeof said), 0);
 }
 
 /* The README's table of lessons: a row's last cell quotes min_speedup ("x") and min_limit_share
@@ -122,10 +159,12 @@ static void table_rows_held_to_the_file(void **state)
         fail_msg("%s", err);
     const char *table = "| lesson | you write | demands |\n|---|---|---|\n"
                         "| 6 `06_c` | 32x8 threads, 4 each | 1.6x lesson 5 and 70% of the copy |\n"
-                        "| 7 `07_r` | sums | 1.5x the tree, at most 4 barriers |\n";
+                        "| 7 `07_r` | sums | 1.5x the tree, at most 4 barriers |\n"
+                        "| 9 `09_s` | slices | 1.6x, 32x8 threads, 70% |\n";
     FILE *out = fmemopen(said, sizeof said, "w");
     assert_int_equal(threshold_row_check(table, "R.md", 6, "06_c", &t, "T", 1, out), 0); /* 32x8: not the last cell */
     assert_int_equal(threshold_row_check(table, "R.md", 7, "07_r", &t, "T", 1, out), 1);
+    assert_int_equal(threshold_row_check(table, "R.md", 9, "09_s", &t, "T", 1, out), 0); /* 32x8: a shape */
     assert_int_equal(threshold_row_check(table, "R.md", 8, "08_s", &t, "T", 1, out), 1);
     assert_int_equal(threshold_row_check(table, "R.md", 8, "08_s", &t, "T", 0, out), 0);
     fclose(out);
@@ -164,6 +203,7 @@ static void real_lessons_quote_their_thresholds(void **state)
 UNIT_TESTS_MAIN(
     cmocka_unit_test(reads_every_field),
     cmocka_unit_test(refuses_each_mistake),
+    cmocka_unit_test(files_read_whole),
     cmocka_unit_test(quotes_held_to_the_file),
     cmocka_unit_test(table_rows_held_to_the_file),
     cmocka_unit_test(real_lessons_quote_their_thresholds))

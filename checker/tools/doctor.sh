@@ -87,8 +87,10 @@ if [ -n "${WB_SETUP:-}" ] && ! command -v entr >/dev/null 2>&1 && ! command -v i
   fi
 fi
 
-# make test's own tools: stress-ng (the load test), pandoc and chromium (the site in a browser).
+# make test's own tools: stress-ng (the load test), pandoc and chromium (the site in a browser), and
+# flock (util-linux: the case runner's and the GPU's locks).
 if [ -n "${TEST_TOOLS:-}" ]; then
+  command -v flock >/dev/null 2>&1 || install_or_say util-linux "flock (make test's locks)" "Fedora: sudo dnf install util-linux"
   command -v stress-ng >/dev/null 2>&1 || install_or_say stress-ng "stress-ng (make test's load test)" "Fedora: sudo dnf install stress-ng"
   command -v "${PANDOC:-pandoc}" >/dev/null 2>&1 || install_or_say pandoc "pandoc (make test's site test)" "Fedora: sudo dnf install pandoc"
   command -v chromium >/dev/null 2>&1 || install_or_say chromium "chromium (make test's site test)" "Fedora: sudo dnf install chromium"

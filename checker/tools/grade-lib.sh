@@ -99,7 +99,7 @@ wb_shared_targets() {
   for line in "${WB_LESSONS[@]}"; do
     read -r number folder kernel <<<"$line"
     [[ $want == *" $number "* ]] || continue
-    printf '%s\n' "build/common/$folder/judge" "build/common/$folder/baseline.$ext"
+    printf '%s\n' "build/common/$folder/judge" "build/common/$folder/thresholds" "build/common/$folder/baseline.$ext"
     [ -f "solutions/$folder/$kernel.cu" ] && printf '%s\n' "build/common/$folder/solution.$ext"
   done
 }

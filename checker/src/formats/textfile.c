@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 char *read_file_bytes(const char *path, size_t *size)
 {
@@ -22,9 +23,15 @@ char *read_file_bytes(const char *path, size_t *size)
 int parse_text_file(const char *path, text_parser parse, void *into, const char *unreadable, char *err,
                     size_t errlen)
 {
-    char *text = read_text_file(path);
+    size_t size;
+    char *text = read_file_bytes(path, &size);
     if (!text) {
         snprintf(err, errlen, unreadable, path);
+        return -1;
+    }
+    if (strlen(text) != size) { /* what follows a NUL byte would be read as if it were not there */
+        snprintf(err, errlen, "%s holds a NUL byte: it is not a text file", path);
+        free(text);
         return -1;
     }
     int rc = parse(text, path, into, err, errlen);

@@ -2,7 +2,6 @@
 #include "textfile.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +63,22 @@ static const char *field_names(void)
     return names;
 }
 
+double plain_decimal(const char *s, const char **end)
+{
+    const char *p = s;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (p > s && *p == '.' && isdigit((unsigned char)p[1]))
+        for (p++; isdigit((unsigned char)*p); p++)
+            ;
+    char digits[64];
+    *end = p > s && p - s < (long)sizeof digits ? p : s;
+    if (*end == s)
+        return -1;
+    snprintf(digits, sizeof digits, "%.*s", (int)(p - s), s);
+    return strtod(digits, NULL); /* rounded as strtod rounds, like every other reader of the figure */
+}
+
 /* One line's "name value" (comment and blanks already cut), into t. */
 static int parse_line(char *line, const char *where, struct thresholds *t, unsigned *seen, char *err, size_t errlen)
 {
@@ -96,10 +111,18 @@ static int parse_line(char *line, const char *where, struct thresholds *t, unsig
         *(int *)at = yes;
         return 0;
     }
-    char *end;
-    double v = strtod(value, &end);
-    if (end == value || *end || !isfinite(v) || v < 0) {
-        snprintf(err, errlen, "%s: %s must be a number, 0 or more, not '%s'", where, name, value);
+    const char *end;
+    double v = plain_decimal(value, &end);
+    if (end == value || *end || v > 1e6) {
+        snprintf(err, errlen, "%s: %s must be a plain decimal number, as 1.5, not '%s'", where, name, value);
+        return -1;
+    }
+    if (v == 0) {
+        snprintf(err, errlen, "%s: %s 0 is no rule: leave the line out instead", where, name);
+        return -1;
+    }
+    if (f->scale == 100 && strcmp(name, "min_limit_share") != 0 && v > 1) {
+        snprintf(err, errlen, "%s: %s is a share, at most 1 (0.01 is 1%%), not '%s'", where, name, value);
         return -1;
     }
     *(double *)at = v;
