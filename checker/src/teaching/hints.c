@@ -372,6 +372,20 @@ int contract_mismatch(const char *stub, const char *solution)
     return a == b ? 0 : line;
 }
 
+/* Whether a figure (a plain decimal, not the tail of a longer number or of a negative one) starts at
+ * p, in a text that starts at from. */
+static int figure_at(const char *p, const char *from)
+{
+    return isdigit((unsigned char)*p) &&
+           (p == from || !(isdigit((unsigned char)p[-1]) || p[-1] == '.' || p[-1] == '-'));
+}
+
+/* Whether a figure a text quotes is the value it stands for (both as decimals are read). */
+static int same_figure(double v, double want)
+{
+    return (v > want ? v - want : want - v) <= 1e-9 * (1 + want);
+}
+
 /* Whether a bold span of the line shows value x scale followed by suffix ("**1.60x**"). */
 static int bold_shows(const char *line, size_t len, const struct threshold_quote *q)
 {
@@ -381,11 +395,12 @@ static int bold_shows(const char *line, size_t len, const struct threshold_quote
         if (!close)
             return 0;
         for (const char *p = open + 2; p < close; p++) {
-            if (!isdigit((unsigned char)*p) || isdigit((unsigned char)p[-1]) || p[-1] == '.' || p[-1] == '-')
+            if (!figure_at(p, open + 2))
                 continue;
             const char *after;
-            double v = plain_decimal(p, &after), want = q->value * q->scale, off = v > want ? v - want : want - v;
-            if (after <= close && strncmp(after, q->suffix, strlen(q->suffix)) == 0 && off <= 1e-9 * (1 + want))
+            double v = plain_decimal(p, &after);
+            int suffixed = after <= close && strncmp(after, q->suffix, strlen(q->suffix)) == 0;
+            if (suffixed && same_figure(v, q->value * q->scale))
                 return 1;
         }
         open = close + 2;
@@ -415,12 +430,16 @@ int threshold_quotes_check(const char *text, const char *name, const struct thre
                 bad++;
                 continue;
             }
-            for (int i = 0; i < nq; i++)
-                if (strcmp(q[i].name, word) == 0 && (named[i] = 1) && !bold_shows(l, len, &q[i])) {
+            for (int i = 0; i < nq; i++) {
+                if (strcmp(q[i].name, word) != 0)
+                    continue;
+                named[i] = 1;
+                if (!bold_shows(l, len, &q[i])) {
                     fprintf(out, "  %s:%d: names `%s` without its value in bold on the same line, as %s has it: "
                             "**%g%s**\n", name, at, word, from, q[i].value * q[i].scale, q[i].suffix);
                     bad++;
                 }
+            }
         }
     }
     for (int i = 0; i < nq; i++)
@@ -455,13 +474,12 @@ int threshold_row_check(const char *text, const char *name, int number, const ch
         cell--;
     int bad = 0;
     for (const char *p = cell; p < l + len; p++) {
-        if (!isdigit((unsigned char)*p) || (p > cell && (isdigit((unsigned char)p[-1]) || p[-1] == '.')))
+        if (!figure_at(p, cell))
             continue;
         const char *after;
         double v = plain_decimal(p, &after), want = *after == 'x' ? t->min_speedup : 100 * t->min_limit_share;
-        double off = v > want ? v - want : want - v;
         int dimension = *after == 'x' && isdigit((unsigned char)after[1]); /* "32x8 threads" */
-        if ((*after == 'x' || *after == '%') && !dimension && off > 1e-9 * (1 + want)) {
+        if ((*after == 'x' || *after == '%') && !dimension && !same_figure(v, want)) {
             fprintf(out, "  %s:%d: lesson %d's row says %.*s where %s has %s %g\n", name, at, number,
                     (int)(after + 1 - p), p, from, *after == 'x' ? "min_speedup" : "min_limit_share (x 100)", want);
             bad++;
