@@ -2,9 +2,11 @@
  * whose work has a part that must have the GPU to itself (a timing; Nsight Compute's counted
  * launches) does everything before it first (its CUDA context, its buffers, their copies, its
  * untimed launches), then writes TURN_READY and waits for TURN_GO; the judge holds the lock
- * shared until then, alone from then until the runner has ended. So the GPU is held alone for
- * the part and its end, not for the seconds of starting CUDA (or a tool) before it, while the
- * judge, not the runner, waits for the lock, outside every time limit (checker/judge/gpu_share.c).
+ * shared until then, and alone from then until the runner, its GPU work over and its CUDA
+ * context destroyed, writes TURN_DONE (or ends without it). So the GPU is held alone for the
+ * part and its context's end, not for the seconds of starting CUDA (or a tool) before it, nor
+ * for the process's exit or a tool's report after it, while the judge, not the runner, waits
+ * for the lock, outside every time limit (checker/judge/gpu_share.c).
  *
  * The channel: the runner's fd 3 + njobs, a socket both ways (`gpu-runner --turn`); or under a
  * tool, which may not pass descriptors on, the FIFOs TURN_ENV/ready (runner to judge) and
@@ -15,6 +17,7 @@
 
 #define TURN_READY 'r'
 #define TURN_GO 'g'
+#define TURN_DONE 'd'
 #define TURN_ENV "WB_TURN"
 
 #include "isolate.h"
@@ -26,6 +29,11 @@ int turn_attach(int fd);
 /* TURN_READY, then waits for TURN_GO: 0 to go on (at once without a channel), -1 when the judge
  * is gone or the channel asked for is not there. */
 int turn_wait(void);
+/* Whether this runner has had its turn (turn_wait let it go on over a channel). */
+int turn_taken(void);
+/* TURN_DONE, once a runner that had its turn has no more to do on the GPU and has destroyed its
+ * context (cudaDeviceReset): nothing else of it can touch the GPU. Nothing when it had no turn. */
+void turn_done(void);
 
 /* ---- the judge's end ---- */
 /* Waits on fd for the runner's word `want`, within its time limit (timeout_s since its start, c):

@@ -2,10 +2,10 @@
  * lock around each run it starts on the GPU, shared for untimed work and compute-sanitizer's,
  * alone for a timing or Nsight Compute's counting. For those the runner asks for its turn itself
  * (gpu_turn.h): the judge holds the lock shared while the runner starts CUDA and fills its
- * buffers, and alone from the runner's TURN_READY to its end. The judge, not the runner, waits
- * for the lock, and the time it waited is taken off the runner's clock (isolate_pause), so no
- * wait is ever counted against a run's time limit: a kernel that hangs holds others back, and
- * fails no one else.
+ * buffers, and alone from the runner's TURN_READY to its TURN_DONE (its context destroyed) or its
+ * end. The judge, not the runner, waits for the lock, and the time it waited is taken off the
+ * runner's clock (isolate_pause), so no wait is ever counted against a run's time limit: a
+ * kernel that hangs holds others back, and fails no one else.
  *
  * WB_GPU_LOCK_LOG=file: each hold appended as a line "WHAT waited_s held_s since" (since: when it
  * was taken, in seconds since the epoch, as checker/tools/run-cases.sh stamps each case: a run's

@@ -468,6 +468,16 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
             isolate_pause(&runs[1].child, waited);
             turn_give(turn[0]);
         }
+        /* A timed side done with the GPU (TURN_DONE: its context destroyed) lets it go before its
+         * process has ended: the reference side to the student's timing, the student's to the
+         * next judge. One that ends without the word is waited for to its end, as before. */
+        int handed = 0;
+        if (together && timed && turn[k] >= 0 && !ended_early[k] && turn_await(turn[k], &s->child, wall, TURN_DONE)) {
+            if (k == 0)
+                turn_give(turn[1]), handed = 1;
+            else
+                gpu_done();
+        }
         if (!cached) {
             /* An untimed batch on a GPU: each job held to its own limit too, as a timed batch's are,
              * so that a hang holds its shared turn of the GPU (on which every judge waiting to be
@@ -509,7 +519,7 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
                 side_abandon(&runs[1]);
             return 0;
         }
-        if (sides[k] == SIDE_REFERENCE)
+        if (sides[k] == SIDE_REFERENCE && !handed)
             turn_give(turn[1]);
     }
     close_pipe(turn);

@@ -284,8 +284,8 @@ static int profile_verdict(const char *sz, const struct mem_counts counts[2])
 
 /* Nsight Compute on the run, its log returned as watch_finish's: where judges share the GPU,
  * its start and the runner's setup beside the others, and from the runner's word before its
- * first counted launch (gpu_turn.h) to the tool's end, alone, so that no kernel of another
- * context is in the counters. */
+ * first counted launch (gpu_turn.h) to its word that its context is gone (else the tool's end),
+ * alone, so that no kernel of another context is in the counters. */
 static char *profile_alone(struct watch *w, char *const argv[], const struct watched *run, double limit,
                            struct named_buffer *bufs, int *nbufs)
 {
@@ -299,6 +299,8 @@ static char *profile_alone(struct watch *w, char *const argv[], const struct wat
     if (turn && started && turn_await(t.ready, &w->child, limit, TURN_READY)) {
         isolate_pause(&w->child, gpu_use(1, "ncu"));
         turn_give(t.go);
+        if (turn_await(t.ready, &w->child, limit, TURN_DONE)) /* counted, its context gone: ncu's report */
+            gpu_done();                                         /* is written without the GPU */
     }
     char *log = watch_finish(w, started, argv, "both", limit, bufs, nbufs);
     gpu_done();

@@ -6,7 +6,8 @@
  * closes its end, without its word is seen at once, not at its time limit; a runner that says
  * nothing is given up at its limit, and time the judge paused it for is not counted; a runner
  * whose judge is gone, or whose FIFOs are not there, is told so instead of going on or waiting
- * for ever. Waits end on events; the few clocks read here give bounds a busy machine cannot
+ * for ever; a runner's word that its GPU work is over (TURN_DONE) reaches the judge before its
+ * end, and only a runner that had its turn says it. Waits end on events; the few clocks read here give bounds a busy machine cannot
  * break. */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -29,7 +30,7 @@
 /* Generous: every wait here ends on an event long before it; only a broken end would reach it. */
 #define LIMIT_S 60.0
 
-enum runner_kind { FOLLOWS, NOISY, ENDS_AT_ONCE, SAYS_NOTHING, CLOSES_ITS_END };
+enum runner_kind { FOLLOWS, NOISY, ENDS_AT_ONCE, SAYS_NOTHING, CLOSES_ITS_END, DONE_THEN_LINGERS, DONE_WITHOUT_TURN };
 
 struct runner {
     enum runner_kind kind;
@@ -57,13 +58,21 @@ static int runner(void *arg)
         if (write(r->fd, "z", 1) != 1)
             return 6;
         break;
+    case DONE_WITHOUT_TURN: /* never waited for its turn: its word would let a turn go it never had */
+        turn_attach(r->fd);
+        turn_done();
+        return 0;
     case FOLLOWS:
+    case DONE_THEN_LINGERS:
         break;
     }
     if (turn_attach(r->fd) != 0 && turn_wait() == 0)
         return 8; /* FIFOs asked for and missing, and it went on */
     if (turn_wait() != 0)
         return 7;
+    turn_done();
+    if (r->kind == DONE_THEN_LINGERS) /* a process's exit (or a tool's report) long after its word */
+        pause();
     return 0;
 }
 
@@ -206,6 +215,46 @@ static void a_silent_runner_is_given_up_at_its_limit(void **state)
     close(s.judge);
 }
 
+/* TURN_DONE read while the runner still runs, over a socket and over FIFOs; after the turn only. */
+static void the_done_word_comes_before_the_end(void **state)
+{
+    (void)state;
+    struct started s;
+    start_on_socket(DONE_THEN_LINGERS, &s);
+    says_ready(s.judge, &s);
+    turn_give(s.judge);
+    assert_int_equal(turn_await(s.judge, &s.c, LIMIT_S, TURN_DONE), 1);
+    assert_false(isolate_ended(&s.c));
+    isolate_wait(&s.c, 0, &s.res);
+    close(s.judge);
+
+    struct turn_fifos t;
+    assert_int_equal(turn_fifos_open(&t), 0);
+    assert_int_equal(setenv(TURN_ENV, t.dir, 1), 0);
+    struct runner r = {DONE_THEN_LINGERS, -1, -1};
+    start(&r, &s);
+    unsetenv(TURN_ENV);
+    says_ready(t.ready, &s);
+    turn_give(t.go);
+    assert_int_equal(turn_await(t.ready, &s.c, LIMIT_S, TURN_DONE), 1);
+    assert_false(isolate_ended(&s.c));
+    isolate_wait(&s.c, 0, &s.res);
+    turn_fifos_close(&t);
+
+    /* A runner that followed and ended: its word is read after its end all the same. */
+    start_on_socket(FOLLOWS, &s);
+    says_ready(s.judge, &s);
+    goes_on(s.judge, &s);
+    assert_int_equal(turn_await(s.judge, &s.c, LIMIT_S, TURN_DONE), 1);
+    close(s.judge);
+
+    start_on_socket(DONE_WITHOUT_TURN, &s);
+    assert_int_equal(turn_await(s.judge, &s.c, LIMIT_S, TURN_DONE), 0);
+    isolate_wait(&s.c, LIMIT_S, &s.res);
+    assert_int_equal(s.res.status, 0);
+    close(s.judge);
+}
+
 static void missing_fifos_stop_the_runner(void **state)
 {
     (void)state;
@@ -246,4 +295,5 @@ UNIT_TESTS_MAIN(
     cmocka_unit_test(a_runner_that_ends_is_not_waited_for),
     cmocka_unit_test(a_silent_runner_is_given_up_at_its_limit),
     cmocka_unit_test(a_runner_whose_judge_is_gone_is_told),
+    cmocka_unit_test(the_done_word_comes_before_the_end),
     cmocka_unit_test(missing_fifos_stop_the_runner))

@@ -13,7 +13,7 @@
 
 /* ---- the runner's end ---- */
 
-static int turn_in = -1, turn_out = -1, turn_broken;
+static int turn_in = -1, turn_out = -1, turn_broken, taken;
 
 /* One byte, again where a signal interrupted it. */
 static int put(int fd, char c)
@@ -39,7 +39,16 @@ int turn_wait(void)
         return -1;
     if (turn_in < 0)
         return 0;
-    return put(turn_out, TURN_READY) == 0 && get(turn_in, &c) == 1 && c == TURN_GO ? 0 : -1;
+    taken = put(turn_out, TURN_READY) == 0 && get(turn_in, &c) == 1 && c == TURN_GO;
+    return taken ? 0 : -1;
+}
+
+int turn_taken(void) { return taken; }
+
+void turn_done(void)
+{
+    if (taken)
+        (void)put(turn_out, TURN_DONE); /* a judge gone: nothing to tell */
 }
 
 int turn_attach(int fd)
