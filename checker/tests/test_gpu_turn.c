@@ -7,8 +7,8 @@
  * nothing is given up at its limit, and time the judge paused it for is not counted; a runner
  * whose judge is gone, or whose FIFOs are not there, is told so instead of going on or waiting
  * for ever; a runner's word that its GPU work is over (TURN_DONE) reaches the judge before its
- * end, and only a runner that had its turn says it. Waits end on events; the few clocks read here give bounds a busy machine cannot
- * break. */
+ * end, and only a runner that had its turn says it. Waits end on events; the few clocks read
+ * here give bounds a busy machine cannot break. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
