@@ -7,10 +7,10 @@
  * runner's clock (isolate_pause), so no wait is ever counted against a run's time limit: a
  * kernel that hangs holds others back, and fails no one else.
  *
- * WB_GPU_LOCK_LOG=file: each hold appended as a line "WHAT waited_s held_s since" (since: when it
- * was taken, in seconds since the epoch, as checker/tools/run-cases.sh stamps each case: a run's
- * holds and cases can be laid out in time; docs/measurements.md reads where make gpu-test's time
- * goes from it). */
+ * WB_GPU_LOCK_LOG=file: each hold appended as a line "WHAT waited_s held_s since alone|shared"
+ * (since: when it was taken, in seconds since the epoch, as checker/tools/run-cases.sh stamps
+ * each case: a run's holds and cases can be laid out in time; gpu-test's last lines say where
+ * the GPU's time went from it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +33,7 @@ static double clock_s(void)
 
 static struct {
     const char *what; /* NULL: not held */
+    int alone;
     double since, waited, since_epoch;
 } hold;
 
@@ -42,8 +43,8 @@ static void log_hold(void)
     if (!hold.what || !path || !*path)
         return;
     char line[160];
-    int n = snprintf(line, sizeof line, "%s %.3f %.3f %.3f\n", hold.what, hold.waited, clock_s() - hold.since,
-                     hold.since_epoch);
+    int n = snprintf(line, sizeof line, "%s %.3f %.3f %.3f %s\n", hold.what, hold.waited, clock_s() - hold.since,
+                     hold.since_epoch, hold.alone ? "alone" : "shared");
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd >= 0) {
         ssize_t w = write(fd, line, (size_t)n); /* one write: whole lines among the judges' */
@@ -63,6 +64,7 @@ double gpu_use(int alone, const char *what)
         say("  (WB_GPU_LOCK cannot be opened (%s): this judge uses the GPU without waiting for the others)\n",
             strerror(errno));
     hold.what = what;
+    hold.alone = alone;
     hold.since = clock_s();
     hold.waited = hold.since - t0;
     struct timespec now;

@@ -7,8 +7,8 @@
 # GPU). GPU_JOBS judges at a time (half the cores, 2 to 8) share the GPU: correctness runs, compute-sanitizer and
 # every runner's setup side by side, a timing and Nsight Compute's counted launches alone
 # (WB_GPU_LOCK, checker/judge/gpu_share.c, checker/include/gpu_turn.h), so that no timing or
-# counter takes in another's kernels, and no wait counts against a time limit. Its last line:
-# how long the GPU was held, alone and shared.
+# counter takes in another's kernels, and no wait counts against a time limit. Its last lines:
+# how long the GPU was held by each kind of hold, and its time alone, draining, shared and idle.
 #   Usage: checker/tools/gpu-test.sh      (from the project root; GPU_JOBS=1: one at a time)
 set -u
 make=${MAKE:-make}
@@ -19,11 +19,19 @@ export WB_GPU_LOCK_LOG=$PWD/build/gpu-lock.log
 [[ $GPU_JOBS =~ ^[1-9][0-9]?$ ]] || { echo "GPU_JOBS must be a number from 1 to 99, not '$GPU_JOBS'"; exit 2; }
 log=$PWD/build/gpu-test
 rm -rf "$log" "$WB_GPU_LOCK_LOG" && mkdir -p "$log"
-# Where the GPU's time went, from the judges' holds ("WHAT waited held since" a line): the sum of
-# each kind.
+# Where the GPU's time went, from the judges' holds ("WHAT waited held since alone|shared" a
+# line): the sum of each kind; then each moment from the first hold to the last as one of: held
+# alone; draining (one waits to be alone while shared holds end); shared; idle.
 holds() {
-  [ -s "$WB_GPU_LOCK_LOG" ] && awk '{ n[$1]++; s[$1] += $3 } END { printf "GPU held:"; for (k in n)
+  [ -s "$WB_GPU_LOCK_LOG" ] || return 0
+  awk '{ n[$1]++; s[$1] += $3 } END { printf "GPU held:"; for (k in n)
     printf " %s %d x %.0f s;", k, n[k], s[k]; print "" }' "$WB_GPU_LOCK_LOG"
+  awk '{ k = $5 == "alone" ? "A" : "S"; printf "%.3f %s 1\n%.3f %s -1\n", $4, k, $4 + $3, k
+         if (k == "A") printf "%.3f W 1\n%.3f W -1\n", $4 - $2, $4 }' "$WB_GPU_LOCK_LOG" | sort -n -s -k1,1 |
+    awk 'NR > 1 { t[A > 0 ? "alone" : S == 0 ? "idle" : W > 0 ? "draining" : "shared"] += $1 - at }
+         NR == 1 { first = $1 } { at = $1; c[$2] += $3; A = c["A"]; S = c["S"]; W = c["W"] }
+         END { printf "GPU time: alone %.0f s, draining %.0f s, shared %.0f s, idle %.0f s, of %.0f s\n",
+               t["alone"], t["draining"], t["shared"], t["idle"], at - first }'
 }
 trap holds EXIT
 # The check programs first, on every core: the judges started side by side then find them built.
