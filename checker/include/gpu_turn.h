@@ -10,8 +10,9 @@
  *
  * The channel: the runner's fd 3 + njobs, a socket both ways (`gpu-runner --turn`); or under a
  * tool, which may not pass descriptors on, the FIFOs TURN_ENV/ready (runner to judge) and
- * TURN_ENV/go (judge to runner). A runner given neither never waits (make check without
- * WB_GPU_LOCK: the GPU is the judge's own). */
+ * TURN_ENV/go (judge to runner). A runner given neither (an untimed batch, compute-sanitizer's
+ * run) never waits. Without WB_GPU_LOCK (make check: the GPU is the judge's own) a turn asked for
+ * is given at once, and the runner's context still ends before its TURN_DONE. */
 #ifndef WB_GPU_TURN_H
 #define WB_GPU_TURN_H
 
@@ -31,8 +32,9 @@ int turn_attach(int fd);
 int turn_wait(void);
 /* Whether this runner has had its turn (turn_wait let it go on over a channel). */
 int turn_taken(void);
-/* TURN_DONE, once a runner that had its turn has no more to do on the GPU and has destroyed its
- * context (cudaDeviceReset): nothing else of it can touch the GPU. Nothing when it had no turn. */
+/* TURN_DONE, once a runner that had its turn has no more to do on the GPU, has let go of what its
+ * libraries hold there (limit_release) and has destroyed its context (cudaDeviceReset). Nothing
+ * when it had no turn. */
 void turn_done(void);
 
 /* ---- the judge's end ---- */

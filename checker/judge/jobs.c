@@ -512,9 +512,9 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
         if (got < done)
             done = got;
         if (done < n && sides[k] == SIDE_REFERENCE) { /* the workbook's own kernels failed: nothing is judged */
-            close_pipe(turn); /* a waiting student's side reads the end and leaves */
+            close_pipe(turn); /* a waiting student's side reads the end and leaves; one handed its turn is stopped */
             if (together && !ended_early[1])
-                finish_unread(&runs[1], wall);
+                finish_unread(&runs[1], handed ? 0 : wall);
             else if (together)
                 side_abandon(&runs[1]);
             return 0;

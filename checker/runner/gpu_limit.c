@@ -17,6 +17,7 @@
 
 static struct {
     cublasHandle_t handle;
+    cublasStatus_t (*destroy)(cublasHandle_t);
     cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float *,
                             const float *, int, const float *, int, const float *, float *, int);
     cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
@@ -35,8 +36,9 @@ static cudaError_t open_cublas(char *why, size_t len)
     if (lib) {
         *(void **)&blas.sgemm = dlsym(lib, "cublasSgemm_v2");
         *(void **)&blas.gemm_ex = dlsym(lib, "cublasGemmEx");
+        *(void **)&blas.destroy = dlsym(lib, "cublasDestroy_v2");
     }
-    if (!create || !math || !blas.sgemm || !blas.gemm_ex) {
+    if (!create || !math || !blas.sgemm || !blas.gemm_ex || !blas.destroy) {
         snprintf(why, len, "cuBLAS could not be loaded (%s): %s", WB_CUBLAS_LIB, lib ? "a routine is missing" : dlerror());
         blas.sgemm = NULL;
         return cudaErrorSharedObjectInitFailed;
@@ -89,4 +91,12 @@ cudaError_t limit_launch(const struct gpu_job *job, const void *in0, const void 
                            &zero, scratch, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
             : blas.sgemm(blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, in1, n, in0, n, &zero, scratch, n);
     return s == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure;
+}
+
+void limit_release(void)
+{
+    if (blas.sgemm && blas.destroy(blas.handle) == CUBLAS_STATUS_SUCCESS)
+        blas.sgemm = NULL;
+    if (cub.temp && cudaFree(cub.temp) == cudaSuccess)
+        cub.temp = NULL;
 }

@@ -14,6 +14,9 @@
 cudaError_t limit_prepare(const struct gpu_job *job, char *why, size_t len);
 /* One run of it on the job's inputs, on the current stream, into scratch (the output's size). */
 cudaError_t limit_launch(const struct gpu_job *job, const void *in0, const void *in1, float *scratch);
+/* Lets go of what limit_prepare made (cuBLAS's handle, CUB's scratch), before the runner
+ * destroys its context: nothing of a library is left to touch the GPU after that. */
+void limit_release(void);
 
 /* CUB's whole-array sum (gpu_limit_cub.cu): its scratch space for n floats, then one run. */
 #ifdef __cplusplus
