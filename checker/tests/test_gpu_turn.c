@@ -215,17 +215,23 @@ static void a_silent_runner_is_given_up_at_its_limit(void **state)
     close(s.judge);
 }
 
+/* A DONE_THEN_LINGERS runner's turn: its TURN_DONE read while it still runs; then it is stopped. */
+static void done_before_its_end(int ready, int go, struct started *s)
+{
+    says_ready(ready, s);
+    turn_give(go);
+    assert_int_equal(turn_await(ready, &s->c, LIMIT_S, TURN_DONE), 1);
+    assert_false(isolate_ended(&s->c));
+    isolate_wait(&s->c, 0, &s->res);
+}
+
 /* TURN_DONE read while the runner still runs, over a socket and over FIFOs; after the turn only. */
 static void the_done_word_comes_before_the_end(void **state)
 {
     (void)state;
     struct started s;
     start_on_socket(DONE_THEN_LINGERS, &s);
-    says_ready(s.judge, &s);
-    turn_give(s.judge);
-    assert_int_equal(turn_await(s.judge, &s.c, LIMIT_S, TURN_DONE), 1);
-    assert_false(isolate_ended(&s.c));
-    isolate_wait(&s.c, 0, &s.res);
+    done_before_its_end(s.judge, s.judge, &s);
     close(s.judge);
 
     struct turn_fifos t;
@@ -234,11 +240,7 @@ static void the_done_word_comes_before_the_end(void **state)
     struct runner r = {DONE_THEN_LINGERS, -1, -1};
     start(&r, &s);
     unsetenv(TURN_ENV);
-    says_ready(t.ready, &s);
-    turn_give(t.go);
-    assert_int_equal(turn_await(t.ready, &s.c, LIMIT_S, TURN_DONE), 1);
-    assert_false(isolate_ended(&s.c));
-    isolate_wait(&s.c, 0, &s.res);
+    done_before_its_end(t.ready, t.go, &s);
     turn_fifos_close(&t);
 
     /* A runner that followed and ended: its word is read after its end all the same. */
