@@ -701,8 +701,9 @@ int main(int argc, char **argv)
             return rc;
         job->rep.finished = 1;
     }
-    /* The GPU alone no longer needed: the context ends inside the turn, so that nothing of it is on
-     * the GPU beside the next one's timing; the process's exit and a tool's report come after. */
+    /* The GPU alone no longer needed: the context ends inside the turn, so that no launch, buffer
+     * or context of it is on the GPU beside the next one's timing; the process's exit and a
+     * tool's report come after. */
     limit_release();
     if (turn_taken() && cudaDeviceReset() == cudaSuccess)
         turn_done();
