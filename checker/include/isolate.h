@@ -48,6 +48,10 @@ void isolate_pause(struct isolate_child *c, double seconds);
 /* 1 when the child has ended (it is left for isolate_wait to collect). */
 int isolate_ended(const struct isolate_child *c);
 
+/* In a child about to exec: closes every descriptor from `lowest` up, so that nothing its
+ * callers hold (a grading's lock, say) passes to a program that may outlive them. */
+void isolate_close_from(int lowest);
+
 /* A sentence for an outcome that is not a normal exit, e.g. "no answer in 10 s ...". */
 const char *isolate_describe(const struct isolate_result *r, char *buf, size_t len);
 

@@ -120,8 +120,7 @@ static int exec_runner(void *arg)
         fcntl(3 + k, F_SETFD, 0);
     }
     /* Nothing else of the judge's passes to a runner: not its result file, not its report. */
-    for (int fd = 3 + nfds; fd < 1024 + MAX_BATCH + 1; fd++)
-        close(fd);
+    isolate_close_from(3 + nfds);
     if (l->cpu_s > 0) {
         /* The emulator's runner: a lesson file's code is host code there. */
         rlim_t cpu = (rlim_t)(l->cpu_s + 0.999);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -177,6 +178,22 @@ static void runs_tools_isolated(void **state)
     assert_int_equal(r.status, 127);
 }
 
+/* A descriptor the judge inherited (a grading's lock) does not pass to a tool. */
+static void tools_get_no_descriptor_of_the_judge(void **state)
+{
+    (void)state;
+    int fd = dup2(STDIN_FILENO, 77); /* without FD_CLOEXEC, as a shell's `exec {lk}>file` leaves it */
+    assert_int_equal(fd, 77);
+    struct isolate_result r;
+    char *const look[] = {"/bin/sh", "-c", "[ -e /proc/$$/fd/77 ] && echo leaked; [ -e /proc/$$/fd/1 ] && echo out",
+                          NULL};
+    run_tool(look, 10, &r);
+    close(fd);
+    assert_int_equal(r.outcome, ISOLATE_EXITED);
+    assert_non_null(strstr(r.output, "out"));
+    assert_null(strstr(r.output, "leaked"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +201,7 @@ int main(void)
         cmocka_unit_test(parses_ncu_csv),                    cmocka_unit_test(refuses_incomplete_ncu_output),
         cmocka_unit_test(reads_ncu_rows_in_order),
         cmocka_unit_test(finds_tools),                       cmocka_unit_test(runs_tools_isolated),
+        cmocka_unit_test(tools_get_no_descriptor_of_the_judge),
     };
     return cmocka_run_group_tests_name("gates", tests, NULL, NULL);
 }

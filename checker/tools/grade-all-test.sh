@@ -75,6 +75,19 @@ $make -s --no-print-directory grade-all HANDINS="$dir/handins" GRADEBOOK_DIR="$d
 if [ "$(grep -c 'unchanged since it was graded' "$dir/run3.log")" -eq $((n - 1)) ] && same "$dir/grades/gradebook.csv" > /dev/null
 then echo "  ok: after one hand-in changed, only it is graded again"
 else echo "  RESUME BROKEN after a change:"; sed 's/^/    | /' "$dir/run3.log"; failed=1; fi
+# A process of a grading that outlives it (one a kill did not reach: cluster-test met a bwrap
+# left so) holds none of the grading's locks: the changed hand-in graded again by a make that
+# leaves a sleeper behind, which must not hold the build lock (else every later build waits).
+echo "// changed again" >> "$changed"
+lingering=$PWD/$dir/lingering-make.sh
+printf '#!/usr/bin/env bash\ncase " $* " in *" grade "*) sleep 300 & echo $! > %q ;; esac\nexec -a "$0" %q "$@"\n' \
+  "$PWD/$dir/lingering.pid" "$(command -v "$make")" > "$lingering"
+chmod +x "$lingering"
+"$lingering" -s --no-print-directory grade-all HANDINS="$dir/handins" GRADEBOOK_DIR="$dir/grades" > "$dir/run4.log" 2>&1
+if [ ! -s "$dir/lingering.pid" ]; then echo "  LINGERING TEST BROKEN: no grading ran through $lingering"; failed=1
+elif flock -n -x build/.grade-shared.lock true; then echo "  ok: a process a grading left behind holds none of its locks"
+else echo "  A PROCESS A GRADING LEFT BEHIND HOLDS THE BUILD LOCK (every later build would wait for it)"; failed=1; fi
+[ -s "$dir/lingering.pid" ] && kill "$(cat "$dir/lingering.pid")" 2>/dev/null
 # The same class through the Slurm scripts, with a stand-in for sbatch that runs the array's
 # tasks here: the same gradebook.
 SBATCH=checker/tests/fake-sbatch.sh SINFO=true SQUEUE=true SCANCEL=true EMU=1 MAKE=$make \

@@ -163,6 +163,8 @@ grade_one() {
     [ -n "$here" ] || { not_graded "no GPU answers nvidia-smi on $host (Slurm gave GPUs '${SLURM_JOB_GPUS:-${CUDA_VISIBLE_DEVICES:-none}}')"; return 1; }
     [ "$here" = "$arch" ] || { not_graded "the programs were built for sm_$arch but $host's GPU is sm_$here: its kernels would not load (submit with --cuda-arch $here, or to a partition of one kind of GPU)"; return 1; }
   fi
+  # The locks are this shell's, not passed on: a process of the grading that outlived a kill
+  # (scancel) must not keep every later build, or the GPU, waiting (cluster-test met one).
   local lk
   exec {lk}>build/.grade-shared.lock
   flock -s "$lk"
@@ -178,11 +180,11 @@ grade_one() {
       exec {fd}>&-
     done
     if [ -z "$pick" ]; then pick=${gpus[0]}; exec {fd}>"/tmp/wb-gpu-$pick.lock"; flock "$fd"; fi
-    CUDA_VISIBLE_DEVICES=$pick "${run[@]}" > "$gout.log" 2>&1
+    CUDA_VISIBLE_DEVICES=$pick "${run[@]}" > "$gout.log" 2>&1 {lk}>&- {fd}>&-
     rc=$?
     exec {fd}>&-
   else
-    "${run[@]}" > "$gout.log" 2>&1
+    "${run[@]}" > "$gout.log" 2>&1 {lk}>&-
     rc=$?
   fi
   # Sound only if the shared programs are still the ones checked before.

@@ -27,9 +27,13 @@ const char *find_tool(const char *env, const char *name, char *buf, size_t len)
     return NULL;
 }
 
+/* A tool gets its output and nothing else of the judge's: a lock a grading holds must not stay
+ * held by a tool that outlives it (a bwrap killed with its judge left the class's build lock
+ * held). What a watched run needs comes by files and FIFOs named in its environment. */
 static int exec_tool(void *arg)
 {
     char *const *argv = arg;
+    isolate_close_from(3);
     execv(argv[0], argv);
     perror(argv[0]);
     return 127;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,17 @@ static void read_capture(FILE *f, struct isolate_result *r)
     r->output_len = fread(r->output, 1, sizeof r->output - 1, f);
     r->output[r->output_len] = '\0';
     r->output_cut = fgetc(f) != EOF;
+}
+
+void isolate_close_from(int lowest)
+{
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)lowest, ~0u, 0u) == 0)
+        return;
+#endif
+    long most = sysconf(_SC_OPEN_MAX); /* a kernel before 5.9: one at a time */
+    for (long fd = lowest; fd < (most > 0 && most < 65536 ? most : 65536); fd++)
+        close((int)fd);
 }
 
 int isolate_start(int (*fn)(void *), void *arg, struct isolate_child *c, struct isolate_result *r)
