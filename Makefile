@@ -75,6 +75,13 @@ HAVE_SOLUTIONS := $(wildcard solutions)
 
 WARN := -Wall -Wextra
 CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include -Ichecker/runner -Ichecker/runner/emu $(CMOCKA_CFLAGS)
+# libarchive, where it is installed: the intake then reads hand-ins handed in as archives.
+ifneq ($(wildcard /usr/include/archive.h /usr/local/include/archive.h),)
+CFLAGS += -DWB_HAVE_LIBARCHIVE
+ARCHIVE_LIBS := -larchive
+endif
+# Built again when libarchive comes or goes (make test-tools installs it): a stamp per state.
+ARCHIVE_STAMP := build/common/libarchive-$(if $(ARCHIVE_LIBS),yes,no)
 
 # ---- what is checked, and where it is built --------------------------------------------
 # SRC: whose kernels to grade: work (the student's copies, the default), exercises (the
@@ -82,6 +89,10 @@ CFLAGS := -std=gnu11 -O2 -g $(WARN) -Ichecker/include -Ichecker/runner -Ichecker
 SRC ?= work
 SRC_ID := $(subst /,_,$(patsubst %/,%,$(SRC)))
 BUILD := build/$(SRC_ID)
+# The intake (checker/include/intake.h): SRC's lesson files copied, nothing followed, into this
+# folder of the grader's; the lint and the sealed compile read that copy alone. SRC may be a
+# folder (laid out like work/, or flat), or a .tar(.gz) or .zip archive.
+STAGE := $(BUILD)/handin
 COMMON := build/common
 WORKBOOK := build/workbook
 LIBCHECKER := $(COMMON)/libchecker.a
@@ -104,6 +115,9 @@ HEADERS := $(wildcard checker/include/*.h)
 # the one `make lessonN` selected last.
 LESSON ?= $(shell sed -n 's/^current \([1-9][0-9]*\)$$/\1/p' work/state 2>/dev/null)
 CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
+
+# Always remade: a rule that depends on it runs every time (the intake's copy of a hand-in).
+FORCE:
 
 .PHONY: cluster-test test-tools explore grade-all next watch help check status hint reset quiz grade handout programs \
         docs docs-tools docs-test test unit-tests author-check build-all mutants doctor clean \
@@ -217,26 +231,29 @@ quiz: $(WORKBOOK)
 # build/SRC/NN/check and check-emu are copies of the lesson's judge next to the student's part:
 # the judge finds its runners from where it lies.
 #
-# kernel_steps(source, kernel, family, compile command, artefact kind): the lesson file's rules
+# kernel_steps(source, kernel, family, compile command, artefact kind[, shown]): the lesson file's rules
 # (lint: the friendly first word; WB_SKIP_LINT=1 skips it for the red-team tests of the layers
 # below), the sealed compile (checker/tools/sealed-compile.sh: a copy of the file, nvcc in a box
 # that sees the toolkit alone, as nobody, under limits; an #include refused by nvcc's own list
 # of what it read; exit 1: its complaints shown as file:line, 2-3: refused, 4: the grader's
 # problem), then, for a cubin, the gate on what it made (checker/src/rules/objgate.c); a PTX file's
-# gate is the interpreter, which refuses what it does not know.
+# gate is the interpreter, which refuses what it does not know. shown: the file as the messages and
+# the line tables name it (a student's file, read from the intake's copy); source, by default. The
+# grader's own failure (the sealed compile's exit 4) leaves $(@D)/grader-fault, the evidence make
+# grade reads: never a word of the compiler's output, which the student's code can choose.
 define kernel_steps
-	$(Q)mkdir -p $(@D)
+	$(Q)mkdir -p $(@D) && rm -f $(@D)/grader-fault
 	$(if $(V),@echo $(4))
-	$(Q)if [ -z "$$WB_SKIP_LINT" ] && ! $(WORKBOOK) lint $(1) $(2) > $@.log; then \
-	  echo "$(1) breaks the rules of lesson files:"; cat $@.log; rm -f $@; exit 1; \
+	$(Q)if [ -z "$$WB_SKIP_LINT" ] && ! $(WORKBOOK) lint $(1) $(2) $(or $(6),$(1)) > $@.log; then \
+	  echo "$(or $(6),$(1)) breaks the rules of lesson files:"; cat $@.log; rm -f $@; exit 1; \
 	fi
-	$(Q)$(4) > $@.log 2>&1; rc=$$?; \
-	if [ $$rc -eq 1 ]; then echo "$(1) does not compile:"; $(WORKBOOK) compile-report $(1) $@.log; rm -f $@; exit 1; \
-	elif [ $$rc -eq 4 ]; then echo "$(1) could not be compiled here:"; cat $@.log; rm -f $@; exit 1; \
-	elif [ $$rc -ne 0 ]; then echo "$(1) was refused:"; cat $@.log; rm -f $@; exit 1; \
-	fi; $(WORKBOOK) compile-report $(1) $@.log
-	$(if $(filter ptx,$(5)),,$(Q)if ! $(WORKBOOK) gate $(5) $@ $(2) $(3) $(1) > $@.log; then \
-	  echo "$(1) was refused:"; cat $@.log; rm -f $@; exit 1; \
+	$(Q)WB_SHOWN=$(or $(6),$(1)) $(4) > $@.log 2>&1; rc=$$?; \
+	if [ $$rc -eq 1 ]; then echo "$(or $(6),$(1)) does not compile:"; $(WORKBOOK) compile-report $(or $(6),$(1)) $@.log; rm -f $@; exit 1; \
+	elif [ $$rc -eq 4 ]; then echo "$(or $(6),$(1)) could not be compiled here:"; cat $@.log; cp $@.log $(@D)/grader-fault; rm -f $@; exit 1; \
+	elif [ $$rc -ne 0 ]; then echo "$(or $(6),$(1)) was refused:"; cat $@.log; rm -f $@; exit 1; \
+	fi; $(WORKBOOK) compile-report $(or $(6),$(1)) $@.log
+	$(if $(filter ptx,$(5)),,$(Q)if ! $(WORKBOOK) gate $(5) $@ $(2) $(3) $(or $(6),$(1)) > $@.log; then \
+	  echo "$(or $(6),$(1)) was refused:"; cat $@.log; rm -f $@; exit 1; \
 	fi)
 endef
 # The sealed compile's result cache (a repeat costs ~0.1 s, not ~1.1 s): a folder of the
@@ -252,17 +269,20 @@ ptx_cmd = $(SEALED) ptx $(1) $@
 base_kernel = $(basename $(notdir $(call baseline,$(1))))
 
 define LESSON_BUILD
-# $(1): the lesson number. The student's part, per SRC.
-$(BUILD)/$(call folder,$(1))/student.cubin: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
-$(BUILD)/$(call folder,$(1))/student.ptx: $(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx)
+# $(1): the lesson number. The student's part, per SRC: the intake's copy of the file, made again
+# by every make (the copy's time changes only with its bytes, so an unchanged file is not rebuilt).
+$(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu: FORCE | $(WORKBOOK)
+	$(Q)$(WORKBOOK) intake --need $(SRC) $(STAGE) $(1)
+$(BUILD)/$(call folder,$(1))/student.cubin: $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin,$$(call shown,$(1)))
+$(BUILD)/$(call folder,$(1))/student.ptx: $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx,$$(call shown,$(1)))
 $(BUILD)/$(call folder,$(1))/check: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.cubin \
     $(COMMON)/$(call folder,$(1))/baseline.cubin $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.cubin) $(GPU_RUNNER)
-	$(Q)cp $$< $$@ && echo "$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu" > $$(@D)/source
+	$(Q)cp $$< $$@ && echo "$$(call shown,$(1))" > $$(@D)/source
 $(BUILD)/$(call folder,$(1))/check-emu: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.ptx \
     $(COMMON)/$(call folder,$(1))/baseline.ptx $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.ptx) $(PTX_RUNNER)
-	$(Q)cp $$< $$@ && echo "$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu" > $$(@D)/source
+	$(Q)cp $$< $$@ && echo "$$(call shown,$(1))" > $$(@D)/source
 
 # The reference side, once: the solution (absent in a handout) and the baseline.
 $(COMMON)/$(call folder,$(1))/baseline.cubin: $(call baseline,$(1)) | $(WORKBOOK)
@@ -290,6 +310,9 @@ $(COMMON)/$(call folder,$(1))/judge: $(addprefix $(COMMON)/$(call folder,$(1))/,
 	$(Q)$(CC) -o $$@ $$(filter-out %/thresholds,$$^) $(CMOCKA_LIBS)
 endef
 has_solution = $(wildcard solutions/$(call folder,$(1))/$(call kernel,$(1)).cu)
+# The student's file as the messages name it, where the intake found it (HANDIN/path or
+# ARCHIVE:path, made safe for the shell): read when the recipe runs, after the intake.
+shown = $(or $(file <$(STAGE)/$(call folder,$(1))/.shown),$(SRC)/$(call folder,$(1))/$(call kernel,$(1)).cu)
 # Most lessons' baseline is an earlier lesson's solution (lessons/registry): a copy without
 # solutions/ cannot build them, and says so (a handout, make handout, carries its own copies).
 solutions/%.cu:
@@ -355,9 +378,13 @@ $(COMMON)/lib/families.o: $(FAMILY_OBJECTS)
 $(LIBCHECKER): $(LIB_OBJECTS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+$(COMMON)/lib/intake/archive.o: $(ARCHIVE_STAMP)
+$(ARCHIVE_STAMP):
+	$(Q)mkdir -p $(@D) && rm -f build/common/libarchive-* && touch $@
+
 # The commands behind the make targets (checker/commands/).
 $(WORKBOOK): $(wildcard checker/commands/*.c) checker/commands/commands.h $(LIBCHECKER) $(HEADERS)
-	$(Q)$(CC) $(CFLAGS) -Ichecker/commands -o $@ $(filter %.c,$^) $(LIBCHECKER)
+	$(Q)$(CC) $(CFLAGS) -Ichecker/commands -o $@ $(filter %.c,$^) $(LIBCHECKER) $(ARCHIVE_LIBS)
 # The registry for make (the first section says how it is read). make -q must build nothing, this
 # file neither (grade-all.sh asks it whether the shared programs are up to date): it reads the
 # one there is. A file per writer, for makes started side by side.
@@ -379,7 +406,7 @@ build/tests/test_sandbox: checker/tests/test_sandbox.c $(COMMON)/sandbox.o $(HEA
 
 build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS) checker/runner/emu/emu.h
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS) $(ARCHIVE_LIBS)
 
 build/tests/ptx_kernels.ptx: checker/tests/ptx/kernels.cu
 	$(Q)mkdir -p $(@D)

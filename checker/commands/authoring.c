@@ -32,18 +32,18 @@
 /* ---- lint ---- */
 
 /* The rules of lint.h, said as file:line like a compiler's error. */
-int cmd_lint(const char *source, const char *kernel)
+int cmd_lint(const char *source, const char *kernel, const char *shown)
 {
     char *text = read_text_file(source);
     if (!text) {
-        printf("%s: cannot be read (%s)\n", source, strerror(errno));
+        printf("%s: cannot be read (%s)\n", shown, strerror(errno));
         return 1;
     }
     struct lint_problem p;
     int bad = lint_kernel_source(text, kernel, &p);
     free(text);
     if (bad)
-        printf("%s:%d: error: %s\n", source, p.line, p.message);
+        printf("%s:%d: error: %s\n", shown, p.line, p.message);
     return bad;
 }
 

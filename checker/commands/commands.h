@@ -41,8 +41,15 @@ int cmd_quiz_md(const struct lesson *l);
 int cmd_check(const char *src, const char *expect, int argc, char **argv);
 int cmd_grade(const char *src, const char *outdir, int argc, char **argv);
 int cmd_record(const char *src, const struct lesson *l, int forget);
+/* intake.c: a hand-in read through the intake (intake.h) into stage (NULL: none, the hash
+ * alone): out[i] is lesson ls[i]'s file, hash the hand-in's identity. Returns 0, or 3: the
+ * grader's side failed (said). */
+struct intake_file;
+int intake_handin(const char *root, const char *name, const char *stage, const struct lesson **ls, int n,
+                  struct intake_file *out, char hash[17]);
+int cmd_intake(int argc, char **argv);
 /* authoring.c: what builds and tests the workbook use */
-int cmd_lint(const char *source, const char *kernel);
+int cmd_lint(const char *source, const char *kernel, const char *shown);
 int cmd_gate(const char *kind, const char *object, const char *kernel, const char *family, const char *source);
 int cmd_compile_report(const char *source, const char *log);
 int cmd_author_check(void);

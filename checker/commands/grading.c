@@ -17,6 +17,7 @@
 #include "bankmap.h"
 #include "check_record.h"
 #include "hints.h"
+#include "intake.h"
 #include "lint.h"
 #include "objgate.h"
 #include "mutant.h"
@@ -33,7 +34,9 @@
 
 struct outcome {
     int not_started; /* the student's copy does not exist yet */
+    int refused;     /* the intake refused the lesson's file (intake.h): the student's 0, said why */
     int built, ran;  /* ran: the judge left its record */
+    char grader_fault[300]; /* not graded through no fault of the student: the evidence, in words */
     struct check_record rec;
 };
 
@@ -177,27 +180,62 @@ static void explain_finish(struct explainer *e, int show)
     *e = (struct explainer){-1, NULL};
 }
 
+/* The first line of a file (a sentence of the grader's), or "". */
+static void first_line(const char *path, char *buf, size_t len)
+{
+    char *text = read_text_file(path);
+    snprintf(buf, len, "%s", text ? text : "");
+    buf[strcspn(buf, "\n")] = '\0';
+    free(text);
+}
+
+/* Why a build that failed was not the student's doing, from the evidence the build left (the
+ * intake's line, the sealed compile's grader-fault), never from anything the compiler printed. */
+static void build_evidence(struct outcome *o, const char *dir, const struct lesson *l)
+{
+    char path[1200], line[900];
+    snprintf(path, sizeof path, "%s/handin/%s/.intake", dir, l->folder);
+    first_line(path, line, sizeof line);
+    o->refused = strncmp(line, "refused ", 8) == 0;
+    if (strncmp(line, "grader ", 7) == 0)
+        snprintf(o->grader_fault, sizeof o->grader_fault, "the intake could not read the hand-in: %.200s", line + 7);
+    snprintf(path, sizeof path, "%s/%s/grader-fault", dir, l->folder);
+    first_line(path, line, sizeof line);
+    if (*line)
+        snprintf(o->grader_fault, sizeof o->grader_fault, "the sealed compile could not run here: %.200s", line);
+}
+
 static struct outcome check_one(const struct lesson *l, const char *src)
 {
     struct outcome o = {0};
-    char dir[512], binary[1024], result[1024], srcarg[600];
+    char dir[512], binary[1024], result[1024], srcarg[600], fault[1024];
     build_dir(dir, sizeof dir, src);
     /* check (the GPU judge) or check-emu (the emulator): the Makefile says which. */
     const char *judge = getenv("WB_JUDGE") && *getenv("WB_JUDGE") ? getenv("WB_JUDGE") : "check";
     snprintf(binary, sizeof binary, "%s/%s/%s", dir, l->folder, judge);
     snprintf(result, sizeof result, "%s/%s/result", dir, l->folder);
+    snprintf(fault, sizeof fault, "%s/%s/grader-fault", dir, l->folder);
     snprintf(srcarg, sizeof srcarg, "SRC=%s", src);
     const char *make = getenv("MAKE") ? getenv("MAKE") : "make";
     char *build[] = {(char *)make, "-s", "--no-print-directory", srcarg, binary, NULL};
     remove(result); /* no record of an earlier check outlives a file that no longer builds */
-    if (run_command(build, NULL, 1) != 0)
+    remove(fault);
+    if (run_command(build, NULL, 1) != 0) {
+        build_evidence(&o, dir, l);
         return o;
+    }
     o.built = 1;
     struct explainer why = explain_start(l, dir, srcarg);
     char *run[] = {binary, NULL};
-    run_command(run, result, 0);
+    int rc = run_command(run, result, 0);
     char err[600];
     o.ran = record_read(result, &o.rec, err, sizeof err) == 0;
+    if (!o.ran) /* the judge is the grader's: whatever a kernel does, it leaves its record */
+        snprintf(o.grader_fault, sizeof o.grader_fault, "lesson %d's judge left no record (exit %d): %.200s",
+                 l->number, rc, err);
+    else if (o.rec.ncases == 0 && !o.rec.no_gpu) /* the judge said why it graded nothing (its log) */
+        snprintf(o.grader_fault, sizeof o.grader_fault, "lesson %d's judge could not run the reference kernels "
+                 "or start its runners (exit %d): its log says why", l->number, rc);
     explain_finish(&why, o.ran && !o.rec.no_gpu && o.rec.speed_ms > 0);
     return o;
 }
@@ -210,6 +248,10 @@ static const char *verdict(const struct outcome *o, char *buf, size_t len)
         snprintf(buf, len, "not handed in");
     else if (o->not_started)
         snprintf(buf, len, "not started (make lessonN)");
+    else if (o->grader_fault[0])
+        snprintf(buf, len, "not graded: the grader's fault");
+    else if (o->refused)
+        snprintf(buf, len, grade_dir ? "refused (its log says why)" : "refused (see above)");
     else if (!o->built)
         snprintf(buf, len, grade_dir ? "does not build (its log says why)" : "does not build (see above)");
     else if (!o->ran || r->ncases == 0)
@@ -388,6 +430,33 @@ static const char *case_note(const struct check_record *r, const struct case_rec
     return "";
 }
 
+/* Whether src has a file for lesson l, as the intake finds it (a folder, flat, an archive): a
+ * file it refuses is handed in, and graded 0 with the sentence why. */
+static int handed_in(const char *src, const struct lesson *l)
+{
+    struct intake_file f;
+    char hash[17];
+    int rc = intake_handin(src, NULL, NULL, &l, 1, &f, hash);
+    intake_file_free(&f);
+    return rc != 0 || f.verdict != INTAKE_ABSENT;
+}
+
+/* OUTDIR/grader-faults: "N why" a line for each lesson not graded through no fault of the
+ * student (grade-all leaves such a hand-in "not graded", to be graded again), from the judges'
+ * evidence alone; empty when every lesson was graded. */
+static int write_grader_faults(const char *outdir, const struct lesson **ls, const struct outcome *out, int n)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/grader-faults", outdir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (out[i].grader_fault[0])
+            fprintf(f, "%d %s\n", ls[i]->number, out[i].grader_fault);
+    return fclose(f);
+}
+
 /* make grade: every lesson graded into OUTDIR as results.json (Gradescope's autograder format),
  * junit.xml (cmocka's test cases, one testsuite per lesson) and summary.txt; the reports of the
  * check programs, which hold anything the kernels printed, stay in lesson-N.log. The verdicts come
@@ -411,13 +480,12 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         snprintf(xml, sizeof xml, "%s/lesson-%d.xml", outdir, ls[n]->number);
         remove(log);
         remove(xml);
-        char work[512];
-        path_of(work, sizeof work, src, ls[n]);
-        if (!file_exists(work)) { /* not handed in: nothing to build, said as such */
+        if (!handed_in(src, ls[n])) { /* nothing to build, said as such */
             out[n] = (struct outcome){.not_started = 1};
             FILE *f = fopen(log, "w");
             if (f) {
-                fprintf(f, "There is no %s: lesson %d was not handed in.\n", work, ls[n]->number);
+                fprintf(f, "%s has no %s/%s.cu: lesson %d was not handed in.\n", src, ls[n]->folder, ls[n]->kernel,
+                        ls[n]->number);
                 fclose(f);
             }
             continue;
@@ -428,6 +496,10 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         grade_log = grade_xml = NULL;
         if (out[n].rec.no_gpu)
             return 3;
+    }
+    if (write_grader_faults(outdir, ls, out, n) != 0) {
+        fprintf(stderr, "Cannot write %s/grader-faults: %s\n", outdir, strerror(errno));
+        return 2;
     }
     snprintf(path, sizeof path, "%s/results.json", outdir);
     FILE *json = fopen(path, "w");

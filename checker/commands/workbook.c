@@ -6,7 +6,11 @@
  *   workbook status                   make status
  *   workbook hint N                   make hint: the next hint of lesson N
  *   workbook reset N                  make reset: keep a copy of the student's file, restore the stub
- *   workbook lint SRC KERNEL          the lesson files' rules (kernels only), before compiling
+ *   workbook intake [--root DIR] [--need] HANDIN STAGE|--hash [N...]
+ *                                     a hand-in's lesson files copied through the intake (intake.h)
+ *                                     into STAGE, the hash of them printed; --need: exit 1 unless
+ *                                     every lesson asked was copied (make's step)
+ *   workbook lint SRC KERNEL [SHOWN]  the lesson files' rules (kernels only), before compiling
  *   workbook compile-report SRC LOG   show a compiler log as the student's file:line messages
  *   workbook author-check             every lesson complete, no stub already solved (make test)
  *   workbook mutate FILE DIR          write the wrong kernel FILE (a .mutant) describes into DIR
@@ -40,7 +44,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | record SRC N [--forget] | grade SRC DIR N... | status | hint N | reset N | "
-                    "lint SOURCE KERNEL | compile-report SOURCE LOG | author-check | mutate FILE DIR | cases [KIND|NAME...] | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY | lessons [--lesson N] FIELD...\n(the Makefile runs these for you: make help)\n");
+                    "intake [--root DIR] [--need] HANDIN STAGE|--hash [N...] | lint SOURCE KERNEL [SHOWN] | compile-report SOURCE LOG | author-check | mutate FILE DIR | cases [KIND|NAME...] | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY | lessons [--lesson N] FIELD...\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -71,7 +75,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "lint") == 0)
-        return argc == 4 ? cmd_lint(argv[2], argv[3]) : usage();
+        return argc == 4 || argc == 5 ? cmd_lint(argv[2], argv[3], argc == 5 ? argv[4] : argv[2]) : usage();
     if (strcmp(cmd, "gate") == 0)
         return argc == 7 ? cmd_gate(argv[2], argv[3], argv[4], argv[5], argv[6]) : usage();
     if (strcmp(cmd, "compile-report") == 0)
@@ -101,6 +105,8 @@ int main(int argc, char **argv)
         return argc == 4 ? cmd_mutate(argv[2], argv[3]) : usage();
     if (strcmp(cmd, "cases") == 0)
         return cmd_cases(argc - 2, argv + 2);
+    if (strcmp(cmd, "intake") == 0)
+        return cmd_intake(argc - 2, argv + 2);
     if (strcmp(cmd, "grade") == 0)
         return argc >= 5 ? cmd_grade(argv[2], argv[3], argc - 4, argv + 4) : usage();
     if (strcmp(cmd, "check") == 0)

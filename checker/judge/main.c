@@ -654,6 +654,10 @@ static int image_error(int cuda_error)
     return cuda_error == 200 || cuda_error == 209 || cuda_error == 218 || cuda_error == 222;
 }
 
+/* probe_device's answer when the student's kernel alone could not run, and its sentence. */
+#define PROBE_STUDENT 2
+static char probe_failure[800];
+
 /* The first job, 1 x 1: the GPU is there and every role's kernels load on it. A GPU that cannot
  * run what was built (another architecture) is the grader's problem, never the student's: the
  * lesson is not graded here (EXIT_NO_GPU), with the cause. */
@@ -688,6 +692,15 @@ static int probe_device(void)
     job_free(&m);
     if (rc == 0)
         return 0;
+    /* The student's kernel alone failed to load or run (an instruction the interpreter refuses, a
+     * kernel the GPU will not launch): the student's 0, each case saying why. A GPU that cannot
+     * run what the grader built is the grader's (below), whatever the student's kernel printed. */
+    if (checking.device.failed_role == ROLE_STUDENT && (checking.emulator || (checking.device.device[0] &&
+                                                                              !image_error(checking.device.cuda_error)))) {
+        say("Your kernel could not run: %s\n", why);
+        snprintf(probe_failure, sizeof probe_failure, "Your kernel could not run: %s\n", why);
+        return PROBE_STUDENT;
+    }
     if (checking.emulator) {
         say("The emulator could not run lesson %d's kernels: %s\n", checking.lesson->number, why);
         return -1;
@@ -955,6 +968,14 @@ int main(int argc, char **argv)
     }
     record_cases(tests, ntests);
     int probe = probe_device();
+    if (probe == PROBE_STUDENT) { /* every case failed, for the reason said */
+        for (int i = 0; i < checking.record.ncases; i++) {
+            checking.record.cases[i].result = RESULT_FAILED;
+            checking.record.cases[i].output = strdup(probe_failure);
+        }
+        write_result(0);
+        return 1;
+    }
     if (probe != 0) {
         record_free(&checking.record); /* nothing was graded: the record holds no case */
         checking.record.ncases = 0;

@@ -94,6 +94,8 @@ if [ -n "${TEST_TOOLS:-}" ]; then
   command -v stress-ng >/dev/null 2>&1 || install_or_say stress-ng "stress-ng (make test's load test)" "Fedora: sudo dnf install stress-ng"
   command -v "${PANDOC:-pandoc}" >/dev/null 2>&1 || install_or_say pandoc "pandoc (make test's site test)" "Fedora: sudo dnf install pandoc"
   command -v chromium >/dev/null 2>&1 || install_or_say chromium "chromium (make test's site test)" "Fedora: sudo dnf install chromium"
+  [ -f /usr/include/archive.h ] || [ -f /usr/local/include/archive.h ] ||
+    install_or_say libarchive-dev "libarchive (hand-ins as archives: make test's intake test)" "Fedora: sudo dnf install libarchive-devel"
 fi
 
 # make docs needs pandoc.

@@ -41,6 +41,7 @@
 #
 # Environment (all optional):
 #   NVCC                the compiler (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc)
+#   WB_SHOWN            the path SRC is named by in messages and line tables (default: SRC)
 #   WB_SEALED_CACHE     a folder (e.g. build/sealed-cache) for the result cache above and the
 #                       dependency list of an empty file, one per toolkit and flag set; unset or
 #                       empty: every call compiles, and computes that list (+0.45 s)
@@ -88,8 +89,11 @@ if [ $# -gt 0 ]; then
 fi
 extra=("$@")
 [ -n "$src" ] && [ -n "$out" ] || usage
-# SRC as the messages show it: control characters (a newline in a file name) would forge lines.
-shown=${src//[$'\001'-$'\037'$'\177']/?}
+# SRC as the messages and the line tables name it: WB_SHOWN where SRC is the intake's copy of a
+# student's file (checker/include/intake.h). Control characters (a newline in a file name) would
+# forge lines.
+as=${WB_SHOWN:-$src}
+shown=${as//[$'\001'-$'\037'$'\177']/?}
 
 has_arch=0
 for f in "${extra[@]}"; do
@@ -313,7 +317,7 @@ in_src=$box_path/kernel.cu
 # one but for two things: the mangled names of internal functions in .debug_str, which hash the
 # file's path, and, in a cubin's line table, the source's time and size (0: ptxas cannot see
 # SRC). Only a path that is safe inside a PTX string is put there.
-case $src in /*) abs_src=$src ;; *) abs_src=$(pwd -P)/$src ;; esac
+case $as in /*) abs_src=$as ;; *) abs_src=$(pwd -P)/$as ;; esac
 [[ $abs_src =~ ^[][A-Za-z0-9\ \'_./+,:=@%~#\(\)-]+$ ]] || abs_src=$in_src
 
 # Lines of the compiler's output as the student's file:line, without nvcc's boilerplate and
