@@ -48,8 +48,9 @@ h=$dir/fifo && mkdir -p "$h/03_bank_conflicts" && mkfifo "$h/03_bank_conflicts/t
 refused fifo 3 'is a named pipe \(FIFO\), not a file'
 h=$dir/sparse && mkdir -p "$h/03_bank_conflicts" && truncate -s 2G "$h/03_bank_conflicts/transpose_shared.cu"
 refused sparse 3 'is 2147483648 bytes, over the 1024 KiB a lesson file may have'
-h=$dir/hard-link && mkdir -p "$h/03_bank_conflicts" && ln "$(sol 3)" "$h/03_bank_conflicts/transpose_shared.cu" 2>/dev/null &&
-  refused hard-link 3 'has 2 names \(a hard link\)'
+# (A second name for a copy: one for the solution itself would make the sealed compile refuse it.)
+h=$dir/hard-link && mkdir -p "$h/03_bank_conflicts" && cp "$(sol 3)" "$dir/someone-elses.cu" &&
+  ln "$dir/someone-elses.cu" "$h/03_bank_conflicts/transpose_shared.cu" && refused hard-link 3 'has 2 names \(a hard link\)'
 h=$dir/both && mkdir -p "$h/03_bank_conflicts" && cp "$(sol 3)" "$h/03_bank_conflicts/" && cp "$(sol 3)" "$h/"
 refused both 3 'has both 03_bank_conflicts/transpose_shared.cu and transpose_shared.cu'
 if [ "$EUID" = 0 ]; then # a device node needs root to make; the intake must not open it
