@@ -5,8 +5,10 @@
 # we are root, as an unprivileged user. Each hostile hand-in must be refused with the sentence
 # that names its cause, in under a second, and earn nothing; honest ones laid out as courses lay
 # them out (a folder, flat, an archive) are graded.
+# EMU= (set, empty) grades with the GPU judge where there is a GPU; the emulator otherwise.
 set -u
 make=${MAKE:-make}
+emu=${EMU-1}
 wb=build/workbook
 $make -s --no-print-directory build/workbook || exit 1
 dir=$PWD/build/intake-test
@@ -23,7 +25,7 @@ bad() { failed=$((failed + 1)); echo "  WRONG: $1"; [ -z "${2:-}" ] || printf '%
 refused() {
   local name=$1 lessons=$2 want=$3 out rc t0 t
   t0=$(date +%s%N)
-  out=$(timeout 20 $make -s --no-print-directory check EMU=1 LESSON="$lessons" SRC="$dir/$name" 2>&1)
+  out=$(timeout 20 $make -s --no-print-directory check EMU="$emu" LESSON="$lessons" SRC="$dir/$name" 2>&1)
   rc=$? t=$((($(date +%s%N) - t0) / 1000000))
   if [ $rc -eq 124 ]; then bad "$name: make check hung (killed after 20 s)" "$out"; return; fi
   local l n=0
@@ -67,7 +69,7 @@ else bad "the GPU judge's build of a linked hand-in was not stopped by the intak
 
 # make grade: the links hand-in scores 0, and results.json says why.
 rm -rf "$dir/grade-links"
-$make -s --no-print-directory grade EMU=1 SRC="$dir/links-to-solutions" GRADE_DIR="$dir/grade-links" \
+$make -s --no-print-directory grade EMU="$emu" SRC="$dir/links-to-solutions" GRADE_DIR="$dir/grade-links" \
   GRADE_LESSONS="1 3 4 5" > /dev/null 2>&1
 if python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["score"] != 0)' "$dir/grade-links/results.json" &&
    grep -q 'symbolic link' "$dir/grade-links/results.json"; then
@@ -112,7 +114,7 @@ refused many.zip 3 'more than 4096 entries or 64 MiB unpacked'
 # ---- honest hand-ins, as courses lay them out --------------------------------------------
 graded() {
   local name=$1 want=$2 out
-  out=$(timeout 300 $make -s --no-print-directory check EMU=1 LESSON=3 SRC="$name" 2>&1)
+  out=$(timeout 300 $make -s --no-print-directory check EMU="$emu" LESSON=3 SRC="$name" 2>&1)
   if grep -qE '^3 [^ ]+ +passed +20/20' <<<"$out" && grep -qF -- "$want" <<<"$out"; then ok "$3 graded, named $want"
   else bad "$3 not graded as it must be" "$out"; fi
 }
