@@ -115,7 +115,8 @@ refused many.zip 3 'more than 4096 entries or 64 MiB unpacked'
 graded() {
   local name=$1 want=$2 out
   out=$(timeout 300 $make -s --no-print-directory check EMU="$emu" LESSON=3 SRC="$name" 2>&1)
-  if grep -qE '^3 [^ ]+ +passed +20/20' <<<"$out" && grep -qF -- "$want" <<<"$out"; then ok "$3 graded, named $want"
+  if grep -qE '^3 [^ ]+ +passed +20/20' <<<"$out" && grep -qF -- "$want" <<<"$out"; then
+    ok "$3 graded, named $want ($(grep -m1 -oE '^Judge: [^(,]*' <<<"$out"))"
   else bad "$3 not graded as it must be" "$out"; fi
 }
 mkdir -p "$dir/flat" && cp "$(sol 3)" "$dir/flat/"
