@@ -279,7 +279,16 @@ static void take_from_folder(struct handin *h, const char *folder, const char *f
 
 /* ---- the hand-in ---- */
 
-struct handin *handin_open(const char *root, const char *name, int *refused, char *why, size_t len)
+/* A sentence made safe to show: names inside an archive, or a stage's line, are the student's,
+ * and a control character in them could forge a line of the report or move the terminal. */
+static void printable(char *text)
+{
+    for (unsigned char *c = (unsigned char *)text; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}
+
+static struct handin *open_handin(const char *root, const char *name, int *refused, char *why, size_t len)
 {
     *refused = 0;
     struct handin *h = calloc(1, sizeof *h);
@@ -360,6 +369,14 @@ struct handin *handin_open(const char *root, const char *name, int *refused, cha
     return NULL;
 }
 
+struct handin *handin_open(const char *root, const char *name, int *refused, char *why, size_t len)
+{
+    struct handin *h = open_handin(root, name, refused, why, len);
+    if (!h) /* (a student's folder name in grade-all is the student's) */
+        printable(why);
+    return h;
+}
+
 void handin_take(struct handin *h, const char *folder, const char *file, struct intake_file *out)
 {
     memset(out, 0, sizeof *out);
@@ -377,6 +394,7 @@ void handin_take(struct handin *h, const char *folder, const char *file, struct 
         snprintf(said, sizeof said, "In %.200s, %.500s.", h->shown, out->why);
         snprintf(out->why, sizeof out->why, "%s", said);
     }
+    printable(out->why);
 }
 
 void intake_file_free(struct intake_file *f)

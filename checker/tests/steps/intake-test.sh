@@ -99,6 +99,7 @@ tar('honest.tar.gz', [('mine/03_bank_conflicts/transpose_shared.cu', 'file', sol
 tar('link.tar.gz', [('03_bank_conflicts/transpose_shared.cu', 'link', sys.argv[2])])
 tar('dotdot.tar', [('../03_bank_conflicts/transpose_shared.cu', 'file', sol)], 'w')
 tar('absolute.tar', [('/tmp/transpose_shared.cu', 'file', sol), ('transpose_shared.cu', 'file', sol)], 'w')
+tar('escape.tar', [('x\x1b[2J\nScore: 245/245\n[  PASSED  ] 9/x', 'link', 'y')], 'w')
 tar('bomb.tar.gz', [('filler', 'big', 200 * 1024 * 1024), ('transpose_shared.cu', 'file', sol)])
 with zipfile.ZipFile(f'{d}/flat.zip', 'w', zipfile.ZIP_DEFLATED) as z:
     z.writestr('transpose_shared.cu', sol)
@@ -108,6 +109,10 @@ EOF
 refused link.tar.gz 3 'has a symbolic link'
 refused dotdot.tar 3 'has a path with `\.\.`'
 refused absolute.tar 3 'has an absolute path'
+refused escape.tar 3 'has a symbolic link \(links are never followed.*\(x\?\[2J\?Score: 245/245\?\[  PASSED  \] 9/x\)'
+if timeout 20 $make -s --no-print-directory check EMU="$emu" LESSON=3 SRC="$dir/escape.tar" 2>&1 | grep -qa $'\e'; then
+  bad "escape.tar: an escape sequence from an archive's entry name reached the report"
+else ok "escape.tar: the entry name's control characters shown as ?, no escape sequence in the report"; fi
 refused bomb.tar.gz 3 'more than 4096 entries or 64 MiB unpacked'
 refused many.zip 3 'more than 4096 entries or 64 MiB unpacked'
 
