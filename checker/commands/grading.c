@@ -459,8 +459,8 @@ static int write_grader_faults(const char *outdir, const struct lesson **ls, con
 
 /* make grade: every lesson graded into OUTDIR as results.json (Gradescope's autograder format),
  * junit.xml (cmocka's test cases, one testsuite per lesson) and summary.txt; the reports of the
- * check programs, which hold anything the kernels printed, stay in lesson-N.log. The verdicts come
- * from the check programs' result files, never from what was printed. */
+ * check programs, which quote what the kernels printed (quote.h), stay in lesson-N.log. The
+ * verdicts come from the check programs' result files, never from what was printed. */
 int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
 {
     char path[1024], log[1024], xml[1024], v[64];
@@ -533,10 +533,13 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
             snprintf(name, sizeof name, "%s: %s", title, v);
             json_test(json, &first, name, ls[i]->number, 0, 0, ls[i]->points, "failed", report ? report : "", 0);
             free(report);
-            fprintf(junit, "  <testsuite name=\"lesson %d (%s)\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n"
-                           "    <testcase classname=\"lesson %d\" name=\"build and run\"><failure message=\"%s\"/></testcase>\n"
-                           "  </testsuite>\n",
-                    ls[i]->number, ls[i]->folder, ls[i]->number, v);
+            fprintf(junit, "  <testsuite name=\"lesson %d (", ls[i]->number);
+            xml_text(junit, ls[i]->folder);
+            fprintf(junit, ")\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n"
+                           "    <testcase classname=\"lesson %d\" name=\"build and run\"><failure message=\"",
+                    ls[i]->number);
+            xml_text(junit, v);
+            fprintf(junit, "\"/></testcase>\n  </testsuite>\n");
         } else {
             /* One test per case, with its points and its part of the report. */
             for (int k = 0; k < r->ncases; k++) {

@@ -19,9 +19,11 @@ struct isolate_result {
     int status;
     double seconds;  /* wall time until it ended or was killed */
     double cpu_seconds; /* CPU time the child (and what it waited for) used */
-    char output[2048]; /* what the child printed (stdout and stderr), cut to fit */
+    char output[8192]; /* the start of what the child printed (stdout and stderr): more than a
+                        * report quotes of it (quote.h) */
     size_t output_len;
     int output_cut;    /* 1 when the child printed more than output holds */
+    size_t output_bytes, output_lines; /* what it printed in all (a last line without a newline counted) */
     int start_errno;   /* ISOLATE_NOT_STARTED: why */
     double cpu_limit;  /* the CPU-time limit the caller set, 0 for none */
     char budget[160];  /* ISOLATE_OUT_OF_CPU: how the limit was set, for the report */

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "check_run.h"
+#include "quote.h"
 
 struct check_run checking;
 
@@ -44,16 +45,36 @@ static void keep_for_case(const char *text)
         va_end(ap);                          \
     } while (0)
 
-void say(const char *fmt, ...)
+/* Text to the report, and to the running case's record. */
+static void narrate(const char *text)
 {
-    char text[4096];
-    FORMAT_ARGS(text, fmt);
     FILE *out = checking.narrate_to_stderr ? stderr : stdout;
     if (checking.narrate_to_stderr)
         fputs("# ", out);
     fputs(text, out);
     fflush(out);
     keep_for_case(text);
+}
+
+void say(const char *fmt, ...)
+{
+    char text[4096];
+    FORMAT_ARGS(text, fmt);
+    narrate(text);
+}
+
+void say_quoted(const char *who, const char *text, size_t len, size_t printed_bytes, size_t printed_lines)
+{
+    char *block = quote_fenced(who, text, len, printed_bytes, printed_lines);
+    /* A line at a time: with cmocka's TAP or XML on stdout, each gets its "# ". */
+    for (char *line = block, *nl; line && *line; line = nl + 1) {
+        nl = strchr(line, '\n'); /* quote_fenced ends every line */
+        char end = nl[1];
+        nl[1] = '\0';
+        narrate(line);
+        nl[1] = end;
+    }
+    free(block);
 }
 
 void case_fail(const char *fmt, ...)

@@ -52,6 +52,9 @@ extern struct check_run checking;
 /* The report, on stdout (stderr with `# ` when cmocka's TAP/XML has stdout); what is said during
  * a case is kept in its record too. */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Text that is not the checker's words (what a kernel printed: who, "Your kernel"), said fenced
+ * and escaped (quote.h): no line of it can pass for the report's own or act on a terminal. */
+void say_quoted(const char *who, const char *text, size_t len, size_t printed_bytes, size_t printed_lines);
 /* Ends the current case as failed with this sentence (cmocka's failure; kept in the record). */
 void case_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Ends the current case unjudged: RESULT_SKIPPED (never a pass) or RESULT_ELSEWHERE. */

@@ -82,22 +82,6 @@ void job_free(struct job_mem *m)
     m->job = NULL;
 }
 
-/* What a runner printed (a kernel's printf), shown as it is and never read as a result. */
-static void show_child_output(const struct isolate_result *r)
-{
-    if (r->output_len == 0)
-        return;
-    say("  The kernels printed (shown as is, never read as a result):\n");
-    for (const char *p = r->output; *p;) {
-        const char *nl = strchr(p, '\n');
-        int len = nl ? (int)(nl - p) : (int)strlen(p);
-        say("  | %.*s\n", len, p);
-        p += len + (nl ? 1 : 0);
-    }
-    if (r->output_cut)
-        say("  | ... (more output cut)\n");
-}
-
 /* A text from a runner: printable characters only (a runner speaks of the student's file, whose
  * names and text it quotes). */
 static void take_text(char *dst, size_t len, const char *src, size_t srclen)
@@ -505,8 +489,8 @@ static int run_sides(struct gpu_job *const *jobs, int n, double timeout_s, char 
             snprintf(r->budget, sizeof r->budget, "%.1f s, 20 times what %s took", r->cpu_limit, reference_name());
         else
             snprintf(r->budget, sizeof r->budget, "TIMEOUT=%.0f s", r->cpu_limit);
-        if (sides[k] == SIDE_STUDENT)
-            show_child_output(r);
+        if (sides[k] == SIDE_STUDENT) /* its kernel's printf: never read as a result, and quoted */
+            say_quoted("Your kernel", r->output, r->output_len, r->output_bytes, r->output_lines);
         int got = side_read(jobs, s, r, sides[k], why, len);
         side_abandon(s);
         if (got < done)

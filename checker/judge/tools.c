@@ -169,10 +169,12 @@ static int sanitizer_verdict(struct watch *w, int started, char *const argv[], c
     }
     char why[700];
     if (r->outcome == ISOLATE_EXITED)
-        snprintf(why, sizeof why, "it stopped with exit code %d: %.300s", r->status, r->output);
+        snprintf(why, sizeof why, "it stopped with exit code %d", r->status);
     else
         isolate_describe(r, why, sizeof why);
     say("    %-10s could not run: %s\n", tool, why);
+    if (r->outcome == ISOLATE_EXITED) /* the tool's words and the kernel's printf, mixed */
+        say_quoted("The tool's run", r->output, r->output_len, r->output_bytes, r->output_lines);
     return -1;
 }
 

@@ -249,6 +249,8 @@ static void output_is_captured_not_shown(void **state)
     assert_int_equal(r.output_len, strlen("hello on stdout 42\n") + strlen("complaint on stderr\n"));
     assert_int_equal(strlen(r.output), r.output_len);
     assert_int_equal(r.output_cut, 0);
+    assert_int_equal(r.output_bytes, r.output_len);
+    assert_int_equal(r.output_lines, 2);
     assert_int_equal(leaked, 0);
 }
 
@@ -276,6 +278,8 @@ static void too_much_output_is_cut(void **state)
     assert_int_equal(r.output_len, sizeof r.output - 1);
     assert_int_equal(r.output[r.output_len], '\0');
     assert_memory_equal(r.output, "abcdefghijklmnopqrstuvwxyzabc", 29); /* the start is kept */
+    assert_int_equal(r.output_bytes, n); /* and the whole counted: one line without a newline */
+    assert_int_equal(r.output_lines, 1);
 }
 
 /* What isolate_describe says of each outcome, into the buffer it is given. */

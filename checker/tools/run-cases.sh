@@ -10,7 +10,8 @@
 #   attack    each of the red team's files (checker/redteam/) is refused twice, as a student's
 #             file and with the lint skipped (WB_SKIP_LINT=1, so that the layers below it are
 #             tried too), and its side effect does not happen: its sentinel file is not made
-#             and no process it started (named wb-redteam-survivor) outlives it.
+#             and no process it started (named wb-redteam-survivor) outlives it; what its
+#             kernel printed reaches the report quoted (checker/tools/check-quoted.py).
 # The cases and their columns come from `build/workbook cases` (checker/commands/cases.c), the
 # one reader of the .mutant files. Each report is kept in build/KIND-DIR/NAME.log (-gpu after
 # the folder's name for the GPU judge: make test runs both judges at once on a GPU machine).
@@ -172,21 +173,23 @@ grade_attack() {
   exec 8>&- 9>&-
   [ -n "$same" ] && modes+=(unlinted)
   for mode in "${modes[@]}"; do
-    local out rc ok=0 from=$mode
+    local out rc raw ok=0 from=$mode
     [ $mode = unlinted ] && [ -n "$same" ] && from=linted
     out=$(cat "$dir/$name-$from.log") rc=$(cat "$dir/$name-$from.rc")
+    # What a kernel printed reaches the report quoted: no byte a terminal acts on, all UTF-8.
+    raw=$(checker/tools/check-quoted.py "$dir/$name-$from.log") && raw="" || raw="; $raw"
     # An attack with nothing to act on in either judge (no host code of a lesson file is
     # compiled, only device code) may pass, as long as it did nothing.
     { [ "$rc" -ne 0 ] && said "$out" "${expect[$mode]}"; } || { [ "$rc" -eq 0 ] && [ "$may" = yes ]; } && ok=1
     if [ -z "$effect" ] && no_gpu "$dir/$name-$from" "$lesson"; then # a side effect fails it all the same
       echo skip; printf '  skipped (no GPU): %s\n' "$name" >&2
-    elif [ $ok = 1 ] && [ -z "$effect" ] && ! leaks "$out"; then
+    elif [ $ok = 1 ] && [ -z "$effect$raw" ] && ! leaks "$out"; then
       echo pass; printf '  refused, as it must (%-8s): %-22s ("%s")%s\n' "$mode" "$name" "${expect[$mode]}" \
         "$([ $from != $mode ] && echo " [the lint passes it: the linted check stands for this one]")" >&2
     else
       echo fail
-      printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s; its report:\n%s\n' "$mode" "$name" "$rc" \
-        "${expect[$mode]}" "${effect:+; $effect}" "$(indent "$(tail -n 25 <<<"$out")")" >&2
+      printf '  NOT REFUSED AS IT MUST (%s): %s (exit %d, expected "%s")%s%s; its report:\n%s\n' "$mode" "$name" "$rc" \
+        "${expect[$mode]}" "${effect:+; $effect}" "$raw" "$(indent "$(tail -n 25 <<<"$out")")" >&2
     fi
   done
 }

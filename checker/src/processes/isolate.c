@@ -25,6 +25,18 @@ static void read_capture(FILE *f, struct isolate_result *r)
     r->output_len = fread(r->output, 1, sizeof r->output - 1, f);
     r->output[r->output_len] = '\0';
     r->output_cut = fgetc(f) != EOF;
+    /* All of it counted (the rest is not kept): a report says how much it did not show. */
+    char chunk[8192], last = '\n';
+    size_t got;
+    r->output_bytes = r->output_lines = 0;
+    rewind(f);
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        for (size_t i = 0; i < got; i++)
+            r->output_lines += chunk[i] == '\n';
+        r->output_bytes += got;
+        last = chunk[got - 1];
+    }
+    r->output_lines += last != '\n';
 }
 
 void isolate_close_from(int lowest)
