@@ -10,7 +10,8 @@
 #define MAX_RESIDUE_SHAPES 40
 
 /* The sizes of one dimension that put it in every class its grains (ascending, 0-terminated)
- * make: 1; for each grain g below the largest, 3g (a multiple of g and of no larger grain); the
+ * make: 1; for each grain g below the largest, and each power of two below it (a kernel may key
+ * on a part of a grain), 3g (a multiple of g and of no larger grain); the
  * largest grain M itself, and M - 1, M + 1, M + 2 (-1, 1 and 2 modulo every grain; with M, all
  * four residues modulo 4). Ascending, no repeats; returns how many (at most max). */
 int residue_sizes(const int *grains, int *out, int max);

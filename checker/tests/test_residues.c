@@ -14,7 +14,8 @@
 #include "residues.h"
 #include "unit.h"
 
-static const char *const families[] = {"matmul", "matmul_128", "transpose", "transpose_32x8", "reduce", "reduce_4096"};
+static const char *const families[] = {"matmul", "matmul_128", "matmul_f16", "transpose", "transpose_32x8", "reduce",
+                                       "reduce_4096"};
 
 static int has(const int *v, int n, int (*ok)(int v, int g), int g)
 {
@@ -45,6 +46,13 @@ static void each_dimension_in_every_class(void **state)
             }
             for (int r = 0; r < 4; r++)
                 assert_true(has(v, n, mod4, r));
+            /* every power of two below the largest grain too: a kernel may key on part of a grain
+             * (the halves' chunk is 8 elements: N % 8 == 4 must be tried) */
+            int largest = 1;
+            for (int k = 0; k < MAX_GRAINS && grains[k]; k++)
+                largest = grains[k];
+            for (int p = 2; p < largest; p *= 2)
+                assert_true(has(v, n, multiple_only, p));
         }
 }
 

@@ -31,6 +31,10 @@ int residue_sizes(const int *grains, int *out, int max)
     int n = add_size(out, 0, max, 1), largest = largest_grain(grains);
     for (int k = 0; k < MAX_GRAINS && grains[k] > 0 && grains[k] < largest; k++)
         n = add_size(out, n, max, 3 * grains[k]);
+    /* A kernel may key on a power of two below a grain (a 16-byte copy of halves taken when
+     * N % 4 == 0, where 8 halves make the chunk): 3p for each, a multiple of p and of no more. */
+    for (int p = 2; p < largest; p *= 2)
+        n = add_size(out, n, max, 3 * p);
     for (int d = -1; d <= 2; d++)
         n = add_size(out, n, max, largest + d);
     return n;
