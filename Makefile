@@ -332,8 +332,8 @@ $(COMMON)/emu/%.o: checker/runner/emu/%.c $(HEADERS) checker/runner/emu/emu.h ch
 # their PTX), with the job, the tracer and its sentences (checker/runner/emu/) and the sandbox.
 PTX_OBJECTS := $(patsubst checker/runner/ptx/%.c,$(COMMON)/ptx/%.o,$(wildcard checker/runner/ptx/*.c)) \
   $(addprefix $(COMMON)/emu/,emu_job.o emu_trace.o emu_report.o) $(COMMON)/sandbox.o
-$(COMMON)/ptx/%.o: checker/runner/ptx/%.c checker/runner/ptx/ptx.h checker/runner/ptx/ptx_exec.h $(HEADERS) \
-    checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
+$(COMMON)/ptx/%.o: checker/runner/ptx/%.c checker/runner/ptx/ptx.h checker/runner/ptx/ptx_exec.h \
+    checker/runner/ptx/ptx_float.h $(HEADERS) checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx -c $< -o $@
 $(PTX_RUNNER): $(PTX_OBJECTS) $(LIBCHECKER)
@@ -413,8 +413,8 @@ build/tests/ptx_kernels.ptx: checker/tests/ptx/kernels.cu
 	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
 
 build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.ptx \
-    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o) $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) \
-    $(TEST_HEADERS)
+    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o) \
+    $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_kernels.ptx"' \
 	  '-DWB_PTX_SOURCE="checker/tests/ptx/kernels.cu"' -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm

@@ -8,7 +8,8 @@
  *   lesson: 2
  *   expect: a phrase the check's report must contain ("a | b": either)
  *   only: emulator      (optional: a mistake only the emulator's order of threads exposes
- *                        every time; on a GPU it may pass by luck, so it is not run there)
+ *                        every time; on a GPU it may pass by luck, so it is not run there; in
+ *                        checker/redteam/, an attack on the interpreter's own code)
  *   gpu-needs: SANITIZE (optional, with only: emulator: on a GPU it is run after all when this
  *                        gate is on, SANITIZE=1 or PROFILE=1, which must then reject it)
  *   expect-unlinted: (checker/redteam/ only) the phrase when the lint is skipped (WB_SKIP_LINT=1),

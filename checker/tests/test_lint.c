@@ -90,6 +90,14 @@ REFUSALS_TEST(refuses_each_breach, lint_k,
     {"void host(void) { asm(\"nop\"); }\n" KERNEL_OK, 1, "inline assembly is allowed only in the body"},
     {"namespace n { asm(\".global .u32 s;\"); }\n" KERNEL_OK, 1, "inline assembly is allowed only"},
     {"__device__ int x;\nvoid f() { asm(\"nop\"); }\n" KERNEL_OK, 2, "inline assembly is allowed only"},
+    /* Clocks and SM ids: a result must not depend on when or where the kernel runs (issue 45). */
+    {KERNEL_DOING("long long t = clock64();"), 3, "`clock64()`: lesson files may not read clocks or SM ids: a "
+                                                  "kernel's result must not depend on when or where it runs"},
+    {KERNEL_DOING("out[0] = (float)clock ();"), 3, "`clock()`: lesson files may not read clocks"},
+    {"#define NOW clock64\n" KERNEL_DOING("out[0] = (float)NOW();"), 4, "`clock64()`"},
+    {KERNEL_DOING("unsigned s;\n    asm(\"mov.u32 %0, %%smid;\" : \"=r\"(s));"), 4,
+     "`%smid` in inline assembly: lesson files may not read clocks or SM ids"},
+    {KERNEL_DOING("asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(out));"), 3, "`%globaltimer` in inline"},
 )
 
 /* Files it must pass: what kernels, their helpers and their constants use. */
@@ -113,6 +121,8 @@ static const char *const allowed[] = {
     "__device__ void wait(void) { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); }\n" KERNEL_OK,
     KERNEL_DOING("__asm__(\"bar.sync 0;\");"),
     "#define DEV __device__\nDEV void f(void) { if (1) { __asm(\"membar.cta;\"); } }\n" KERNEL_OK,
+    /* a name that only begins like a clock, and %nsmid, which is the same on every H200 */
+    KERNEL_DOING("int clocks = 1; unsigned n;\n    asm(\"mov.u32 %0, %%nsmid; // %%clocked\" : \"=r\"(n));"),
 };
 
 static void allows_kernels_helpers_constants(void **state)

@@ -7,11 +7,15 @@
  * lanes that cannot come, a missing __syncwarp, plain and atomic counters, two blocks writing
  * one element, a misaligned float4; bytes in flight measured while counting; the tensor cores'
  * ldmatrix and mma.sync in the PTX ISA's layouts, ldmatrix's bank conflicts per phase, and a
- * warp instruction half a warp reaches; and correct kernels left alone.
+ * warp instruction half a warp reaches; correct kernels left alone; and what issue 45's red team
+ * found: the rounding modes, .sat, bfind.shiftamt and %nsmid as the PTX ISA defines them, the sink
+ * `_` written nowhere, parameter reads outside the parameters, barriers for some of the warps and
+ * ld.global of shared memory refused, and every index the parser must resolve or refuse.
  *
  * Built with the PTX's path and the source's name for messages, both relative to the
  * repository's root, where the test runs:
  *   -DWB_PTX_KERNELS='"build/tests/ptx_kernels.ptx"' -DWB_PTX_SOURCE='"checker/tests/ptx/kernels.cu"' */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,7 +144,25 @@ static int run_partial_shuffle(float *o, unsigned mask, int first_out, int sourc
 {
     return launch("_Z15partial_shufflePfjii", 1, 32, 4, P(o), I(mask), I(first_out), I(source));
 }
-static int run_clock_wait(float *o) { return launch("_Z10clock_waitPf", 1, 32, 1, P(o)); }
+static int run_rounding(const float *in, float *o, int i, unsigned u, long long ll, double d)
+{
+    union {
+        double d;
+        uint64_t bits;
+    } v = {d};
+    return launch("_Z8roundingPKfPfijxd", 1, 32, 6, P(in), P(o), I(i), I(u), (uint64_t)ll, v.bits);
+}
+static int run_saturate_ffs_nsmid(const float *in, float *o)
+{
+    return launch("_Z18saturate_ffs_nsmidPKfPf", 1, 32, 2, P(in), P(o));
+}
+static int run_sinks(float *o) { return launch("_Z5sinksPf", 1, 32, 1, P(o)); }
+static int run_param_at(float *o, long long offset)
+{
+    return launch("_Z8param_atPfx", 1, 32, 2, P(o), (uint64_t)offset);
+}
+static int run_named_barrier(float *o, int count) { return launch("_Z13named_barrierPfi", 1, 64, 2, P(o), I(count)); }
+static int run_global_of_shared(float *o) { return launch("_Z16global_of_sharedPf", 1, 32, 1, P(o)); }
 static int run_ldmatrix_tile(float *o, int stride, int trans, int swizzle)
 {
     return launch("_Z13ldmatrix_tilePfiii", 1, 32, 4, P(o), I(stride), I(trans), I(swizzle));
@@ -455,11 +477,121 @@ static void masks_naming_absent_lanes_are_reported(void **state)
     assert_true(out[15] == 3.0f);
 }
 
-static void clock64_moves_forward(void **state)
+/* ---- what the PTX ISA defines, exactly (issue 45: each ran as something else before) ---- */
+
+/* The float just below or above the exact value x (a double holding it exactly, or so close that
+ * no float lies between): what .rm and .rp give, and .rz toward zero. */
+static float below(double x)
+{
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+}
+static float above(double x)
+{
+    float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
+
+/* Each rounding mode where it differs from the nearest (rounding in kernels.cu), against values
+ * derived here without a rounding mode: the exact result's neighbours among the floats. */
+static void rounding_modes_are_exact(void **state)
 {
     (void)state;
-    assert_run(run_clock_wait(out), 0);
-    assert_true(out[31] == 1.0f);
+    float *in = out + 64, *o = out;
+    const float x = 1.0f + 0x1p-23f;
+    const float inputs[] = {1.0f, 1e-8f, 3.0f, 2.0f, x, 1e-40f};
+    memcpy(in, inputs, sizeof inputs);
+    long long ll = (1ll << 60) + 1;
+    assert_run(run_rounding(in, o, 16777217, 0xffffffffu, ll, 1.0 + 1e-10), 0);
+    const double xx = (double)x * x, third = 1.0 / 3.0;
+    const float want[20] = {
+        above(1.0 + 1e-8f), below(1.0 + 1e-8f), -below(1.0 + 1e-8f), -above(1.0 + 1e-8f), below(third),
+        above(third), above(xx), below(xx), below(xx - 1.0), above(xx - 1.0),
+        below(sqrt(2.0)), above(sqrt(2.0)), below(third), 16777216.0f, 16777218.0f,
+        4294967040.0f, nextafterf(0x1p60f, INFINITY) /* 2^60 + 1, up */, 1.0f, nextafterf(1.0f, 2.0f), 0.0f,
+    };
+    for (int k = 0; k < 20; k++) {
+        if (o[k] != want[k])
+            print_error("out[%d] = %a, expected %a\n", k, (double)o[k], (double)want[k]);
+        assert_true(o[k] == want[k]);
+    }
+    assert_true(signbit(o[19]) == 0);
+    double d;
+    memcpy(&d, o + 32, sizeof d);
+    assert_true(d == nextafter(1.0, 2.0)); /* 1 + 1e-16, up: the double after 1 */
+}
+
+/* __saturatef clamps to [0, 1] (NaN to 0), __ffs counts from 1 (0 for none), %nsmid is the H200's. */
+static void saturate_ffs_and_nsmid(void **state)
+{
+    (void)state;
+    float *in = out + 64, *o = out;
+    const float sat_in[6] = {-1.0f, 0.25f, 2.0f, NAN, 1.5f, 1.0f};
+    const int ffs_in[4] = {1, (int)0x80000000u, 12, 0};
+    memcpy(in, sat_in, sizeof sat_in);
+    memcpy(in + 6, ffs_in, sizeof ffs_in);
+    assert_run(run_saturate_ffs_nsmid(in, o), 0);
+    const float want[11] = {0.0f, 0.25f, 1.0f, 0.0f, 1.0f, 1.0f, 1.0f, 32.0f, 3.0f, 0.0f, 132.0f};
+    for (int k = 0; k < 11; k++) {
+        if (o[k] != want[k])
+            print_error("out[%d] = %g, expected %g\n", k, (double)o[k], (double)want[k]);
+        assert_true(o[k] == want[k]);
+    }
+}
+
+/* The sink `_` written: nowhere (before, it was register -1, a write below the register file of a
+ * value the kernel chose), and the other destination of a pair still right. */
+static void sink_destinations_write_nowhere(void **state)
+{
+    (void)state;
+    uint32_t zero = 0;
+    memcpy(out + 64, &zero, sizeof zero);
+    assert_run(run_sinks(out), 0);
+    for (int t = 0; t < 32; t++) {
+        assert_true(out[t] == (t != 5 ? 1.0f : 0.0f));
+        assert_true(out[32 + t] == 7.0f);
+    }
+    uint32_t count;
+    memcpy(&count, out + 64, sizeof count);
+    assert_int_equal(count, 32);
+}
+
+/* A parameter address at run time: inside the parameters it reads them; 8 bytes before them it
+ * is refused (before, offset + size wrapped around to 0 and passed the bounds check: the runner's
+ * stack was read). */
+static void parameter_reads_outside_are_refused(void **state)
+{
+    (void)state;
+    assert_run(run_param_at(out, 8), 0);
+    assert_true(out[31] == 8.0f);
+    const long long outside[] = {-8, -16, 16, INT64_MAX};
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
+        assert_run(run_param_at(out, outside[i]), EMU_OUT_OF_BOUNDS);
+        assert_said("a parameter access outside the kernel's parameters");
+    }
+}
+
+/* A barrier for the block's threads (its warps times 32) runs; one for some of its warps is
+ * refused by name, as the emulator does not run it (before, it ran as a whole-block barrier). */
+static void barriers_for_some_warps_are_refused(void **state)
+{
+    (void)state;
+    assert_run(run_named_barrier(out, 64), 0);
+    assert_true(out[0] == 32.0f && out[63] == 31.0f);
+    assert_run(run_named_barrier(out, 32), EMU_BAD_LAUNCH);
+    assert_said("waits at barrier 1 for 32 threads");
+    assert_said(at("named_barrier"));
+    assert_said("use __syncthreads()");
+}
+
+/* ld.global of shared memory's generic address: stopped, as a GPU faults (before, it was served
+ * from the block's shared memory and priced as global traffic). */
+static void global_access_of_shared_memory_is_stopped(void **state)
+{
+    (void)state;
+    assert_run(run_global_of_shared(out), EMU_OUT_OF_BOUNDS);
+    assert_said("reads shared memory through a global address");
+    assert_said(at("global_of_shared"));
 }
 
 /* ---- bytes in flight ---- */
@@ -660,17 +792,21 @@ static void async_copies_fill_and_reuse(void **state)
 
 /* What the interpreter does not run is refused when the PTX is read, by name, never run as
  * something else: a label where an address goes, half-precision arithmetic, a cache policy, a
- * negative count of groups. */
-/* One instruction read as the body of a kernel with registers of every kind: a reader of
- * refusals.h. */
+ * negative count of groups; and (issue 45) every index it would trust at run time: a register
+ * written that is none, the sink read, a parameter, shared, local or constant address outside its
+ * window; the clocks and ids a result must not depend on; the approximations only a GPU knows. */
+/* One instruction (or a few, and declarations) read as the body of a kernel with registers of
+ * every kind, an 8-byte parameter k_param_0, 16 bytes of shared memory s and 16 of __constant__ c:
+ * a reader of refusals.h. */
 static int parse_instruction(const char *insn, char *err, size_t errlen, int *line)
 {
     (void)line;
     char text[2048];
     snprintf(text, sizeof text,
-             ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k()\n{\n"
+             ".version 8.0\n.target sm_90\n.address_size 64\n\n.const .align 4 .b32 c[4];\n\n"
+             ".visible .entry k(.param .u64 k_param_0)\n{\n"
              "\t.reg .b16 %%rs<4>;\n\t.reg .b32 %%r<4>;\n\t.reg .f32 %%f<8>;\n\t.reg .b64 %%rd<4>;\n"
-             "$L_x:\n\t%s\n\tret;\n}\n", insn);
+             "\t.reg .pred %%p<2>;\n\t.shared .align 4 .b8 s[16];\n$L_x:\n\t%s\n\tret;\n}\n", insn);
     struct ptx_module m;
     memset(&m, 0, sizeof m);
     int rc = ptx_parse(text, &m);
@@ -690,7 +826,70 @@ REFUSALS_TEST(unrunnable_instructions_are_refused_by_name, parse_instruction,
     {"cp.async.bulk.shared::cluster.global [%r1], [%rd1], 16, [%rd2];", 0, "not the bulk copies"},
     {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f1,%f2,%f3,%f4};",
      0, "m16n8k16.row.col.f32.f16.f16.f32 alone"},
+    /* registers: each index the interpreter would use, resolved here */
+    {"mov.u32 1, %r1;", 0, "operand 1 is written, so it must be a register"},
+    {"setp.eq.s32 %clock, %r1, 1;", 0, "may not read clocks"},
+    {"add.s32 %r1, %r2;", 0, "'add.s32' takes 3 operands, not 2"},
+    {"vote.sync.ballot.b32 %r1;", 0, "takes 3 operands"},
+    {"add.s32 %r1, _, 1;", 0, "operand 2 reads the sink `_`"},
+    {"st.global.u32 [%rd1], _;", 0, "reads the sink"},
+    {"ld.global.u32 %r1, [_];", 0, "cannot take the address '_'"},
+    {"bra %r1;", 0, "a branch's target must be a label"},
+    {"mov.u32 %r1, $L_x;", 0, "a label where a value goes"},
+    {"add.s32 {%r1, %r2}, %r1, 1;", 0, "operand 1 is written, so it must be a register"},
+    {"ld.global.v4.f32 {%f1, %f2}, [%rd1];", 0, "a vector of 2 where the instruction takes another number"},
+    {"mov.b64 {%r1, %r2}, {%r1, %r2};", 0, "one of its operands is a vector, not both"},
+    {"ld.global %r1, [%rd1];", 0, "needs a type"},
+    {".reg .b32 %q<65536>;", 0, "more than 65536 registers"},
+    /* parameters, shared, local and constant addresses the PTX fixes: inside their window */
+    {"ld.param.u64 %rd1, [k_param_0+-16];", 0, "outside the kernel's 8 bytes of parameter memory"},
+    {"ld.param.v2.u64 {%rd1, %rd2}, [k_param_0+-16];", 0, "addresses 16 bytes at k_param_0-16, outside"},
+    {"ld.param.u64 %rd1, [k_param_0+2147483647];", 0, "outside the kernel's 8 bytes of parameter memory"},
+    {"ld.param.u64 %rd1, [k_param_0+9223372036854775807];", 0, "outside the kernel's 8 bytes"},
+    {"ld.param.u32 %r1, [k_param_0+6];", 0, "addresses 4 bytes at k_param_0+6"},
+    {"ld.shared.u32 %r1, [k_param_0];", 0, "accesses shared memory at k_param_0, which lies in parameter memory"},
+    {"ld.global.u32 %r1, [s];", 0, "accesses global memory at s, which lies in shared memory"},
+    {"ld.shared.u32 %r1, [s+16];", 0, "outside the kernel's 16 bytes of shared memory"},
+    {"st.shared.v2.u32 [s+-4], {%r1, %r2};", 0, "outside the kernel's 16 bytes of shared memory"},
+    {"ld.const.u32 %r1, [c+16];", 0, "outside the kernel's 16 bytes of __constant__ memory"},
+    {"ld.shared.u32 %r1, [4096];", 0, "outside the kernel's 16 bytes of shared memory"},
+    {".local .align 4 .b8 l[8];\n\tld.local.u64 %rd1, [l+4];", 0, "outside the kernel's 8 bytes of local memory"},
+    {".shared .align 3 .b8 t[4];", 0, ".align needs a power of two"},
+    {".shared .b8 t[1073741824][4];", 0, "the variable t is too large"},
+    /* what a kernel's result must not depend on: when and where it runs */
+    {"mov.u64 %rd1, %clock64;", 0, "%clock64: lesson files may not read clocks or SM ids: a kernel's result must not "
+                                   "depend on when or where it runs"},
+    {"mov.u32 %r1, %clock;", 0, "lesson files may not read clocks or SM ids"},
+    {"mov.u64 %rd1, %globaltimer;", 0, "lesson files may not read clocks or SM ids"},
+    {"mov.u32 %r1, %globaltimer_lo;", 0, "lesson files may not read clocks or SM ids"},
+    {"mov.u32 %r1, %smid;", 0, "lesson files may not read clocks or SM ids"},
+    {"mov.u32 %r1, %warpid;", 0, "lesson files may not read clocks or SM ids"},
+    /* the approximations only a GPU's hardware defines, and what the interpreter does not run */
+    {"div.approx.f32 %f1, %f2, %f3;", 0, "an approximation that a GPU computes in its special function units"},
+    {"div.full.f32 %f1, %f2, %f3;", 0, "an approximation"},
+    {"sqrt.approx.f32 %f1, %f2;", 0, "an approximation"},
+    {"ex2.approx.ftz.f32 %f1, %f2;", 0, "an approximation"},
+    {"rsqrt.approx.f32 %f1, %f2;", 0, "an approximation"},
+    {"bar.arrive 1, 64;", 0, "an arrival at a named barrier without waiting"},
+    {"dp4a.u32.u32 %r1, %r2, %r3, %r1;", 0, "the instruction 'dp4a.u32.u32' is not one the interpreter runs"},
 )
+
+/* The forms ptxas allows that the parser must take as they are: a sink in each place a result may
+ * be discarded, and fixed addresses at the edges of their windows. */
+static void valid_forms_are_read(void **state)
+{
+    (void)state;
+    static const char *const forms[] = {
+        "setp.eq.s32 _|%p1, %r1, 5;", "setp.eq.s32 %p1|_, %r1, 5;", "setp.eq.s32 _, %r1, 5;",
+        "atom.global.add.u32 _, [%rd1], 1;", "mov.b64 {%r1, _}, %rd1;", "ld.param.u32 %r1, [k_param_0+4];",
+        "ld.shared.v4.u32 {%r0, %r1, %r2, %r3}, [s];", "ld.const.u32 %r1, [c+12];", "mov.u32 %r1, %nsmid;",
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char err[400] = "";
+        if (parse_instruction(forms[i], err, sizeof err, NULL))
+            fail_msg("refused \"%s\": %s", forms[i], err);
+    }
+}
 
 int main(void)
 {
@@ -712,7 +911,12 @@ int main(void)
         cmocka_unit_test(misaligned_float4_stops_the_run),
         cmocka_unit_test(misaligned_float4_is_reported),
         cmocka_unit_test(masks_naming_absent_lanes_are_reported),
-        cmocka_unit_test(clock64_moves_forward),
+        cmocka_unit_test(rounding_modes_are_exact),
+        cmocka_unit_test(saturate_ffs_and_nsmid),
+        cmocka_unit_test(sink_destinations_write_nowhere),
+        cmocka_unit_test(parameter_reads_outside_are_refused),
+        cmocka_unit_test(barriers_for_some_warps_are_refused),
+        cmocka_unit_test(global_access_of_shared_memory_is_stopped),
         cmocka_unit_test(bytes_in_flight_are_measured),
         cmocka_unit_test(ldmatrix_gives_the_isa_layout),
         cmocka_unit_test(ldmatrix_conflicts_are_counted_per_phase),
@@ -724,6 +928,7 @@ int main(void)
         cmocka_unit_test(async_copies_fill_and_reuse),
         cmocka_unit_test(mma_after_the_warp_came_apart),
         cmocka_unit_test(unrunnable_instructions_are_refused_by_name),
+        cmocka_unit_test(valid_forms_are_read),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

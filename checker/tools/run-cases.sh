@@ -149,6 +149,9 @@ grade_mutant() {
 grade_attack() {
   local name=$2 lesson=$3 file=$4 sentinel=${11} may=${12} lessonfile=${15} dir mode modes=() effect="" same=""
   dir=$(reports attack)
+  if [ "$7" = emulator ] && [ -z "${EMU:-}" ]; then # an attack on the interpreter's own code
+    echo skip; printf '  skipped (emulator only: an attack on the interpreter): %s\n' "$name" >&2; return
+  fi
   declare -A expect=([linted]=$5 [unlinted]=$6)
   exec 8> build/redteam.lock 9> "build/redteam-$name.lock" && flock -s 8 && flock 9
   [ -n "$sentinel" ] && rm -f "$sentinel" # a run stopped midway may have left it

@@ -92,6 +92,11 @@ expect "a warning is shown as work/warn.cu:1 and the file compiles" 0 '^work/war
 printf '%s\n' '__constant__ float t[32];' '__global__ void k(float *x) { t[threadIdx.x] = 1; x[0] = t[0]; }' > work/const.cu
 expect "a store to __constant__ memory (nvcc drops it) is an error on its line" 1 \
   '^work/const\.cu:2: error: this stores to __constant__ memory' "$sc" ptx work/const.cu o.ptx
+printf '%s\n' '__global__ void k(float *x)' \
+  '{ unsigned s; asm("mov.u32 %0, %%smid;" : "=r"(s)); x[0] = s; }' > work/smid.cu
+expect "a read of %smid (a result that depends on where it runs) is an error on its line, for a cubin too" 1 \
+  "^work/smid\.cu:2: error: reads %smid: lesson files may not read clocks or SM ids" \
+  "$sc" cubin work/smid.cu o.cubin -- -arch=sm_90
 for i in $(seq 3000); do echo "#warning padding the compiler output to more than 64 KiB, line $i"; done > work/chatty.cu
 echo "$k" >> work/chatty.cu
 out=$("$sc" ptx work/chatty.cu o.ptx 2>&1)

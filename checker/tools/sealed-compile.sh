@@ -601,6 +601,22 @@ deliver() {
   exit 0
 }
 compile_error() { show_log; cache_put "$1" 1; exit 1; }
+# timer_reads PTX: the first read of a special register that tells when or where a kernel runs, as
+# `SRC(LINE): error: ...` (LINE: the .loc in force, or the line that inlined a header's code; a
+# comment is no read), or nothing. The interpreter refuses the same names (ptx_parse.c).
+timer_reads() {
+  LC_ALL=C awk -v src="$in_src" '
+    BEGIN { timers = "%(clock|clock_hi|clock64|globaltimer|globaltimer_lo|globaltimer_hi|smid|warpid|nwarpid|gridid)" }
+    $1 == ".loc" && $2 == 1 { line = $3 }
+    $1 == ".loc" && $2 != 1 && match($0, /inlined_at 1 [0-9]+/) { line = substr($0, RSTART + 13, RLENGTH - 13) }
+    { s = $0; sub(/\/\/.*/, "", s) }
+    match(s, timers "([^A-Za-z0-9_$]|$)") {
+      name = substr(s, RSTART, RLENGTH); sub(/[^A-Za-z0-9_%]$/, "", name)
+      printf "%s(%d): error: reads %s: lesson files may not read clocks or SM ids: a kernel'"'"'s result must not " \
+             "depend on when or where it runs\n", src, line, name
+      exit
+    }' "$1"
+}
 
 # A hit never bypasses a check. The step-1 refusals (link, hard link, size, not a file) have run
 # on this call. The #include check is nvcc's list of what it read, and that is decided by the
@@ -685,6 +701,14 @@ printf '%s\n' "$log1" > "$T/log"
 if [ $status1 = 0 ] && grep -q 'Cannot store to pointer that points to constant memory space' "$T/log"; then
   sed -E -i 's/^warning: (.*\([0-9]+\)): Warning: Cannot store to pointer that points to constant memory space/\1: error: this stores to __constant__ memory, which a kernel may only read: nvcc drops the store (with a warning) and the kernel would not do what its source says; write to a global buffer instead/' "$T/log"
   status1=1
+fi
+# A read of a clock, a timer, or the id of the SM or warp slot it runs on (clock64(), an asm of
+# %globaltimer or %smid): a kernel's result would depend on when or where it runs, and a kernel
+# could tell the emulator from a GPU by it. Refused in both judges from the PTX (ptxas assembles
+# this very text), on the line its .loc names.
+if [ $status1 = 0 ] && plain "$box/kernel.ptx"; then
+  timer=$(timer_reads "$box/kernel.ptx")
+  [ -z "$timer" ] || { printf '%s\n' "$timer" >> "$T/log"; status1=1; }
 fi
 if [ $status1 != 0 ] || ! plain "$box/kernel.ptx"; then
   # A failure that names no line of SRC ("nvcc fatal: ..."): if an empty file fails the same

@@ -59,6 +59,7 @@ enum {
     F_WIDE = 1 << 0, F_HI = 1 << 1, F_LO = 1 << 2, F_UNI = 1 << 3, F_FTZ = 1 << 4, F_SAT = 1 << 5,
     F_APPROX = 1 << 6, F_TO = 1 << 7, F_CC = 1 << 8, F_VOLATILE = 1 << 9, F_NOFTZ = 1 << 10,
     F_TRANS = 1 << 11, /* ldmatrix .trans */
+    F_SHIFTAMT = 1 << 12, /* bfind .shiftamt: the left shift that brings the highest bit to the top */
 };
 /* Rounding (cvt, float arithmetic). */
 enum ptx_round { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI };
@@ -77,24 +78,29 @@ enum ptx_sub {
     CP_COPY, CP_COMMIT, CP_WAIT, CP_WAIT_ALL,
 };
 
-enum ptx_okind { K_NONE, K_REG, K_IMM, K_FIMM, K_SYM, K_SPECIAL, K_VEC, K_MEM, K_LABEL, K_SINK };
+enum ptx_okind { K_NONE, K_REG, K_IMM, K_FIMM, K_SYM, K_SPECIAL, K_VEC, K_MEM, K_LABEL };
 
-/* Special registers. */
+/* Special registers (the clocks, SM and warp-slot ids among them are refused when the PTX is read:
+ * a kernel's result must not depend on when or where it runs). */
 enum ptx_special {
     SR_TID_X, SR_TID_Y, SR_TID_Z, SR_NTID_X, SR_NTID_Y, SR_NTID_Z,
     SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z, SR_NCTAID_X, SR_NCTAID_Y, SR_NCTAID_Z,
     SR_LANEID, SR_WARPID, SR_NWARPID, SR_CLOCK, SR_CLOCK64, SR_LANEMASK_EQ, SR_LANEMASK_LT,
     SR_LANEMASK_LE, SR_LANEMASK_GT, SR_LANEMASK_GE, SR_SMID, SR_NSMID, SR_GRIDID, SR_GLOBALTIMER,
+    SR_COUNT
 };
+/* %nsmid: the SMs of the H200 the thresholds were calibrated on. */
+#define PTX_NSMID 132
 
 struct ptx_operand {
     uint8_t kind;  /* ptx_okind */
     uint8_t neg;   /* !%p */
     uint8_t nvec;  /* K_VEC: elements */
-    int reg;       /* K_REG, K_MEM's base (-1: none), K_SPECIAL's code, K_LABEL's instruction */
+    int reg;       /* K_REG, K_MEM's base (-1: none), K_SPECIAL's code, K_LABEL's instruction; the sink `_` is
+                      a register of its own (ptx_kernel.sink) */
     int sym;       /* K_SYM, K_MEM with a variable as base: its index (-1: none) */
     int64_t imm;   /* K_IMM, K_FIMM (the bits: 0f... as a float's, 0d... as a double's), K_MEM's offset */
-    int vec[4];    /* K_VEC: registers (-1: the sink `_`) */
+    int vec[4];    /* K_VEC: registers */
 };
 
 /* The longest name the parser takes; a longer one is refused (never cut: two cut names could
@@ -115,6 +121,7 @@ struct ptx_insn {
     uint8_t pred_neg;
     struct ptx_operand o[PTX_MAX_OPERANDS];
     int file, line, col;      /* the .loc in force (0: none) */
+    int at;                   /* its line in the PTX, for the parser's sentences */
     const char *text;         /* the opcode as written, for messages */
 };
 
@@ -141,12 +148,15 @@ struct ptx_param {
 };
 
 #define PTX_MAX_PARAMS 16
+#define PTX_MAX_PARAM_BYTES 4096 /* a kernel's parameter space, as PTX ISA 8 gives it */
+#define PTX_MAX_REGS (1 << 16)   /* registers a kernel may declare: lesson 10 declares 2186 */
 struct ptx_kernel {
     char name[PTX_NAME_MAX];
     struct ptx_param params[PTX_MAX_PARAMS];
     int nparams, param_bytes;
     struct ptx_reg *regs;
     int nregs;
+    int sink; /* the register that stands for `_`, which instructions write and nothing reads (-1: none) */
     struct ptx_insn *insns;
     int ninsns;
     size_t shared_bytes, local_bytes;

@@ -27,6 +27,7 @@
 #include "emu.h"
 #include "half.h"
 #include "ptx_exec.h"
+#include "ptx_float.h"
 
 #define MAX_THREADS 1024
 /* l: each lane of the mask m, lowest first. */
@@ -60,7 +61,6 @@ static struct {
     size_t shared_bytes;
     unsigned char *local; /* [thread][local_bytes] */
     size_t local_bytes;
-    unsigned long long clock;
     /* Bytes in flight, measured while counting. ptxas schedules a thread's loads together where
      * nothing stops it, whatever their order in the PTX: a load waits for the loads before it only
      * where its address, or a branch before it, depends on their values, or a loop's branch back
@@ -251,13 +251,13 @@ static uint64_t special(int sr, int t)
     case SR_LANEID: return (uint64_t)lane;
     case SR_WARPID: return (uint64_t)(t / 32);
     case SR_NWARPID: return (uint64_t)X.warps;
-    case SR_CLOCK: case SR_CLOCK64: case SR_GLOBALTIMER: return ++X.clock;
+    case SR_NSMID: return PTX_NSMID;
     case SR_LANEMASK_EQ: return 1u << lane;
     case SR_LANEMASK_LT: return (1u << lane) - 1;
     case SR_LANEMASK_LE: return (uint32_t)((2ull << lane) - 1);
     case SR_LANEMASK_GT: return (uint32_t)~((2ull << lane) - 1);
     case SR_LANEMASK_GE: return (uint32_t)~((1u << lane) - 1);
-    default: return 0;
+    default: return 0; /* (the clocks and ids the parser refuses) */
     }
 }
 
@@ -398,9 +398,51 @@ static inline unsigned char *local_of(int t)
     return X.local + (size_t)t * X.local_bytes;
 }
 
+/* Whether `size` bytes at offset a lie inside a window of `bytes`: a test that no address can make
+ * wrap around (a near 2^64, from a negative offset, would pass a + size <= bytes). */
+static inline int fits(uint64_t a, uint64_t size, uint64_t bytes)
+{
+    return a <= bytes && size <= bytes - a;
+}
+
+/* Whether `size` bytes at pointer p lie inside the window of `bytes` at base. */
+static inline int inside_window(const unsigned char *p, uint64_t size, const unsigned char *base, size_t bytes)
+{
+    return (uintptr_t)p >= (uintptr_t)base && fits((uintptr_t)p - (uintptr_t)base, size, bytes);
+}
+
+/* Whether `size` bytes at pointer p touch the window of `bytes` at base at all. */
+static inline int touches_window(const unsigned char *p, uint64_t size, const unsigned char *base, size_t bytes)
+{
+    return bytes && (uintptr_t)p < (uintptr_t)base + bytes && (uintptr_t)p + size > (uintptr_t)base;
+}
+
 /* Where an access lands: the tracer sees shared and global memory (as on a GPU, where local,
  * constant and parameter memory are not what the lessons count). */
 enum land { IN_SHARED, IN_LOCAL, IN_CONST, IN_PARAM, IN_GLOBAL };
+
+/* A .global access of `size` bytes at p that touches the block's shared memory, a thread's local
+ * memory or the __constant__ data: on a GPU those lie outside the global window, and the access
+ * faults (a generic address of shared memory used with ld.global: a pointer converted with the
+ * wrong cvta). Here they are the runner's own arrays, which the tracer would let a kernel touch:
+ * refused, with the error set. */
+static int not_global(int insn, int t, const unsigned char *p, uint64_t size, int write)
+{
+    char where[160], who[40];
+    const char *what = touches_window(p, size, X.shared, X.shared_bytes) ? "shared memory"
+                       : touches_window(p, size, X.local, X.local_bytes * (size_t)X.threads) ? "local memory"
+                       : touches_window(p, size, X.L->m->const_data, X.L->m->const_bytes) ? "__constant__ data"
+                                                                                           : NULL;
+    if (!what)
+        return 0;
+    fail(EMU_WILD_ACCESS,
+         "block (%u,%u): %s %s %s through a global address (%s): a .global access of an address that is not in "
+         "global memory, which stops the kernel on a GPU (a generic pointer to it converted with cvta.to.global, "
+         "or handed to ld.global?)",
+         blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), write ? "writes" : "reads", what,
+         ptx_where(insn, where, sizeof where));
+    return 1;
+}
 
 /* Where an access of `size` bytes at address a in space sp lands, for thread t: a pointer the
  * interpreter may use, or NULL after the error is set; *land says where, and *shared_off is the
@@ -413,7 +455,7 @@ static unsigned char *locate(int insn, int t, int sp, uint64_t a, int size, int 
     switch (sp) {
     case S_SHARED:
         *land = IN_SHARED;
-        if (a + (uint64_t)size > X.shared_bytes || a > X.shared_bytes) {
+        if (!fits(a, (uint64_t)size, X.shared_bytes)) {
             fail(EMU_OUT_OF_BOUNDS,
                  "block (%u,%u): %s %s shared memory at byte %lld, outside the block's %zu bytes of shared arrays "
                  "(%s): an index outside its tile?",
@@ -425,7 +467,7 @@ static unsigned char *locate(int insn, int t, int sp, uint64_t a, int size, int 
         return X.shared + a;
     case S_LOCAL:
         *land = IN_LOCAL;
-        if (a + (uint64_t)size > X.local_bytes || a > X.local_bytes) {
+        if (!fits(a, (uint64_t)size, X.local_bytes)) {
             fail(EMU_OUT_OF_BOUNDS,
                  "block (%u,%u): %s indexes a local array outside its bounds (%s): on a GPU it would %s memory "
                  "that is not the array's",
@@ -436,7 +478,7 @@ static unsigned char *locate(int insn, int t, int sp, uint64_t a, int size, int 
         return local_of(t) + a;
     case S_CONST:
         *land = IN_CONST;
-        if (write || a + (uint64_t)size > m->const_bytes || a > m->const_bytes) {
+        if (write || !fits(a, (uint64_t)size, m->const_bytes)) {
             fail(EMU_OUT_OF_BOUNDS, "block (%u,%u): %s %s __constant__ data outside its bounds, past its end (%s): an "
                  "index outside the table?",
                  blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), write ? "writes" : "reads",
@@ -446,7 +488,7 @@ static unsigned char *locate(int insn, int t, int sp, uint64_t a, int size, int 
         return m->const_data + a;
     case S_PARAM:
         *land = IN_PARAM;
-        if (write || a + (uint64_t)size > (uint64_t)X.k->param_bytes) {
+        if (write || !fits(a, (uint64_t)size, (uint64_t)X.k->param_bytes)) {
             fail(EMU_BAD_LAUNCH, "a parameter access outside the kernel's parameters (%s)",
                  ptx_where(insn, where, sizeof where));
             return NULL;
@@ -455,12 +497,14 @@ static unsigned char *locate(int insn, int t, int sp, uint64_t a, int size, int 
     default: { /* global or generic: one of the runner's own pointers, which the tracer checks */
         unsigned char *p = (unsigned char *)(uintptr_t)a;
         *land = IN_GLOBAL;
-        if (sp != S_GLOBAL && p >= X.shared && p + size <= X.shared + X.shared_bytes) {
+        if (sp == S_GLOBAL && not_global(insn, t, p, (uint64_t)size, write))
+            return NULL;
+        if (sp != S_GLOBAL && inside_window(p, (uint64_t)size, X.shared, X.shared_bytes)) {
             *land = IN_SHARED;
             *shared_off = (size_t)(p - X.shared);
-        } else if (sp != S_GLOBAL && p >= local_of(t) && p + size <= local_of(t) + X.local_bytes) {
+        } else if (sp != S_GLOBAL && inside_window(p, (uint64_t)size, local_of(t), X.local_bytes)) {
             *land = IN_LOCAL;
-        } else if (sp != S_GLOBAL && m->const_bytes && p >= m->const_data && p + size <= m->const_data + m->const_bytes) {
+        } else if (sp != S_GLOBAL && inside_window(p, (uint64_t)size, m->const_data, m->const_bytes)) {
             *land = IN_CONST;
             if (write) {
                 fail(EMU_WILD_ACCESS, "block (%u,%u): %s writes __constant__ data (%s)", blockIdx.x, blockIdx.y,
@@ -798,6 +842,37 @@ static double fbinary(int op, double a, double b, int ty)
     }
 }
 
+/* in's .ftz (f32 alone) on a value: a subnormal becomes a zero of its sign. */
+static inline double flush(const struct ptx_insn *in, double x)
+{
+    return in->type == T_F32 && (in->flags & F_FTZ) ? ptx_ftz(x) : x;
+}
+
+/* A float binary operation as in asks for it: .ftz on its inputs and result, its rounding mode,
+ * .sat. */
+static double float_binary(const struct ptx_insn *in, double a, double b)
+{
+    int fop = in->op == OP_ADD ? FOP_ADD : in->op == OP_SUB ? FOP_SUB : in->op == OP_MUL ? FOP_MUL
+              : in->op == OP_DIV ? FOP_DIV : -1;
+    a = flush(in, a), b = flush(in, b);
+    double r = fop >= 0 && ptx_directed(in->rnd) ? ptx_fop(fop, in->rnd, in->type == T_F32, a, b, 0)
+                                                 : fbinary(in->op, a, b, in->type);
+    r = flush(in, r);
+    return in->flags & F_SAT ? ptx_sat(r) : r;
+}
+
+/* fma (and mad) of floats as in asks for it: fused, one rounding in its mode. */
+static double float_fma(const struct ptx_insn *in, double a, double b, double c)
+{
+    int f32 = in->type == T_F32;
+    a = flush(in, a), b = flush(in, b), c = flush(in, c);
+    double r = ptx_directed(in->rnd) ? ptx_fop(FOP_FMA, in->rnd, f32, a, b, c)
+               : f32                 ? (double)fmaf((float)a, (float)b, (float)c)
+                                     : fma(a, b, c);
+    r = flush(in, r);
+    return in->flags & F_SAT ? ptx_sat(r) : r;
+}
+
 static int compare(int cmp, int ty, uint64_t a, uint64_t b)
 {
     if (is_f(ty)) {
@@ -873,22 +948,29 @@ static uint64_t convert(const struct ptx_insn *in, uint64_t v)
         return float_to_half((float)fval(v, st), in->rnd == R_RZ);
     if (st == T_F16 && is_f(dt))
         return fput(half_to_float((uint16_t)v), dt);
-    if (is_f(dt) && is_f(st)) {
+    int ftz_in = st == T_F32 && (in->flags & F_FTZ), ftz_out = dt == T_F32 && (in->flags & F_FTZ);
+    if (is_f(dt) && is_f(st)) { /* rounded to an integer, or to a float in its mode; .ftz, .sat */
         double d = fval(v, st);
+        d = ftz_in ? ptx_ftz(d) : d;
         if (in->rnd >= R_RNI)
             d = round_to_int(d, in->rnd);
-        return fput(d, dt);
+        else if (dt == T_F32 && st == T_F64 && ptx_directed(in->rnd))
+            d = ptx_fop(FOP_CVT, in->rnd, 1, d, 0, 0);
+        d = dt == T_F32 ? (double)(float)d : d;
+        d = ftz_out ? ptx_ftz(d) : d;
+        return fput(in->flags & F_SAT ? ptx_sat(d) : d, dt);
     }
-    if (is_f(dt)) { /* from an integer */
+    if (is_f(dt)) { /* from an integer, rounded once in its mode */
         double d = ptx_type_signed(st) ? (double)(int64_t)extend(v, st) : (double)extend(v, st);
-        if (st == T_S64 || st == T_U64) { /* round once, to float directly */
-            float f = ptx_type_signed(st) ? (float)(int64_t)v : (float)v;
-            return dt == T_F32 ? of_f(f) : fput(ptx_type_signed(st) ? (double)(int64_t)v : (double)v, dt);
-        }
-        return fput(d, dt);
+        if (ptx_directed(in->rnd))
+            d = ptx_from_int(in->rnd, dt == T_F32, ptx_type_signed(st), extend(v, st));
+        else if ((st == T_S64 || st == T_U64) && dt == T_F32) /* to float directly, not through a double */
+            d = ptx_type_signed(st) ? (float)(int64_t)v : (float)v;
+        return fput(in->flags & F_SAT ? ptx_sat(d) : d, dt);
     }
     if (is_f(st)) { /* to an integer: rounded, saturated, NaN to 0 */
         double d = fval(v, st);
+        d = ftz_in ? ptx_ftz(d) : d;
         if (isnan(d))
             return 0;
         d = round_to_int(d, in->rnd ? in->rnd : R_RZI);
@@ -1197,7 +1279,8 @@ static int whole_warp(const struct ptx_insn *in, int w)
         put_column(reg(o[0].reg, first), in->op == OP_CVT ? r : a, ty);
         break;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR:
-        if (ty == T_F32 && !(in->flags & ~(F_FTZ)) && (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL)) {
+        if (ty == T_F32 && !in->flags && in->rnd <= R_RN &&
+            (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL)) { /* the plain forms: nearest, no .ftz */
             a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb);
             uint64_t *d = reg(o[0].reg, first);
             for (int l = 0; l < 32; l++) {
@@ -1244,7 +1327,7 @@ static int whole_warp(const struct ptx_insn *in, int w)
         put_column(reg(o[0].reg, first), r, ty);
         break;
     case OP_FMA: case OP_MAD:
-        if (ty == T_F32 && !(in->flags & ~(F_FTZ))) {
+        if (ty == T_F32 && !in->flags && in->rnd <= R_RN) {
             a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb), c = column(&o[3], ty, first, bc);
             uint64_t *d = reg(o[0].reg, first);
             for (int l = 0; l < 32; l++)
@@ -1271,7 +1354,7 @@ static int whole_warp(const struct ptx_insn *in, int w)
         put_column(reg(o[0].reg, first), r, ty);
         break;
     case OP_SETP:
-        if (in->boolop || ty == T_PRED)
+        if (in->boolop || ty == T_PRED || (in->flags & F_FTZ))
             return 0;
         a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb);
         for (int l = 0; l < 32; l++)
@@ -1370,12 +1453,13 @@ static int cp_async(const struct ptx_insn *in, int i, int w, uint32_t exec)
             return EMU_OUT_OF_BOUNDS;
         const unsigned char *p = NULL;
         if (from > 0) {
-            if (!(p = locate(i, t, S_GLOBAL, src, from, 0, &land_at, &off)))
-                return EMU_OUT_OF_BOUNDS;
-            if ((p >= X.shared && p < X.shared + X.shared_bytes) ||
-                (p >= X.local && p < X.local + X.local_bytes * (size_t)X.threads))
+            p = (const unsigned char *)(uintptr_t)src;
+            if (touches_window(p, (uint64_t)from, X.shared, X.shared_bytes) ||
+                touches_window(p, (uint64_t)from, X.local, X.local_bytes * (size_t)X.threads))
                 return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s copies with cp.async (%s) from shared or local "
                             "memory: its source must be global memory", blockIdx.x, blockIdx.y, who, where);
+            if (!(p = locate(i, t, S_GLOBAL, src, from, 0, &land_at, &off)))
+                return EMU_OUT_OF_BOUNDS;
             /* checked (and a wild read stopped) before it is made, with no alignment of its own */
             emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
             emu_trace_read_bytes(p, (uint32_t)from, (uintptr_t)i + 1);
@@ -1510,6 +1594,35 @@ static int mma(const struct ptx_insn *in, int w)
         if (d[e] >= 0)
             set_marks(d[e], w, ~0u, mk[e]);
     emu_trace_mma();
+    return 0;
+}
+
+/* bar.sync a{, b} (and bar.red's a, b): barrier a of 16, for b threads counted by warps (32 for
+ * each that arrives). The emulator runs whole-block barriers alone (its race check orders a block's
+ * threads by barriers they all reach): b, where given, must be the block's warps times 32. */
+static int whole_block_barrier(const struct ptx_insn *in, int i, int w, uint32_t exec)
+{
+    int red = in->sub >= BAR_RED_POPC, counted = in->nops == (red ? 4 : 2), whole = X.warps * 32;
+    char who[40], where[160];
+    FOR_LANES(exec, l) {
+        int t = w * 32 + (int)l;
+        uint64_t id = val(&in->o[red], T_U32, t) & 0xffffffffu;
+        uint64_t count = counted ? val(&in->o[red + 1], T_U32, t) & 0xffffffffu : (uint64_t)whole;
+        if (id <= 15 && count == (uint64_t)whole)
+            continue;
+        thread_name(t, who, sizeof who);
+        ptx_where(i, where, sizeof where);
+        if (id > 15)
+            return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s waits at barrier %llu (%s): a block has barriers 0 to 15",
+                        blockIdx.x, blockIdx.y, who, (unsigned long long)id, where);
+        return fail(EMU_BAD_LAUNCH,
+                    "block (%u,%u): %s waits at barrier %llu for %llu threads (%s), where the block has %d in %d "
+                    "warps: a barrier for some of a block's warps (a named barrier with a thread count) is not "
+                    "something the emulator runs, since its race check orders a block's threads by barriers they "
+                    "all reach; use __syncthreads()",
+                    blockIdx.x, blockIdx.y, who, (unsigned long long)id, (unsigned long long)count, where, X.threads,
+                    X.warps);
+    }
     return 0;
 }
 
@@ -1687,9 +1800,7 @@ static int step(int w, int i, uint32_t active)
         } else if (is_f(ty)) {
             FOR_LANES(exec, l) {
                 int t = first + (int)l;
-                double r = fbinary(in->op, fval(val(&o[1], ty, t), ty), fval(val(&o[2], ty, t), ty), ty);
-                if (in->flags & F_SAT)
-                    r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
+                double r = float_binary(in, fval(val(&o[1], ty, t), ty), fval(val(&o[2], ty, t), ty));
                 put(o[0].reg, t, fput(r, ty), ty);
             }
         } else {
@@ -1719,13 +1830,9 @@ static int step(int w, int i, uint32_t active)
         if (is_f(ty)) {
             FOR_LANES(exec, l) {
                 int t = first + (int)l;
-                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t), c = val(&o[3], ty, t);
-                uint64_t r = ty == T_F32 ? of_f(fmaf(as_f(a), as_f(b), as_f(c))) : of_d(fma(as_d(a), as_d(b), as_d(c)));
-                if (in->flags & F_SAT) {
-                    double d = fval(r, ty);
-                    r = fput(isnan(d) ? 0 : d < 0 ? 0 : d > 1 ? 1 : d, ty);
-                }
-                put(o[0].reg, t, r, ty);
+                double a = fval(val(&o[1], ty, t), ty), b = fval(val(&o[2], ty, t), ty);
+                double c = fval(val(&o[3], ty, t), ty);
+                put(o[0].reg, t, fput(float_fma(in, a, b, c), ty), ty);
             }
         } else {
             int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
@@ -1738,33 +1845,29 @@ static int step(int w, int i, uint32_t active)
         set_marks(o[0].reg, w, exec, mk);
         break;
     }
-    case OP_NEG: case OP_ABS: case OP_NOT: case OP_CNOT: case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_EX2:
-    case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH: case OP_POPC: case OP_CLZ: case OP_BREV: {
+    case OP_NEG: case OP_ABS: case OP_NOT: case OP_CNOT: case OP_RCP: case OP_SQRT: case OP_POPC: case OP_CLZ:
+    case OP_BREV: { /* (the .approx functions, rsqrt, ex2 and the like, are refused when the PTX is read) */
         uint32_t mk = marks_of(in, 1, w, exec);
         FOR_LANES(exec, l) {
             int t = first + (int)l;
             uint64_t a = val(&o[1], ty, t), r = 0;
             if (is_f(ty)) {
-                double x = fval(a, ty), y;
-                int f32 = ty == T_F32;
-                switch (in->op) {
-                case OP_NEG: y = -x; break;
-                case OP_ABS: y = fabs(x); break;
-                case OP_RCP: y = f32 ? (double)(1.0f / (float)x) : 1.0 / x; break;
-                case OP_SQRT: y = f32 ? (double)sqrtf((float)x) : sqrt(x); break;
-                case OP_RSQRT: y = f32 ? (double)(1.0f / sqrtf((float)x)) : 1.0 / sqrt(x); break;
-                case OP_EX2: y = f32 ? (double)exp2f((float)x) : exp2(x); break;
-                case OP_LG2: y = f32 ? (double)log2f((float)x) : log2(x); break;
-                case OP_SIN: y = f32 ? (double)sinf((float)x) : sin(x); break;
-                case OP_COS: y = f32 ? (double)cosf((float)x) : cos(x); break;
-                case OP_TANH: y = f32 ? (double)tanhf((float)x) : tanh(x); break;
-                default: y = x;
-                }
+                double x = flush(in, fval(a, ty)), y;
+                int f32 = ty == T_F32, fop = in->op == OP_RCP ? FOP_RCP : FOP_SQRT;
+                if (in->op == OP_RCP || in->op == OP_SQRT)
+                    y = ptx_directed(in->rnd) ? ptx_fop(fop, in->rnd, f32, x, 0, 0)
+                        : in->op == OP_RCP    ? (f32 ? (double)(1.0f / (float)x) : 1.0 / x)
+                        : f32                 ? (double)sqrtf((float)x)
+                                              : sqrt(x);
+                else
+                    y = x;
+                if (f32 && (in->flags & F_FTZ))
+                    a = fput(x, ty); /* flushed (else the bits as they are: a NaN's payload kept) */
                 if (in->op == OP_NEG || in->op == OP_ABS) /* sign bit only, NaN's payload kept */
                     r = in->op == OP_NEG ? a ^ (f32 ? 0x80000000u : 0x8000000000000000ull)
                                          : a & (f32 ? 0x7fffffffu : 0x7fffffffffffffffull);
                 else
-                    r = fput(y, ty);
+                    r = fput(flush(in, y), ty);
             } else {
                 int wd = width(ty);
                 uint64_t x = extend(a, ty);
@@ -1825,6 +1928,8 @@ static int step(int w, int i, uint32_t active)
                 if (wd < 64)
                     a &= (1ull << wd) - 1;
                 r = a ? (uint64_t)(63 - __builtin_clzll(a)) : 0xffffffffu;
+                if ((in->flags & F_SHIFTAMT) && a) /* __ffs's way: the shift that brings that bit to the top */
+                    r = (uint64_t)(wd - 1) - r;
             } else if (in->op == OP_PRMT) {
                 uint64_t a = val(&o[1], T_B32, t) & 0xffffffffu, b = val(&o[2], T_B32, t) & 0xffffffffu,
                          c = val(&o[3], T_B32, t);
@@ -1854,7 +1959,10 @@ static int step(int w, int i, uint32_t active)
         uint32_t mk = marks_of(in, 1, w, exec);
         FOR_LANES(exec, l) {
             int t = first + (int)l;
-            int r = compare(in->cmp, ty, val(&o[1], ty, t), val(&o[2], ty, t));
+            uint64_t x = val(&o[1], ty, t), y = val(&o[2], ty, t);
+            if (ty == T_F32 && (in->flags & F_FTZ))
+                x = of_f((float)ptx_ftz(as_f(x))), y = of_f((float)ptx_ftz(as_f(y)));
+            int r = compare(in->cmp, ty, x, y);
             if (in->boolop) {
                 int c = (int)(val(&o[3], T_PRED, t) & 1);
                 r = in->boolop == B_AND ? r && c : in->boolop == B_OR ? r || c : r != c;
@@ -1911,9 +2019,9 @@ static int step(int w, int i, uint32_t active)
     case OP_MEMBAR: case OP_NANOSLEEP: case OP_PMEVENT:
         break;
     case OP_BAR: {
-        if (in->sub == BAR_ARRIVE)
-            return fail(EMU_BAD_LAUNCH, "bar.arrive (%s) is not something the interpreter runs",
-                        ptx_where(i, where, sizeof where));
+        int rc = whole_block_barrier(in, i, w, exec);
+        if (rc)
+            return rc;
         FOR_LANES(exec, l) {
             int t = first + (int)l;
             X.state[t] = AT_BARRIER;
@@ -2135,13 +2243,16 @@ static int complete(int w, uint32_t mask)
             set_marks(o[0].reg, w, 1u << l, value_marks & m ? 1u << l : 0);
             break;
         }
-        case OP_MATCH: {
+        case OP_MATCH: { /* match.any d, match.all d|p */
             uint32_t same = 0, m = op_mask(in, t) & mask;
+            int dst = o[0].kind == K_VEC ? o[0].vec[0] : o[0].reg;
             FOR_LANES(m, k)
                 if (in_val[k] == in_val[l])
                     same |= 1u << k;
-            put(o[0].reg, t, in->sub == MATCH_ANY ? same : same == m ? m : 0, T_B32);
-            set_marks(o[0].reg, w, 1u << l, value_marks & m ? 1u << l : 0);
+            put(dst, t, in->sub == MATCH_ANY ? same : same == m ? m : 0, T_B32);
+            set_marks(dst, w, 1u << l, value_marks & m ? 1u << l : 0);
+            if (o[0].kind == K_VEC)
+                put(o[0].vec[1], t, (uint64_t)(same == m), T_PRED);
             break;
         }
         case OP_REDUX: {

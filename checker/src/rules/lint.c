@@ -199,6 +199,28 @@ static int problem(struct lint_problem *p, int line, const char *fmt, ...)
 #define ASM_WHERE "inline assembly is allowed only in the body of a __device__ or __global__ function"
 static int is_asm(const char *s) { return strcmp(s, "asm") == 0 || strcmp(s, "__asm") == 0 || strcmp(s, "__asm__") == 0; }
 
+/* Clocks, timers and the ids of the SM or warp slot a kernel runs on: its result must depend on
+ * its inputs alone, and a kernel must not tell one judge from the other by them. The friendly
+ * first word; the sealed compile refuses the same reads in the PTX, and the interpreter too. */
+#define TIMER_RULE                                                                                                \
+    "lesson files may not read clocks or SM ids: a kernel's result must not depend on when or where it runs"
+
+/* The first special register of that kind that a literal (inline assembly's text) names between
+ * start and end, as `%name`, or NULL. */
+static const char *timer_in(const char *start, const char *end)
+{
+    static const char *const names[] = {"%clock64", "%clock_hi", "%clock", "%globaltimer_lo", "%globaltimer_hi",
+                                        "%globaltimer", "%smid", "%nwarpid", "%warpid", "%gridid"};
+    for (const char *c = start; c < end; c++)
+        for (size_t i = 0; *c == '%' && i < sizeof names / sizeof names[0]; i++) {
+            size_t n = strlen(names[i]);
+            if ((size_t)(end - c) >= n && strncmp(c, names[i], n) == 0 &&
+                (c + n == end || !(isalnum((unsigned char)c[n]) || c[n] == '_' || c[n] == '$')))
+                return names[i];
+        }
+    return NULL;
+}
+
 /* Names no lesson file may use: the reason, or NULL. */
 static const char *banned_name(const char *s)
 {
@@ -413,6 +435,12 @@ static int lint_spliced(const char *text, const int *lines, const char *kernel, 
         int in_function = depth > 0 && (has_word(&s, "__device__") || has_word(&s, "__global__"));
         if (why && !(is_asm(t.text) && in_function))
             return problem(p, t.line, "`%s`: %s", t.text, why);
+        if (is(&t, "(") && prev.kind == TOK_IDENT &&
+            (strcmp(resolve(&m, prev.text), "clock") == 0 || strcmp(resolve(&m, prev.text), "clock64") == 0))
+            return problem(p, t.line, "`%s()`: " TIMER_RULE, resolve(&m, prev.text));
+        const char *timer = t.kind == TOK_LITERAL ? timer_in(t.start, t.end) : NULL;
+        if (timer)
+            return problem(p, t.line, "`%s` in inline assembly: " TIMER_RULE, timer);
         if (is(&t, "__global__")) {
             kernels++;
             if (depth == 0 && s.nwords == 0)

@@ -176,13 +176,86 @@ __global__ void partial_shuffle(float *out, unsigned mask, int first_out, int so
     out[threadIdx.x] = __shfl_sync(mask, (float)threadIdx.x, source); /* L:partial_shuffle */
 }
 
-/* clock64() goes forward: a wait on it ends (grid 1, block 32). */
-__global__ void clock_wait(float *out)
+/* ---- what the PTX ISA defines beyond plain arithmetic (grid 1, block 32 unless said) ---- */
+
+/* The rounding modes, each where it differs from the nearest: in[0] = 1, in[1] = 1e-8, in[2] = 3,
+ * in[3] = 2, in[4] = 1 + 2^-23, in[5] = 1e-40 (subnormal); i = 16777217, u = 0xffffffff,
+ * ll = 2^60 + 1, d = 1 + 1e-10. out[k] as rounding_expected() in test_ptx_run.c; the doubles at
+ * out + 32. */
+__global__ void rounding(const float *in, float *out, int i, unsigned u, long long ll, double d)
 {
-    long long t0 = clock64();
-    while (clock64() - t0 < 100)
-        ;
-    out[threadIdx.x] = 1.0f;
+    float r[20];
+    r[0] = __fadd_ru(in[0], in[1]), r[1] = __fadd_rd(in[0], in[1]), r[2] = __fadd_rz(-in[0], -in[1]);
+    r[3] = __fsub_rd(-in[0], in[1]), r[4] = __fdiv_rd(in[0], in[2]), r[5] = __fdiv_ru(in[0], in[2]);
+    r[6] = __fmul_ru(in[4], in[4]), r[7] = __fmul_rz(in[4], in[4]), r[8] = __fmaf_rd(in[4], in[4], -in[0]);
+    r[9] = __fmaf_ru(in[4], in[4], -in[0]), r[10] = __fsqrt_rd(in[3]), r[11] = __fsqrt_ru(in[3]);
+    r[12] = __frcp_rz(in[2]), r[13] = __int2float_rz(i), r[14] = __int2float_ru(i), r[15] = __uint2float_rd(u);
+    r[16] = __ll2float_ru(ll), r[17] = __double2float_rd(d), r[18] = __double2float_ru(d);
+    asm("add.ftz.f32 %0, %1, %2;" : "=f"(r[19]) : "f"(in[5]), "f"(0.0f));
+    if (threadIdx.x < 20)
+        out[threadIdx.x] = r[threadIdx.x];
+    if (threadIdx.x == 0)
+        *(double *)(out + 32) = __dadd_ru((double)in[0], (double)in[1] * (double)in[1]);
+}
+
+/* __saturatef (cvt.sat) of in[0..5], __ffs (bfind.shiftamt) of the bits of in[6..9], %nsmid. */
+__global__ void saturate_ffs_nsmid(const float *in, float *out)
+{
+    int t = threadIdx.x;
+    unsigned nsmid;
+    asm("mov.u32 %0, %%nsmid;" : "=r"(nsmid));
+    if (t < 6)
+        out[t] = __saturatef(in[t]);
+    else if (t < 10)
+        out[t] = (float)__ffs(__float_as_int(in[t]));
+    else if (t == 10)
+        out[t] = (float)nsmid;
+}
+
+/* The sink `_` as a destination, as ptxas allows it: setp's result (its complement kept), an atomic's
+ * old value, a shuffle's predicate, half a mov's unpacking. out[t] = (t != 5), out[32 + t] = 7, the
+ * word at out + 64 counts the threads. */
+__global__ void sinks(float *out)
+{
+    unsigned p, lane0, low;
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.eq.s32 _|q, %1, 5;\n\tselp.u32 %0, 1, 0, q;\n\t}"
+                 : "=r"(p) : "r"((int)threadIdx.x));
+    asm volatile("atom.global.add.u32 _, [%0], 1;" ::"l"((unsigned *)out + 64) : "memory");
+    asm volatile("shfl.sync.idx.b32 %0|_, %1, 0, 31, -1;" : "=r"(lane0) : "r"(7u + threadIdx.x));
+    asm volatile("mov.b64 {%0, _}, %1;" : "=r"(low) : "l"(((unsigned long long)threadIdx.x << 32) | 7u));
+    out[threadIdx.x] = (float)p;
+    out[32 + threadIdx.x] = (float)(lane0 == low ? low : 0u);
+}
+
+/* A parameter read at a byte offset from the first parameter's address (offset 8: the second
+ * parameter, itself; -8: before the parameters, which the interpreter must refuse). */
+__global__ void param_at(float *out, long long offset)
+{
+    unsigned long long v;
+    asm volatile("{\n\t.reg .u64 a;\n\tmov.u64 a, _Z8param_atPfx_param_0;\n\tadd.s64 a, a, %1;\n\t"
+                 "ld.param.u64 %0, [a];\n\t}"
+                 : "=l"(v) : "l"(offset));
+    out[threadIdx.x] = (float)(long long)v;
+}
+
+/* A barrier for `count` threads (grid 1, block 64: two warps), then a neighbour's word. */
+__global__ void named_barrier(float *out, int count)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = (float)threadIdx.x;
+    asm volatile("bar.sync 1, %0;" ::"r"(count) : "memory"); /* L:named_barrier */
+    out[threadIdx.x] = s[(threadIdx.x + 32) % 64];
+}
+
+/* ld.global of a generic address of shared memory: on a GPU a fault. */
+__global__ void global_of_shared(float *out)
+{
+    __shared__ float s[32];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    float v;
+    asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "l"(&s[threadIdx.x])); /* L:global_of_shared */
+    out[threadIdx.x] = v;
 }
 
 /* ---- bytes in flight (grid 1, block 32) ---- */

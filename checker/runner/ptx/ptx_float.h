@@ -1,0 +1,23 @@
+/* Float arithmetic as PTX defines it beyond the host's defaults (ptx_float.c): the rounding
+ * modifiers .rz, .rm and .rp (each the IEEE operation in that mode: the host's own, under
+ * fesetround), .ftz (subnormal inputs and results flushed to a zero of their sign) and .sat
+ * (clamped to [0, 1], NaN to 0). ptx_exec.c calls these off its fast paths, where an instruction
+ * asks for one. Values travel as doubles; an f32 one holds a float exactly. */
+#ifndef WB_PTX_FLOAT_H
+#define WB_PTX_FLOAT_H
+#include <stdint.h>
+
+enum ptx_fop { FOP_ADD, FOP_SUB, FOP_MUL, FOP_DIV, FOP_FMA, FOP_SQRT, FOP_RCP, FOP_CVT };
+
+/* Whether rounding rnd (ptx.h's enum ptx_round) is a directed one: .rz, .rm or .rp. */
+int ptx_directed(int rnd);
+/* fop of a (b, c) rounded by rnd, in float (f32) or double; FOP_CVT: a rounded to f32's format. */
+double ptx_fop(int fop, int rnd, int f32, double a, double b, double c);
+/* The integer v (signed or not, 64 bits) as a float (f32) or double, rounded by rnd. */
+double ptx_from_int(int rnd, int f32, int is_signed, uint64_t v);
+/* x with .ftz: a subnormal float becomes a zero of its sign (f32 alone: .ftz is for .f32). */
+double ptx_ftz(double x);
+/* x with .sat: clamped to [0, 1], NaN to 0. */
+double ptx_sat(double x);
+
+#endif
