@@ -142,6 +142,7 @@ help:
 	@if [ -d solutions ]; then \
 	  echo "  make grade-all HANDINS=dir  for courses: every student's folder graded, and grades/gradebook.csv"; \
 	  echo "  make handout            for courses: a tarball for students, without solutions (HANDOUT_LESSONS='1 2')"; \
+	  echo "  make gradescope         for courses: an autograder for Gradescope (GRADESCOPE_LESSONS='3 4')"; \
 	  echo "  make test               the workbook's own tests (what CI runs); make STEP one of its steps, here:"; \
 	  $(RUN_TESTS) --list | sed 's/^/                            /'; \
 	  echo "  make cluster-test       grade-slurm.sh on a real single-node Slurm it starts (root; docs/cluster.md)"; \
@@ -207,12 +208,12 @@ grade: doctor $(WORKBOOK)
 	  $(WORKBOOK) grade $(SRC) $(GRADE_DIR) $(or $(GRADE_LESSONS),$(LESSONS))
 
 # A whole class: every folder of HANDINS (one per student, laid out like work/) graded as make
-# grade grades it, into GRADEBOOK_DIR/STUDENT/, with GRADEBOOK_DIR/gradebook.csv; resumable.
+# grade grades it, into GRADEBOOK_DIR/students/STUDENT/, with GRADEBOOK_DIR/gradebook.csv; resumable.
 GRADEBOOK_DIR ?= grades
 grade-all: doctor $(WORKBOOK)
 	$(if $(HANDINS),,$(error Say which folder holds the hand-ins: make grade-all HANDINS=dir))
 	$(Q)MAKE="$(MAKE)" JUDGE_KIND=$(if $(filter check-emu,$(JUDGE)),emulator,gpu) \
-	  checker/tools/grade-all.sh $(HANDINS) $(GRADEBOOK_DIR)
+	  checker/tools/grade-all.sh '$(subst ','\'',$(HANDINS))' '$(subst ','\'',$(GRADEBOOK_DIR))'
 
 # Answers come from the terminal, or from a file: make quiz ANSWERS=file (one per line).
 quiz: $(WORKBOOK)
@@ -503,6 +504,12 @@ explore:
 HANDOUT ?= build/handout/shared-memory-workbook.tar.gz
 handout: $(WORKBOOK)
 	$(Q)checker/tools/handout.sh $(HANDOUT) $(HANDOUT_LESSONS)
+
+# For a course on Gradescope: its autograder zip (setup.sh, run_autograder, the workbook with its
+# solutions), grading GRADESCOPE_LESSONS ("3 4"; default all) of an upload (checker/tools/gradescope/).
+.PHONY: gradescope
+gradescope: $(WORKBOOK)
+	$(Q)checker/tools/gradescope/build.sh $(or $(GRADESCOPE_ZIP),build/gradescope/autograder.zip) $(GRADESCOPE_LESSONS)
 
 # ---- the site (pandoc) ------------------------------------------------------------------
 PANDOC ?= pandoc

@@ -3,14 +3,16 @@
 # cluster: an array job's tasks run here one after another, with SLURM_ARRAY_TASK_ID set as
 # Slurm sets it; --wrap runs its command; --test-only accepts any request; other options are
 # accepted and ignored. Everything after the script's path is the script's own arguments, as
-# in sbatch. Prints a job id, as sbatch --parsable does.
+# in sbatch. Prints a job id, as sbatch --parsable does. Like sbatch, it fails when the job
+# fails only with --wait: otherwise the job's exit status is the job's, not the submission's.
 set -u
-array="" wrap="" test_only="" script=()
+array="" wrap="" test_only="" wait="" script=()
 while [ $# -gt 0 ]; do
   case $1 in
     --array=*) array=${1#--array=} ;;
     --wrap=*) wrap=${1#--wrap=} ;;
     --test-only) test_only=1 ;;
+    --wait|-W) wait=1 ;;
     -*) ;;
     *) script=("$@"); break ;;
   esac
@@ -25,6 +27,8 @@ elif [ -n "$array" ]; then
     SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=$t "${script[@]}" > /dev/null 2>&1
   done
 elif [ ${#script[@]} -gt 0 ]; then
-  SLURM_JOB_ID=$id "${script[@]}" > /dev/null 2>&1 || exit
+  SLURM_JOB_ID=$id "${script[@]}" > /dev/null 2>&1
+  rc=$?
+  [ -z "$wait" ] || [ $rc -eq 0 ] || exit $rc
 fi
 echo $id

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A whole class on a Slurm cluster: the shared check programs built once, then one array task
 # per hand-in still to grade (checker/tools/grade-all.sh --task), then one job after them all
-# that writes OUT/gradebook.csv. Run it from the workbook's folder on a login node whose file
-# system the nodes share; docs/cluster.md says more. Slurm schedules; nothing here does.
+# that writes OUT/gradebook.csv (each student's results in OUT/students/STUDENT/). Run it from
+# the workbook's folder on a login node whose file system the nodes share; docs/cluster.md says
+# more. Slurm schedules; nothing here does.
 #
 # The judge follows EMU=1 (the CPU emulator; else the GPU judge). Resources per task, with
 # defaults that fit the judge: --gres SPEC (gpu:1 for the GPU judge, none for the emulator;
@@ -30,9 +31,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $# -eq 2 ] || { echo "$usage"; exit 2; }
-[ -f lessons/registry ] || { echo "grade-slurm.sh runs from the workbook's folder (where lessons/registry is)."; exit 2; }
+[ -f lessons/registry ] ||
+  { echo "grade-slurm.sh runs from the workbook's folder (where lessons/registry is)."; exit 2; }
 handins=${1%/} out=${2%/}
-[ -d "$handins" ] || { echo "HANDINS=$handins is not a folder: give the folder that holds one folder per student."; exit 2; }
+[ -d "$handins" ] ||
+  { echo "HANDINS=$handins is not a folder: give the folder that holds one folder per student."; exit 2; }
 sbatch=${SBATCH:-sbatch} sinfo=${SINFO:-sinfo} squeue=${SQUEUE:-squeue} scancel=${SCANCEL:-scancel}
 
 kind=${JUDGE_KIND:-gpu}
@@ -43,15 +46,22 @@ fi
 case $kind in emulator|gpu) ;; *) echo "JUDGE_KIND=$kind: the judge is emulator or gpu."; exit 2 ;; esac
 if [ "$kind" = gpu ]; then gres=${gres:-gpu:1} cpus=${cpus:-2}; else gres=${gres:-none} cpus=${cpus:-1}; fi
 [[ $cpus =~ ^[1-9][0-9]*$ ]] || { echo "--cpus-per-task $cpus is not a whole number of CPUs (1 or more)."; exit 2; }
-[[ $gres == none || $gres =~ ^[A-Za-z0-9_.:,-]+$ ]] || { echo "--gres $gres is not a gres like gpu:1 (or none)."; exit 2; }
-[ -z "$arch" ] || [ "$kind" = gpu ] || { echo "--cuda-arch is for the GPU judge; the emulator needs none (drop it, or EMU=1)."; exit 2; }
-[ -z "$arch" ] || [[ $arch =~ ^[0-9]{2,3}$ ]] || { echo "--cuda-arch $arch is not an architecture number like 90."; exit 2; }
+[[ $gres == none || $gres =~ ^[A-Za-z0-9_.:,-]+$ ]] ||
+  { echo "--gres $gres is not a gres like gpu:1 (or none)."; exit 2; }
+[ -z "$arch" ] || [ "$kind" = gpu ] ||
+  { echo "--cuda-arch is for the GPU judge; the emulator needs none (drop it, or EMU=1)."; exit 2; }
+[ -z "$arch" ] || [[ $arch =~ ^[0-9]{2,3}$ ]] ||
+  { echo "--cuda-arch $arch is not an architecture number like 90."; exit 2; }
 # shellcheck disable=SC2206
 opts=(${SBATCH_OPTIONS:-})
 for o in "${opts[@]}"; do
   case $o in
-    --gres*|--gpus*|-G*|--cpus-per-task*|-c*) echo "SBATCH_OPTIONS has $o: give GPUs and CPUs as grade-slurm.sh's --gres and --cpus-per-task, which the build job, the tasks and the checks all use."; exit 2 ;;
-    --array*|-a*|--output*|-o*|--dependency*|-d*|--wait*|-W*) echo "SBATCH_OPTIONS has $o, which grade-slurm.sh sets itself: leave it out."; exit 2 ;;
+    --gres*|--gpus*|-G*|--cpus-per-task*|-c*)
+      echo "SBATCH_OPTIONS has $o: give GPUs and CPUs as grade-slurm.sh's --gres and --cpus-per-task, which the build"
+      echo "job, the tasks and the checks all use."
+      exit 2 ;;
+    --array*|-a*|--output*|-o*|--dependency*|-d*|--wait*|-W*)
+      echo "SBATCH_OPTIONS has $o, which grade-slurm.sh sets itself: leave it out."; exit 2 ;;
   esac
 done
 res=(--cpus-per-task="$cpus")
@@ -63,12 +73,20 @@ if [ -z "$partition" ]; then
 fi
 where=${partition:+partition $partition}; where=${where:-the default partition}
 
-# Names first: one that cannot be used stops everything before any work.
+# Names first: one that cannot be graded is said now; its row in the gradebook says so too, and
+# the rest of the class is graded.
 # shellcheck source=checker/tools/grade-lib.sh
 . checker/tools/grade-lib.sh
-if ! notes=$(wb_students "$handins" 2>&1 > /dev/null); then
-  printf '%s\n' "$notes" | grep '^Refused'; echo "Nothing was submitted: every name must be usable first."; exit 2
-fi
+wb_check_places "$handins" "$out" || exit 2
+mapfile -t roster < <(wb_roster "$handins")
+total=0
+for line in "${roster[@]}"; do
+  IFS=$'\t' read -r what name why <<<"$line"
+  if [ "$what" = student ]; then total=$((total + 1))
+  else echo "Refused: $handins/$name: $why (its gradebook row will say so; the others are graded)."; fi
+done
+[ ${#roster[@]} -gt 0 ] ||
+  { echo "$handins holds no hand-ins: one folder per student, each laid out like work/ (NN_topic/kernel.cu)."; exit 2; }
 
 # A request no node can meet is refused now, in one sentence, instead of pending forever.
 if nodes=$($sinfo -h ${partition:+-p "$partition"} -o '%c %G' 2>/dev/null) && [ -n "$nodes" ]; then
@@ -76,7 +94,9 @@ if nodes=$($sinfo -h ${partition:+-p "$partition"} -o '%c %G' 2>/dev/null) && [ 
   [ "$most" -ge "$cpus" ] ||
     { echo "No node of $where has $cpus CPUs (the most is $most): ask for fewer with --cpus-per-task $most."; exit 2; }
   if [ "$gres" != none ] && ! awk -v g="${gres%%:*}" '$2 ~ "(^|,)" g "[:(]" { f = 1 } END { exit !f }' <<<"$nodes"; then
-    echo "No node of $where declares the gres ${gres%%:*} (--gres $gres)$([ "$kind" = emulator ] && echo ": the emulator needs none, drop --gres" || echo ": give the partition of the GPU nodes in SBATCH_OPTIONS, or grade in the emulator with EMU=1")."
+    if [ "$kind" = emulator ]; then advice="the emulator needs none, drop --gres"
+    else advice="give the partition of the GPU nodes in SBATCH_OPTIONS, or grade in the emulator with EMU=1"; fi
+    echo "No node of $where declares the gres ${gres%%:*} (--gres $gres): $advice."
     exit 2
   fi
 elif [ -z "${SINFO:-}" ]; then
@@ -95,11 +115,12 @@ task=checker/tools/grade-slurm-task.sh
 
 # The shared programs, once, where they will be valid; a failed build stops here.
 if [ "$kind" = emulator ] || [ -n "$arch" ]; then
-  env -u EMU JUDGE_KIND="$kind" ${arch:+CUDA_ARCH="$arch"} checker/tools/grade-all.sh --build "$handins" "$out" || exit 1
+  env -u EMU JUDGE_KIND="$kind" ${arch:+CUDA_ARCH="$arch"} checker/tools/grade-all.sh --build "$handins" "$out" ||
+    exit 1
 else
-  echo "Building the GPU judge's programs on a node of $where, for its GPU (a job; --cuda-arch N builds here instead)..."
-  if ! $sbatch --wait --quiet "${opts[@]}" "${res[@]}" --job-name=wb-build --chdir="$PWD" --output="$logs/build-%j.out" \
-       "$task" --build "$kind" "$handins" "$out"; then
+  echo "Building the GPU judge's programs on a node of $where, for its GPU (a job; --cuda-arch N builds here)..."
+  if ! $sbatch --wait --quiet "${opts[@]}" "${res[@]}" --job-name=wb-build --chdir="$PWD" \
+       --output="$logs/build-%j.out" "$task" --build "$kind" "$handins" "$out"; then
     echo "The build job failed, so nothing was submitted. Its log:"
     tail -n 20 "$(ls -t "$logs"/build-*.out 2>/dev/null | head -n 1)" 2>/dev/null | sed 's/^/  | /'
     exit 1
@@ -109,11 +130,11 @@ fi
 
 # The hand-ins copied as they are now (what the tasks grade), and those still to grade.
 list=$logs/students-$(date +%Y%m%d-%H%M%S)-$$
-env -u EMU JUDGE_KIND="$kind" checker/tools/grade-all.sh --pending "$handins" "$out" > "$list" || { echo "Could not list the hand-ins."; exit 2; }
+env -u EMU JUDGE_KIND="$kind" checker/tools/grade-all.sh --pending "$handins" "$out" > "$list" ||
+  { echo "Could not list the hand-ins."; exit 2; }
 n=$(grep -c '' "$list")
-total=$(wb_students "$handins" 2>/dev/null | grep -c '')
 if [ "$n" -eq 0 ]; then
-  echo "All $total hand-ins are graded already from their present files by this build; the gradebook:"
+  echo "All $total hand-ins are graded already from their present files by this build (or none can be); the gradebook:"
   env -u EMU JUDGE_KIND="$kind" checker/tools/grade-all.sh --gradebook-only "$handins" "$out"; exit
 fi
 array=$($sbatch --parsable "${opts[@]}" "${res[@]}" --job-name=wb-grade --array=0-$((n - 1)) --chdir="$PWD" \
@@ -121,20 +142,26 @@ array=$($sbatch --parsable "${opts[@]}" "${res[@]}" --job-name=wb-grade --array=
   { echo "sbatch refused the grading array (above); nothing is pending."; exit 1; }
 array=${array%%;*}
 book=$($sbatch --parsable "${opts[@]}" --cpus-per-task=1 --job-name=wb-gradebook --dependency=afterany:"$array" \
-  --kill-on-invalid-dep=yes --chdir="$PWD" --output="$logs/gradebook-%j.out" "$task" --gradebook "$kind" "$handins" "$out") ||
+  --kill-on-invalid-dep=yes --chdir="$PWD" --output="$logs/gradebook-%j.out" \
+  "$task" --gradebook "$kind" "$handins" "$out") ||
   { echo "sbatch refused the gradebook job (above); cancelling the array."; $scancel "$array"; exit 1; }
 book=${book%%;*}
-echo "Submitted: $n of $total hand-ins to grade (array job $array, $want each) and the gradebook after them (job $book)."
+echo "Submitted: $n of $total hand-ins to grade (array job $array, $want each) and the gradebook after them" \
+  "(job $book)."
 
 # A job pending for a reason that never clears is cancelled now, with that reason.
 for _ in 1 2 3; do
   reasons=$($squeue -h -j "$array,$book" -o '%r' 2>/dev/null | sort -u | paste -sd' ')
   case " $reasons " in
-    *" PartitionConfig "*|*" BadConstraints "*|*" PartitionNodeLimit "*|*" PartitionTimeLimit "*|*" InvalidAccount "*|*" InvalidQOS "*|*" DependencyNeverSatisfied "*|*" AccountNotAllowed "*|*" QOSMaxGRESPerJob "*|*" QOSMaxCpuPerJobLimit "*)
+    *" PartitionConfig "*|*" BadConstraints "*|*" PartitionNodeLimit "*|*" PartitionTimeLimit "*|*" InvalidAccount "*|\
+    *" InvalidQOS "*|*" DependencyNeverSatisfied "*|*" AccountNotAllowed "*|*" QOSMaxGRESPerJob "*|\
+    *" QOSMaxCpuPerJobLimit "*)
       $scancel "$array" "$book" 2>/dev/null
-      echo "Slurm would never start these jobs (reason: $reasons), so they were cancelled: change the partition or the resources (--gres, --cpus-per-task, SBATCH_OPTIONS)."
+      echo "Slurm would never start these jobs (reason: $reasons), so they were cancelled: change the partition or the"
+      echo "resources (--gres, --cpus-per-task, SBATCH_OPTIONS)."
       exit 1 ;;
   esac
   sleep 1
 done
-echo "The gradebook will be $out/gradebook.csv; Slurm's logs are in $out/.wb/slurm/. Running this again grades exactly the hand-ins not graded (or changed)."
+echo "The gradebook will be $out/gradebook.csv; Slurm's logs are in $out/.wb/slurm/. Running this again grades exactly"
+echo "the hand-ins not graded (or changed)."
