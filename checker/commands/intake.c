@@ -114,16 +114,20 @@ int intake_handin(const char *root, const char *name, const char *stage, const s
 
 static int usage_of_intake(void)
 {
-    fprintf(stderr, "usage: workbook intake [--root DIR] [--need] HANDIN STAGE|--hash [N...]\n");
+    fprintf(stderr, "usage: workbook intake [--root DIR] [--need] [--] HANDIN STAGE|--hash [N...]\n");
     return 2;
 }
 
-/* workbook intake [--root DIR] [--need] HANDIN STAGE|--hash [N...] */
+/* workbook intake [--root DIR] [--need] [--] HANDIN STAGE|--hash [N...] */
 int cmd_intake(int argc, char **argv)
 {
     const char *root = NULL, *handin = NULL, *stage = NULL;
     int need = 0, hash_only = 0, i = 0;
     for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+        if (!strcmp(argv[i], "--")) { /* the options end: a student's folder may be called --x */
+            i++;
+            break;
+        }
         if (!strcmp(argv[i], "--root") && i + 1 < argc)
             root = argv[++i];
         else if (!strcmp(argv[i], "--need"))

@@ -221,14 +221,15 @@ t=$(date +%s); out=$root/killed
 EMU=1 SBATCH_OPTIONS="--partition=cpu" checker/tools/grade-slurm.sh "$H" "$out" > "$root/submit-kill.log" 2>&1 || bad "submission for the kill test failed"
 victim="" task=""
 for _ in $(seq 300); do
-  for d in "$out"/*/; do
+  for d in "$out"/students/*/; do
     [ -f "$d/.started" ] && { victim=$(basename "$d"); task=$(sed -n 's/^job=//p' "$d/.started"); break 2; }
   done
   sleep 0.2
 done
 if [ -n "$task" ]; then scancel "$task"; else bad "no task was seen grading"; fi
 wait_jobs 600
-row=$(grep -F "$victim," "$out/gradebook.csv" | head -n 1)
+row=$(python3 -c 'import csv,sys; print(",".join(next((r for r in csv.reader(open(sys.argv[1], encoding="utf-8")) if r[0] == sys.argv[2]), [])))' \
+  "$out/gradebook.csv" "$victim")
 if [[ $row == *"not graded: "* ]]; then say "ok: task $task killed while grading $victim: $(grep -o 'not graded: [^,]*' <<<"$row" | head -c 140)"
 else bad "the killed task's student has a grade: $row"; fi
 EMU=1 SBATCH_OPTIONS="--partition=cpu" checker/tools/grade-slurm.sh "$H" "$out" > "$root/resubmit.log" 2>&1 || bad "resubmission failed"
@@ -239,7 +240,7 @@ check_book "$out/gradebook.csv" emulator "after the kill and a rerun ($(( $(date
 
 # ---- 5. six tasks at once on a clean build, three times ----------------------------------
 R=$root/race; for k in 1 2 3 4 5 6; do mkdir -p "$R/r$k/03_bank_conflicts"; cp solutions/$s3 "$R/r$k/03_bank_conflicts/"; done
-want=$(sed -n 's/^ada,\([0-9,]*\).*/\1/p' "$ref" | cut -d, -f3)
+want=$(sed -n 's/^"\{0,1\}ada"\{0,1\},\([0-9,]*\).*/\1/p' "$ref" | cut -d, -f3)
 for round in 1 2 3; do
   t=$(date +%s)
   rm -rf build # this copy's own build: the shared programs from nothing
@@ -250,7 +251,7 @@ for round in 1 2 3; do
   ok=$(python3 -c 'import csv,sys; rows=list(csv.reader(open(sys.argv[1])))[1:]
 print(sum(1 for r in rows if r[-4] == "graded" and r[3] == sys.argv[2]))' "$root/race-$round/gradebook.csv" "$want" 2>/dev/null)
   # No task built a shared program: each is as the build before the array left it.
-  if [ "${ok:-0}" = 6 ] && sha256sum -c --quiet "$sums" > /dev/null 2>&1 && ! grep -qs "does not build\|could not" "$root/race-$round"/r*/grade.log; then
+  if [ "${ok:-0}" = 6 ] && sha256sum -c --quiet "$sums" > /dev/null 2>&1 && ! grep -qs "does not build\|could not" "$root/race-$round"/students/r*/grade.log; then
     say "ok: race $round: six tasks at once on a clean build, all six graded $want/20 for lesson 3, the shared programs untouched ($(( $(date +%s) - t )) s)"
   else bad "race $round: $ok of 6 right:"; cat "$root/race-$round/gradebook.csv"; fi
 done

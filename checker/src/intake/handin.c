@@ -142,9 +142,9 @@ static enum intake_verdict look_at(int dir, const char *path, struct stat *st, c
         if (fstatat(at, part, st, AT_SYMLINK_NOFOLLOW) != 0) {
             if (errno == ENOENT || errno == ENOTDIR)
                 v = INTAKE_ABSENT;
-            else {
-                snprintf(why, len, "%s cannot be looked at (%s)", copy, strerror(errno));
-                v = INTAKE_REFUSED;
+            else { /* (EACCES: the grading user may not read what the platform laid out) */
+                snprintf(why, len, "the grader cannot look at %s (%s)", copy, strerror(errno));
+                v = INTAKE_GRADER;
             }
             break;
         }
@@ -161,10 +161,14 @@ static enum intake_verdict look_at(int dir, const char *path, struct stat *st, c
         }
         if (is_last)
             break;
-        int next = openat(at, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int next = openat(at, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), saved = errno;
         if (at != dir)
             close(at);
         at = next;
+        if (at < 0 && (saved == EACCES || saved == EPERM)) {
+            snprintf(why, len, "the grader cannot open the folder %s (%s)", copy, strerror(saved));
+            return INTAKE_GRADER;
+        }
         if (at < 0) {
             snprintf(why, len, "%s changed while it was being looked at: hand it in again", copy);
             return INTAKE_REFUSED;
@@ -192,6 +196,11 @@ static void read_looked_at(int dir, const char *path, const struct stat *st, str
 {
     int fd = intake_open_beneath(dir, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     struct stat now;
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+        snprintf(out->why, sizeof out->why, "the grader cannot read %s (%s)", path, strerror(errno));
+        out->verdict = INTAKE_GRADER;
+        return;
+    }
     if (fd < 0 || fstat(fd, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
         !S_ISREG(now.st_mode)) {
         snprintf(out->why, sizeof out->why, "%s changed while it was being read (or a link is on its way): hand it "
@@ -260,6 +269,12 @@ static void take_from_folder(struct handin *h, const char *folder, const char *f
     snprintf(paths[1], sizeof paths[1], "%s", file);
     for (int i = 0; i < 2; i++)
         vs[i] = look_at(h->dir, paths[i], &sts[i], whys[i], sizeof whys[i]);
+    for (int i = 0; i < 2; i++)
+        if (vs[i] == INTAKE_GRADER) { /* not the student's to answer for */
+            out->verdict = INTAKE_GRADER;
+            snprintf(out->why, sizeof out->why, "%.700s", whys[i]);
+            return;
+        }
     if (vs[0] != INTAKE_ABSENT && vs[1] != INTAKE_ABSENT) {
         out->verdict = INTAKE_REFUSED;
         snprintf(out->why, sizeof out->why, "the hand-in has both %s and %s: which one is the lesson's? Hand in one",
@@ -319,6 +334,12 @@ static struct handin *open_handin(const char *root, const char *name, int *refus
         int is_dir = fstatat(top, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
         if (v == INTAKE_REFUSED && is_dir)
             v = INTAKE_COPIED; /* a folder: fine as the hand-in (look_at wanted a file) */
+        if (v == INTAKE_GRADER) {
+            snprintf(why, len, "%s", whole);
+            close(top);
+            free(h);
+            return NULL;
+        }
         if (v != INTAKE_COPIED) {
             *refused = 1;
             if (v == INTAKE_ABSENT)
