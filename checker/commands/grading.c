@@ -494,8 +494,14 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         grade_xml = xml;
         out[n] = check_one(ls[n], src);
         grade_log = grade_xml = NULL;
-        if (out[n].rec.no_gpu)
+        if (out[n].rec.no_gpu) { /* the judge's record says so: nothing else can be graded here either */
+            snprintf(out[n].grader_fault, sizeof out[n].grader_fault, "the judge found no GPU it could run the "
+                     "programs on (none, or one they were not built for): %s/lesson-%d.log says which", outdir,
+                     ls[n]->number);
+            write_grader_faults(outdir, ls, out, n + 1);
+            fprintf(stderr, "Not graded: lesson %d: %s.\n", ls[n]->number, out[n].grader_fault);
             return 3;
+        }
     }
     if (write_grader_faults(outdir, ls, out, n) != 0) {
         fprintf(stderr, "Cannot write %s/grader-faults: %s\n", outdir, strerror(errno));
