@@ -180,6 +180,18 @@ static int run_async_reuse(const float *in, float *o, int barrier)
 {
     return launch("_Z11async_reusePKfPfi", 1, 32, 3, P(in), P(o), I(barrier));
 }
+static int run_global_zero_then_add(float *o, int barrier)
+{
+    return launch("_Z20global_zero_then_addPfi", 1, 128, 2, P(o), I(barrier));
+}
+static int run_warp_order(float *o)
+{
+    return launch("_Z10warp_orderPf", 1, 128, 1, P(o));
+}
+static int run_async_copy_strided(const float *in, float *o, int stride)
+{
+    return launch("_Z18async_copy_stridedPKfPfi", 1, 32, 3, P(in), P(o), I(stride));
+}
 static int run_async_copy(const float *in, float *o, int mode)
 {
     return launch("_Z10async_copyPKfPfi", 1, 32, 3, P(in), P(o), I(mode));
@@ -790,6 +802,91 @@ static void async_copies_fill_and_reuse(void **state)
     assert_said(at("async_reuse_copy"));
 }
 
+/* cp.async is priced as Nsight Compute counts it (issue 45): its global side a load (sectors), its
+ * shared side a store of its width (LDGSTS wavefronts: 16-byte lanes 128 bytes apart are 8-way),
+ * and its bytes in flight until the wait for its group, as a load's; async_copy's two 8-byte
+ * copies before one wait: 16 bytes, a kernel with no other load measured all the same. */
+static void async_copies_are_priced(void **state)
+{
+    (void)state;
+    float *in = out, *o = out + 128;
+    const struct {
+        int stride;
+        uint64_t wavefronts;
+    } cases[] = {{1, 4}, {2, 8}, {8, 32}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int k = 0; k < 128; k++)
+            in[k] = (float)(k + 1);
+        emu_trace_start();
+        struct mem_counts c = counted(run_async_copy_strided(in, o, cases[i].stride));
+        for (int t = 0; t < 32; t++)
+            assert_true(o[t] == (float)(4 * t + 2));
+        assert_int_equal(c.op[SHARED_ST].requests, 1);
+        assert_int_equal(c.op[SHARED_ST].wavefronts, cases[i].wavefronts);
+        assert_int_equal(c.op[SHARED_ST].ideal, 4);
+        assert_int_equal(c.op[GLOBAL_LD].requests, 1);
+        assert_int_equal(c.op[GLOBAL_LD].wavefronts, 16);
+        assert_int_equal(c.burst_threads, 32);
+        assert_int_equal(c.min_burst_bytes, 16);
+    }
+    for (int k = 0; k < 128; k++)
+        in[k] = (float)(k + 1);
+    emu_trace_start();
+    struct mem_counts c = counted(run_async_copy(in, o, 0));
+    assert_int_equal(c.op[SHARED_ST].requests, 2);
+    assert_int_equal(c.op[SHARED_ST].wavefronts, 4);
+    assert_int_equal(c.burst_threads, 32);
+    assert_int_equal(c.min_burst_bytes, 16);
+}
+
+/* The order of a block's warps between barriers (issue 45): forward, backward, or drawn from a
+ * seed at each barrier, each phase on its own; and the last writer of a word named by its line. */
+static void warps_run_in_the_order_asked(void **state)
+{
+    (void)state;
+    emu_set_schedule(0, 0);
+    assert_run(run_warp_order(out), 0);
+    assert_true(out[0] == 3.0f && out[1] == 3.0f);
+    char where[160];
+    assert_non_null(strstr(emu_where(emu_trace_last_writer(&out[0]), where, sizeof where), at("warp_order_swap")));
+    emu_set_schedule(1, 0);
+    assert_run(run_warp_order(out), 0);
+    assert_true(out[0] == 0.0f && out[1] == 0.0f);
+    int seen[4][4] = {{0}}, phases_differ = 0;
+    for (uint64_t seed = 1; seed <= 32; seed++) {
+        emu_set_schedule(2, seed);
+        assert_run(run_warp_order(out), 0);
+        int a = (int)out[0], b = (int)out[1];
+        assert_true(a >= 0 && a < 4 && b >= 0 && b < 4);
+        seen[a][b] = 1;
+        phases_differ |= a != b;
+    }
+    emu_set_schedule(0, 0);
+    int kinds = 0;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            kinds += seen[a][b];
+    assert_true(kinds >= 4 && phases_differ);
+}
+
+/* Global memory within a block is race-checked as shared memory is, between warps (issue 45): a
+ * plain store beside other warps' atomics with no barrier between is a race in any order of the
+ * warps, named by both lines; with the barrier, four additions to a zero. */
+static void global_race_within_a_block(void **state)
+{
+    (void)state;
+    for (int order = 0; order < 2; order++) {
+        emu_set_schedule(order, 0);
+        assert_run(run_global_zero_then_add(out, 1), 0);
+        assert_true(out[0] == 4.0f);
+        assert_run(run_global_zero_then_add(out, 0), EMU_RACE);
+        assert_said("an atomic orders only other atomics");
+        assert_said(at("global_zero"));
+        assert_said(at("global_add"));
+    }
+    emu_set_schedule(0, 0);
+}
+
 /* What the interpreter does not run is refused when the PTX is read, by name, never run as
  * something else: a label where an address goes, half-precision arithmetic, a cache policy, a
  * negative count of groups; and (issue 45) every index it would trust at run time: a register
@@ -926,6 +1023,9 @@ int main(void)
         cmocka_unit_test(race_on_a_vector_store_s_third_word),
         cmocka_unit_test(async_copies_land_at_their_wait),
         cmocka_unit_test(async_copies_fill_and_reuse),
+        cmocka_unit_test(async_copies_are_priced),
+        cmocka_unit_test(warps_run_in_the_order_asked),
+        cmocka_unit_test(global_race_within_a_block),
         cmocka_unit_test(mma_after_the_warp_came_apart),
         cmocka_unit_test(unrunnable_instructions_are_refused_by_name),
         cmocka_unit_test(valid_forms_are_read),

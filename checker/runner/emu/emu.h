@@ -34,6 +34,10 @@ struct emu_race {
     int same_warp;      /* both threads are lanes of one warp */
     int atomic;         /* one of the two was an atomic (the other was not) */
     uintptr_t pc, writer_pc;
+    const char *buffer; /* global memory within a block: the buffer's name (NULL: shared memory),
+                         * the element, and atomic 1 where the second access was the atomic (then
+                         * is_write: the first was a write), 2 where the first was */
+    long element;
 };
 /* The first race since emu_trace_reset_races(), if any. */
 int emu_trace_race(struct emu_race *race);
@@ -137,6 +141,12 @@ void emu_trace_switch_to(int thread, int epoch, const char *stack_begin, const c
 /* A launch starts: the cross-block check of global memory starts afresh; then each block. */
 void emu_trace_launch_begin(void);
 void emu_trace_block(long block);
+/* The code address (pc) of the last write or atomic of the word at p of a writable buffer in this
+ * launch, 0 if none: what names the lines when two orders of the warps end differently. */
+uintptr_t emu_trace_last_writer(const void *p);
+/* The order in which the interpreter runs a block's warps up to each barrier: forward (0),
+ * backward (1), or drawn from seed at every barrier (2); ptx_exec.c. */
+void emu_set_schedule(int order, uint64_t seed);
 /* Memory the kernel may read but not write (its __constant__ data). */
 void emu_trace_set_readable(const void *const *begin, const size_t *bytes, int n);
 void emu_trace_set_shared(const char *begin, const char *end);

@@ -112,11 +112,31 @@ int emu_report_race(char *error, size_t len)
     unsigned wx = (unsigned)r.writer % bx, wy = (unsigned)r.writer / bx;
     /* Two plain writes name both threads. */
     size_t left;
-    char *rest = sentence(error, len, r.is_write && !r.atomic ? "threads" : "thread", (unsigned)r.thread % bx,
-                          (unsigned)r.thread / bx, &left);
+    char *rest = sentence(error, len, r.is_write && !r.atomic && !r.buffer ? "threads" : "thread",
+                          (unsigned)r.thread % bx, (unsigned)r.thread / bx, &left);
     /* Two plain writes: an index collision, whatever orders them; a read beside a write in one
      * warp: a missing __syncwarp(). */
-    if (r.same_warp && !r.atomic && !r.is_write)
+    if (r.buffer && r.atomic)
+        snprintf(rest, left,
+                 "%s element %ld of %s%s (%s), which thread (%u,%u) %s%s (%s), with no barrier between them: an "
+                 "atomic orders only other atomics, so a plain access beside one is a race, whose outcome depends "
+                 "on the order of the warps",
+                 r.atomic == 1 ? "changes" : r.is_write ? "writes" : "reads", r.element, r.buffer,
+                 r.atomic == 1 ? " with an atomic" : "", where[0], wx, wy,
+                 r.atomic == 2 ? "changes" : r.is_write ? "writes" : "reads", r.atomic == 2 ? " with an atomic" : "",
+                 where[1]);
+    else if (r.buffer && r.is_write)
+        snprintf(rest, left,
+                 "writes element %ld of %s (%s) that thread (%u,%u) %s (%s), with no barrier between them: a race "
+                 "between warps, whose outcome depends on their order (a __syncthreads() between the two, or "
+                 "indices that do not collide?)",
+                 r.element, r.buffer, where[0], wx, wy, "also uses", where[1]);
+    else if (r.buffer)
+        snprintf(rest, left,
+                 "reads element %ld of %s (%s) that thread (%u,%u) writes (%s), with no barrier between them: a race "
+                 "between warps, whose outcome depends on their order (a __syncthreads() between the two?)",
+                 r.element, r.buffer, where[0], wx, wy, where[1]);
+    else if (r.same_warp && !r.atomic && !r.is_write)
         snprintf(rest, left,
                  "reads a shared word (%s) that thread (%u,%u), a lane of the same warp, writes (%s), with no "
                  "__syncwarp() between them: a race, since the lanes of a warp do not run in lock step (a "

@@ -10,7 +10,8 @@
  * barriers, no thread may read or write a shared word another thread wrote, unless both are
  * lanes of one warp with a warp operation (__syncwarp, a shuffle, a vote) between them, or
  * both accesses are atomics. Global memory has a check of its own across the blocks of a
- * launch: no block may read or write a word another block wrote (atomics apart). */
+ * launch: no block may read or write a word another block wrote (atomics apart); and within a
+ * block, between two barriers, the same rule as shared memory's for threads of different warps. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -62,8 +63,45 @@ static struct shadow {
     size_t words;
 } shadows[8];
 
+/* ---- global memory within a block, the race check's (issue 45: a fixed order of warps hid a
+ * plain store beside other warps' atomics). For each word of a writable buffer, in the current
+ * interval (between two barriers of one block, stamp), and for each kind of access (a plain write,
+ * an atomic, a plain read): its first thread + 1 and code address, and the first of another warp
+ * than that one's, enough to find a thread of a warp other than any given one. Lanes of one warp
+ * are not compared here (their order is shared memory's concern: global words are per thread in
+ * the lessons). And each word's last writer, which names lines where two orders of the warps end
+ * with different outputs. */
+enum { G_WRITE, G_ATOMIC, G_READ, G_KINDS };
+struct global_word {
+    uint32_t stamp;
+    uint16_t thread[G_KINDS][2];
+    uint32_t pc[G_KINDS][2];
+};
+static struct {
+    struct global_word *words[8];
+    uint32_t *last_writer[8];
+    size_t nwords[8];
+    uint32_t now; /* the interval: advanced at every barrier and block */
+} gl = {.now = 1};
+
+static void *map_zeroed(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void global_words_drop(int i)
+{
+    if (gl.words[i])
+        munmap(gl.words[i], gl.nwords[i] * sizeof(struct global_word));
+    if (gl.last_writer[i])
+        munmap(gl.last_writer[i], gl.nwords[i] * sizeof(uint32_t));
+    gl.words[i] = NULL, gl.last_writer[i] = NULL;
+}
+
 static void shadow_drop(struct shadow *sh)
 {
+    global_words_drop((int)(sh - shadows));
     uint32_t **arrays[3] = {&sh->writer, &sh->reader, &sh->atomic};
     for (int k = 0; k < 3; k++)
         if (*arrays[k]) {
@@ -96,7 +134,10 @@ void emu_trace_launch_begin(void)
         for (int k = 0; k < 3; k++)
             if (arrays[k])
                 madvise(arrays[k], shadows[i].words * sizeof(uint32_t), MADV_DONTNEED);
+        if (gl.last_writer[i])
+            madvise(gl.last_writer[i], gl.nwords[i] * sizeof(uint32_t), MADV_DONTNEED);
     }
+    gl.now++;
 }
 
 /* Each thread of the running block: the global bytes it had in flight each time it waited for
@@ -131,6 +172,7 @@ void emu_trace_block(long block)
     if (tr.on)
         fold_bursts();
     tr.block = block;
+    gl.now++;
 }
 
 static uint32_t *shadow_array(uint32_t **array, size_t words)
@@ -292,6 +334,65 @@ static void check_blocks(int i, const char *c, uint32_t size, int write, uintptr
     }
 }
 
+static int rc_found(void);
+static void race_found(int thread, int other, int write, int atomic, uintptr_t pc, uintptr_t other_pc,
+                       const char *buffer, long element);
+
+/* Within the running block: word by word, an access of a thread against those of other warps
+ * between the same two barriers (a plain write races with any access, an atomic with plain ones,
+ * a plain read with writes and atomics); and the word's last writer. */
+static void check_within_block(int i, const char *c, uint32_t size, int write, uintptr_t pc)
+{
+    const struct emu_buffer *b = &tr.buffers[i];
+    size_t words = (size_t)(b->end - b->begin) / 4;
+    if (!gl.words[i]) {
+        gl.nwords[i] = words;
+        gl.words[i] = map_zeroed(words * sizeof(struct global_word));
+        gl.last_writer[i] = map_zeroed(words * sizeof(uint32_t));
+    }
+    if (!gl.words[i] || !gl.last_writer[i] || gl.nwords[i] != words)
+        return;
+    int me = tr.current, kind = tr.atomic ? G_ATOMIC : write ? G_WRITE : G_READ;
+    static const int against[G_KINDS][3] = {
+        {G_WRITE, G_ATOMIC, G_READ}, {G_WRITE, G_READ, -1}, {G_WRITE, G_ATOMIC, -1}};
+    for (size_t w = (size_t)(c - b->begin) / 4; w <= (size_t)(c + size - 1 - b->begin) / 4 && w < words; w++) {
+        struct global_word *x = &gl.words[i][w];
+        if (write || tr.atomic)
+            gl.last_writer[i][w] = (uint32_t)pc;
+        if (x->stamp != gl.now) {
+            memset(x, 0, sizeof *x);
+            x->stamp = gl.now;
+        }
+        for (int k = 0; k < 3 && against[kind][k] >= 0 && !rc_found(); k++)
+            for (int j = 0; j < 2; j++) {
+                int o = x->thread[against[kind][k]][j] - 1;
+                if (o >= 0 && o / 32 != me / 32) {
+                    int other = against[kind][k];
+                    race_found(me, o, kind == G_ATOMIC ? other == G_WRITE : write,
+                               kind == G_ATOMIC ? 1 : other == G_ATOMIC ? 2 : 0, pc, x->pc[other][j], b->name,
+                               (long)(w * 4 / (size_t)elem_bytes(b)));
+                    break;
+                }
+            }
+        uint16_t *t = x->thread[kind];
+        uint32_t *p = x->pc[kind];
+        if (!t[0])
+            t[0] = (uint16_t)(me + 1), p[0] = (uint32_t)pc;
+        else if (!t[1] && (t[0] - 1) / 32 != me / 32)
+            t[1] = (uint16_t)(me + 1), p[1] = (uint32_t)pc;
+    }
+}
+
+uintptr_t emu_trace_last_writer(const void *p)
+{
+    const char *c = p;
+    for (int i = 0; i < tr.nbuffers; i++)
+        if (c >= tr.buffers[i].begin && c < tr.buffers[i].end && gl.last_writer[i] &&
+            gl.nwords[i] == (size_t)(tr.buffers[i].end - tr.buffers[i].begin) / 4)
+            return gl.last_writer[i][(size_t)(c - tr.buffers[i].begin) / 4];
+    return 0;
+}
+
 /* An access that is not to shared memory or inside a buffer: into a guard zone around a buffer
  * (reported with its line when the threads stop; the zone is ours to spoil), to the thread's
  * own stack or to what the runtime lets kernels read (fine), or anywhere else: stopped before
@@ -336,6 +437,7 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
                 bad_access(EMU_INPUT_WRITE, 1, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / elem_bytes(&tr.buffers[i])));
             else if (!tr.buffers[i].read_only) {
                 check_blocks(i, c, size, write, pc);
+                check_within_block(i, c, size, write, pc);
                 /* The output starts as POISON_BITS: one still there was never written. */
                 uint32_t v;
                 if (!write && size >= 4 && (memcpy(&v, c, sizeof v), v == POISON_BITS))
@@ -546,6 +648,20 @@ static struct {
     struct emu_race race;
 } rc;
 
+static int rc_found(void)
+{
+    return rc.found;
+}
+
+static void race_found(int thread, int other, int write, int atomic, uintptr_t pc, uintptr_t other_pc,
+                       const char *buffer, long element)
+{
+    if (rc.found)
+        return;
+    rc.found = 1;
+    rc.race = (struct emu_race){thread, other, write, 0, atomic, pc, other_pc, buffer, element};
+}
+
 /* Unit w of access a by thread t: in pass 0 remembered where it is the first of its kind, in
  * pass 1 compared with the firsts it races with. */
 static void check_unit(size_t w, const struct access *a, int t, int pass, int by_warp, int atomics, uint64_t stamp)
@@ -679,6 +795,7 @@ void emu_trace_reset_races(void)
 void emu_trace_interval_end(int threads, int warp_size)
 {
     (void)warp_size;
+    gl.now++;
     if (filter.suspect)
         check_races(threads);
     filter_next();

@@ -84,6 +84,7 @@ static struct {
     } copies[MAX_THREADS][MAX_COPIES];
     uint16_t ncopies[MAX_THREADS];
     uint32_t committed[MAX_THREADS];
+    uint32_t copy_bytes[MAX_THREADS]; /* the bytes of copies[t]: in flight, as loads' are */
     int unlanded; /* a cp.async whose words were read before they landed (insn + 1), for the sentence */
     int copies_pending;  /* in all threads' lists */
     int warp_kind; /* the error's kind when a warp instruction completed by resolve() failed */
@@ -1391,11 +1392,19 @@ static void land(int t, const struct pending_copy *c)
 static void land_copies(int t, int64_t upto, int all)
 {
     int kept = 0;
+    /* A wait for copies is a wait for loads: the bytes its thread's copies had in flight then
+     * (those it waits for and those it leaves in flight) are one sample of bytes in flight. */
+    uint32_t waited = 0;
+    for (int k = 0; k < X.ncopies[t]; k++)
+        waited += all || (int64_t)X.copies[t][k].group < upto;
+    if (waited && X.counting)
+        emu_trace_in_flight(t, X.copy_bytes[t]);
     for (int k = 0; k < X.ncopies[t]; k++) {
         const struct pending_copy *c = &X.copies[t][k];
-        if (all || (int64_t)c->group < upto)
+        if (all || (int64_t)c->group < upto) {
+            X.copy_bytes[t] -= c->bytes;
             land(t, c);
-        else
+        } else
             X.copies[t][kept++] = *c;
     }
     X.ncopies[t] = (uint16_t)kept;
@@ -1469,6 +1478,10 @@ static int cp_async(const struct ptx_insn *in, int i, int w, uint32_t exec)
         /* In flight from now: the words are the copy's (a write another thread's read between the
          * same barriers races with) and hold nothing yet. */
         emu_trace_shared_access(t, X.epoch[t], d, (uint32_t)bytes, 1, (uintptr_t)i + 1);
+        /* its shared side a store of its width (Nsight Compute's LDGSTS wavefronts: bank conflicts
+         * as an st.shared's) */
+        if (X.counting && W.n[0] < 32)
+            W.lanes[0][W.n[0]++] = (struct emu_lane_access){(uintptr_t)d, (uint32_t)bytes, (int)l};
         memset(X.shared_state + dst, UNSET, (size_t)bytes);
         if (X.ncopies[t] == MAX_COPIES)
             return fail(EMU_BAD_LAUNCH,
@@ -1477,8 +1490,13 @@ static int cp_async(const struct ptx_insn *in, int i, int w, uint32_t exec)
         X.copies[t][X.ncopies[t]++] =
             (struct pending_copy){p, (uint32_t)dst, X.committed[t], (uint8_t)bytes, (uint8_t)from, i};
         X.copies_pending++;
+        X.copy_bytes[t] += (uint32_t)bytes;
     }
+    int stores = W.n[0]; /* the global side priced as a load, then the shared side as a store */
+    W.n[0] = 0;
     price_warp(i, 0, 0);
+    W.n[0] = stores;
+    price_warp(i, 1, 0);
     return 0;
 }
 
@@ -2091,8 +2109,10 @@ static int step(int w, int i, uint32_t active)
             if (off != (size_t)-1) {
                 for (int b2 = 0; b2 < size; b2++)
                     was_marked |= X.shared_state[off + (size_t)b2] != SET;
-                memset(X.shared_state + off, ((vm >> l) & 1) || was_marked ? MARKED : SET, (size_t)size);
-                /* an atomic on a word nobody wrote starts from garbage: the old value is marked */
+                /* an atomic on a word nobody wrote starts from garbage: the old value is marked (an
+                 * exchange's new value owes the old nothing: atomicExch may set a word first) */
+                memset(X.shared_state + off, ((vm >> l) & 1) || (was_marked && in->sub != ATOM_EXCH) ? MARKED : SET,
+                       (size_t)size);
             } else if ((vm >> l) & 1)
                 value_used(i, t, "adds into global memory");
             memcpy(p, &next, (size_t)size);
@@ -2470,8 +2490,45 @@ static int check_barrier(void)
                 exited == 1 ? "s" : "ve");
 }
 
+/* The order of a block's warps between two barriers (emu_set_schedule): forward, backward, or
+ * drawn anew at every barrier from the seed and the block, so that a race between warps that
+ * the race check cannot see (atomics beside plain accesses are seen; an order of float atomics
+ * is not a race) shows as another output. */
+static struct {
+    int order;
+    uint64_t seed;
+} S;
+
+void emu_set_schedule(int order, uint64_t seed)
+{
+    S.order = order;
+    S.seed = seed;
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The warps' order up to the next barrier into w[]. */
+static void next_order(int *w, uint64_t *rnd)
+{
+    for (int k = 0; k < X.warps; k++)
+        w[k] = S.order == 1 ? X.warps - 1 - k : k;
+    if (S.order == 2)
+        for (int k = X.warps - 1; k > 0; k--) { /* Fisher-Yates */
+            int j = (int)(splitmix(rnd) % (uint64_t)(k + 1)), t = w[k];
+            w[k] = w[j], w[j] = t;
+        }
+}
+
 static int run_block(void)
 {
+    int order[MAX_WARPS];
+    uint64_t rnd = S.seed ^ ((((uint64_t)blockIdx.z << 16 ^ blockIdx.y) << 32 | blockIdx.x) * 0xD1B54A32D192ED03ull);
     uint32_t poison = SHARED_POISON_BITS;
     for (size_t p = 0; p + 4 <= X.shared_bytes; p += 4)
         memcpy(X.shared + p, &poison, 4);
@@ -2484,14 +2541,15 @@ static int run_block(void)
         X.state[t] = READY;
         X.epoch[t] = 0;
         X.issued[t] = X.done[t] = X.in_flight[t] = 0;
-        X.ncopies[t] = 0, X.committed[t] = 0; /* (copies never waited for are dropped) */
+        X.ncopies[t] = 0, X.committed[t] = 0, X.copy_bytes[t] = 0; /* (copies never waited for are dropped) */
     }
     X.unlanded = 0, X.copies_pending = 0;
     if (X.counting)
         memset(X.dep, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.dep);
     for (;;) {
-        for (int w = 0; w < X.warps; w++) {
-            int rc = run_warp(w);
+        next_order(order, &rnd);
+        for (int k = 0; k < X.warps; k++) {
+            int rc = run_warp(order[k]);
             if (rc)
                 return rc;
         }

@@ -442,6 +442,17 @@ __global__ void async_copy16(const float *in, float *out, int from, int e)
     out[threadIdx.x] = s[4 * ((threadIdx.x + 1) % 32) + e];
 }
 
+/* One warp copies 16 bytes a thread with cp.async into s, lane t's at word 4 * stride * t (stride
+ * 8: rows 128 bytes apart, a phase's eight lanes in the same four banks), and reads its own back. */
+__global__ void async_copy_strided(const float *in, float *out, int stride)
+{
+    __shared__ __align__(16) float s[32 * 32];
+    unsigned a = (unsigned)__cvta_generic_to_shared(&s[4 * stride * threadIdx.x]);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a), "l"(in + 4 * threadIdx.x));
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    out[threadIdx.x] = s[4 * stride * threadIdx.x + 1];
+}
+
 /* Two stages through one buffer: each thread copies 2 floats into s[2t], reads its neighbour's,
  * then copies the next 2 over its own; without the barrier between the read and the next copy,
  * the neighbour's copy overwrites what is still being read (a write-after-read race). */
@@ -460,4 +471,28 @@ __global__ void async_reuse(const float *in, float *out, int barrier)
     asm volatile("cp.async.wait_all;" ::: "memory");
     __syncthreads();
     out[threadIdx.x] = v + s[2 * j];
+}
+
+/* Four warps (block 128): each warp's lane 0 swaps its warp's number into out[0], and after a
+ * barrier into out[1]; atomics against atomics, no race, so what stays is the last warp's to run
+ * in each phase: the interpreter's order of warps, seen. */
+__global__ void warp_order(float *out)
+{
+    if (threadIdx.x % 32 == 0)
+        atomicExch(&out[0], (float)(threadIdx.x / 32)); /* L:warp_order_swap */
+    __syncthreads();
+    if (threadIdx.x % 32 == 0)
+        atomicExch(&out[1], (float)(threadIdx.x / 32));
+}
+
+/* Four warps: thread 0 zeroes out[0], then each warp's lane 0 adds 1 with an atomic; without the
+ * barrier between, the plain store and the other warps' atomics race (global memory, one block). */
+__global__ void global_zero_then_add(float *out, int barrier)
+{
+    if (threadIdx.x == 0)
+        out[0] = 0.0f; /* L:global_zero */
+    if (barrier)
+        __syncthreads();
+    if (threadIdx.x % 32 == 0)
+        atomicAdd(&out[0], 1.0f); /* L:global_add */
 }
