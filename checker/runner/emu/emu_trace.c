@@ -688,7 +688,7 @@ static void check_unit(size_t w, const struct access *a, int t, int pass, int by
             continue;
         rc.found = 1;
         rc.race = (struct emu_race){t, o, a->op == SHARED_ST, o / 32 == t / 32, a->atomic || against[k] == FIRST_ATOMIC,
-                                    a->pc, f->pc[w]};
+                                    a->pc, f->pc[w], NULL, 0}; /* (NULL: in shared memory) */
     }
 }
 
