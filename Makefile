@@ -120,7 +120,7 @@ CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 FORCE:
 
 .PHONY: cluster-test test-tools explore grade-all next watch help check status hint reset quiz grade handout programs \
-        docs docs-tools docs-test test unit-tests author-check build-all mutants doctor clean \
+        docs docs-tools docs-test test unit-tests author-check build-all mutants doctor clean fuzz \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -147,6 +147,7 @@ help:
 	  $(RUN_TESTS) --list | sed 's/^/                            /'; \
 	  echo "  make cluster-test       grade-slurm.sh on a real single-node Slurm it starts (root; docs/cluster.md)"; \
 	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
+	  echo "  make fuzz               libFuzzer on the PTX reader and the interpreter, FUZZ_SECONDS=60 (needs clang)"; \
 	  echo "  make author-check       the lessons' own rules: stubs unsolved, one CONTRACT in stub and solution, hints apart, quoted lines right"; \
 	fi
 	@echo "  make doctor             check the tools the workbook needs"
@@ -422,6 +423,55 @@ build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.p
 
 unit-tests: $(UNIT_TESTS)
 	$(Q)for t in $^; do echo "== $$t"; $$t || exit 1; done
+
+# ---- the interpreter under sanitizers (issue 45; docs/security.md) ------------------------
+# build/asan/ptx-runner: the emulator's runner and what it links, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer, every report fatal, in the same seccomp filter (sandbox.c's
+# WB_SANITIZED part readies the sanitizers for it); sanitized-test runs it on every kernel of the
+# workbook's cases (checker/tests/steps/sanitized-test.sh). build/fuzz/ptx-fuzz: libFuzzer over
+# the PTX reader and the interpreter (checker/tests/fuzz/), for make fuzz; clang only.
+ASAN := build/asan
+FUZZ := build/fuzz
+SAN_CC ?= $(CC)
+FUZZ_CC ?= clang
+SANITIZERS := -fsanitize=address,undefined -fno-sanitize-recover=all
+# As the normal build compiles them (-ffp-contract=off: the interpreter's float arithmetic), at -O1
+# with frame pointers, as the sanitizers' stacks want.
+SAN_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer $(WARN) -Ichecker/include -Ichecker/runner \
+  -Ichecker/runner/emu -Ichecker/runner/ptx -ffp-contract=off -DWB_SANITIZED
+# The runner with the parts of the library it links (its link map: the families, the bank model,
+# the poison marks, the references and their tolerances, rng); the fuzzer takes the reader, the
+# interpreter and the tracer of these.
+SAN_RUNNER_SOURCES := $(wildcard checker/runner/ptx/*.c) \
+  $(addprefix checker/runner/emu/,emu_job.c emu_trace.c emu_report.c) checker/runner/sandbox.c $(MODEL_SOURCES) \
+  $(wildcard checker/families/*.c) $(addprefix checker/src/judging/,poison.c reference.c rng.c tolerance.c)
+FUZZ_SOURCES := $(filter-out %/ptx_runner.c %/emu_job.c %/sandbox.c,$(SAN_RUNNER_SOURCES))
+SAN_HEADERS := $(HEADERS) $(wildcard checker/runner/*.h checker/runner/emu/*.h checker/runner/ptx/*.h)
+$(ASAN)/obj/%.o: %.c $(SAN_HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(SAN_CC) $(SAN_CFLAGS) $(SANITIZERS) -c $< -o $@
+$(ASAN)/ptx-runner: $(patsubst %.c,$(ASAN)/obj/%.o,$(SAN_RUNNER_SOURCES))
+	$(Q)$(SAN_CC) $(SANITIZERS) -o $@ $^ -lseccomp -lm
+$(ASAN)/canary: $(ASAN)/obj/checker/tests/sanitize/canary.o $(ASAN)/obj/checker/runner/sandbox.o
+	$(Q)$(SAN_CC) $(SANITIZERS) -o $@ $^ -lseccomp
+# The driver itself is plain: it makes jobs and reads what the runner said.
+$(ASAN)/run-sanitized: checker/tests/sanitize/run_sanitized.c $(LIBCHECKER) $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) -lm
+$(FUZZ)/obj/%.o: %.c $(SAN_HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(SAN_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -c $< -o $@
+$(FUZZ)/ptx-fuzz: checker/tests/fuzz/ptx_fuzz.c $(patsubst %.c,$(FUZZ)/obj/%.o,$(FUZZ_SOURCES)) $(SAN_HEADERS)
+	$(Q)$(FUZZ_CC) $(SAN_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ \
+	  $(filter %.c %.o,$^) -lm
+# Seeds: checker/tests/ptx/kernels.cu's kernels (its own copy: unit-tests may make build/tests' beside it).
+$(FUZZ)/kernels.ptx: checker/tests/ptx/kernels.cu
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
+# make fuzz: FUZZ_SECONDS of libFuzzer from the lessons' PTX, fuzz-test's 30 s in make test.
+FUZZ_SECONDS ?= 60
+fuzz: $(WORKBOOK)
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_CC="$(FUZZ_CC)" MAKE="$(MAKE)" checker/tools/fuzz.sh
 
 author-check: $(WORKBOOK)
 	$(Q)$(WORKBOOK) author-check
