@@ -493,6 +493,8 @@ static int decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
     snprintf(buf, sizeof buf, "%s", opcode);
     char *save, *part = strtok_r(buf, ".", &save);
     in->op = OP_UNKNOWN;
+    if (!part) /* an opcode of dots alone: no name to look up */
+        return fail(lx, "'%s' is not an instruction", opcode);
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strcmp(ops[i].name, part) == 0)
             in->op = (uint8_t)ops[i].op;
@@ -1418,8 +1420,10 @@ int ptx_parse(const char *text, struct ptx_module *m)
         } else if (accept(lx, ".file")) {
             int64_t n;
             int f, f32;
-            if (lx->kind != TK_NUM || number(lx, &n, &f, &f32) || lx->kind != TK_STR)
-                return fail(lx, ".file needs a number and a name");
+            if (lx->kind != TK_NUM || number(lx, &n, &f, &f32) || lx->kind != TK_STR) {
+                fail(lx, ".file needs a number and a name"); /* (the builder's arrays freed below) */
+                break;
+            }
             if (n >= 1 && n <= PTX_MAX_FILES) {
                 free(m->files[n]);
                 m->files[n] = strdup(lx->text);

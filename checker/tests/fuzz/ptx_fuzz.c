@@ -45,7 +45,6 @@ static float *buffer[NBUF];
 static const char *const buffer_name[NBUF] = {"A", "B", "C"};
 
 static sigjmp_buf leave;
-static int past_known;
 /* The running kernel, and the copy of its instructions as `exit`s that SIGPROF puts in their place. */
 static struct ptx_kernel *volatile running;
 static struct ptx_insn *volatile exits;
@@ -83,7 +82,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
                                        GUARD * sizeof(float), buffer_name[b], b != OUT, 4};
     }
     emu_set_buffers(given, NBUF);
-    past_known = getenv("WB_FUZZ_PAST_KNOWN") && strcmp(getenv("WB_FUZZ_PAST_KNOWN"), "1") == 0;
     if (getenv("WB_FUZZ_BUDGET_US") && atol(getenv("WB_FUZZ_BUDGET_US")) > 0)
         budget_us = atol(getenv("WB_FUZZ_BUDGET_US"));
     emu_set_fatal_handler(stop_run);
@@ -116,25 +114,6 @@ static void fill_params(const struct ptx_kernel *k, unsigned char *params, size_
             memcpy(params + p->offset, &v, 4);
         }
     }
-}
-
-/* WB_FUZZ_PAST_KNOWN=1: a kernel with an instruction that writes no register where it must write
- * one (crash-missing-destination.ptx, crash-immediate-destination.ptx) is not run, so that a long
- * run looks past that known bug for others until the reader refuses such instructions. */
-static int writes_no_register(const struct ptx_kernel *k)
-{
-    for (int i = 0; i < k->ninsns; i++) {
-        const struct ptx_insn *in = &k->insns[i];
-        switch (in->op) {
-        case OP_ST: case OP_RED: case OP_BRA: case OP_RET: case OP_EXIT: case OP_BAR: case OP_BAR_WARP:
-        case OP_MEMBAR: case OP_NANOSLEEP: case OP_TRAP: case OP_PMEVENT: case OP_CP_ASYNC: case OP_CALL:
-            continue;
-        default:
-            if (in->o[0].kind != K_REG && in->o[0].kind != K_VEC && in->o[0].kind != K_SINK)
-                return 1;
-        }
-    }
-    return 0;
 }
 
 /* One launch of k within the budget: its result, -1 where the tracer's fatal handler left it, -2
@@ -191,8 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct ptx_module m;
     unsigned char params[256]; /* the runner's (ptx_runner.c) */
     /* A parameter block larger than the runner's is refused there before any launch. */
-    if (ptx_parse(text, &m) == 0 && m.nkernels > 0 && m.kernels[0].param_bytes <= (int)sizeof params &&
-        !(past_known && writes_no_register(&m.kernels[0]))) {
+    if (ptx_parse(text, &m) == 0 && m.nkernels > 0 && m.kernels[0].param_bytes <= (int)sizeof params) {
         struct ptx_kernel *k = &m.kernels[0];
         fill_params(k, params, sizeof params);
         struct ptx_launch L = {&m, k, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, params,
