@@ -37,7 +37,7 @@
 #define GUARD 1024
 /* The launch: 2 x 2 blocks of 32 x 2 threads, two warps each. */
 static const unsigned grid[3] = {2, 2, 1}, block[3] = {32, 2, 1};
-/* CPU time a launch may take before it is left (microseconds; WB_FUZZ_BUDGET_US sets another). */
+/* CPU time a launch may take before it is ended (microseconds; WB_FUZZ_BUDGET_US sets another). */
 static long budget_us = 50000;
 
 enum { IN0, IN1, OUT, NBUF };
