@@ -120,7 +120,7 @@ CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 FORCE:
 
 .PHONY: cluster-test test-tools explore grade-all next watch help check status hint reset quiz grade handout programs \
-        docs docs-tools docs-test test unit-tests author-check build-all mutants doctor clean fuzz \
+        docs docs-tools docs-test test unit-tests author-check build-all mutants doctor clean fuzz conformance \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -148,6 +148,7 @@ help:
 	  echo "  make cluster-test       grade-slurm.sh on a real single-node Slurm it starts (root; docs/cluster.md)"; \
 	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
 	  echo "  make fuzz               libFuzzer on the PTX reader and the interpreter, FUZZ_SECONDS=60 (needs clang)"; \
+	  echo "  make conformance        on a GPU: every instruction form against the interpreter, bit for bit, recorded"; \
 	  echo "  make author-check       the lessons' own rules: stubs unsolved, one CONTRACT in stub and solution, hints apart, quoted lines right"; \
 	fi
 	@echo "  make doctor             check the tools the workbook needs"
@@ -420,6 +421,30 @@ build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.p
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_kernels.ptx"' \
 	  '-DWB_PTX_SOURCE="checker/tests/ptx/kernels.cu"' -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
+
+# The conformance suite's interpreter side (checker/tests/conformance/): each form forms.py wrote,
+# run by the interpreter as the runner runs a kernel.
+build/conformance/conform-emu: checker/tests/conformance/conform_emu.c checker/tests/conformance/conform_forms.h \
+    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o) \
+    $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx -o $@ $< $(filter %.o %.a,$^) -lm
+
+# The conformance suite's GPU side, with the driver's own assembler (libcuda: the stub to link; the
+# driver's at run time).
+build/conformance/conform-gpu: checker/tests/conformance/conform_gpu.cu checker/tests/conformance/conform_forms.h
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) -O2 -o $@ $< -L$(dir $(NVCC))../lib64/stubs -lcuda
+# make conformance: on a GPU machine, both sides of the suite on every form, compared bit for bit
+# (build/conformance/report.txt), the GPU's outputs recorded for make test to replay.
+CONFORMANCE_RECORD ?= checker/tests/conformance/records/h200.tsv
+conformance: build/conformance/conform-emu build/conformance/conform-gpu
+	$(Q)python3 checker/tests/conformance/forms.py build/conformance
+	$(Q)build/conformance/conform-emu build/conformance
+	$(Q)build/conformance/conform-gpu build/conformance
+	$(Q)python3 checker/tests/conformance/conform.py compare build/conformance || true
+	$(Q)python3 checker/tests/conformance/conform.py record build/conformance $(CONFORMANCE_RECORD)
+	$(Q)python3 checker/tests/conformance/conform.py table build/conformance $(CONFORMANCE_RECORD)
 
 unit-tests: $(UNIT_TESTS)
 	$(Q)for t in $^; do echo "== $$t"; $$t || exit 1; done
