@@ -87,6 +87,7 @@ KINDS = {
     "wf64": (64, [v for v in F64_EDGES if v & 0xFFFFFFFF != 0xFFFFFFFF]),
     "pred": (32, [0, 1]), "shift": (32, [0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 0xFFFFFFFF]),
     "lane": (32, [0, 1, 2, 3, 4, 7, 8, 15, 16, 17, 30, 31, 32, 33, 63]),
+    "lane16": (32, [0, 1, 2, 3, 4, 7, 8, 15]),
     "clamp": (32, [0x1F, 0x0, 0x1, 0x7, 0xF, 0x101F, 0x181F, 0x1C1F, 0x1E1F, 0x1F00, 0x1F1F]),
     "prmt": (32, [0x3210, 0x7654, 0x0123, 0x4567, 0x1111, 0x8888, 0xCCCC, 0xFFFF, 0x5140, 0x7531]),
     "bfpos": (32, [0, 1, 4, 8, 15, 16, 31, 32, 33, 63, 64, 255, 256]),
@@ -109,6 +110,8 @@ def value(kind, bits, edge_bias=True):
         v = (v & 0x800FFFFFFFFFFFFF) | ((0x3F0 + (r >> 8) % 40) << 52)
     if kind[0] == "w" and v & 0xFFFFFFFF == 0xFFFFFFFF:
         v ^= 1
+    if kind == "lane16":
+        v &= 15
     if kind in ("shift", "lane", "bfpos"):
         v &= 0x7F if r & 4 else (1 << w) - 1
     return v
@@ -375,7 +378,7 @@ def forms():
     out.append(Form("mov.b32 {h,h}", loads(["i32"]) + "\tmov.b32 {%h5, %h6}, %r21;\n" + store("%h5", 16) +
                     store("%h6", 16, 8), ["i32"], 64))
 
-    out += warp_forms() + memory_forms() + tensor_forms()
+    out += warp_forms() + memory_forms() + space_forms() + tensor_forms()
     return [f for f in out if f]
 
 
@@ -400,6 +403,13 @@ def warp_forms():
             body = loads(["pred"]) + guard + "\tsetp.ne.u32 %p3, %r21, 0;\n"
             body += "\t%s %%p1, %%p3, %s;\n\tselp.u32 %%r30, 1, 0, %%p1;\n" % (name, m) + store("%r30", 32)
             out.append(Form("%s mask %s" % (name, m), body, ["pred"], 512, group="vote"))
+        if mask == 0x0000FFFF:  # the low half-warp among itself: sources and clamp inside the mask
+            for mode in ["up", "down", "bfly", "idx"]:
+                name = "shfl.sync.%s.b32" % mode
+                body = loads(["i32", "lane16"]) + guard
+                body += "\t%s %%r25|%%p1, %%r21, %%r22, 15, %s;\n" % (name, m)
+                body += "\tselp.u32 %r30, 1, 0, %p1;\n" + store("%r25", 32) + store("%r30", 32, 8)
+                out.append(Form("%s mask %s clamp 15" % (name, m), body, ["i32", "lane16"], 512, group="shfl"))
         body = loads(["pred"]) + guard + "\tsetp.ne.u32 %p3, %r21, 0;\n"
         body += "\tvote.sync.ballot.b32 %%r25, %%p3, %s;\n" % m + store("%r25", 32)
         out.append(Form("vote.sync.ballot.b32 mask %s" % m, body, ["pred"], 512, group="vote"))
@@ -469,6 +479,34 @@ def memory_forms():
             "\tbar.sync 0;\n\txor.b32 %r43, %r41, 16;\n\tadd.u32 %r44, %r40, %r43;\n"
             "\tld.shared.v4.b32 {%r21, %r22, %r23, %r24}, [%r44];\n\tst.global.v4.b32 [%rd11], {%r21, %r22, %r23, %r24};\n")
     out.append(Form("ld.shared.v4.b32 (a neighbour's)", body, ["i64"] * 4, 256, ins=32, outs=16, group="ld"))
+    return out
+
+
+def space_forms():
+    """Special registers, barriers that reduce, and the state spaces a kernel reaches through
+    generic addresses (cvta), local arrays and constants."""
+    out = []
+    for sreg in ["%tid.x", "%ntid.x", "%ctaid.x", "%nctaid.x", "%laneid", "%lanemask_eq", "%lanemask_lt",
+                 "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%nsmid"]:
+        body = "\tmov.u32 %%r25, %s;\n" % sreg + store("%r25", 32)
+        out.append(Form("mov.u32 " + sreg, body, [], 256, group="special registers"))
+    for red, dst in (("popc.u32", "%r25"), ("and.pred", "%p1"), ("or.pred", "%p1")):
+        name = "bar.red.%s" % red
+        body = loads(["pred"]) + "\tsetp.ne.u32 %p3, %r21, 0;\n"
+        body += "\t%s %s, 0, %%p3;\n" % (name, dst)
+        body += (store("%r25", 32) if dst == "%r25" else "\tselp.u32 %r30, 1, 0, %p1;\n" + store("%r30", 32))
+        out.append(Form(name, body, ["pred"], 512, group="bar.red"))
+    # A shared word through a generic address and back (cvta both ways).
+    body = loads(["i64"]) + ("\tmov.u32 %r40, tile;\n\tshl.b32 %r41, %r4, 3;\n\tadd.u32 %r42, %r40, %r41;\n"
+            "\tcvt.u64.u32 %rd12, %r42;\n\tcvta.shared.u64 %rd13, %rd12;\n\tst.b64 [%rd13], %rd21;\n"
+            "\tcvta.to.shared.u64 %rd14, %rd13;\n\tld.shared.b64 %rd25, [%rd14];\n" + store("%rd25", 64) +
+            "\tsub.s64 %rd15, %rd14, %rd12;\n" + store("%rd15", 64, 8))
+    out.append(Form("cvta.shared.u64 and cvta.to.shared.u64", body, ["i64"], 256, group="cvta"))
+    # A local array, written and read back at another index.
+    body = loads(["i64", "i64"]) + ("\t.local .align 8 .b8 slots[64];\n\tmov.u64 %rd12, slots;\n\tst.local.b64 [%rd12], %rd21;\n"
+            "\tst.local.b64 [%rd12+8], %rd22;\n\tld.local.b64 %rd25, [%rd12+8];\n\tld.local.b64 %rd26, [%rd12];\n" +
+            store("%rd25", 64) + store("%rd26", 64, 8))
+    out.append(Form("ld.local.b64 and st.local.b64", body, ["i64", "i64"], 256, group="ld"))
     return out
 
 
