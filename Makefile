@@ -148,7 +148,7 @@ help:
 	  echo "  make cluster-test       grade-slurm.sh on a real single-node Slurm it starts (root; docs/cluster.md)"; \
 	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
 	  echo "  make fuzz               libFuzzer on the PTX reader and the interpreter, FUZZ_SECONDS=60 (needs clang)"; \
-	  echo "  make author-check       the lessons' own rules: stubs unsolved, one CONTRACT in stub and solution, hints apart, quoted lines right"; \
+	  echo "  make author-check       the lessons' own rules: stubs unsolved and leaving the student lines to write, one CONTRACT in stub and solution, hints apart, quoted lines right"; \
 	fi
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
