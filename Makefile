@@ -148,7 +148,7 @@ help:
 	  echo "  make cluster-test       grade-slurm.sh on a real single-node Slurm it starts (root; docs/cluster.md)"; \
 	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
 	  echo "  make fuzz               libFuzzer on the PTX reader and the interpreter, FUZZ_SECONDS=60 (needs clang)"; \
-	  echo "  make author-check       the lessons' own rules: stubs unsolved and leaving the student lines to write, one CONTRACT in stub and solution, hints apart, quoted lines right"; \
+	  echo "  make author-check       the lessons' own rules: stubs unsolved, one CONTRACT in stub and solution, hints apart, quoted lines right"; \
 	fi
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
@@ -421,6 +421,9 @@ build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.p
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_kernels.ptx"' \
 	  '-DWB_PTX_SOURCE="checker/tests/ptx/kernels.cu"' -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
 
+unit-tests: $(UNIT_TESTS)
+	$(Q)for t in $^; do echo "== $$t"; $$t || exit 1; done
+
 # The PTX primer's examples (docs/ptx.md), run in the interpreter against what the page says.
 build/tests/ptx_primer.ptx: checker/tests/ptx/primer.cu
 	$(Q)mkdir -p $(@D)
@@ -433,9 +436,6 @@ build/tests/test_ptx_primer: checker/tests/test_ptx_primer.c build/tests/ptx_pri
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_PRIMER="build/tests/ptx_primer.ptx"' \
 	  '-DWB_PTX_PRIMER_SOURCE="checker/tests/ptx/primer.cu"' '-DWB_PTX_PRIMER_PAGE="docs/ptx.md"' \
 	  -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
-
-unit-tests: $(UNIT_TESTS)
-	$(Q)for t in $^; do echo "== $$t"; $$t || exit 1; done
 
 # ---- the interpreter under sanitizers (issue 45; docs/security.md) ------------------------
 # build/asan/ptx-runner: the emulator's runner and what it links, built with AddressSanitizer and
