@@ -449,6 +449,19 @@ conformance: build/conformance/conform-emu build/conformance/conform-gpu
 unit-tests: $(UNIT_TESTS)
 	$(Q)for t in $^; do echo "== $$t"; $$t || exit 1; done
 
+# The PTX primer's examples (docs/ptx.md), run in the interpreter against what the page says.
+build/tests/ptx_primer.ptx: checker/tests/ptx/primer.cu
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
+
+build/tests/test_ptx_primer: checker/tests/test_ptx_primer.c build/tests/ptx_primer.ptx \
+    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o) \
+    $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_PRIMER="build/tests/ptx_primer.ptx"' \
+	  '-DWB_PTX_PRIMER_SOURCE="checker/tests/ptx/primer.cu"' '-DWB_PTX_PRIMER_PAGE="docs/ptx.md"' \
+	  -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
+
 # ---- the interpreter under sanitizers (issue 45; docs/security.md) ------------------------
 # build/asan/ptx-runner: the emulator's runner and what it links, built with AddressSanitizer and
 # UndefinedBehaviorSanitizer, every report fatal, in the same seccomp filter (sandbox.c's
@@ -592,7 +605,7 @@ SITE := docs/html
 SITE_IMAGES := $(addprefix $(SITE)/img/,banks-32x32.svg banks-32x33.svg banks-xor.svg banks-ldsm.svg banks-ldsm-xor.svg \
                tiling.svg bank-latency.svg memory-h200.svg)
 SITE_PAGES := $(SITE)/index.html $(SITE)/measurements.html $(SITE)/emulator.html $(SITE)/mutants.html $(SITE)/gates.html \
-  $(SITE)/security.html $(SITE)/cluster.html $(SITE)/architecture.html \
+  $(SITE)/security.html $(SITE)/cluster.html $(SITE)/architecture.html $(SITE)/ptx.html \
   $(foreach n,$(LESSONS),$(SITE)/$(call folder,$(n)).html)
 # Offline (images embedded, styles inline), code highlighted as C++ (pandoc knows no CUDA), the
 # page's title from its first line; pandoc wraps a <summary>'s text in <p> (or in line breaks
@@ -619,14 +632,16 @@ $(SITE)/img/%.svg: docs/img/%.svg
 	$(Q)cp $< $@
 
 # A lesson's page: its README (each prediction's answer folded there; the markers of its quoted
-# line numbers, which are for the author check, dropped), the questions of its quiz.txt appended
+# line numbers, which are for the author check, dropped; its links to the docs' pages, which are
+# ../../docs/NAME.md beside the Markdown, made NAME.html), the questions of its quiz.txt appended
 # with their answers folded, then its hints.md, each hint folded on its own: the hints are not in
 # the README, and the page shows them only one at a time too.
 define LESSON_PAGE
 $(SITE)/$(call folder,$(1)).html: lessons/$(call folder,$(1))/README.md lessons/$(call folder,$(1))/quiz.txt \
     lessons/$(call folder,$(1))/hints.md docs/template.html $(SITE_IMAGES) $(WORKBOOK)
 	$(Q)mkdir -p build/docs
-	$(Q){ sed -e 's/^```cuda$$$$/```cpp/' -e 's/<!-- line: \([^-]\|-[^-]\)*-->//g' $$<; echo; $(WORKBOOK) quiz-md $(1); \
+	$(Q){ sed -e 's/^```cuda$$$$/```cpp/' -e 's/<!-- line: \([^-]\|-[^-]\)*-->//g' \
+	  -e 's|](\.\./\.\./docs/\([a-z_]*\)\.md)|](\1.html)|g' $$<; echo; $(WORKBOOK) quiz-md $(1); \
 	  echo; $(WORKBOOK) hints-md $(1); } \
 	  > build/docs/$(call folder,$(1)).md
 	$(Q)$(PANDOC_HTML) $(if $(call folder,$(call lesson_before,$(1))),-V prev=$(call folder,$(call lesson_before,$(1))).html) \
@@ -637,7 +652,7 @@ $(foreach n,$(LESSONS),$(eval $(call LESSON_PAGE,$(n))))
 
 $(SITE)/index.html: docs/index.md docs/template.html lessons/registry $(WORKBOOK)
 	$(Q)mkdir -p build/docs $(@D)
-	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject; compute-sanitizer and Nsight Compute as [gates](gates.html); what a lesson file [can and cannot do](security.html); grading a [whole class](cluster.html); how the workbook is [built](architecture.html).\n'; } > build/docs/index.md
+	$(Q){ cat $<; $(WORKBOOK) lesson-list; printf '\nMeasured on an H200: [speed checks](measurements.html); the [emulator](emulator.html) and its counts against Nsight Compute; the [wrong kernels](mutants.html) the checker must reject; compute-sanitizer and Nsight Compute as [gates](gates.html); what a lesson file [can and cannot do](security.html); grading a [whole class](cluster.html); how the workbook is [built](architecture.html). The instructions of lesson 10 in inline assembly: a [PTX primer](ptx.html).\n'; } > build/docs/index.md
 	$(Q)$(PANDOC_HTML) $(call page_title,$<) build/docs/index.md -o $@
 
 # Links between the docs' Markdown files become links between their pages.

@@ -24,6 +24,7 @@
 #include "registry.h"
 #include "results.h"
 #include "state.h"
+#include "student_lines.h"
 #include "textfile.h"
 #include "thresholds.h"
 
@@ -179,10 +180,49 @@ static int contract_check(const char *stub, const char *solution)
     return line != 0;
 }
 
+/* What the stub's TODO regions leave to the student of the solution (student_lines.h), against
+ * the registry's least; without a solution (a handout), only the regions' marks. The count goes
+ * into *measured (-1: not measured). Returns the number of problems. */
+static int student_lines_check(const struct lesson *l, const char *stub, const char *solution, int have_solution,
+                               int *measured)
+{
+    char *a = read_text_file(stub), *b = have_solution ? read_text_file(solution) : NULL;
+    struct student_lines m;
+    char err[300];
+    int bad = 0;
+    *measured = -1;
+    if (!a || (have_solution && !b)) {
+        free(a);
+        free(b);
+        return 0; /* check_kernel_file says that it is missing */
+    }
+    if (student_lines_measure(a, b ? b : a, &m, err, sizeof err) != 0) {
+        printf("  %s: %s\n", stub, err);
+        bad++;
+    } else if (have_solution) {
+        *measured = m.inside;
+        if (m.inside < l->student_lines) {
+            printf("  %s leaves the student %d line%s of %s to write inside its TODO regions, where lessons/registry "
+                   "asks at least %d: %s\n",
+                   stub, m.inside, m.inside == 1 ? "" : "s", solution, l->student_lines,
+                   m.inside < STUDENT_LINES_FLOOR ? "one expression is no exercise; widen the TODO region to what the "
+                                                    "student should write (a tile's loads and stores, a loop), and take "
+                                                    "it out of the stub"
+                                                  : "widen the TODO regions, or lower the registry's number to what "
+                                                    "the lesson really asks");
+            bad++;
+        }
+    }
+    free(a);
+    free(b);
+    return bad;
+}
+
 /* A handout (make handout) has no solutions/: its stubs, baselines and texts are still checked. */
 int cmd_author_check(void)
 {
     int bad = 0, have_solutions = file_exists("solutions");
+    char measured_text[40 * MAX_LESSONS] = "";
     char *overview = read_text_file("README.md"); /* its table of lessons */
     for (int i = 0; i < reg.count; i++) {
         const struct lesson *l = &reg.lessons[i];
@@ -209,6 +249,11 @@ int cmd_author_check(void)
         }
         if (have_solutions)
             bad += contract_check(stub, solution);
+        int measured;
+        bad += student_lines_check(l, stub, solution, have_solutions, &measured);
+        if (measured >= 0)
+            snprintf(measured_text + strlen(measured_text), sizeof measured_text - strlen(measured_text), "%s%d: %d",
+                     measured_text[0] ? ", " : "", l->number, measured);
         if (!file_exists(cases)) {
             printf("  %s is missing: the lesson has no check\n", cases);
             bad++;
@@ -251,6 +296,9 @@ int cmd_author_check(void)
             bad++;
         }
     }
+    if (measured_text[0])
+        printf("Lines of each solution the stub's TODO regions leave to the student (lesson: lines): %s.\n",
+               measured_text);
     if (bad)
         printf("author check: %d problem%s in the lessons above.\n", bad, bad == 1 ? "" : "s");
     else

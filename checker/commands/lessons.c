@@ -6,7 +6,7 @@
  *   workbook lessons --make               the registry as make's variables (build/lessons.mk)
  *   workbook lessons --subset N[=PATH]... the registry's text with lessons N... alone, PATH the
  *                                         new baseline of those given one (a handout's registry)
- * Fields: the registry's columns, number folder kernel family baseline points, with the
+ * Fields: the registry's columns, number folder kernel family baseline points student_lines, with the
  * baseline column ([FAMILY:]PATH) split in two: baseline is its PATH, baseline_family its
  * FAMILY (the lesson's family where none is given). --registry FILE reads another registry (a
  * handout's). Bad input is refused in one sentence on stderr, with exit status 2.
@@ -18,9 +18,9 @@
 #include "commands.h"
 #include "textfile.h"
 
-enum field { NUMBER, FOLDER, KERNEL, FAMILY, BASELINE, POINTS, BASELINE_FAMILY, NFIELDS };
+enum field { NUMBER, FOLDER, KERNEL, FAMILY, BASELINE, POINTS, STUDENT_LINES, BASELINE_FAMILY, NFIELDS };
 static const char *const FIELD_NAMES[NFIELDS] = {"number", "folder", "kernel", "family", "baseline", "points",
-                                                 "baseline_family"};
+                                                 "student_lines", "baseline_family"};
 
 static int usage(void)
 {
@@ -53,6 +53,9 @@ static const char *value_of(const struct lesson *l, enum field f, char *buf, siz
         return buf;
     case POINTS:
         snprintf(buf, len, "%d", l->points);
+        return buf;
+    case STUDENT_LINES:
+        snprintf(buf, len, "%d", l->student_lines);
         return buf;
     case FOLDER:
         return l->folder;

@@ -1,5 +1,6 @@
 /* The lesson registry (lessons/registry): which lessons exist, in which folders, what kernel
- * each one asks for, what it is compared against and what it is worth. */
+ * each one asks for, what it is compared against, what it is worth and how much of its solution
+ * the stub leaves to the student. */
 #ifndef WB_REGISTRY_H
 #define WB_REGISTRY_H
 #include <stddef.h>
@@ -19,6 +20,9 @@ struct lesson {
      * another launch of the same contract, e.g. the previous lesson's solution. */
     const struct family *baseline_family;
     int points;
+    /* The least number of the solution's lines the stub's TODO regions leave to the student
+     * (student_lines.h): make author-check measures them and refuses fewer. */
+    int student_lines;
 };
 
 struct registry {

@@ -1,7 +1,7 @@
 /* Unit tests for checker/src/formats/registry.c: the real lessons/registry (read from the repository
- * root, where make runs the tests), a sample laid out like it (read, and written again), comment
- * and blank line handling, every validation error (each a sentence naming the text and the line),
- * registry_find and the point total. */
+ * root, where make runs the tests), a sample laid out like it (read, and written again, its
+ * student_lines column too), comment and blank line handling, every validation error (each a
+ * sentence naming the text and the line), registry_find and the point total. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,8 +17,8 @@
 #include "text.h"
 #include "unit.h"
 
-#define GOOD1 "1 01_naive_matmul matmul_naive matmul checker/baselines/matmul_uncoalesced.cu 10\n"
-#define GOOD2 "2 02_tiled matmul_tiled matmul solutions/01_naive_matmul/matmul_naive.cu 25\n"
+#define GOOD1 "1 01_naive_matmul matmul_naive matmul checker/baselines/matmul_uncoalesced.cu 10 4\n"
+#define GOOD2 "2 02_tiled matmul_tiled matmul solutions/01_naive_matmul/matmul_naive.cu 25 4\n"
 
 /* registry_parse of a registry named "test" as a reader of refusals.h: the line its error names
  * ("test line N:"). */
@@ -60,10 +60,10 @@ static void real_registry_loads(void **state)
 #define SAMPLE_HEADER                                                                                                  \
     "# The lesson registry.\n"                                                                                         \
     "#\n"                                                                                                              \
-    "# number folder            kernel              family         baseline                                          points\n"
-#define SAMPLE_LINE1 "1        01_naive_matmul   matmul_naive        matmul         checker/baselines/matmul_uncoalesced.cu           10\n"
-#define SAMPLE_LINE2 "2        02_tiled_matmul   matmul_tiled        matmul         solutions/01_naive_matmul/matmul_naive.cu         25\n"
-#define SAMPLE_LINE6 "6        06_coarsening     transpose_coarsened transpose_32x8 transpose:solutions/05_swizzle/transpose_swizzled.cu 25\n"
+    "# number folder            kernel              family         baseline                                          points student_lines\n"
+#define SAMPLE_LINE1 "1        01_naive_matmul   matmul_naive        matmul         checker/baselines/matmul_uncoalesced.cu           10     6\n"
+#define SAMPLE_LINE2 "2        02_tiled_matmul   matmul_tiled        matmul         solutions/01_naive_matmul/matmul_naive.cu         25     8\n"
+#define SAMPLE_LINE6 "6        06_coarsening     transpose_coarsened transpose_32x8 transpose:solutions/05_swizzle/transpose_swizzled.cu 25     8\n"
 #define SAMPLE SAMPLE_HEADER SAMPLE_LINE1 SAMPLE_LINE2 SAMPLE_LINE6
 
 static void sample_registry_read_by_column(void **state)
@@ -82,6 +82,7 @@ static void sample_registry_read_by_column(void **state)
     assert_string_equal(l->baseline, "solutions/01_naive_matmul/matmul_naive.cu");
     assert_string_equal(l->baseline_family->name, "matmul");
     assert_int_equal(l->points, 25);
+    assert_int_equal(l->student_lines, 8);
     l = &reg.lessons[2];
     assert_int_equal(l->number, 6);
     assert_string_equal(l->family->name, "transpose_32x8");
@@ -113,7 +114,7 @@ static void sample_registry_written_again(void **state)
     fclose(f);
     assert_string_equal(out, "# a comment\r\n"
                              "6        06_coarsening     transpose_coarsened transpose_32x8 "
-                             "transpose:checker/baselines/transpose_swizzled.cu 25\n"
+                             "transpose:checker/baselines/transpose_swizzled.cu 25     8\n"
                              "\n# after the lessons\n");
     free(out);
 }
@@ -171,8 +172,8 @@ static void last_line_without_newline_and_crlf(void **state)
 {
     (void)state;
     const char *text = "# registry\r\n"
-                       "1 01_a k_a transpose a.cu 7\r\n"
-                       "2 02_b k_b matmul dir/b.cu 8";
+                       "1 01_a k_a transpose a.cu 7 4\r\n"
+                       "2 02_b k_b matmul dir/b.cu 8 4";
     struct registry reg = parsed(text);
     assert_int_equal(reg.count, 2);
     assert_string_equal(reg.lessons[0].family->name, "transpose");
@@ -185,14 +186,14 @@ static void last_line_without_newline_and_crlf(void **state)
 static void baseline_family_given_or_the_lessons(void **state)
 {
     (void)state;
-    struct registry reg = parsed("1 01_a k transpose_32x8 transpose:dir/a.cu 5\n2 02_b k transpose_32x8 b.cu 5\n");
+    struct registry reg = parsed("1 01_a k transpose_32x8 transpose:dir/a.cu 5 4\n2 02_b k transpose_32x8 b.cu 5 4\n");
     assert_string_equal(reg.lessons[0].baseline, "dir/a.cu");
     assert_string_equal(reg.lessons[0].baseline_family->name, "transpose");
     assert_string_equal(reg.lessons[0].family->name, "transpose_32x8");
     assert_string_equal(reg.lessons[1].baseline, "b.cu");
     assert_string_equal(reg.lessons[1].baseline_family->name, "transpose_32x8");
     /* The same problem on floats for a lesson whose kernels take halves (lesson 10's baseline). */
-    reg = parsed("1 01_a k matmul_f16 matmul_128:a.cu 5\n");
+    reg = parsed("1 01_a k matmul_f16 matmul_128:a.cu 5 4\n");
     assert_string_equal(reg.lessons[0].baseline_family->name, "matmul_128");
 }
 
@@ -201,44 +202,49 @@ static void baseline_family_given_or_the_lessons(void **state)
 static void numbers_may_leave_gaps(void **state)
 {
     (void)state;
-    struct registry reg = parsed("2 02_x k matmul b.cu 5\n4 04_y k transpose b.cu 5\n");
+    struct registry reg = parsed("2 02_x k matmul b.cu 5 4\n4 04_y k transpose b.cu 5 4\n");
     assert_int_equal(reg.count, 2);
     assert_int_equal(reg.lessons[1].number, 4);
 }
 
 /* Every way a registry is refused: each text with the line its error names and a phrase of it. */
 REFUSALS_TEST(refuses_each_mistake, parse_registry,
-    {"# header\n" GOOD1 "2 02_tiled matmul_tiled matmul 25\n", 3, "expected 6 fields"},
-    {GOOD1 "\n2 02_tiled matmul_tiled matmul b.cu 25 extra\n", 3, "expected 6 fields"},
-    {"1 01_x k matmul b.cu ten\n", 1, "expected 6 fields"},
+    {"# header\n" GOOD1 "2 02_tiled matmul_tiled matmul 25\n", 3, "expected 7 fields"},
+    {GOOD1 "\n2 02_tiled matmul_tiled matmul b.cu 25 extra\n", 3, "expected 7 fields"},
+    {"1 01_x k matmul b.cu ten 4\n", 1, "expected 7 fields"},
     {GOOD1 GOOD1, 2, "lesson 1 after lesson 1"},
-    {"2 02_x k matmul b.cu 5\n1 01_x k matmul b.cu 5\n", 2, "number them 1, 2, 3"},
-    {"1 naive_matmul k matmul b.cu 5\n", 1, "folder 'naive_matmul'"},
-    {"1 1_naive k matmul b.cu 5\n", 1, "two digits"},
-    {"1 02_naive k matmul b.cu 5\n", 1, "two digits"},
-    {"1 01naive k matmul b.cu 5\n", 1, "two digits"},
-    {"# c\n1 001_naive k matmul b.cu 5\n", 2, "two digits"},
-    {"1 01_x 9lives matmul b.cu 5\n", 1, "kernel '9lives' is not a C identifier"},
-    {"\n\n1 01_x my-kernel matmul b.cu 5\n", 3, "not a C identifier"},
-    {"1 01_x k.cu matmul b.cu 5\n", 1, "not a C identifier"},
-    {GOOD1 "2 02_x k histogram b.cu 5\n", 2, "unknown family 'histogram' ("},
-    {"1 01_x k Matmul b.cu 5\n", 1, "unknown family"},
-    {"1 01_a k transpose transpose_32x8:a.c 5\n", 1, "should be a .cu file"},
-    {"1 01_x k matmul b.c 5\n", 1, "baseline 'b.c' should be a .cu file"},
-    {"1 01_x k matmul .cu 5\n", 1, "should be a .cu file"},
-    {GOOD1 "2 02_x k matmul b.cuh 5\n", 2, "should be a .cu file"},
-    {"1 01_a k transpose nosuch:a.cu 5\n", 1, "the baseline's family 'nosuch' is unknown"},
-    {"1 01_a k transpose matmul:a.cu 5\n", 1, "takes other arguments than transpose"},
-    {"1 01_a k matmul_f16 reduce:a.cu 5\n", 1, "takes other arguments than matmul_f16"},
-    {"1 01_x k matmul b.cu 0\n", 1, "points 0 outside 1..1000"},
-    {GOOD1 "2 02_x k matmul b.cu 1001\n", 2, "outside 1..1000"},
-    {"1 01_x k matmul b.cu -3\n", 1, "outside 1..1000"},
+    {"2 02_x k matmul b.cu 5 4\n1 01_x k matmul b.cu 5 4\n", 2, "number them 1, 2, 3"},
+    {"1 naive_matmul k matmul b.cu 5 4\n", 1, "folder 'naive_matmul'"},
+    {"1 1_naive k matmul b.cu 5 4\n", 1, "two digits"},
+    {"1 02_naive k matmul b.cu 5 4\n", 1, "two digits"},
+    {"1 01naive k matmul b.cu 5 4\n", 1, "two digits"},
+    {"# c\n1 001_naive k matmul b.cu 5 4\n", 2, "two digits"},
+    {"1 01_x 9lives matmul b.cu 5 4\n", 1, "kernel '9lives' is not a C identifier"},
+    {"\n\n1 01_x my-kernel matmul b.cu 5 4\n", 3, "not a C identifier"},
+    {"1 01_x k.cu matmul b.cu 5 4\n", 1, "not a C identifier"},
+    {GOOD1 "2 02_x k histogram b.cu 5 4\n", 2, "unknown family 'histogram' ("},
+    {"1 01_x k Matmul b.cu 5 4\n", 1, "unknown family"},
+    {"1 01_a k transpose transpose_32x8:a.c 5 4\n", 1, "should be a .cu file"},
+    {"1 01_x k matmul b.c 5 4\n", 1, "baseline 'b.c' should be a .cu file"},
+    {"1 01_x k matmul .cu 5 4\n", 1, "should be a .cu file"},
+    {GOOD1 "2 02_x k matmul b.cuh 5 4\n", 2, "should be a .cu file"},
+    {"1 01_a k transpose nosuch:a.cu 5 4\n", 1, "the baseline's family 'nosuch' is unknown"},
+    {"1 01_a k transpose matmul:a.cu 5 4\n", 1, "takes other arguments than transpose"},
+    {"1 01_a k matmul_f16 reduce:a.cu 5 4\n", 1, "takes other arguments than matmul_f16"},
+    {"1 01_x k matmul b.cu 0 4\n", 1, "points 0 outside 1..1000"},
+    {GOOD1 "2 02_x k matmul b.cu 1001 4\n", 2, "outside 1..1000"},
+    {"1 01_x k matmul b.cu -3 4\n", 1, "outside 1..1000"},
+    {GOOD1 "2 02_x k matmul b.cu 25 4 extra\n", 2, "expected 7 fields"},
+    {"1 01_x k matmul b.cu 5 lines\n", 1, "expected 7 fields"},
+    {"1 01_x k matmul b.cu 5 1\n", 1, "student_lines 1 outside 2..10000: a stub fewer than 2 lines away"},
+    {GOOD1 "2 02_x k matmul b.cu 5 0\n", 2, "student_lines 0 outside"},
+    {"1 01_x k matmul b.cu 5 10001\n", 1, "student_lines 10001 outside"},
 )
 
 static void kernel_identifier_forms_accepted(void **state)
 {
     (void)state;
-    struct registry reg = parsed("1 01_x _k9 matmul b.cu 5\n2 02_y K_2x transpose c.cu 6\n");
+    struct registry reg = parsed("1 01_x _k9 matmul b.cu 5 4\n2 02_y K_2x transpose c.cu 6 4\n");
     assert_string_equal(reg.lessons[0].kernel, "_k9");
     assert_string_equal(reg.lessons[1].kernel, "K_2x");
 }
@@ -246,7 +252,7 @@ static void kernel_identifier_forms_accepted(void **state)
 static void points_range_limits_accepted(void **state)
 {
     (void)state;
-    struct registry reg = parsed("1 01_x k matmul b.cu 1\n2 02_x k matmul b.cu 1000\n");
+    struct registry reg = parsed("1 01_x k matmul b.cu 1 4\n2 02_x k matmul b.cu 1000 4\n");
     assert_int_equal(registry_total_points(&reg), 1001);
 }
 
@@ -268,7 +274,7 @@ static void error_more_than_max_lessons(void **state)
     static char text[8192];
     size_t n = 0;
     for (int i = 1; i <= MAX_LESSONS + 1; i++)
-        n += (size_t)snprintf(text + n, sizeof text - n, "%d %02d_t k matmul b.cu 1\n", i, i);
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d %02d_t k matmul b.cu 1 4\n", i, i);
     char where[64];
     snprintf(where, sizeof where, "more than %d lessons", MAX_LESSONS);
     assert_refused(parse_registry, text, MAX_LESSONS + 1, where);
@@ -290,7 +296,7 @@ static void find_present_and_absent(void **state)
     assert_null(registry_find(&reg, reg.count + 1));
     assert_null(registry_find(&reg, -1));
     /* A handout's registry may skip lessons. */
-    assert_int_equal(registry_parse("2 02_x k matmul b.cu 5\n4 04_y k transpose b.cu 5\n", "test", &reg, err, sizeof err), 0);
+    assert_int_equal(registry_parse("2 02_x k matmul b.cu 5 4\n4 04_y k transpose b.cu 5 4\n", "test", &reg, err, sizeof err), 0);
     assert_string_equal(registry_find(&reg, 4)->folder, "04_y");
     assert_null(registry_find(&reg, 3));
 }

@@ -21,7 +21,7 @@ rm -rf "$dir" && mkdir -p "$dir/handins"
 # the points it still earns, the same whichever judge grades it (check_record.h): ab_swapped is
 # right at 1x1 (one correctness case); transposed_dims is too, but its stray writes at other sizes
 # void the lesson (compute-sanitizer on a GPU, the emulator's own checks); unpadded is right but
-# slow where being right earns nothing (lesson 4's stub is right already); padded_not_swizzled is
+# slow where being right earns nothing (lesson 3's kernel is right already); padded_not_swizzled is
 # fast but breaks lesson 5's shared-memory rule.
 declare -A wrong=([1]=last_row_unwritten [2]=ab_swapped [3]=transposed_dims [4]=unpadded [5]=padded_not_swizzled)
 declare -A wrong_points=([1]=0 [2]=2 [3]=0 [4]=0 [5]=0)

@@ -7,7 +7,7 @@
 #   Usage: checker/tools/lessons-test.sh   (after make build/workbook)
 set -u
 wb=build/workbook
-fields=(number folder kernel family baseline points baseline_family)
+fields=(number folder kernel family baseline points student_lines baseline_family)
 T=$(mktemp -d /tmp/wb-lessons-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 handout=$T/handout-registry
@@ -15,10 +15,10 @@ cat > "$handout" <<'REGISTRY'
 # A handout's registry, as `make handout HANDOUT_LESSONS='2 6 8'` writes it: lessons left out,
 # their baselines moved to checker/baselines/.
 #
-# number folder            kernel              family         baseline                                          points
-2        02_tiled_matmul   matmul_tiled        matmul         checker/baselines/matmul_naive.cu                 25
-6        06_coarsening     transpose_coarsened transpose_32x8 transpose:checker/baselines/transpose_swizzled.cu 25
-8        08_sgemm          sgemm_blocked       matmul_128     matmul:checker/baselines/matmul_tiled.cu          30
+# number folder            kernel              family         baseline                                          points student_lines
+2        02_tiled_matmul   matmul_tiled        matmul         checker/baselines/matmul_naive.cu                 25     9
+6        06_coarsening     transpose_coarsened transpose_32x8 transpose:checker/baselines/transpose_swizzled.cu 25     8
+8        08_sgemm          sgemm_blocked       matmul_128     matmul:checker/baselines/matmul_tiled.cu          30     16
 REGISTRY
 fail=0 checks=0
 same() { # same WHAT EXPECTED ARGS...: workbook lessons ARGS prints EXPECTED and exits 0
@@ -40,9 +40,9 @@ refused() { # refused WHAT SENTENCE ARGS...: exit 2, nothing on stdout, one line
 
 # A handout's registry, against the awk reader's output: each lesson's fields, in the order of
 # "${fields[@]}".
-rows="2 02_tiled_matmul matmul_tiled matmul checker/baselines/matmul_naive.cu 25 matmul
-6 06_coarsening transpose_coarsened transpose_32x8 checker/baselines/transpose_swizzled.cu 25 transpose
-8 08_sgemm sgemm_blocked matmul_128 checker/baselines/matmul_tiled.cu 30 matmul"
+rows="2 02_tiled_matmul matmul_tiled matmul checker/baselines/matmul_naive.cu 25 9 matmul
+6 06_coarsening transpose_coarsened transpose_32x8 checker/baselines/transpose_swizzled.cu 25 8 transpose
+8 08_sgemm sgemm_blocked matmul_128 checker/baselines/matmul_tiled.cu 30 16 matmul"
 same "every field, by name" "$rows" --registry "$handout" "${fields[@]}"
 same "fields in any order, again" "25 2 25
 25 6 25
@@ -58,8 +58,8 @@ TOTAL_POINTS := 80
 $(awk -v names="${fields[*]}" 'BEGIN { n = split(names, name, " ") }
   { for (i = 2; i <= n; i++) print "lesson" $1 "_" name[i] " := " $i }' <<<"$rows")" --registry "$handout" --make
 same "a subset: the header kept, a baseline moved, its family kept" "$(sed -n '/^#/p' "$handout")
-6        06_coarsening     transpose_coarsened transpose_32x8 transpose:checker/baselines/transpose_swizzled.cu 25
-8        08_sgemm          sgemm_blocked       matmul_128     matmul:checker/baselines/matmul_tiled_copy.cu     30" \
+6        06_coarsening     transpose_coarsened transpose_32x8 transpose:checker/baselines/transpose_swizzled.cu 25     8
+8        08_sgemm          sgemm_blocked       matmul_128     matmul:checker/baselines/matmul_tiled_copy.cu     30     16" \
   --registry "$handout" --subset 8=checker/baselines/matmul_tiled_copy.cu 6
 same "every lesson: the registry as it is" "$(cat "$handout")" --registry "$handout" --subset 8 6 2
 
@@ -73,8 +73,8 @@ done <<<"$all"
 same "build/lessons.mk up to date" "$(cat build/lessons.mk)" --make
 
 # Bad input.
-printf '1 01_a k nosuch a.cu 5\n' > "$T/bad-family"
-printf "1 01_a k matmul a\$b.cu 5\n" > "$T/dollar"
+printf '1 01_a k nosuch a.cu 5 4\n' > "$T/bad-family"
+printf "1 01_a k matmul a\$b.cu 5 4\n" > "$T/dollar"
 refused "an unknown field" "There is no field 'nope' in a lesson of lessons/registry" number nope
 refused "an unknown lesson" "There is no lesson '4': the lessons are 2, 6, 8" --registry "$handout" --lesson 4 folder
 refused "a lesson that is no number" "There is no lesson 'x'" --lesson x folder

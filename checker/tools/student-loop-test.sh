@@ -16,7 +16,8 @@ refuse() { # refuse WHAT OUTPUT PATTERN: the output must not match
 }
 
 m lesson4 > /dev/null
-# Lesson 4's stub is lesson 3's right (but slow) kernel: its correctness cases pass.
+# Lesson 4's solution handed in: its correctness cases pass, but a run of some cases is no pass.
+cp hand-in/04_padding/*.cu work/04_padding/
 out=$(m check ONLY='correct 1x1')
 expect "a run of some cases (ONLY=) is reported as no pass" "$out" "ONLY's cases passed: no pass"
 refuse "... and not recorded as a pass in make status" "$(m status)" '04_padding +passed'

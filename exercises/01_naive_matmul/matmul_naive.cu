@@ -42,4 +42,5 @@ __global__ void matmul_naive(const float *A, const float *B, float *C, int N)
     (void)B;
     (void)C;
     (void)N;
+    // END TODO
 }

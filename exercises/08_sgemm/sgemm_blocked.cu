@@ -84,6 +84,7 @@ __global__ void __launch_bounds__(256) sgemm_blocked(const float *A, const float
     //       are 8 consecutive words (two float4 reads), and choose PAD so that the transposed
     //       stores of a warp meet 32 different banks while each row stays 16-byte aligned.
     __shared__ __align__(16) float As[BM][BK];
+    // END TODO
     // [BK][BN]: B's tile as it is, Bs[k][n] = B[(k0 + k)*N + col0 + n].
     __shared__ __align__(16) float Bs[BK][BN];
 
@@ -95,6 +96,8 @@ __global__ void __launch_bounds__(256) sgemm_blocked(const float *A, const float
     // The thread's 8 x 8 of C: rows {4ty..4ty+3, 64+4ty..} and columns {4tx..4tx+3, 64+4tx..}.
     float acc[8][8] = {};
 
+    // TODO (last): load the next tiles into registers before the multiply-adds of this one, so
+    //       that their loads are in flight while this tile is multiplied.
     for (int k0 = 0; k0 < N; k0 += BK) {
         // TODO: load4 gives the same four values with one 16-byte load where it can.
         for (int j = 0; j < 4; j++) {
@@ -123,9 +126,8 @@ __global__ void __launch_bounds__(256) sgemm_blocked(const float *A, const float
         }
         // Everyone is done reading the tiles before they are overwritten.
         __syncthreads();
-        // TODO (last): load the next tiles into registers before the multiply-adds above, so
-        //       that their loads are in flight while this tile is multiplied.
     }
+    // END TODO
 
 #pragma unroll
     for (int i = 0; i < 8; i++) {

@@ -41,10 +41,13 @@
  */
 
 /*
- * This stub is correct and already on the tensor cores: cp.async fills two tiles
- * (rows of 128 bytes in A's, 256 in B's), ldmatrix reads them, mma.sync multiplies.
- * But it stores each row's 16-byte chunks where they are, so the eight rows one
- * ldmatrix phase reads sit in the same four banks. The TODO says what to change.
+ * This stub gives what the tensor-core tile is built from: the instructions, each
+ * in a small function of inline PTX (docs/ptx.md explains the asm syntax, the
+ * constraint letters and the "memory" clobber), the two tiles and the warp's
+ * place in the block. It computes nothing yet, so C is never written (the checker
+ * will say so). The TODOs say what is yours to write: where a chunk of a tile row
+ * is stored, the copies that fill the tiles, each warp's fragments and its
+ * mma.sync loop, and the store of its part of C.
  */
 
 #define BM 128   // rows of C per block
@@ -52,25 +55,33 @@
 #define BK 64    // the K-step: 64 halves, so a row of A's tile is 128 bytes
 #define CHUNK 8  // halves in 16 bytes: what one cp.async, and one ldmatrix row, moves
 
-// Where chunk c (16 bytes, 8 halves) of tile row r is stored: today, where it is.
-// TODO: XOR the chunk index with the row's low three bits, so that the eight rows one
-//       ldmatrix phase reads (the same chunk of eight consecutive rows) land in eight
-//       different chunks of the 128-byte bank cycle. Both the stores (the copies into
-//       the tiles) and the loads (ldmatrix) call this function: change it here alone.
+// Where chunk `chunk` (16 bytes, 8 halves) of tile row `row` is stored, as a chunk of the same
+// row. The copies into a tile and the ldmatrix reads of it must both ask this function, so that
+// they agree.
+// TODO: return a chunk of the same row such that the eight rows one ldmatrix matrix reads (one
+//       chunk of eight consecutive rows) land in eight different 16-byte bank groups, and the
+//       chunks of one row stay all different (the README's "The swizzle" derives it).
 __device__ __forceinline__ int swizzle(int row, int chunk)
 {
+    (void)row;
     return chunk;
+    // END TODO
 }
 
 // 16 bytes from global memory into shared memory without a register on the way (cp.async);
-// `bytes` of them read (16 or 0: 0 fills the 16 with zeros).
+// `bytes` of them read (16 or 0: 0 fills the 16 with zeros). The shared side is an address in
+// the block's shared memory (32 bits, "r"), the global side a 64-bit pointer ("l"). The copy is
+// in flight when this returns: a cp.async.wait_all in the thread that issued it, then a barrier,
+// must come before anyone reads the 16 bytes.
 __device__ __forceinline__ void copy16(void *smem, const void *gmem, int bytes)
 {
     unsigned s = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(bytes));
 }
 
-// Eight halves M[r][c..c+7] of an N x N matrix into dst (16 bytes of shared memory), 0 outside it.
+// Eight halves M[r][c..c+7] of an N x N matrix into dst (16 bytes of shared memory), 0 outside it:
+// one copy16 where the row's start is 16-byte aligned (N % 8 == 0), else half by half through
+// registers (those need no wait, only the barrier).
 __device__ __forceinline__ void load_chunk(unsigned short *dst, const unsigned short *M, int r, int c, int N)
 {
     if (N % CHUNK == 0) { // row starts are 16-byte aligned: one copy, or zeros
@@ -87,14 +98,17 @@ __device__ __forceinline__ void load_chunk(unsigned short *dst, const unsigned s
     *reinterpret_cast<uint4 *>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-// ldmatrix: four 8 x 8 matrices of halves, matrix j's rows at the addresses of lanes 8j..8j+7.
+// ldmatrix: four 8 x 8 matrices of halves; lane l gives the shared address of one 16-byte row,
+// lanes 8j..8j+7 the rows 0-7 of matrix j. r[j] of every lane receives its two halves of matrix
+// j: lane l those of row l / 4, columns 2 (l % 4) (low half) and 2 (l % 4) + 1 (high half).
 __device__ __forceinline__ void ldmatrix_x4(unsigned r[4], const unsigned short *row)
 {
     unsigned s = (unsigned)__cvta_generic_to_shared(row);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
 }
-// The same, each matrix transposed: for B, whose tile is stored k-major (row = k).
+// The same, each matrix dealt out transposed: lane l receives column l / 4, rows 2 (l % 4) (low
+// half) and 2 (l % 4) + 1 (high half). For B, whose tile is stored k-major (row = k).
 __device__ __forceinline__ void ldmatrix_x4_trans(unsigned r[4], const unsigned short *row)
 {
     unsigned s = (unsigned)__cvta_generic_to_shared(row);
@@ -102,7 +116,13 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned r[4], const unsigned 
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
 }
 
-// d (16 x 8 floats) += a (16 x 16 halves) b (16 x 8 halves) on the tensor cores.
+// d (16 x 8 floats) += a (16 x 16 halves) b (16 x 8 halves) on the tensor cores, for the whole
+// warp at once. With g = lane / 4 and t = lane % 4, a lane holds
+//   a[0]: A's row g, k 2t and 2t + 1      a[1]: row g + 8, k 2t and 2t + 1
+//   a[2]: row g, k 2t + 8 and 2t + 9      a[3]: row g + 8, k 2t + 8 and 2t + 9
+//   b0:   B's k 2t and 2t + 1, column g   b1:   k 2t + 8 and 2t + 9, column g
+//   d[0], d[1]: row g, columns 2t and 2t + 1      d[2], d[3]: row g + 8, the same columns
+// (two halves a register, the lower k in the low half). "+f": d is read and written back.
 __device__ __forceinline__ void mma16816(float d[4], const unsigned a[4], unsigned b0, unsigned b1)
 {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
@@ -130,11 +150,10 @@ __device__ __forceinline__ void store2(float *C, int r, int c, int N, float x, f
 __global__ void __launch_bounds__(256, 2) hgemm_swizzled(const unsigned short *A, const unsigned short *B, float *C,
                                                          int N)
 {
-    // [BM][BK]: A's tile, As[m][k] = A[row0 + m][k0 + k]. 16 KB, rows of 128 bytes: row m's
-    // chunk c starts at bank 4c whatever m is.
+    // [BM][BK]: A's tile, As[m][k] = A[row0 + m][k0 + k], each row's chunks where swizzle puts
+    // them. 16 KB, rows of 128 bytes.
     __shared__ __align__(128) unsigned short As[BM][BK];
-    // [BK][BN]: B's tile, Bs[k][n] = B[k0 + k][col0 + n]. 16 KB, rows of 256 bytes: chunks c
-    // and c + 8 of any row start at bank 4(c % 8).
+    // [BK][BN]: B's tile, Bs[k][n] = B[k0 + k][col0 + n], the same. 16 KB, rows of 256 bytes.
     __shared__ __align__(128) unsigned short Bs[BK][BN];
 
     int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
@@ -145,57 +164,29 @@ __global__ void __launch_bounds__(256, 2) hgemm_swizzled(const unsigned short *A
     float acc[4][4][4] = {};
 
     for (int k0 = 0; k0 < N; k0 += BK) {
-        // Filling: 1024 chunks of each tile, 4 a thread; a warp writes 512 consecutive bytes of
-        // a tile (4 rows of A, 2 of B): 4 passes through the banks, the least 512 bytes take.
-        for (int q = threadIdx.x; q < BM * BK / CHUNK; q += blockDim.x) {
-            int m = q / (BK / CHUNK), c = q % (BK / CHUNK);
-            load_chunk(&As[m][swizzle(m, c) * CHUNK], A, row0 + m, k0 + c * CHUNK, N);
-        }
-        for (int q = threadIdx.x; q < BK * BN / CHUNK; q += blockDim.x) {
-            int k = q / (BN / CHUNK), c = q % (BN / CHUNK);
-            load_chunk(&Bs[k][swizzle(k, c) * CHUNK], B, k0 + k, col0 + c * CHUNK, N);
-        }
-        asm volatile("cp.async.wait_all;" ::: "memory");
-        __syncthreads();
+        // TODO: fill the tiles for this K-step: the 256 threads share A's 1024 chunks and B's
+        //       1024, each chunk copied by load_chunk into the place swizzle gives it, the
+        //       threads of a warp on consecutive chunks. Then wait for this thread's copies and
+        //       let the block's barrier make everyone's visible.
+        // END TODO
 
-#pragma unroll
-        for (int kk = 0; kk < BK; kk += 16) {
-            // A's fragments, one 16 x 16 per mma row: lane l names row l % 16 of it, at k + 8 for
-            // lanes 16-31 (matrices 2 and 3 are the right half).
-            unsigned a[4][4];
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-                int m = wm + 16 * i + lane % 16, c = (kk + 8 * (lane / 16)) / CHUNK;
-                ldmatrix_x4(a[i], &As[m][swizzle(m, c) * CHUNK]);
-            }
-            // B's fragments, two n8 tiles per ldmatrix: lane l names row k = l % 8 (+ 8 for
-            // lanes 8-15 and 24-31) at column n (+ 8 for lanes 16-31); .trans turns each 8 x 8.
-            unsigned b[4][2];
-#pragma unroll
-            for (int j = 0; j < 2; j++) {
-                unsigned r[4];
-                int k = kk + lane % 8 + 8 * ((lane / 8) % 2), c = (wn + 16 * j + 8 * (lane / 16)) / CHUNK;
-                ldmatrix_x4_trans(r, &Bs[k][swizzle(k, c) * CHUNK]);
-                b[2 * j][0] = r[0], b[2 * j][1] = r[1], b[2 * j + 1][0] = r[2], b[2 * j + 1][1] = r[3];
-            }
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    mma16816(acc[i][j], a[i], b[j][0], b[j][1]);
-        }
-        __syncthreads(); // the tiles are refilled next
+        // TODO: the warp's multiply-adds on this tile, 16 of k at a time: A's four 16 x 16
+        //       fragments (one ldmatrix_x4 each) and B's four 16 x 8 (two per ldmatrix_x4_trans),
+        //       each lane naming the row the README's "Which lane names which row" derives, at
+        //       the chunk swizzle gives; then an mma16816 for each of the warp's 4 x 4 tiles,
+        //       into acc. Last, a barrier: the tiles are refilled next.
+        // END TODO
     }
 
-    // A lane's 4 floats of an mma tile: rows g and g + 8, columns 2t and 2t + 1 (g = lane / 4,
-    // t = lane % 4).
-    int g = lane / 4, t = lane % 4;
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            int r = row0 + wm + 16 * i + g, c = col0 + wn + 8 * j + 2 * t;
-            store2(C, r, c, N, acc[i][j][0], acc[i][j][1]);
-            store2(C, r + 8, c, N, acc[i][j][2], acc[i][j][3]);
-        }
+    // TODO: store the warp's C: acc[i][j] is the 16 x 8 tile at rows 16i and columns 8j of the
+    //       warp's 64 x 32, its four floats where mma16816's d says (store2 writes two).
+    // These lines only silence "unused" warnings; delete them when done.
+    (void)As[0][0];
+    (void)Bs[0][0];
+    (void)A;
+    (void)B;
+    (void)C;
+    (void)(row0 + col0 + lane + wm + wn);
+    (void)acc[0][0][0];
+    // END TODO
 }

@@ -1,4 +1,5 @@
 #include "registry.h"
+#include "student_lines.h"
 #include "textfile.h"
 
 #include <ctype.h>
@@ -24,16 +25,19 @@ static int is_lesson_line(const char *p, const char *end)
     return p < end && *p != '#';
 }
 
-/* One lesson's line of the registry named name: "number folder kernel family baseline points". */
+/* One lesson's line of the registry named name: "number folder kernel family baseline points
+ * student_lines". */
 static int parse_line(const char *line, const char *name, int lineno, struct registry *reg, char *err, size_t errlen)
 {
     char folder[64], kernel[64], family[32], baseline[256], extra[2];
-    int number, points;
-    int n = sscanf(line, "%d %63s %63s %31s %255s %d %1s", &number, folder, kernel, family, baseline,
-                   &points, extra);
+    int number, points, student_lines;
+    int n = sscanf(line, "%d %63s %63s %31s %255s %d %d %1s", &number, folder, kernel, family, baseline,
+                   &points, &student_lines, extra);
     struct lesson *l = &reg->lessons[reg->count];
-    if (n != 6) {
-        snprintf(err, errlen, "%s line %d: expected 6 fields (number folder kernel family baseline points)", name, lineno);
+    if (n != 7) {
+        snprintf(err, errlen,
+                 "%s line %d: expected 7 fields (number folder kernel family baseline points student_lines)", name,
+                 lineno);
         return -1;
     }
     if (reg->count == MAX_LESSONS) {
@@ -93,8 +97,16 @@ static int parse_line(const char *line, const char *name, int lineno, struct reg
         snprintf(err, errlen, "%s line %d: points %d outside 1..1000", name, lineno, points);
         return -1;
     }
+    if (student_lines < STUDENT_LINES_FLOOR || student_lines > 10000) {
+        snprintf(err, errlen,
+                 "%s line %d: student_lines %d outside %d..10000: a stub fewer than %d lines away from its solution "
+                 "leaves the student one expression to write",
+                 name, lineno, student_lines, STUDENT_LINES_FLOOR, STUDENT_LINES_FLOOR);
+        return -1;
+    }
     l->number = number;
     l->points = points;
+    l->student_lines = student_lines;
     strcpy(l->folder, folder);
     strcpy(l->kernel, kernel);
     strcpy(l->baseline, baseline);
@@ -158,8 +170,8 @@ void registry_write(FILE *out, const char *text, const struct registry *reg)
                     snprintf(baseline, sizeof baseline, "%s:%s", l->baseline_family->name, l->baseline);
                 else
                     snprintf(baseline, sizeof baseline, "%s", l->baseline);
-                fprintf(out, "%-8d %-17s %-19s %-14s %-49s %d\n", l->number, l->folder, l->kernel, l->family->name,
-                        baseline, l->points);
+                fprintf(out, "%-8d %-17s %-19s %-14s %-49s %-6d %d\n", l->number, l->folder, l->kernel,
+                        l->family->name, baseline, l->points, l->student_lines);
             }
             lessons_written = 1;
         }
