@@ -25,5 +25,8 @@ struct emu_lane_access {
     int lane;
 };
 void emu_price(const struct emu_lane_access *lanes, int n, enum mem_op op, struct op_counts *c);
+/* The lanes of each phase emu_price serves a shared request in (32, 16 or 8): lanes [0, p) are
+ * one phase, [p, 2p) the next, ... */
+int emu_phase_lanes(const struct emu_lane_access *lanes, int n, enum mem_op op);
 
 #endif

@@ -100,6 +100,10 @@ static void take_lines(struct gpu_report *rep, const struct gpu_report *side)
     for (int i = 0; i < rep->nlines; i++) {
         rep->lines[i] = side->lines[i];
         take_text(rep->lines[i].where, sizeof rep->lines[i].where, side->lines[i].where, sizeof side->lines[i].where);
+        /* (A bank map draws only the lanes it can read: bankmap.c checks each one.) */
+        for (int o = 0; o < 2; o++)
+            if (rep->lines[i].worst[o].nlanes > REQUEST_LANES)
+                rep->lines[i].worst[o].nlanes = REQUEST_LANES;
     }
 }
 

@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "bankmap.h"
 #include "check_run.h"
 #include "gpu_share.h"
 #include "jobs.h"
@@ -446,6 +447,57 @@ static int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solutio
     return n;
 }
 
+/* The map of each conflicted line's worst request (bankmap.h), at the first counting size where
+ * the line has one, in the report and as an SVG beside it (build/SRC/NN/bank-map-N.svg, those of
+ * an earlier check removed first). On a GPU, make check shows the same maps under its "Why:", from
+ * the emulator's count of the same file (the emulator's judge writes the SVGs). */
+#define MAX_MAPS (2 * MAX_COUNTED_LINES)
+static void bank_maps(const struct line_counts *lines, int n)
+{
+    static char mapped[MAX_MAPS][sizeof lines->where + 2];
+    static int nmapped = -1;
+    char path[1024], shown[1024];
+    if (nmapped < 0) {
+        for (int k = 1; k <= MAX_MAPS; k++) {
+            snprintf(path, sizeof path, "%s/bank-map-%d.svg", checking.here, k);
+            remove(path);
+        }
+        nmapped = 0;
+    }
+    char cwd[800];
+    size_t cl = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+    for (int i = 0; i < n; i++)
+        for (int o = SHARED_LD; o <= SHARED_ST && nmapped < MAX_MAPS; o++) {
+            char key[sizeof mapped[0]];
+            snprintf(key, sizeof key, "%d %.*s", o, (int)sizeof lines->where - 1, lines[i].where);
+            int k = 0;
+            while (k < nmapped && strcmp(mapped[k], key) != 0)
+                k++;
+            if (k < nmapped)
+                continue;
+            char *text = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&text, &len);
+            int drawn = f && bankmap_request_text(f, &lines[i].worst[o], (enum mem_op)o, lines[i].where);
+            if (f)
+                fclose(f);
+            if (drawn) {
+                snprintf(mapped[nmapped++], sizeof mapped[0], "%s", key);
+                snprintf(path, sizeof path, "%s/bank-map-%d.svg", checking.here, nmapped);
+                FILE *svg = fopen(path, "w");
+                int saved = svg && bankmap_request_svg(svg, &lines[i].worst[o], (enum mem_op)o, lines[i].where);
+                if (svg && fclose(svg) != 0)
+                    saved = 0;
+                /* Named from where make was run, as the student typed it. */
+                snprintf(shown, sizeof shown, "%s", cl && strncmp(path, cwd, cl) == 0 && path[cl] == '/' ? path + cl + 1 : path);
+                say("%s", text);
+                if (saved)
+                    say("    Drawn as %s.\n", shown);
+            }
+            free(text);
+        }
+}
+
 /* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
  * into why (empty: none). */
 static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct mem_counts *solution)
@@ -466,6 +518,7 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
     traffic_table(say, labels, shown, nshown);
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
+    bank_maps(rep->lines, rep->nlines);
     const struct thresholds *t = &checking.limits;
     const struct traffic_rules rules = {t->max_sector_ratio, t->no_bank_conflicts, t->min_loaded_between_barriers,
                                         t->max_barriers_per_thread, t->min_tensor_core_share,
