@@ -11,6 +11,9 @@ struct op_counts {
     uint64_t requests;   /* warp instructions */
     uint64_t wavefronts; /* shared: passes through the 32 banks; global: 32-byte sectors */
     uint64_t ideal;      /* shared: the passes needed without bank conflicts */
+    uint64_t bytes;      /* global, the emulator's: the bytes the lanes asked for (each lane's; 0:
+                          * not known, as from Nsight Compute), which sectors * 32 exceed where a
+                          * warp's lanes fill their sectors badly */
 };
 
 struct mem_counts {

@@ -523,8 +523,9 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
     const struct traffic_rules rules = {t->max_sector_ratio, t->no_bank_conflicts, t->min_loaded_between_barriers,
                                         t->max_barriers_per_thread, t->min_tensor_core_share,
                                         checking.lesson->family->work(m.job->rows, m.job->cols)};
-    char broken[1400];
-    if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, broken, sizeof broken))
+    char broken[2400];
+    if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], rep->lines, rep->nlines, &rules, broken,
+                        sizeof broken))
         snprintf(why + strlen(why), len - strlen(why), "%sat %s: %s", *why ? "; " : "", sz, broken);
     if (checking.limits.min_loaded_between_barriers > 0) {
         say("  Global bytes the least busy thread has in flight each time it waits for them, on average (loads issued "
@@ -553,7 +554,7 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
  * rules at the other). */
 static void case_counts(uint64_t stream)
 {
-    char why[2400] = "";
+    char why[4800] = "";
     struct mem_counts solution, unused;
     counts_at(0, stream, why, sizeof why, &solution);
     /* At the drawn size only what the rules need: the student's kernel and the baseline, the

@@ -85,6 +85,7 @@ void emu_price(const struct emu_lane_access *lanes, int n, enum mem_op op, struc
     c->requests++;
     if (op != SHARED_LD && op != SHARED_ST) {
         c->wavefronts += units_of(lanes, n, 0, 32, 32, units, &bytes);
+        c->bytes += bytes;
         return;
     }
     int phase = emu_phase_lanes(lanes, n, op);

@@ -595,7 +595,7 @@ void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_a
     if (atomic && (op == SHARED_LD || op == SHARED_ST))
         for (int i = 0; i < n; i++)
             lanes[i].addr += (uintptr_t)lanes[i].lane * 128;
-    struct op_counts c = {0, 0, 0};
+    struct op_counts c = {0, 0, 0, 0};
     emu_price(lanes, n, op, &c); /* once, for the total and the line */
     struct emu_line_counts *l = line_of(pc);
     if (l && atomic)
@@ -606,6 +606,7 @@ void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_a
             into[k]->requests += c.requests;
             into[k]->wavefronts += c.wavefronts;
             into[k]->ideal += c.ideal;
+            into[k]->bytes += c.bytes;
         }
     if (atomic && (op == SHARED_LD || op == SHARED_ST))
         for (int i = 0; i < n; i++)
