@@ -136,8 +136,9 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
     if (c->other_nans == total && in && in->sums) /* NaN in, NaN out: poison + x */
         return "every element is NaN: each sum took in memory nobody wrote. Either values computed from the "
                "output itself (C[i] += ..., or atomicAdd(&C[i], ...), reads C, which starts as whatever the memory "
-               "held, before anything wrote it: keep the sum in a register from 0 and store it once), or loads past the end of an "
-               "input (the checker surrounds every input with NaN: is a load missing its bounds check?).";
+               "held, before anything wrote it: keep the sum in a register from 0 and store it once, or write 0 "
+               "there first, a barrier before the atomics), or loads past the end of an input (the checker surrounds "
+               "every input with NaN: is a load missing its bounds check?).";
     /* Elements the kernel read from memory nobody wrote (their kinds exclude each other), named by
      * what they hold: the first kind there is. */
     const struct {
