@@ -467,6 +467,28 @@ static void diagnoses_each_pattern(void **state)
     }
 }
 
+/* Lesson 5 with the swizzle where the tile is written but not where it is read: each tile's
+ * values, moved within it. Said so, where every wrong whole tile holds its own values; a value from
+ * elsewhere (another tile's) is the general sentence again. */
+static void diagnose_values_moved_within_tiles(void **state)
+{
+    (void)state;
+    int n = 64;
+    float *want = counting((size_t)n * n), *got = counting((size_t)n * n);
+    for (int r = 32; r < 64; r++) /* the tile at (32, 0): each row's values in the XOR-swizzled order */
+        for (int c = 0; c < 32; c++)
+            got[r * n + c] = want[r * n + (c ^ (r % 32))];
+    const char *s = diagnose_square(got, want, n, 32, 0, NULL, NULL, tolerance_exact());
+    assert_contains(s, "992 of 4096 elements are wrong, and each wrong 32x32 tile inside the matrix holds its own right values, in the wrong places: the "
+                       "tile is read with other indices than it was written with");
+    got[0 * n + 33] = want[40 * n + 1]; /* a value of another tile */
+    s = diagnose_square(got, want, n, 32, 0, NULL, NULL, tolerance_exact());
+    assert_contains(s, "some of them well inside the matrix");
+    assert_lacks(s, "its own right values");
+    free(want);
+    free(got);
+}
+
 static void diagnose_transpose_copied(void **state)
 {
     (void)state;
@@ -557,6 +579,7 @@ UNIT_TESTS_MAIN(
     cmocka_unit_test(compare_sampled_checks_only_the_samples),
     cmocka_unit_test(compare_sampled_uses_double_reference),
     cmocka_unit_test(diagnoses_each_pattern),
+    cmocka_unit_test(diagnose_values_moved_within_tiles),
     cmocka_unit_test(diagnose_transpose_copied),
     cmocka_unit_test(diagnose_transpose_not_a_copy),
     cmocka_unit_test(diagnose_matmul_rowcol_swapped),
