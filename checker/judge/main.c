@@ -315,6 +315,15 @@ static void case_emu_sanitizer(const struct check_case *c, uint64_t stream)
         case_fail("compute-sanitizer would find errors in your kernel at %s, as the emulator did: a right output "
                   "beside a stray access or a race was luck, and earns no points", sz);
     }
+    /* Stopped for something else (a value read from shared memory nothing wrote, a cp.async read
+     * before it landed): the checks saw the run only up to there, and say nothing of the rest
+     * (issue 47: "no race" was said here of such a kernel). */
+    if (!ran) {
+        say("  At %s: %s\n  The emulator stopped your kernel there, so its own checks (what compute-sanitizer's "
+            "memcheck, racecheck and synccheck find on a GPU) did not see the rest of the run: not judged, and not "
+            "passed.\n", sz, why);
+        case_skip(RESULT_SKIPPED);
+    }
     say("  Nothing compute-sanitizer's memcheck, racecheck or synccheck would find on a GPU: no access outside the "
         "buffers, no race in shared memory, no barrier some threads miss.\n");
 }
