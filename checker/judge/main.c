@@ -950,18 +950,30 @@ static void describe(void)
                        100 * checking.limits.min_limit_share, checking.lesson->family->limit.routine);
             const struct family *f = checking.lesson->family;
             char fixed[32];
-            printf("    in the emulator, memory traffic counted at %s and at a second size (",
-                   f->size_text(f->count_rows, f->count_cols, fixed, sizeof fixed));
-            for (int k = 0; k < (f->nscalars == 1 ? 1 : 2); k++) {
-                const struct count_draw *d = &f->count_draw[k];
-                const char *dim = f->nscalars == 1 ? "N" : k ? "; cols" : "rows";
-                if (d->lo == d->hi)
-                    printf("%s = %d", dim, d->step * d->lo);
-                else
-                    printf("%s drawn from the run's seed: a multiple of %d from %d to %d", dim, d->step,
-                           d->step * d->lo, d->step * d->hi);
+            int dims = f->nscalars == 1 ? 1 : 2, drawn = 0, rows, cols;
+            for (int k = 0; k < dims; k++)
+                drawn |= f->count_draw[k].lo != f->count_draw[k].hi;
+            f->size_text(f->count_rows, f->count_cols, fixed, sizeof fixed);
+            if (!drawn) { /* one second size, the same in every run */
+                count_size(1, &rows, &cols);
+                char second[32];
+                printf("    in the emulator, memory traffic counted at %s and at %s, the same rules at both:\n", fixed,
+                       f->size_text(rows, cols, second, sizeof second));
+            } else {
+                printf("    in the emulator, memory traffic counted at %s and at a second size drawn from the run's "
+                       "seed\n      (", fixed);
+                for (int k = 0; k < dims; k++) {
+                    const struct count_draw *d = &f->count_draw[k];
+                    const char *dim = f->nscalars == 1 ? "N" : k ? "; cols" : "rows";
+                    if (d->lo == d->hi)
+                        printf("%s = %d", dim, d->step * d->lo);
+                    else if (d->step == 1) /* (every whole number: "a multiple of 1" says nothing) */
+                        printf("%s from %d to %d", dim, d->lo, d->hi);
+                    else
+                        printf("%s a multiple of %d from %d to %d", dim, d->step, d->step * d->lo, d->step * d->hi);
+                }
+                printf(", never %s itself),\n      the same rules at both:\n", fixed);
             }
-            printf("),\n      the same rules at both:\n");
             char rules[TRAFFIC_RULES][RULE_TEXT];
             for (int k = 0, n = traffic_rules(rules, -1); k < n; k++)
                 printf("    in the emulator: %s\n", rules[k]);

@@ -45,6 +45,16 @@ else
   map_says exercises/10_tensor_cores 2 'Bank map of the worst shared-load request at exercises/10_tensor_cores/hgemm_swizzled.cu:' \
     '(As): 8-way, 32 wavefronts where 4 would do. Each lane reads 16 bytes, so the banks serve 8 lanes at a time' \
     'lanes 0-7   8888............................'
+  # What make lessonN says of the counting sizes (issue 47: "a multiple of 1 from 2 to 6"; lesson 10's
+  # second size, which no seed draws, said to be drawn).
+  for l in $(build/workbook lessons folder); do
+    d=$(build/exercises/"$l"/check-emu --describe) || { echo "$l: --describe failed"; exit 1; }
+    ! grep -q 'a multiple of 1 ' <<<"$d" || { echo "$l's --describe: $(grep -A1 'memory traffic counted' <<<"$d")"; exit 1; }
+  done
+  build/exercises/09_fast_reduction/check-emu --describe | grep -qF '(rows from 2 to 6; cols a multiple of 4096 from 8192 to 20480, never 4x16384 itself),' ||
+    { echo "lesson 9's --describe does not say its second counting size as it must"; exit 1; }
+  build/exercises/10_tensor_cores/check-emu --describe | grep -qF 'memory traffic counted at N=256 and at N=128, the same rules at both:' ||
+    { echo "lesson 10's --describe does not say its second counting size as it must"; exit 1; }
   out=$(maps solutions/04_padding)
   ! grep -q 'Bank map' <<<"$out" && ! ls build/solutions/04_padding/bank-map-*.svg > /dev/null 2>&1 ||
     { echo "a bank map for lesson 4's solution, which has no bank conflict"; exit 1; }
