@@ -369,8 +369,24 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     }
     struct gpu_job *job = m.job;
     snprintf(when, sizeof when, "at %s, so its speed was not measured", sz);
-    if (judge_guards(job) != 0 || judge_output(job, job_out(job, OUT_STUDENT), when) != 0) {
+    if (judge_guards(job) != 0) {
         job_free(&m);
+        case_fail("wrong output at %s: speed not measured", sz);
+    }
+    /* The timed job runs after the correctness jobs, in the same runners: a first launch that is
+     * wrong there, where earlier cases passed, is run again alone, as a correctness case's is
+     * (issue 47: a kernel that kept a counter from one launch to the next and then skipped its
+     * work was told here that it "wrote nothing", is a TODO still open?). */
+    checking.right_alone = launched_before > 0 && record_count(&checking.record, RESULT_PASSED) > 0 &&
+                           !output_agrees(job) && right_alone(c, stream);
+    int alone = checking.right_alone;
+    int wrong = judge_output(job, job_out(job, OUT_STUDENT), when) != 0;
+    checking.right_alone = 0;
+    if (wrong) {
+        job_free(&m);
+        if (alone)
+            case_fail("wrong output at %s after other launches in the same process, though right alone (state kept "
+                      "from one launch to the next): speed not measured", sz);
         case_fail("wrong output at %s: speed not measured", sz);
     }
 
