@@ -249,6 +249,14 @@ static void odd_requests(void **state)
     assert_says(text, "(t): 28-way, 28 wavefronts where 1 would do.");
     assert_says(text, "0:0 1:32 2:64 7:224");
     free(text);
+    /* Lanes before the first lane's array (a pointer into either of two): words from the start of
+     * shared memory. */
+    r = request(32, off, 4, SHARED_LD, 0);
+    r.base = 2048;
+    r.lanes[0].offset = 4096 + 128 * 3; /* word 1120: bank 0, no other lane's */
+    text = map_text(&r, SHARED_LD, "a.cu:1:1 (t)");
+    assert_says(text, "(word w of the block's shared memory: its bytes 4w to 4w+3): 0:1120 1:32 2:64 3:96");
+    free(text);
     for (int i = 0; i < 32; i++)
         r.lanes[i].lane = 40;
     assert_null(map_text(&r, SHARED_LD, "a.cu:1:1 (t)"));

@@ -152,6 +152,7 @@ struct request_map {
     int n, atomic;
     struct emu_lane_access lanes[REQUEST_LANES]; /* addr: the offset */
     long base;                                   /* where the words are numbered from */
+    int whole;                                   /* ... the start of shared memory: lanes in two arrays */
     int phase, nphases;                          /* lanes per phase, phases with a lane */
     int first_lane[MAX_PHASES];                  /* the first lane of each of those phases */
     int depth[MAX_PHASES][32];                   /* words asked of each bank in each phase */
@@ -160,12 +161,12 @@ struct request_map {
     int degree, worst; /* the most words one bank is asked for in one phase; the first phase of that */
 };
 
-/* The word of a lane's bytes that falls in bank b, numbered from the array's start; -1 if none. */
+/* The word of a lane's bytes that falls in bank b, numbered from where the words are; -1 if none. */
 static long word_in_bank(const struct request_map *m, const struct emu_lane_access *a, int b)
 {
     for (uintptr_t u = a->addr / 4; u <= (a->addr + a->size - 1) / 4; u++)
         if ((int)(u % 32) == b)
-            return (long)u - m->base / 4;
+            return (long)u - m->base / 4; /* (never negative: base lies at or before every lane) */
     return -1;
 }
 
@@ -185,7 +186,12 @@ static int request_map(const struct shared_request *r, enum mem_op op, struct re
     if (m->n == 0)
         return 0;
     m->atomic = r->atomic != 0;
+    /* Words from the start of the first lane's array; from the start of shared memory where a lane
+     * lies before it (lanes in two arrays: one request through a pointer that can point at either). */
     m->base = r->base <= m->lanes[0].addr ? (long)r->base / 4 * 4 : (long)m->lanes[0].addr / 4 * 4;
+    for (int i = 0; i < m->n; i++)
+        if ((long)m->lanes[i].addr < m->base)
+            m->base = 0, m->whole = 1;
     /* Priced as the tracer prices it: a shared atomic's lanes 128 bytes apart, so that lanes on one
      * word queue up rather than share it. */
     struct emu_lane_access priced[REQUEST_LANES];
@@ -318,7 +324,7 @@ int bankmap_request_text(FILE *out, const struct shared_request *r, enum mem_op 
     if ((op != SHARED_LD && op != SHARED_ST) || !request_map(r, op, &m) || m.wavefronts <= m.ideal)
         return 0;
     char name[64], head[600];
-    const char *array = array_name(where, name, sizeof name);
+    const char *array = m.whole ? "the block's shared memory" : array_name(where, name, sizeof name);
     int width = 0;
     for (int i = 0; i < m.n; i++)
         width = (int)m.lanes[i].size > width ? (int)m.lanes[i].size : width;
@@ -393,7 +399,7 @@ int bankmap_request_svg(FILE *out, const struct shared_request *r, enum mem_op o
     if ((op != SHARED_LD && op != SHARED_ST) || !request_map(r, op, &m) || m.wavefronts <= m.ideal)
         return 0;
     char name[64];
-    const char *array = array_name(where, name, sizeof name);
+    const char *array = m.whole ? "the block's shared memory" : array_name(where, name, sizeof name);
     int rows = 0;
     for (int p = 0; p < m.nphases; p++)
         for (int i = 0; i < m.n; i++)
