@@ -77,14 +77,21 @@ static void assert_says(const char *text, const char *phrase)
     free(joined);
 }
 
-/* Lesson 3's read down a column of tile[32][32]: lane i wants word 32 i, all in bank 0. */
+/* A read down a column of tile[32][32]: lane i wants word 32 i, all in bank 0. */
+static struct shared_request column_read(void)
+{
+    uint32_t off[32];
+    for (int i = 0; i < 32; i++)
+        off[i] = 128u * (uint32_t)i;
+    return request(32, off, 4, SHARED_LD, 0);
+}
+
+/* Lesson 3's column read: its text to the character. */
 static void column_of_a_tile(void **state)
 {
     (void)state;
     uint32_t off[32];
-    for (int i = 0; i < 32; i++)
-        off[i] = 128u * (uint32_t)i;
-    struct shared_request r = request(32, off, 4, SHARED_LD, 0);
+    struct shared_request r = column_read();
     char *text = map_text(&r, SHARED_LD, "work/03_bank_conflicts/transpose_shared.cu:71:9 (tile)");
     assert_string_equal(text,
         "  Bank map of the worst shared-load request at work/03_bank_conflicts/transpose_shared.cu:71:9\n"
@@ -236,9 +243,7 @@ static void odd_requests(void **state)
 {
     (void)state;
     uint32_t off[32];
-    for (int i = 0; i < 32; i++)
-        off[i] = 128u * (uint32_t)i;
-    struct shared_request r = request(32, off, 4, SHARED_LD, 0);
+    struct shared_request r = column_read();
     r.nlanes = 250;                                 /* more than a warp */
     r.lanes[3].lane = 77;                           /* no lane of a warp */
     r.lanes[4].size = 3;                            /* no access's size */
@@ -251,7 +256,7 @@ static void odd_requests(void **state)
     free(text);
     /* Lanes before the first lane's array (a pointer into either of two): words from the start of
      * shared memory. */
-    r = request(32, off, 4, SHARED_LD, 0);
+    r = column_read();
     r.base = 2048;
     r.lanes[0].offset = 4096 + 128 * 3; /* word 1120: bank 0, no other lane's */
     text = map_text(&r, SHARED_LD, "a.cu:1:1 (t)");
@@ -260,12 +265,12 @@ static void odd_requests(void **state)
     for (int i = 0; i < 32; i++)
         r.lanes[i].lane = 40;
     assert_null(map_text(&r, SHARED_LD, "a.cu:1:1 (t)"));
-    r = request(32, off, 4, SHARED_LD, 0);
+    r = column_read();
     assert_null(map_text(&r, GLOBAL_LD, "a.cu:1:1 (t)")); /* a map is of shared memory */
     memset(&r, 0, sizeof r);
     assert_null(map_text(&r, SHARED_LD, "")); /* nothing kept */
 
-    r = request(32, off, 4, SHARED_LD, 0);
+    r = column_read();
     struct capture c;
     FILE *f = capture_start(&c);
     assert_int_equal(bankmap_request_svg(f, &r, SHARED_LD, "work/<a&b>\".cu:1:1 (tile)"), 1);
