@@ -8,7 +8,8 @@
 #include "counts.h"
 
 /* Prices one warp instruction, the accesses of its n active lanes (all of one kind), as the
- * hardware serves it. Global memory: the distinct 32-byte sectors the lanes' bytes touch.
+ * hardware serves it. Global memory: the distinct 32-byte sectors the lanes' bytes touch (and
+ * those bytes, each lane's, in c->bytes).
  * Shared memory: 32 banks of 4-byte words, served in phases of 128 bytes' worth of lanes, as
  * measured on an H200 (checker/tests/data/h200-shared-wavefronts.csv):
  *   - 4-byte accesses: the whole warp in one phase;
@@ -25,5 +26,8 @@ struct emu_lane_access {
     int lane;
 };
 void emu_price(const struct emu_lane_access *lanes, int n, enum mem_op op, struct op_counts *c);
+/* The lanes of each phase emu_price serves a shared request in (32, 16 or 8): lanes [0, p) are
+ * one phase, [p, 2p) the next, ... */
+int emu_phase_lanes(const struct emu_lane_access *lanes, int n, enum mem_op op);
 
 #endif

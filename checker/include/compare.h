@@ -44,6 +44,7 @@ struct diagnosis_inputs {
     const float *input;        /* where the output moves input elements: the input, which a plain copy reproduces */
     const float *swapped_ab;   /* the family's likely mistake computed (matmul: B*A, A and B swapped) */
     struct tolerance tol;
+    int right_elsewhere;       /* the same kernel's output was right at another size: it computes */
 };
 /* One sentence saying what the pattern of wrong elements suggests; never NULL. */
 const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *in);

@@ -11,6 +11,9 @@ struct op_counts {
     uint64_t requests;   /* warp instructions */
     uint64_t wavefronts; /* shared: passes through the 32 banks; global: 32-byte sectors */
     uint64_t ideal;      /* shared: the passes needed without bank conflicts */
+    uint64_t bytes;      /* global, the emulator's: the bytes the lanes asked for (each lane's; 0:
+                          * not known, as from Nsight Compute), which sectors * 32 exceed where a
+                          * warp's lanes fill their sectors badly */
 };
 
 struct mem_counts {
@@ -27,12 +30,30 @@ struct mem_counts {
     uint64_t mma_multiply_adds, core_multiplies;
 };
 
+/* One warp instruction's shared-memory request, lane by lane, as the emulator priced it: what a
+ * bank map draws (bankmap.h). A line keeps the request of its loads, and of its stores, that cost
+ * the most wavefronts beyond the conflict-free ones. */
+#define REQUEST_LANES 32
+struct shared_request {
+    uint32_t wavefronts, ideal; /* as the bank model priced it; wavefronts 0: none kept */
+    uint32_t base;              /* the byte of the block's shared memory where the array of its
+                                 * first lane starts: words are numbered from there */
+    uint8_t nlanes;
+    uint8_t atomic;             /* an atomic: lanes on one word take a pass each */
+    struct {
+        uint32_t offset;        /* the lane's first byte, from the start of the block's shared memory */
+        uint8_t size;           /* 1, 2, 4, 8 or 16 bytes */
+        uint8_t lane;           /* 0-31: which decides its phase */
+    } lanes[REQUEST_LANES];
+};
+
 /* Counts of one source line of the kernel. */
 #define MAX_COUNTED_LINES 16
 struct line_counts {
     char where[96]; /* file:line */
     struct op_counts op[MEM_OPS];
     uint8_t atomic; /* its shared accesses are atomics (lanes on one word take a pass each) */
+    struct shared_request worst[2]; /* [SHARED_LD], [SHARED_ST]: the costliest request of each */
 };
 
 #endif

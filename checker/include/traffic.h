@@ -42,8 +42,10 @@ struct traffic_rules {
                                      MAX_CORE_MULTIPLY_SHARE of it in float multiplies elsewhere */
     double work;                  /* the family's multiply-adds at the counted size */
 };
-/* Returns 0 if the student's counts keep the rules; else -1 with the broken rule's sentence. */
-int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,
-                    char *why, size_t len);
+/* Returns 0 if the student's counts keep the rules; else -1 with the broken rules' sentences. A
+ * broken sector rule is said with the figures of the table (loads and stores) and its cause, from
+ * the student's lines where there are some (the emulator's; NULL: none). */
+int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct line_counts *lines,
+                    int nlines, const struct traffic_rules *rules, char *why, size_t len);
 
 #endif

@@ -79,7 +79,7 @@ void say_quoted(const char *who, const char *text, size_t len, size_t printed_by
 
 void case_fail(const char *fmt, ...)
 {
-    char why[2400];
+    char why[4800];
     FORMAT_ARGS(why, fmt);
     keep_for_case("Failed: ");
     keep_for_case(why);

@@ -46,6 +46,7 @@ struct check_run {
     int current;                /* the case running (its index in record.cases), or -1 */
     int later_launch;           /* judging an output of a launch after a first one that was right */
     int right_alone;            /* judging a batch's output that the same job run alone got right */
+    int judged_right;           /* an output of the student's kernel was right at some size */
 };
 extern struct check_run checking;
 

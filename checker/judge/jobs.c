@@ -100,6 +100,10 @@ static void take_lines(struct gpu_report *rep, const struct gpu_report *side)
     for (int i = 0; i < rep->nlines; i++) {
         rep->lines[i] = side->lines[i];
         take_text(rep->lines[i].where, sizeof rep->lines[i].where, side->lines[i].where, sizeof side->lines[i].where);
+        /* (A bank map draws only the lanes it can read: bankmap.c checks each one.) */
+        for (int o = 0; o < 2; o++)
+            if (rep->lines[i].worst[o].nlanes > REQUEST_LANES)
+                rep->lines[i].worst[o].nlanes = REQUEST_LANES;
     }
 }
 
@@ -201,8 +205,10 @@ static int side_outcome(const struct gpu_job *side, const struct isolate_result 
         checking.hung = 1;
         checking.hung_elems = (double)side->rows * side->cols;
         isolate_describe(&cpu, why, len);
-        if (which == SIDE_STUDENT && said[0] && strlen(why) + strlen(said) + 3 < len)
-            snprintf(why + strlen(why), len - strlen(why), " %c%s.", toupper((unsigned char)said[0]), said + 1);
+        size_t n = strlen(said);
+        if (which == SIDE_STUDENT && n && strlen(why) + n + 3 < len)
+            snprintf(why + strlen(why), len - strlen(why), " %c%s%s", toupper((unsigned char)said[0]), said + 1,
+                     strchr(".?!", said[n - 1]) ? "" : ".");
         return -1;
     }
     if (r->outcome == ISOLATE_TIMED_OUT) {

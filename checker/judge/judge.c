@@ -95,6 +95,7 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
     compare_outputs(got, reference, orows, ocols, checking.lesson->family->output_tile, tol, &vs_sol);
     compare_sampled(got, want, idx, n, orows, ocols, checking.lesson->family->output_tile, tol, &vs_cpu);
     if (vs_sol.wrong == 0 && vs_cpu.wrong == 0) {
+        checking.judged_right = 1;
         rc = 0;
         goto out;
     }
@@ -105,7 +106,7 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
         swapped = NULL;
     }
     struct diagnosis_inputs d = {f->output_is_sum, reference, got, f->output_is_input_moved ? job_in(job, 0) : NULL,
-                                 swapped, tol};
+                                 swapped, tol, checking.judged_right};
     const struct comparison *c = vs_sol.wrong ? &vs_sol : &vs_cpu;
     say("  Wrong output %s.\n", when);
     show_mismatches(c, vs_sol.wrong ? reference_name() : "the CPU reference");

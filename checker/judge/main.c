@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "bankmap.h"
 #include "check_run.h"
 #include "gpu_share.h"
 #include "jobs.h"
@@ -314,6 +315,15 @@ static void case_emu_sanitizer(const struct check_case *c, uint64_t stream)
         case_fail("compute-sanitizer would find errors in your kernel at %s, as the emulator did: a right output "
                   "beside a stray access or a race was luck, and earns no points", sz);
     }
+    /* Stopped for something else (a value read from shared memory nothing wrote, a cp.async read
+     * before it landed): the checks saw the run only up to there, and say nothing of the rest
+     * (issue 47: "no race" was said here of such a kernel). */
+    if (!ran) {
+        say("  At %s: %s\n  The emulator stopped your kernel there, so its own checks (what compute-sanitizer's "
+            "memcheck, racecheck and synccheck find on a GPU) did not see the rest of the run: not judged, and not "
+            "passed.\n", sz, why);
+        case_skip(RESULT_SKIPPED);
+    }
     say("  Nothing compute-sanitizer's memcheck, racecheck or synccheck would find on a GPU: no access outside the "
         "buffers, no race in shared memory, no barrier some threads miss.\n");
 }
@@ -359,8 +369,24 @@ static void case_speed(const struct check_case *c, uint64_t stream)
     }
     struct gpu_job *job = m.job;
     snprintf(when, sizeof when, "at %s, so its speed was not measured", sz);
-    if (judge_guards(job) != 0 || judge_output(job, job_out(job, OUT_STUDENT), when) != 0) {
+    if (judge_guards(job) != 0) {
         job_free(&m);
+        case_fail("wrong output at %s: speed not measured", sz);
+    }
+    /* The timed job runs after the correctness jobs, in the same runners: a first launch that is
+     * wrong there, where earlier cases passed, is run again alone, as a correctness case's is
+     * (issue 47: a kernel that kept a counter from one launch to the next and then skipped its
+     * work was told here that it "wrote nothing", is a TODO still open?). */
+    checking.right_alone = launched_before > 0 && record_count(&checking.record, RESULT_PASSED) > 0 &&
+                           !output_agrees(job) && right_alone(c, stream);
+    int alone = checking.right_alone;
+    int wrong = judge_output(job, job_out(job, OUT_STUDENT), when) != 0;
+    checking.right_alone = 0;
+    if (wrong) {
+        job_free(&m);
+        if (alone)
+            case_fail("wrong output at %s after other launches in the same process, though right alone (state kept "
+                      "from one launch to the next): speed not measured", sz);
         case_fail("wrong output at %s: speed not measured", sz);
     }
 
@@ -446,6 +472,57 @@ static int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solutio
     return n;
 }
 
+/* The map of each conflicted line's worst request (bankmap.h), at the first counting size where
+ * the line has one, in the report and as an SVG beside it (build/SRC/NN/bank-map-N.svg, those of
+ * an earlier check removed first). On a GPU, make check shows the same maps under its "Why:", from
+ * the emulator's count of the same file (the emulator's judge writes the SVGs). */
+#define MAX_MAPS (2 * MAX_COUNTED_LINES)
+static void bank_maps(const struct line_counts *lines, int n)
+{
+    static char mapped[MAX_MAPS][sizeof lines->where + 2];
+    static int nmapped = -1;
+    char path[1024], shown[1024];
+    if (nmapped < 0) {
+        for (int k = 1; k <= MAX_MAPS; k++) {
+            snprintf(path, sizeof path, "%s/bank-map-%d.svg", checking.here, k);
+            remove(path);
+        }
+        nmapped = 0;
+    }
+    char cwd[800];
+    size_t cl = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+    for (int i = 0; i < n; i++)
+        for (int o = SHARED_LD; o <= SHARED_ST && nmapped < MAX_MAPS; o++) {
+            char key[sizeof mapped[0]];
+            snprintf(key, sizeof key, "%d %.*s", o, (int)sizeof lines->where - 1, lines[i].where);
+            int k = 0;
+            while (k < nmapped && strcmp(mapped[k], key) != 0)
+                k++;
+            if (k < nmapped)
+                continue;
+            char *text = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&text, &len);
+            int drawn = f && bankmap_request_text(f, &lines[i].worst[o], (enum mem_op)o, lines[i].where);
+            if (f)
+                fclose(f);
+            if (drawn) {
+                snprintf(mapped[nmapped++], sizeof mapped[0], "%s", key);
+                snprintf(path, sizeof path, "%s/bank-map-%d.svg", checking.here, nmapped);
+                FILE *svg = fopen(path, "w");
+                int saved = svg && bankmap_request_svg(svg, &lines[i].worst[o], (enum mem_op)o, lines[i].where);
+                if (svg && fclose(svg) != 0)
+                    saved = 0;
+                /* Named from where make was run, as the student typed it. */
+                snprintf(shown, sizeof shown, "%s", cl && strncmp(path, cwd, cl) == 0 && path[cl] == '/' ? path + cl + 1 : path);
+                say("%s", text);
+                if (saved)
+                    say("    Drawn as %s.\n", shown);
+            }
+            free(text);
+        }
+}
+
 /* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
  * into why (empty: none). */
 static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct mem_counts *solution)
@@ -466,12 +543,14 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
     traffic_table(say, labels, shown, nshown);
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
+    bank_maps(rep->lines, rep->nlines);
     const struct thresholds *t = &checking.limits;
     const struct traffic_rules rules = {t->max_sector_ratio, t->no_bank_conflicts, t->min_loaded_between_barriers,
                                         t->max_barriers_per_thread, t->min_tensor_core_share,
                                         checking.lesson->family->work(m.job->rows, m.job->cols)};
-    char broken[1400];
-    if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], &rules, broken, sizeof broken))
+    char broken[2400];
+    if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], rep->lines, rep->nlines, &rules, broken,
+                        sizeof broken))
         snprintf(why + strlen(why), len - strlen(why), "%sat %s: %s", *why ? "; " : "", sz, broken);
     if (checking.limits.min_loaded_between_barriers > 0) {
         say("  Global bytes the least busy thread has in flight each time it waits for them, on average (loads issued "
@@ -500,7 +579,7 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
  * rules at the other). */
 static void case_counts(uint64_t stream)
 {
-    char why[2400] = "";
+    char why[4800] = "";
     struct mem_counts solution, unused;
     counts_at(0, stream, why, sizeof why, &solution);
     /* At the drawn size only what the rules need: the student's kernel and the baseline, the
@@ -887,18 +966,30 @@ static void describe(void)
                        100 * checking.limits.min_limit_share, checking.lesson->family->limit.routine);
             const struct family *f = checking.lesson->family;
             char fixed[32];
-            printf("    in the emulator, memory traffic counted at %s and at a second size (",
-                   f->size_text(f->count_rows, f->count_cols, fixed, sizeof fixed));
-            for (int k = 0; k < (f->nscalars == 1 ? 1 : 2); k++) {
-                const struct count_draw *d = &f->count_draw[k];
-                const char *dim = f->nscalars == 1 ? "N" : k ? "; cols" : "rows";
-                if (d->lo == d->hi)
-                    printf("%s = %d", dim, d->step * d->lo);
-                else
-                    printf("%s drawn from the run's seed: a multiple of %d from %d to %d", dim, d->step,
-                           d->step * d->lo, d->step * d->hi);
+            int dims = f->nscalars == 1 ? 1 : 2, drawn = 0, rows, cols;
+            for (int k = 0; k < dims; k++)
+                drawn |= f->count_draw[k].lo != f->count_draw[k].hi;
+            f->size_text(f->count_rows, f->count_cols, fixed, sizeof fixed);
+            if (!drawn) { /* one second size, the same in every run */
+                count_size(1, &rows, &cols);
+                char second[32];
+                printf("    in the emulator, memory traffic counted at %s and at %s, the same rules at both:\n", fixed,
+                       f->size_text(rows, cols, second, sizeof second));
+            } else {
+                printf("    in the emulator, memory traffic counted at %s and at a second size drawn from the run's "
+                       "seed\n      (", fixed);
+                for (int k = 0; k < dims; k++) {
+                    const struct count_draw *d = &f->count_draw[k];
+                    const char *dim = f->nscalars == 1 ? "N" : k ? "; cols" : "rows";
+                    if (d->lo == d->hi)
+                        printf("%s = %d", dim, d->step * d->lo);
+                    else if (d->step == 1) /* (every whole number: "a multiple of 1" says nothing) */
+                        printf("%s from %d to %d", dim, d->lo, d->hi);
+                    else
+                        printf("%s a multiple of %d from %d to %d", dim, d->step, d->step * d->lo, d->step * d->hi);
+                }
+                printf(", never %s itself),\n      the same rules at both:\n", fixed);
             }
-            printf("),\n      the same rules at both:\n");
             char rules[TRAFFIC_RULES][RULE_TEXT];
             for (int k = 0, n = traffic_rules(rules, -1); k < n; k++)
                 printf("    in the emulator: %s\n", rules[k]);

@@ -14,9 +14,19 @@ static size_t npending;
 
 static void emit(const char *line, size_t n)
 {
-    /* "[   LINE   ] --- file:line: error: Failure!", alone or after "[  ERROR   ] --- " */
-    if (memmem(line, n, "[   LINE   ] --- ", 17) && memmem(line, n, "error: Failure!", 15))
-        return;
+    /* "[   LINE   ] --- file:line: error: Failure!", alone or after "[  ERROR   ] --- ", or after a
+     * failure's sentence that cmocka cut at its buffer's size (about a thousand characters) before
+     * its line break: that sentence is kept. */
+    const char *at = memmem(line, n, "[   LINE   ] --- ", 17);
+    if (at && memmem(line, n, "error: Failure!", 15)) {
+        size_t before = (size_t)(at - line);
+        if (before >= 17 && memmem(line, before, "[  ERROR   ] --- ", 17) == at - 17)
+            before -= 17;
+        if (before == 0)
+            return;
+        emit(line, before);
+        line = "\n", n = 1;
+    }
     while (n > 0) {
         ssize_t w = write(2, line, n);
         if (w <= 0)

@@ -66,15 +66,8 @@ static int lanes_pair_up(const struct emu_lane_access *lanes, int n, int step)
     return 1;
 }
 
-void emu_price(const struct emu_lane_access *lanes, int n, enum mem_op op, struct op_counts *c)
+int emu_phase_lanes(const struct emu_lane_access *lanes, int n, enum mem_op op)
 {
-    uintptr_t units[MAX_UNITS];
-    size_t bytes;
-    c->requests++;
-    if (op != SHARED_LD && op != SHARED_ST) {
-        c->wavefronts += units_of(lanes, n, 0, 32, 32, units, &bytes);
-        return;
-    }
     uint32_t width = 0;
     for (int i = 0; i < n; i++)
         if (lanes[i].size > width)
@@ -82,6 +75,20 @@ void emu_price(const struct emu_lane_access *lanes, int n, enum mem_op op, struc
     int phase = width == 16 ? 8 : width == 8 ? 16 : 32; /* lanes per 128 bytes */
     if (op == SHARED_LD && phase < 32 && (lanes_pair_up(lanes, n, 1) || lanes_pair_up(lanes, n, 2)))
         phase *= 2;
+    return phase;
+}
+
+void emu_price(const struct emu_lane_access *lanes, int n, enum mem_op op, struct op_counts *c)
+{
+    uintptr_t units[MAX_UNITS];
+    size_t bytes;
+    c->requests++;
+    if (op != SHARED_LD && op != SHARED_ST) {
+        c->wavefronts += units_of(lanes, n, 0, 32, 32, units, &bytes);
+        c->bytes += bytes;
+        return;
+    }
+    int phase = emu_phase_lanes(lanes, n, op);
     for (int from = 0; from < 32; from += phase) {
         size_t nu = units_of(lanes, n, from, from + phase, 4, units, &bytes);
         if (nu == 0)

@@ -61,7 +61,7 @@ static void strided_patterns(void **state)
         int lanes;
         uintptr_t offset, stride; /* bytes from BASE, and between lanes */
         uint32_t size;
-        uint64_t wavefronts, ideal; /* global: ideal not checked */
+        uint64_t wavefronts, ideal; /* global: ideal not checked; its bytes are lanes * size */
     } cases[] = {
         {"words 0..31: one in each bank; 128 B, ideal 1; no conflict", SHARED_LD, SHARED_ST, WARP, 0, 4, 4, 1, 1},
         {"words 0, 2, .., 62: the even banks 2 distinct words each; 1 conflict", SHARED_LD, SHARED_ST, WARP, 0, 8, 4, 2,
@@ -93,6 +93,9 @@ static void strided_patterns(void **state)
             fail_msg("%s: %llu requests, %llu wavefronts, ideal %llu; expected 1, %llu, %llu", cases[k].what,
                      (unsigned long long)ld.requests, (unsigned long long)ld.wavefronts, (unsigned long long)ld.ideal,
                      (unsigned long long)cases[k].wavefronts, (unsigned long long)cases[k].ideal);
+        if (!shared && ld.bytes != (uint64_t)cases[k].lanes * cases[k].size)
+            fail_msg("%s: %llu bytes asked for, not %d", cases[k].what, (unsigned long long)ld.bytes,
+                     cases[k].lanes * (int)cases[k].size);
         if (memcmp(&ld, &st, sizeof ld) != 0)
             fail_msg("%s: priced otherwise as a store", cases[k].what);
     }

@@ -19,10 +19,10 @@
 static struct mem_counts tile_counts(uint64_t barrier_arrivals, uint64_t threads, int burst)
 {
     struct mem_counts c = {0};
-    c.op[GLOBAL_LD] = (struct op_counts){32, 128, 0};
-    c.op[GLOBAL_ST] = (struct op_counts){32, 128, 0};
-    c.op[SHARED_LD] = (struct op_counts){32, 32, 32};
-    c.op[SHARED_ST] = (struct op_counts){32, 32, 32};
+    c.op[GLOBAL_LD] = (struct op_counts){32, 128, 0, 0};
+    c.op[GLOBAL_ST] = (struct op_counts){32, 128, 0, 0};
+    c.op[SHARED_LD] = (struct op_counts){32, 32, 32, 0};
+    c.op[SHARED_ST] = (struct op_counts){32, 32, 32, 0};
     c.barrier_arrivals = barrier_arrivals;
     c.threads = threads;
     c.burst_threads = burst >= 0 ? threads : 0;
@@ -53,37 +53,69 @@ static void each_rule_fails_with_its_sentence(void **state)
     struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(1024, 1024, 4);
     c.op[SHARED_LD].wavefronts = 64;
     struct traffic_rules no_conflicts = {0, 1, 0, 0, 0, 0};
-    assert_int_equal(traffic_verdict(&c, &base, &no_conflicts, why, sizeof why), -1);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &no_conflicts, why, sizeof why), -1);
     assert_contains(why, "32 shared-memory bank conflicts where none are allowed");
 
     c = tile_counts(1024, 1024, 4);
     c.op[GLOBAL_LD].wavefronts = 256;
     struct traffic_rules sectors_rule = {1.0, 0, 0, 0, 0, 0};
-    assert_int_equal(traffic_verdict(&c, &base, &sectors_rule, why, sizeof why), -1);
-    assert_contains(why, "384 global memory sectors, 1.50 of the baseline's 256");
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &sectors_rule, why, sizeof why), -1);
+    assert_contains(why, "384 global memory sectors (256 loaded, 128 stored), 1.50 of the baseline's 256 (128, 128), "
+                         "where at most 1.00 is allowed");
 
     c = tile_counts(1024 + 256, 256, 4); /* a barrier after every load */
     struct traffic_rules in_flight = {0, 0, 16, 0, 0, 0};
-    assert_int_equal(traffic_verdict(&c, &base, &in_flight, why, sizeof why), -1);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &in_flight, why, sizeof why), -1);
     assert_contains(why, "a thread has 4 bytes of global loads in flight each time it waits for them, on average, where at least 16");
 
     c = tile_counts(9 * 256, 256, 4);
     struct traffic_rules waits = {0, 0, 0, 4, 0, 0};
-    assert_int_equal(traffic_verdict(&c, &base, &waits, why, sizeof why), -1);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &waits, why, sizeof why), -1);
     assert_contains(why, "9.0 barriers per thread, where at most 4 are allowed");
 
     c = tile_counts(1024, 1024, 4); /* half of a 4096-multiply-add product on the tensor cores */
     c.mma_multiply_adds = 2048;
     struct traffic_rules tensor = {0, 0, 0, 0, 1.0, 4096};
-    assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), -1);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &tensor, why, sizeof why), -1);
     assert_contains(why, "0.50 of the multiply-adds on the tensor cores (mma.sync: 2048 of 4096), where at least 1.00");
     c.mma_multiply_adds = 4096;
-    assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), 0);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &tensor, why, sizeof why), 0);
     c.core_multiplies = 41; /* mma for show beside a product on the ordinary cores: over 1% */
-    assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), -1);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &tensor, why, sizeof why), -1);
     assert_contains(why, "41 float multiplies on the ordinary cores (fma, mad, mul), 0.01 of the product's 4096");
     c.core_multiplies = 40;
-    assert_int_equal(traffic_verdict(&c, &base, &tensor, why, sizeof why), 0);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &tensor, why, sizeof why), 0);
+}
+
+/* A broken sector rule names its cause from the lines: the one whose requests touch the most sectors
+ * beyond what their bytes fill; or, where every request fills its sectors, the bytes themselves. */
+static void sector_rule_names_its_cause(void **state)
+{
+    (void)state;
+    char why[800];
+    struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(1024, 1024, 4);
+    c.op[GLOBAL_LD].wavefronts = 512 + 128;
+    struct line_counts lines[3] = {{"k.cu:10:5 (in)", {{0}}, 0, {{0}}}, {"k.cu:12:5 (in)", {{0}}, 0, {{0}}},
+                                   {"k.cu:20:9 (out)", {{0}}, 0, {{0}}}};
+    lines[0].op[GLOBAL_LD] = (struct op_counts){32, 512, 0, 32 * 128};  /* 16 sectors a request for 128 bytes */
+    lines[1].op[GLOBAL_LD] = (struct op_counts){32, 128, 0, 32 * 64};   /* 4 for 64 */
+    lines[2].op[GLOBAL_ST] = (struct op_counts){32, 128, 0, 32 * 128};  /* filled */
+    struct traffic_rules sectors_rule = {1.0, 0, 0, 0, 0, 0};
+    assert_int_equal(traffic_verdict(&c, &base, lines, 3, &sectors_rule, why, sizeof why), -1);
+    assert_contains(why, "768 global memory sectors (640 loaded, 128 stored), 3.00 of the baseline's 256 (128, 128), "
+                         "where at most 1.00 is allowed: k.cu:10:5 (in) global loads fetch 4.0 times the bytes they ask "
+                         "for (16.0 sectors of 32 bytes a request, for 128 bytes: its lanes use little of each sector they "
+                         "touch, and other requests fetch the same sectors again); so does 1 more line");
+    /* One lane's float a request, thread 0 walking a row: a sector each for 4 bytes. */
+    lines[0].op[GLOBAL_LD] = (struct op_counts){256, 256, 0, 256 * 4};
+    assert_int_equal(traffic_verdict(&c, &base, lines, 1, &sectors_rule, why, sizeof why), -1);
+    assert_contains(why, "k.cu:10:5 (in) global loads fetch 8.0 times the bytes they ask for (1.0 sectors of 32 bytes a "
+                         "request, for 4 bytes");
+    lines[0].op[GLOBAL_LD].bytes = 256 * 32, lines[1].op[GLOBAL_LD].bytes = 128 * 32;
+    assert_int_equal(traffic_verdict(&c, &base, lines, 3, &sectors_rule, why, sizeof why), -1);
+    assert_contains(why, "where at most 1.00 is allowed: every line's sectors hold little more than the bytes it asks "
+                         "for, so it is the bytes themselves");
+    assert_lacks(why, "k.cu");
 }
 
 /* A kernel that breaks two rules hears of both at once, not of one per fix. */
@@ -95,7 +127,7 @@ static void every_broken_rule_at_once(void **state)
     c.op[SHARED_LD].wavefronts = 64;
     c.op[GLOBAL_LD].wavefronts = 256;
     struct traffic_rules both = {1.0, 1, 0, 0, 0, 0};
-    assert_int_equal(traffic_verdict(&c, &base, &both, why, sizeof why), -1);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &both, why, sizeof why), -1);
     assert_contains(why, "32 shared-memory bank conflicts where none are allowed; and 384 global memory sectors");
 }
 
@@ -105,17 +137,18 @@ static void rules_kept_at_their_limits(void **state)
     char why[400] = "";
     struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(256, 256, 16);
     struct traffic_rules all = {1.0, 1, 16, 1, 0, 0};
-    assert_int_equal(traffic_verdict(&c, &base, &all, why, sizeof why), 0);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &all, why, sizeof why), 0);
     /* No barrier at all, every thread loading its 16 bytes: kept; no rules: anything goes. */
     c = tile_counts(0, 256, 16);
-    assert_int_equal(traffic_verdict(&c, &base, &all, why, sizeof why), 0);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &all, why, sizeof why), 0);
     struct traffic_rules none = {0, 0, 0, 0, 0, 0};
     c.op[SHARED_LD].wavefronts = 1000;
-    assert_int_equal(traffic_verdict(&c, &base, &none, why, sizeof why), 0);
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &none, why, sizeof why), 0);
 }
 
 UNIT_TESTS_MAIN(
     cmocka_unit_test(derived_figures),
     cmocka_unit_test(each_rule_fails_with_its_sentence),
+    cmocka_unit_test(sector_rule_names_its_cause),
     cmocka_unit_test(every_broken_rule_at_once),
     cmocka_unit_test(rules_kept_at_their_limits))

@@ -6,7 +6,8 @@
 #   feature   each right kernel of checker/tests/features/ (CUDA features beyond the lessons'
 #             own) passes;
 #   mutant    each wrong kernel of checker/mutants/ is rejected with the diagnosis its file
-#             expects: a checker that merely fails is not enough;
+#             expects: a checker that merely fails is not enough (and no sentence of a report,
+#             any kind's, may end "?.": a question given a full stop too);
 #   attack    each of the red team's files (checker/redteam/) is refused twice, as a student's
 #             file and with the lint skipped (WB_SKIP_LINT=1, so that the layers below it are
 #             tried too), and its side effect does not happen: its sentinel file is not made
@@ -52,6 +53,9 @@ said() {
 no_gpu() { [ "$(build/workbook record "$1" "$2" | awk '$1 == "no_gpu" { print $2 }')" = 1 ]; }
 # The report is the student's: no line of the checker's own source may show in it.
 leaks() { grep -q 'checker/judge/' <<<"$1"; }
+# Nor a sentence that ends in a question and a full stop ("...?."), outside what a kernel printed
+# (quoted after the fence "  | ").
+misworded() { grep -v '^  | ' <<<"$1" | grep -qE '\?\.( |$)'; }
 indent() { sed 's/^/    | /' <<<"$1"; }
 
 # A lesson's solution or stub, as it must be (pass or fail). A stub must fail and earn nothing: the
@@ -68,6 +72,8 @@ grade_lesson() {
   printf '%s\n' "$out" > "$dir/$kind-$lesson.log"
   if [ $rc -ne 0 ] && no_gpu "$src" "$lesson"; then
     echo skip; printf '  skipped (no GPU): %s, lesson %s\n' "$src" "$lesson" >&2
+  elif [ $rc -eq 0 ] && misworded "$out"; then
+    echo fail; printf '  A SENTENCE ENDS "?." (%s): %s, lesson %s; its report:\n%s\n' "$expect" "$src" "$lesson" "$(indent "$out")" >&2
   elif [ $rc -eq 0 ]; then
     echo pass; printf '  as it must (%s): %s, lesson %s\n' "$expect" "$src" "$lesson" >&2
   else
@@ -129,6 +135,8 @@ grade_mutant() {
   local note=$([ $runs = 2 ] && echo ", two runs")
   if leaks "$out"; then
     echo fail; printf '  NOT REJECTED AS IT MUST: %s (a checker/judge/ source line is shown); its report:\n%s\n' "$name" "$(indent "$out")" >&2
+  elif misworded "$out"; then
+    echo fail; printf '  NOT REJECTED AS IT MUST: %s (a sentence ends "?."); its report:\n%s\n' "$name" "$(indent "$out")" >&2
   elif [ $rc -ne 0 ] && said "$out" "$expect"; then
     echo pass; printf '  rejected, as it must: %-24s ("%s")%s\n' "$name" "$expect" "$note" >&2
   elif no_gpu "$dir/$name" "$lesson"; then
@@ -186,7 +194,7 @@ grade_attack() {
     { [ "$rc" -ne 0 ] && said "$out" "${expect[$mode]}"; } || { [ "$rc" -eq 0 ] && [ "$may" = yes ]; } && ok=1
     if [ -z "$effect" ] && no_gpu "$dir/$name-$from" "$lesson"; then # a side effect fails it all the same
       echo skip; printf '  skipped (no GPU): %s\n' "$name" >&2
-    elif [ $ok = 1 ] && [ -z "$effect$raw" ] && ! leaks "$out"; then
+    elif [ $ok = 1 ] && [ -z "$effect$raw" ] && ! leaks "$out" && ! misworded "$out"; then
       echo pass; printf '  refused, as it must (%-8s): %-22s ("%s")%s\n' "$mode" "$name" "${expect[$mode]}" \
         "$([ $from != $mode ] && echo " [the lint passes it: the linted check stands for this one]")" >&2
     else
@@ -213,7 +221,7 @@ grade_case() {
   awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="${cols[0]}-${cols[1]}" 'BEGIN { printf "%s %.1f %.3f\n", n, b - a, a }' \
     > "$run/${cols[0]}-${cols[1]}.took"
 }
-export -f reports said no_gpu leaks indent grade_lesson grade_feature grade_mutant grade_attack grade_case
+export -f reports said no_gpu leaks misworded indent grade_lesson grade_feature grade_mutant grade_attack grade_case
 # This run's verdicts, apart from another run's beside it (make test runs the red team and the
 # other cases at once).
 run=$(mktemp -d build/cases-run.XXXXXX) || exit 2

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
             failed = 1;
         }
         /* ldmatrix's own: the counts of the instructions (pc: index + 1) that are ldmatrix. */
-        struct op_counts ldsm = {0, 0, 0};
+        struct op_counts ldsm = {0, 0, 0, 0};
         for (int i = 0; i < nlines; i++) {
             uintptr_t pc = lines[i].pc;
             if (pc >= 1 && pc <= (uintptr_t)k->ninsns && k->insns[pc - 1].op == OP_LDMATRIX) {

@@ -92,6 +92,7 @@ struct emu_line_counts {
     uintptr_t pc;
     struct op_counts op[MEM_OPS];
     uint8_t atomic; /* an atomic instruction */
+    struct shared_request worst[2]; /* its costliest shared load and store request (counts.h) */
 };
 
 
@@ -159,6 +160,9 @@ const char *emu_where(uintptr_t pc, char *buf, size_t len);
 /* "file.cu:31:9 (A)": where the instruction at pc comes from and what it touches (a buffer or a
  * shared array), for the line table: two loads on one line told apart. */
 const char *emu_line_where(uintptr_t pc, char *buf, size_t len);
+/* The byte of the block's shared memory where the array holding byte `offset` starts (offset
+ * itself where no array holds it): where a bank map numbers its words from. */
+size_t emu_shared_array_start(size_t offset);
 /* The name of the buffer p lies in or next to ("A", "out"), or NULL. */
 const char *emu_trace_buffer_name(const void *p);
 /* "thread (3,0) of block (1,2) was running file.cu:31:9": where a kernel that never finished was. */

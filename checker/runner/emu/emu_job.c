@@ -120,6 +120,13 @@ static void name_lines(struct gpu_job *job, const struct emu_line_counts *lines,
             rep->lines[i].op[o].requests += lines[p].op[o].requests;
             rep->lines[i].op[o].wavefronts += lines[p].op[o].wavefronts;
             rep->lines[i].op[o].ideal += lines[p].op[o].ideal;
+            rep->lines[i].op[o].bytes += lines[p].op[o].bytes;
+        }
+        /* The line's costliest request of each kind, over the code addresses it has. */
+        for (int o = 0; o < 2; o++) {
+            const struct shared_request *w = &lines[p].worst[o], *had = &rep->lines[i].worst[o];
+            if (w->wavefronts && (!had->wavefronts || w->wavefronts - w->ideal > had->wavefronts - had->ideal))
+                rep->lines[i].worst[o] = *w;
         }
     }
 }

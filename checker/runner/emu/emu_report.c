@@ -48,9 +48,10 @@ int emu_report_bad_access(char *error, size_t len)
     else if (b.kind == EMU_UNSET_OUTPUT_READ && b.is_write) /* an atomic */
         snprintf(rest, left,
                  "adds with an atomic into element %ld of its output %s (%s) before anything wrote it: an output "
-                 "starts with whatever the memory held (on a GPU, cudaMalloc does not clear it), and no block can "
-                 "clear it for the others (blocks run in no fixed order), so the sum starts from garbage; store each "
-                 "element once instead (its whole sum, from one block)",
+                 "starts with whatever the memory held (on a GPU, cudaMalloc does not clear it), so the sum starts "
+                 "from garbage. Atomics into it are fine once it holds 0: the block whose sum it is writes 0 there "
+                 "first, with a __syncthreads() between that store and the atomics (a block cannot clear an element "
+                 "other blocks add to: blocks run in no fixed order); or keep the sum in registers and store it once",
                  b.offset, b.buffer, where);
     else if (b.kind == EMU_UNSET_OUTPUT_READ)
         snprintf(rest, left,

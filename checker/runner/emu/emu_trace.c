@@ -562,6 +562,30 @@ int emu_trace_counting(void)
     return tr.on;
 }
 
+/* The request a line's bank map draws: of its shared loads (or stores), the one with the most
+ * wavefronts beyond the conflict-free ones, the first of those. Its lanes are copied only when
+ * it is a new worst, so counting costs one comparison more per conflicted request. */
+static void keep_worst(struct shared_request *w, const struct emu_lane_access *lanes, int n, int atomic,
+                       const struct op_counts *c)
+{
+    if (w->wavefronts && c->wavefronts - c->ideal <= (uint64_t)w->wavefronts - w->ideal)
+        return;
+    int k = 0;
+    for (int i = 0; i < n && k < REQUEST_LANES; i++) {
+        const char *p = (const char *)lanes[i].addr;
+        if (!inside(p, lanes[i].size, tr.shared_begin, tr.shared_end))
+            continue;
+        w->lanes[k].offset = (uint32_t)(p - tr.shared_begin);
+        w->lanes[k].size = (uint8_t)lanes[i].size;
+        w->lanes[k++].lane = (uint8_t)lanes[i].lane;
+    }
+    w->nlanes = (uint8_t)k;
+    w->atomic = (uint8_t)(atomic != 0);
+    w->wavefronts = (uint32_t)c->wavefronts;
+    w->ideal = (uint32_t)c->ideal;
+    w->base = k ? (uint32_t)emu_shared_array_start(w->lanes[0].offset) : 0;
+}
+
 void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_access *lanes, int n)
 {
     if (!tr.on || n == 0)
@@ -571,7 +595,7 @@ void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_a
     if (atomic && (op == SHARED_LD || op == SHARED_ST))
         for (int i = 0; i < n; i++)
             lanes[i].addr += (uintptr_t)lanes[i].lane * 128;
-    struct op_counts c = {0, 0, 0};
+    struct op_counts c = {0, 0, 0, 0};
     emu_price(lanes, n, op, &c); /* once, for the total and the line */
     struct emu_line_counts *l = line_of(pc);
     if (l && atomic)
@@ -582,10 +606,13 @@ void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_a
             into[k]->requests += c.requests;
             into[k]->wavefronts += c.wavefronts;
             into[k]->ideal += c.ideal;
+            into[k]->bytes += c.bytes;
         }
     if (atomic && (op == SHARED_LD || op == SHARED_ST))
         for (int i = 0; i < n; i++)
             lanes[i].addr -= (uintptr_t)lanes[i].lane * 128;
+    if (l && (op == SHARED_LD || op == SHARED_ST) && c.wavefronts > c.ideal)
+        keep_worst(&l->worst[op], lanes, n, atomic, &c);
 }
 
 void emu_trace_in_flight(int thread, uint32_t bytes)

@@ -161,6 +161,16 @@ static const char *shared_array(size_t off)
 }
 
 
+size_t emu_shared_array_start(size_t off)
+{
+    for (int v = X.k ? X.k->first_var : 0; X.k && v < X.k->first_var + X.k->nvars; v++) {
+        const struct ptx_var *var = &X.L->m->vars[v];
+        if (var->space == S_SHARED && off >= var->offset && off < var->offset + var->bytes)
+            return var->offset;
+    }
+    return off;
+}
+
 void emu_stop_at_bad_access(void)
 {
     if (!fatal_handler)

@@ -34,11 +34,19 @@ struct ptx_entry {
 };
 static struct ptx_entry entries[ROLE_COUNT];
 
+/* The full stop a sentence still needs: none after one that ends in a question (issue 47: "...keep it
+ * one?."). */
+static const char *full_stop(const char *sentence)
+{
+    size_t n = strlen(sentence);
+    return n && (sentence[n - 1] == '.' || sentence[n - 1] == '?' || sentence[n - 1] == '!') ? "" : ".";
+}
+
 static void stop_run(const char *sentence)
 {
     int role = emu_job_current_role();
     job->rep.failed_role = role;
-    snprintf(job->rep.failure, sizeof job->rep.failure, "%s: %s.", who[role], sentence);
+    snprintf(job->rep.failure, sizeof job->rep.failure, "%s: %s%s", who[role], sentence, full_stop(sentence));
     _exit(JOB_KERNEL_FAILED);
 }
 
@@ -101,8 +109,8 @@ static int load(int role, const char *path, const char *kernel, const char *sour
     int rc = ptx_parse(text, &e->module);
     free(text);
     if (rc) {
-        snprintf(job->rep.failure, sizeof job->rep.failure, "%s cannot be interpreted: %s.", who[role],
-                 e->module.error);
+        snprintf(job->rep.failure, sizeof job->rep.failure, "%s cannot be interpreted: %s%s", who[role],
+                 e->module.error, full_stop(e->module.error));
         return -1;
     }
     /* A lesson file makes one kernel (the lint, and the cubin gate on a GPU): a second can only

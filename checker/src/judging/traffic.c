@@ -90,10 +90,45 @@ static void broken(char *why, size_t len, const char *rule)
         snprintf(why + used, len - used, "%s%s", used ? "; and " : "", rule);
 }
 
-int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct traffic_rules *rules,
-                    char *why, size_t len)
+/* Why a kernel's global sectors are many, from its lines (the emulator's), in a few words (a
+ * failure's sentence is shown whole only up to about a thousand characters): the line whose
+ * sectors hold the most bytes beyond those its lanes asked for, or, where every line's sectors are
+ * about as many as its bytes fill, the bytes themselves. */
+static void sector_cause(const struct line_counts *lines, int n, char *out, size_t len)
 {
-    char rule[600];
+    int worst = -1, worst_op = 0, others = 0;
+    uint64_t excess = 0, total = 0;
+    for (int i = 0; i < n; i++)
+        for (int o = GLOBAL_LD; o <= GLOBAL_ST; o++) {
+            const struct op_counts *c = &lines[i].op[o];
+            total += c->wavefronts;
+            /* (a quarter more than the bytes: a row's edge or a misaligned start, not the pattern) */
+            if (!c->requests || !c->bytes || c->wavefronts * 32 * 4 <= c->bytes * 5)
+                continue;
+            others += worst >= 0;
+            if (c->wavefronts * 32 - c->bytes > excess)
+                worst = i, worst_op = o, excess = c->wavefronts * 32 - c->bytes;
+        }
+    if (worst >= 0) {
+        const struct op_counts *c = &lines[worst].op[worst_op];
+        snprintf(out, len, ": %s %s fetch %.1f times the bytes they ask for (%.1f sectors of 32 bytes a request, for "
+                 "%.0f bytes: its lanes use little of each sector they touch, and other requests fetch the same "
+                 "sectors again)%s",
+                 lines[worst].where, op_names[worst_op], (double)c->wavefronts * 32 / (double)c->bytes,
+                 (double)c->wavefronts / (double)c->requests, (double)c->bytes / (double)c->requests,
+                 others == 1 ? "; so does 1 more line" : others > 1 ? "; so do more lines" : "");
+    } else if (total)
+        snprintf(out, len, ": every line's sectors hold little more than the bytes it asks for, so it is the bytes "
+                 "themselves (an input element loaded more times than the tiles need, or data the result does not "
+                 "use)");
+    else if (len)
+        out[0] = '\0';
+}
+
+int traffic_verdict(const struct mem_counts *student, const struct mem_counts *baseline, const struct line_counts *lines,
+                    int nlines, const struct traffic_rules *rules, char *why, size_t len)
+{
+    char rule[1600];
     if (len)
         why[0] = '\0';
     if (rules->no_conflicts && all_conflicts(student) > 0) {
@@ -103,9 +138,14 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
     if (rules->max_sector_ratio > 0) {
         double ratio = sectors(baseline) ? (double)sectors(student) / (double)sectors(baseline) : 0.0;
         if (ratio > rules->max_sector_ratio) {
+            char cause[400];
+            sector_cause(lines, lines ? nlines : 0, cause, sizeof cause);
             snprintf(rule, sizeof rule,
-                     "%" PRIu64 " global memory sectors, %.2f of the baseline's %" PRIu64 ", where at most %.2f is allowed",
-                     sectors(student), ratio, sectors(baseline), rules->max_sector_ratio);
+                     "%" PRIu64 " global memory sectors (%" PRIu64 " loaded, %" PRIu64 " stored), %.2f of the baseline's "
+                     "%" PRIu64 " (%" PRIu64 ", %" PRIu64 "), where at most %.2f is allowed%s",
+                     sectors(student), student->op[GLOBAL_LD].wavefronts, student->op[GLOBAL_ST].wavefronts, ratio,
+                     sectors(baseline), baseline->op[GLOBAL_LD].wavefronts, baseline->op[GLOBAL_ST].wavefronts,
+                     rules->max_sector_ratio, cause);
             broken(why, len, rule);
         }
     }
