@@ -17,7 +17,7 @@ else
     { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column (buffer))"; exit 1; }
   # The bank maps (issue 47): each shared-memory line with bank conflicts draws its worst request,
   # in the report and as an SVG beside it: lesson 3's kernel (its solution: the stub has no shared
-  # access yet) and the stubs of lessons 5, 8 and 10, each with the map its conflict must get; a
+  # access yet), the stubs of lessons 5 and 8 and lesson 10's unswizzled kernel, each with the map its conflict must get; a
   # conflict-free kernel (lesson 4's solution) gets none.
   maps() { # SRC/NN_topic: the memory case's report, its lines joined
     rm -f build/"$1"/bank-map-*.svg
@@ -42,9 +42,18 @@ else
   map_says exercises/08_sgemm 2 'Bank map of the worst shared-store request at exercises/08_sgemm/sgemm_blocked.cu:' \
     '(As): 4-way, 4 wavefronts where 1 would do.' '(Bs): 4-way, 4 wavefronts where 1 would do.' \
     'lanes 0-31  4...4...4...4...4...4...4...4...' 'bank 0, 4 words, as lane:word (word w of As: its bytes 4w to 4w+3): 0:0 8:32 16:64 24:96'
-  map_says exercises/10_tensor_cores 2 'Bank map of the worst shared-load request at exercises/10_tensor_cores/hgemm_swizzled.cu:' \
+  # Lesson 10's stub computes nothing; the kernel a student writes first, right but unswizzled
+  # (hgemm_unswizzled), is the one whose ldmatrix reads draw their map.
+  unswizzled=build/maps-test/unswizzled
+  rm -rf "$unswizzled" && mkdir -p "$(dirname "$unswizzled")" &&
+    build/workbook mutate checker/mutants/hgemm_unswizzled.mutant "$unswizzled" > /dev/null || exit 1
+  out=$(ONLY='memory*' $make -s --no-print-directory check EMU=1 LESSON=10 SRC="$unswizzled" 2>&1 |
+    sed -e ':a' -e 'N' -e '$!ba' -e 's/\n */ /g')
+  for phrase in 'Bank map of the worst shared-load request at' \
     '(As): 8-way, 32 wavefronts where 4 would do. Each lane reads 16 bytes, so the banks serve 8 lanes at a time' \
-    'lanes 0-7   8888............................'
+    'lanes 0-7   8888............................' 'bank-map-2.svg'; do
+    grep -qF -- "$phrase" <<<"$out" || { echo "no bank map as it must be in lesson 10's unswizzled kernel's report: \"$phrase\" is missing"; exit 1; }
+  done
   # What make lessonN says of the counting sizes (issue 47: "a multiple of 1 from 2 to 6"; lesson 10's
   # second size, which no seed draws, said to be drawn).
   for l in $(build/workbook lessons folder); do
