@@ -24,6 +24,7 @@
 #include "half.h"
 #include "ptx.h"
 #include "ptx_exec.h"
+#include "ptx_launch.h"
 
 #ifndef WB_PTX_PRIMER
 #define WB_PTX_PRIMER "build/tests/ptx_primer.ptx"
@@ -75,22 +76,10 @@ static int teardown(void **state)
  * (pointers and 32-bit integers, each given as 64 bits). Its result must be 0. */
 static void launch(const char *name, int n, ...)
 {
-    const struct ptx_kernel *k = ptx_find_kernel(&module, name);
-    if (!k)
-        print_error("no kernel %s in %s\n", name, WB_PTX_PRIMER);
-    assert_non_null(k);
-    assert_int_equal(k->nparams, n);
-    unsigned char params[256] = {0};
-    assert_true(k->param_bytes <= (int)sizeof params);
     va_list ap;
     va_start(ap, n);
-    for (int i = 0; i < n; i++) {
-        uint64_t v = va_arg(ap, uint64_t);
-        memcpy(params + k->params[i].offset, &v, (size_t)k->params[i].bytes); /* little-endian */
-    }
+    int rc = ptx_test_launch(&module, WB_PTX_PRIMER, WB_PTX_PRIMER_SOURCE, name, 1, 32, n, ap);
     va_end(ap);
-    struct ptx_launch L = {&module, k, {1, 1, 1}, {32, 1, 1}, params, WB_PTX_PRIMER_SOURCE};
-    int rc = ptx_run(&L);
     if (rc != 0)
         print_error("%s: %s\n", name, emu_error());
     assert_int_equal(rc, 0);

@@ -29,6 +29,7 @@
 #include "emu.h"
 #include "ptx.h"
 #include "ptx_exec.h"
+#include "ptx_launch.h"
 #include "refusals.h"
 #include "text.h"
 
@@ -98,23 +99,11 @@ static const char *said(void)
  * says. */
 static int launch(const char *name, unsigned gx, unsigned bx, int n, ...)
 {
-    const struct ptx_kernel *k = ptx_find_kernel(&module, name);
-    if (!k)
-        print_error("no kernel %s in %s\n", name, WB_PTX_KERNELS);
-    assert_non_null(k);
-    assert_int_equal(k->nparams, n);
-    unsigned char params[256] = {0};
-    assert_true(k->param_bytes <= (int)sizeof params);
     va_list ap;
     va_start(ap, n);
-    for (int i = 0; i < n; i++) {
-        uint64_t v = va_arg(ap, uint64_t);
-        assert_true(k->params[i].bytes == 4 || k->params[i].bytes == 8);
-        memcpy(params + k->params[i].offset, &v, (size_t)k->params[i].bytes); /* little-endian */
-    }
+    int rc = ptx_test_launch(&module, WB_PTX_KERNELS, WB_PTX_SOURCE, name, gx, bx, n, ap);
     va_end(ap);
-    struct ptx_launch L = {&module, k, {gx, 1, 1}, {bx, 1, 1}, params, WB_PTX_SOURCE};
-    return ptx_run(&L);
+    return rc;
 }
 
 #define P(p) ((uint64_t)(uintptr_t)(p))
