@@ -40,7 +40,10 @@ fi
 if step conformance; then
   $make -s conformance > "$out/conformance.log" 2>&1
   tail -n 60 "$out/conformance.log" | grep -E '^conform|^\| `' | head -60
-  cp build/conformance/report.txt build/conformance/gpu.txt checker/tests/conformance/records/h200.tsv "$out/" 2>/dev/null
+  # The GPU's raw outputs too (gpu.bin, gpu.tsv): every differing case can be studied off the GPU.
+  cp build/conformance/report.txt build/conformance/gpu.bin build/conformance/gpu.tsv \
+    checker/tests/conformance/records/h200.tsv "$out/" 2>/dev/null
+  cp build/conformance/gpu.txt "$out/conformance-gpu.txt" 2>/dev/null # $out/gpu.txt is this script's
   took conformance
 fi
 if step catalogue; then

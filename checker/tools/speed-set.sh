@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# On a GPU machine: the time model's calibration set (issue 46). Every kernel the workbook holds
+# whose output can be right at the timed size, timed by the GPU judge's own speed case
+# (ONLY='speed*'): each lesson's solution, its baseline as the student's file (where the baseline
+# has the lesson's launch), every right kernel of checker/tests/features/ and every mutant of
+# checker/mutants/. A wrong kernel's row says so (its speed is never measured: the speed case
+# judges the output first); a mutant that does not build says that.
+# Prints one tab-separated row per kernel and run as it goes (to stdout, for a table kept under
+# docs/ or checker/tests/), then how many were timed:
+#   kind name lesson run speed_passed speedup speed_ms solution_ms baseline_ms limit_share
+#   Usage: RUNS=1 JOBS=16 checker/tools/speed-set.sh [NAME...]   (none: all; JOBS: builds at once;
+#   with WB_GPU_LOCK, GPU_JOBS judges at once)
+set -u
+runs=${RUNS:-1}
+make=${MAKE:-make}
+jobs=${JOBS:-$(nproc)}
+set_dir=build/speed-set
+$make -s --no-print-directory build/workbook >&2 || exit 1
+mkdir -p "$set_dir"
+rows=$(build/workbook lessons number folder kernel baseline family baseline_family | tr ' ' ':')
+folder_of() { grep "^$1:" <<<"$rows" | cut -d: -f2; }
+
+# The kernels: kind, name, lesson, source folder (SRC).
+kernels=$(
+  build/workbook cases lessons | awk -F'\t' '$1 == "solution" { print "solution\t" $2 "\t" $3 "\tsolutions" }'
+  while IFS=: read -r n folder kernel baseline family baseline_family; do
+    [ "$family" = "$baseline_family" ] || continue
+    src=$set_dir/baseline-$n
+    mkdir -p "$src/$folder"
+    # The baseline under the lesson's kernel name, so it can stand in for the student's file.
+    sed "s/\b$(basename "$baseline" .cu)\b/$kernel/g" "$baseline" > "$src/$folder/$kernel.cu"
+    printf 'baseline\t%s\t%s\t%s\n' "$(basename "$baseline" .cu)" "$n" "$src"
+  done <<<"$rows"
+  build/workbook cases features | while IFS=$'\t' read -r _ name lesson src _ _ _ _ _ _ _ _ _ _ file; do
+    edit=$src/${file%.cu}.mutant
+    if [ -f "$edit" ]; then build/workbook mutate "$edit" "$set_dir/$name" > /dev/null 2>&1 || continue; src=$set_dir/$name; fi
+    printf 'feature\t%s\t%s\t%s\n' "$name" "$lesson" "$src"
+  done
+  build/workbook cases mutants | while IFS=$'\t' read -r _ name lesson file _; do
+    build/workbook mutate "$file" "$set_dir/$name" > /dev/null 2>&1 && printf 'mutant\t%s\t%s\t%s\n' "$name" "$lesson" "$set_dir/$name"
+  done
+)
+[ $# -gt 0 ] && kernels=$(awk -F'\t' -v names=" $* " 'index(names, " " $2 " ")' <<<"$kernels")
+
+# Built in parallel (the GPU idle meanwhile), then timed one at a time.
+awk -F'\t' '{ print $4 "\t" $3 }' <<<"$kernels" | sort -u | while IFS=$'\t' read -r src n; do
+  printf '%s\tbuild/%s/%s/check\n' "$src" "$(tr / _ <<<"$src")" "$(folder_of "$n")"
+done | xargs -P "$jobs" -L 1 sh -c '$0 -s --no-print-directory SRC="$1" "$2" > /dev/null 2>&1 || true' "$make"
+
+# time_kernel KIND NAME LESSON SRC: its rows. Judges side by side share the GPU by WB_GPU_LOCK
+# (checker/tools/gpu-test.sh): each timing holds it alone.
+time_kernel() {
+  local kind=$1 name=$2 lesson=$3 src=$4 dir i verdict
+  dir=build/$(tr / _ <<<"$src")/$(folder_of "$lesson")
+  [ -x "$dir/check" ] || { printf '%s\t%s\t%s\t-\tdid-not-build\n' "$kind" "$name" "$lesson"; return; }
+  get() { awk -v key="$1" '$1 == key { print $2 }' "$dir/result" 2> /dev/null; }
+  for ((i = 1; i <= runs; i++)); do
+    rm -f "$dir/result"
+    # A hang guard only: the judge's own limits end a hung kernel long before.
+    ONLY='speed*' WB_RESULT_FILE="$dir/result" timeout -k 5 300 "$dir/check" > "$dir/speed-set-$i.log" 2>&1
+    verdict=$(awk '$1 == "case" && $3 == "speed" { print $2 }' "$dir/result" 2> /dev/null)
+    printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$name" "$lesson" "$i" "${verdict:-no-record}" \
+      "$(get speedup)" "$(get speed_ms)" "$(get solution_ms)" "$(get baseline_ms)" "$(get limit_share)"
+  done
+}
+export -f time_kernel folder_of
+export rows runs
+at_once=$([ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1)
+tr '\t' ' ' <<<"$kernels" | xargs -P "$at_once" -L 1 bash -c 'time_kernel "$@"' _ | tee "$set_dir/rows.tsv"
+echo "# $(awk -F'\t' '$6 > 0' "$set_dir/rows.tsv" | cut -f2 | sort -u | wc -l) of $(wc -l <<<"$kernels") kernels timed" \
+  "(the rest wrong at the timed size, or not built)" >&2
