@@ -508,6 +508,33 @@ static void diagnose_values_moved_within_tiles(void **state)
     free(got);
 }
 
+/* Lesson 10's store at column 8j + t where 8j + 2t was meant: right sums, stored in the wrong
+ * places, the rest never written. Said so, not "a bounds check too strict"; values of nowhere near
+ * (another sum) are not "moved". */
+static void diagnose_values_stored_in_wrong_places(void **state)
+{
+    (void)state;
+    int n = 64;
+    float *want = counting((size_t)n * n), *got = counting((size_t)n * n);
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++) {
+            int j = c / 8, k = c % 8;
+            got[r * n + c] = k < 4 ? want[r * n + 8 * j + 2 * k] : k == 4 ? want[r * n + 8 * j + 7] : from_bits(POISON_BITS);
+        }
+    const char *s = diagnose_square(got, want, n, 128, 1, NULL, NULL, tolerance_exact());
+    assert_contains(s, "hold a right value of another place near them (row 0, col 1 holds row 0, col 2's), and the "
+                       "places nothing was stored in still hold the NaN poison: the values are computed right and "
+                       "stored in the wrong places");
+    assert_lacks(s, "too strict");
+    for (int i = 0; i < n * n; i++) /* values of no place */
+        got[i] = has_bits(got[i], POISON_BITS) ? got[i] : -1000.0f - (float)i;
+    s = diagnose_square(got, want, n, 128, 1, NULL, NULL, tolerance_exact());
+    assert_lacks(s, "wrong places");
+    assert_contains(s, "never written");
+    free(want);
+    free(got);
+}
+
 static void diagnose_transpose_copied(void **state)
 {
     (void)state;
@@ -600,6 +627,7 @@ UNIT_TESTS_MAIN(
     cmocka_unit_test(diagnoses_each_pattern),
     cmocka_unit_test(diagnose_all_zero),
     cmocka_unit_test(diagnose_values_moved_within_tiles),
+    cmocka_unit_test(diagnose_values_stored_in_wrong_places),
     cmocka_unit_test(diagnose_transpose_copied),
     cmocka_unit_test(diagnose_transpose_not_a_copy),
     cmocka_unit_test(diagnose_matmul_rowcol_swapped),

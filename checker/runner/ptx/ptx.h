@@ -121,6 +121,7 @@ struct ptx_insn {
     uint8_t pred_neg;
     struct ptx_operand o[PTX_MAX_OPERANDS];
     int file, line, col;      /* the .loc in force (0: none) */
+    int call_line;            /* inlined from a helper of the lesson file: the line that called it */
     int at;                   /* its line in the PTX, for the parser's sentences */
     const char *text;         /* the opcode as written, for messages */
 };

@@ -106,7 +106,9 @@ const char *ptx_where(int insn, char *buf, size_t len)
     const char *file = in->file == 1 && X.L->source ? X.L->source
                        : in->file >= 1 && in->file <= PTX_MAX_FILES && X.L->m->files[in->file] ? X.L->m->files[in->file]
                                                                                                 : "?";
-    if (in->line)
+    if (in->line && in->call_line)
+        snprintf(buf, len, "%s:%d:%d, called at line %d", file, in->line, in->col, in->call_line);
+    else if (in->line)
         snprintf(buf, len, "%s:%d:%d", file, in->line, in->col);
     else
         snprintf(buf, len, "%s (instruction %d: %s)", file, insn, in->text);

@@ -187,6 +187,7 @@ struct builder {
     struct ptx_module *m;
     struct ptx_kernel *k; /* the kernel being read */
     int file, line, col;  /* the .loc in force */
+    int call_line;        /* its call in the lesson file, where it is inlined from a helper there */
     /* labels: name -> instruction index, and the operands waiting for them; each in the block
      * ({ ... }) it was written in, which is where PTX looks a name up first */
     struct label {
@@ -1040,7 +1041,7 @@ static int instruction(struct builder *b)
     for (int k = 0; k < PTX_MAX_OPERANDS; k++) /* an operand not given names no register */
         in->o[k].reg = in->o[k].sym = -1;
     in->pred = -1;
-    in->file = b->file, in->line = b->line, in->col = b->col;
+    in->file = b->file, in->line = b->line, in->col = b->col, in->call_line = b->call_line;
     in->at = b->lx.line;
     if (instruction_body(b, in) == 0)
         return 0;
@@ -1097,7 +1098,7 @@ static int loc(struct builder *b)
     for (int i = 0; i < 3; i++)
         if (lx->kind != TK_NUM || number(lx, &v[i], &f, &f32))
             return fail(lx, ".loc needs a file, a line and a column");
-    b->file = (int)v[0], b->line = (int)v[1], b->col = (int)v[2];
+    b->file = (int)v[0], b->line = (int)v[1], b->col = (int)v[2], b->call_line = 0;
     while (accept(lx, ",")) {
         if (accept(lx, "function_name"))
             next(lx);
@@ -1110,6 +1111,10 @@ static int loc(struct builder *b)
             /* in a header (a CUDA intrinsic's body), or on no line: the lesson file's call */
             if (b->line == 0 || b->file != 1)
                 b->file = (int)w[0], b->line = (int)w[1], b->col = (int)w[2];
+            /* in a helper of the lesson file: the helper's line, and the call that tells one use of
+             * it from another (lesson 10's ldmatrix_x4 loads A's fragments and B's) */
+            else if (w[0] == 1 && w[1] > 0 && w[1] != b->line)
+                b->call_line = (int)w[1];
         } else
             return fail(lx, "unexpected '%s' in .loc", lx->text);
     }

@@ -132,6 +132,41 @@ static bool values_moved_within_tiles(const struct comparison *c, const float *g
     return *tiles > 0;
 }
 
+/* Wrong elements the kernel wrote that hold a right value of another place near them: in the same
+ * row within MISPLACED_REACH columns, or the same column within as many rows (zeros, which many
+ * places hold, left out). Where most of them do, the kernel computed the values and stored them
+ * in the wrong places (a thread's store index misread, lesson 10's fragment layout): the places
+ * left over are never written, which is not a bounds check too strict. The first such place
+ * goes to *at: its row and column, and where its value belongs. At most MISPLACED_LOOKED wrong
+ * elements are looked at. */
+#define MISPLACED_REACH 32
+#define MISPLACED_LOOKED 4096
+struct misplaced { size_t looked, moved; int row, col, from_row, from_col; };
+static void misplaced_values(const struct comparison *c, const float *got, const float *want, struct tolerance tol,
+                             struct misplaced *at)
+{
+    memset(at, 0, sizeof *at);
+    size_t n = (size_t)c->rows * (size_t)c->cols;
+    for (size_t i = 0; i < n && at->looked < MISPLACED_LOOKED; i++) {
+        if (within(got[i], want[i], tol) || isnan(got[i]) || got[i] == 0.0f)
+            continue;
+        at->looked++;
+        int row = (int)(i / (size_t)c->cols), col = (int)(i % (size_t)c->cols), fr = -1, fc = -1;
+        for (int d = 1; d <= MISPLACED_REACH && fr < 0; d++)
+            for (int s = -1; s <= 1 && fr < 0; s += 2) {
+                int cc = col + s * d, rr = row + s * d;
+                if (cc >= 0 && cc < c->cols && within(got[i], want[(size_t)row * (size_t)c->cols + (size_t)cc], tol))
+                    fr = row, fc = cc;
+                else if (rr >= 0 && rr < c->rows && within(got[i], want[(size_t)rr * (size_t)c->cols + (size_t)col], tol))
+                    fr = rr, fc = col;
+            }
+        if (fr < 0)
+            continue;
+        if (at->moved++ == 0)
+            at->row = row, at->col = col, at->from_row = fr, at->from_col = fc;
+    }
+}
+
 /* "1 element is" / "2 elements are": the counts in these sentences are often 1. */
 static const char *s_(size_t n) { return n == 1 ? "" : "s"; }
 
@@ -159,6 +194,19 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                "(does threadIdx.y pick the column?).";
     if (in && in->got && in->swapped_ab && equals(in->got, in->swapped_ab, total, in->tol))
         return "the output is B*A instead of A*B: A and B are swapped.";
+    struct misplaced moved = {0};
+    if (in && in->sums && in->got && in->want) /* a moved input's values are a transpose's to judge */
+        misplaced_values(c, in->got, in->want, in->tol, &moved);
+    if (moved.moved >= 2 && 2 * moved.moved > moved.looked) {
+        snprintf(line, sizeof line,
+                 "%zu of the %zu wrong elements the kernel wrote%s hold a right value of another place near them "
+                 "(row %d, col %d holds row %d, col %d's)%s: the values are computed right and stored in the wrong "
+                 "places. Check the store's index: which rows and columns each thread holds.",
+                 moved.moved, moved.looked, moved.looked == MISPLACED_LOOKED ? " (the first of them looked at)" : "",
+                 moved.row, moved.col, moved.from_row, moved.from_col,
+                 c->never_written ? ", and the places nothing was stored in still hold the NaN poison" : "");
+        return line;
+    }
     if (c->never_written > 0) {
         bool last_row = c->rows > 1 && c->never_written == (size_t)c->cols && c->never_written_last_row == (size_t)c->cols;
         bool last_col = c->cols > 1 && c->never_written == (size_t)c->rows && c->never_written_last_col == (size_t)c->rows;
