@@ -90,8 +90,12 @@ static struct {
     int warp_kind; /* the error's kind when a warp instruction completed by resolve() failed */
     int running_insn;     /* where the running warp is (for a CPU-time stop) */
     int running_thread;
-    /* the first value error (a marked value used): its sentence */
-    int value_error;
+    /* the first value error (a marked value used): its sentence. A value is marked where it was read
+     * from shared memory no thread had written, or from a register nothing had written (every
+     * register starts the block marked: on a GPU it holds what an earlier warp left there);
+     * shared_marks says whether the block has read such shared memory yet, which tells the two
+     * apart where it has not. */
+    int value_error, shared_marks;
     char value_sentence[600];
     char error[600];
 } X;
@@ -364,6 +368,14 @@ static void value_used(int insn, int t, const char *what)
         return;
     char where[160], who[40];
     X.value_error = 1;
+    if (!X.shared_marks) {
+        snprintf(X.value_sentence, sizeof X.value_sentence,
+                 "block (%u,%u): %s %s a value computed from a variable that was never given one (%s): on a GPU "
+                 "it holds whatever an earlier kernel or warp left in that register. Give it its value first "
+                 "(`float acc = 0.0f;`, not `float acc;`)",
+                 blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, ptx_where(insn, where, sizeof where));
+        return;
+    }
     int n = snprintf(X.value_sentence, sizeof X.value_sentence,
                      "block (%u,%u): %s %s a value it read from shared memory that no thread of the block has "
                      "written (%s): ",
@@ -597,6 +609,7 @@ static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst,
             marked[e] |= X.shared_state[off + (size_t)(e * size + i)] == UNSET;
         for (int i = 0; off != (size_t)-1 && i < size; i++)
             marked[e] |= X.shared_state[off + (size_t)(e * size + i)] == MARKED;
+        X.shared_marks |= marked[e];
         if (marked[e] && X.shared_state[off + (size_t)(e * size)] == UNSET) {
             emu_trace_note_unset_read((uintptr_t)insn + 1);
             note_unlanded(off + (size_t)(e * size));
@@ -677,6 +690,7 @@ static int load_shared(const struct ptx_insn *in, int i, int w, uint32_t exec)
                 note_unlanded(at[l] + (size_t)(e * size));
             }
             marked[e] |= (uint32_t)mk << l;
+            X.shared_marks |= mk;
         }
         for (int e = 0; e < n; e++) {
             uint64_t v = read_bytes(p + e * size, size);
@@ -2547,7 +2561,8 @@ static int run_block(void)
     memset(X.shared_state, UNSET, X.shared_bytes);
     memset(X.local, 0, X.local_bytes * (size_t)X.threads);
     memset(X.regs, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.regs);
-    memset(X.marks, 0, (size_t)X.k->nregs * (size_t)X.warps * sizeof *X.marks);
+    memset(X.marks, 0xFF, (size_t)X.k->nregs * (size_t)X.warps * sizeof *X.marks); /* nothing written */
+    X.shared_marks = 0;
     for (int t = 0; t < X.threads; t++) {
         X.pc[t] = 0;
         X.state[t] = READY;
