@@ -60,6 +60,7 @@ static struct {
     unsigned char *shared, *shared_state;
     size_t shared_bytes;
     unsigned char *local; /* [thread][local_bytes] */
+    unsigned char *local_state; /* the same, a byte's UNSET, SET or MARKED, as shared_state's */
     size_t local_bytes;
     /* Bytes in flight, measured while counting. ptxas schedules a thread's loads together where
      * nothing stops it, whatever their order in the PTX: a load waits for the loads before it only
@@ -603,12 +604,16 @@ static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst,
         return -1;
     if (land == IN_SHARED || (land == IN_GLOBAL && !plain_input_read(p, size * n)))
         trace(insn, t, p, size * n, 0, land);
+    /* (a local array's bytes have states too: an element never written reads as what the GPU's
+     * memory held, a variable never given a value) */
+    const unsigned char *state = off != (size_t)-1 ? X.shared_state + off
+                                 : land == IN_LOCAL ? X.local_state + (p - X.local) : NULL;
     for (int e = 0; e < n; e++) {
         marked[e] = 0;
-        for (int i = 0; off != (size_t)-1 && i < size; i++)
-            marked[e] |= X.shared_state[off + (size_t)(e * size + i)] == UNSET;
-        for (int i = 0; off != (size_t)-1 && i < size; i++)
-            marked[e] |= X.shared_state[off + (size_t)(e * size + i)] == MARKED;
+        for (int i = 0; state && i < size; i++)
+            marked[e] |= state[e * size + i] != SET;
+        if (off == (size_t)-1)
+            continue;
         X.shared_marks |= marked[e];
         if (marked[e] && X.shared_state[off + (size_t)(e * size)] == UNSET) {
             emu_trace_note_unset_read((uintptr_t)insn + 1);
@@ -772,6 +777,8 @@ static int store(int insn, int t, int sp, uint64_t a, int size, const void *src,
         trace(insn, t, p, size, 1, land);
     if (off != (size_t)-1)
         memset(X.shared_state + off, marked ? MARKED : SET, (size_t)size);
+    else if (land == IN_LOCAL)
+        memset(X.local_state + (p - X.local), marked ? MARKED : SET, (size_t)size);
     else if (marked && land == IN_GLOBAL)
         value_used(insn, t, "stores to global memory");
     memcpy(p, src, (size_t)size);
@@ -2560,6 +2567,7 @@ static int run_block(void)
         memcpy(X.shared + p, &poison, 4);
     memset(X.shared_state, UNSET, X.shared_bytes);
     memset(X.local, 0, X.local_bytes * (size_t)X.threads);
+    memset(X.local_state, UNSET, X.local_bytes * (size_t)X.threads);
     memset(X.regs, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.regs);
     memset(X.marks, 0xFF, (size_t)X.k->nregs * (size_t)X.warps * sizeof *X.marks); /* nothing written */
     X.shared_marks = 0;
@@ -2643,6 +2651,7 @@ int ptx_run(const struct ptx_launch *L)
     free(X.shared);
     free(X.shared_state);
     free(X.local);
+    free(X.local_state);
     free(X.dep);
     free(X.touches);
     X.counting = emu_trace_counting();
@@ -2655,7 +2664,8 @@ int ptx_run(const struct ptx_launch *L)
     X.shared_state = calloc(X.shared_bytes + 1, 1);
     X.local_bytes = (X.k->local_bytes + 15) / 16 * 16;
     X.local = aligned_alloc(64, X.local_bytes * threads + 64);
-    if (!X.regs || !X.marks || !X.shared || !X.shared_state || !X.local || (X.counting && !X.dep))
+    X.local_state = malloc(X.local_bytes * threads + 64);
+    if (!X.regs || !X.marks || !X.shared || !X.shared_state || !X.local || !X.local_state || (X.counting && !X.dep))
         return fail(EMU_OUT_OF_MEMORY, "out of memory for the block's registers");
     blockDim = (struct emu_uint3){L->block[0], L->block[1], L->block[2]};
     gridDim = (struct emu_uint3){L->grid[0], L->grid[1], L->grid[2]};
