@@ -177,6 +177,7 @@ static int run_warp_order(float *o)
 {
     return launch("_Z10warp_orderPf", 1, 128, 1, P(o));
 }
+static int run_block_order(float *o) { return launch("_Z11block_orderPf", 8, 32, 1, P(o)); }
 static int run_async_copy_strided(const float *in, float *o, int stride)
 {
     return launch("_Z18async_copy_stridedPKfPfi", 1, 32, 3, P(in), P(o), I(stride));
@@ -858,6 +859,30 @@ static void warps_run_in_the_order_asked(void **state)
     assert_true(kinds >= 4 && phases_differ);
 }
 
+/* The grid's blocks in the order asked too: forward, backward, drawn from the seed (a GPU promises
+ * none, so a block that reads another's writes races with it). */
+static void blocks_run_in_the_order_asked(void **state)
+{
+    (void)state;
+    emu_set_schedule(0, 0);
+    assert_run(run_block_order(out), 0);
+    assert_true(out[0] == 7.0f);
+    emu_set_schedule(1, 0);
+    assert_run(run_block_order(out), 0);
+    assert_true(out[0] == 0.0f);
+    int seen[8] = {0}, kinds = 0;
+    for (uint64_t seed = 1; seed <= 32; seed++) {
+        emu_set_schedule(2, seed);
+        assert_run(run_block_order(out), 0);
+        int last = (int)out[0];
+        assert_true(last >= 0 && last < 8);
+        kinds += !seen[last];
+        seen[last] = 1;
+    }
+    emu_set_schedule(0, 0);
+    assert_true(kinds >= 4);
+}
+
 /* Global memory within a block is race-checked as shared memory is, between warps (issue 45): a
  * plain store beside other warps' atomics with no barrier between is a race in any order of the
  * warps, named by both lines; with the barrier, four additions to a zero. */
@@ -1013,6 +1038,7 @@ int main(void)
         cmocka_unit_test(async_copies_land_at_their_wait),
         cmocka_unit_test(async_copies_fill_and_reuse),
         cmocka_unit_test(async_copies_are_priced),
+        cmocka_unit_test(blocks_run_in_the_order_asked),
         cmocka_unit_test(warps_run_in_the_order_asked),
         cmocka_unit_test(global_race_within_a_block),
         cmocka_unit_test(mma_after_the_warp_came_apart),

@@ -187,13 +187,13 @@ static int other_orders(struct gpu_job *job, struct host_inputs *in, struct host
     const unsigned char *bytes = (const unsigned char *)job_in(job, 0);
     for (size_t k = 0; k < 4096 && k < job->in_elems[0] * sizeof(float); k++)
         seed = (seed ^ bytes[k]) * 0x100000001b3ull;
-    static const char *const order_names[] = {"", "backward", "in an order drawn at each barrier"};
+    static const char *const order_names[] = {"", "backward", "in an order drawn from the seed"};
     int rc = 0;
     for (int order = 1; order <= 2 && rc == 0; order++) {
         emu_set_schedule(order, seed);
         if (run_role(job, ROLE_STUDENT, in, out) != 0) {
             size_t used = strlen(job->rep.failure);
-            snprintf(job->rep.failure + used, sizeof job->rep.failure - used, " (with the warps run %s)",
+            snprintf(job->rep.failure + used, sizeof job->rep.failure - used, " (with the blocks and warps run %s)",
                      order_names[order]);
             rc = -1;
             break;
@@ -211,9 +211,10 @@ static int other_orders(struct gpu_job *job, struct host_inputs *in, struct host
                 job->rep.failed_role = ROLE_STUDENT;
                 job->rep.sanitizer_fault = 1;
                 snprintf(job->rep.failure, sizeof job->rep.failure,
-                         "your kernel: element %zu of %s is %g with each block's warps run in order and %g with them "
-                         "run %s, %s: threads of different warps race for it or for what it was computed from (a "
-                         "barrier missing between them, or an order of atomics that matters?).",
+                         "your kernel: element %zu of %s is %g with the blocks, and each block's warps, run in order "
+                         "and %g with them run %s, %s: threads of different warps or blocks race for it or for what "
+                         "it was computed from (a barrier missing between warps, a block reading what another block "
+                         "writes, or an order of atomics that matters?).",
                          e, job_family(job)->output_name, (double)first[e], (double)now[e], order_names[order], both);
                 rc = -1;
             }

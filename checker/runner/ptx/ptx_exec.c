@@ -2526,7 +2526,9 @@ static int check_barrier(void)
 /* The order of a block's warps between two barriers (emu_set_schedule): forward, backward, or
  * drawn anew at every barrier from the seed and the block, so that a race between warps that
  * the race check cannot see (atomics beside plain accesses are seen; an order of float atomics
- * is not a race) shows as another output. */
+ * is not a race) shows as another output. The grid's blocks run in the same kind of order
+ * (forward, backward, or drawn from the seed): a GPU runs them in no order it promises, so a
+ * kernel whose block reads what another block wrote is a race between blocks. */
 static struct {
     int order;
     uint64_t seed;
@@ -2684,14 +2686,28 @@ int ptx_run(const struct ptx_launch *L)
         }
     emu_trace_reset_races();
     emu_trace_launch_begin();
-    for (unsigned z = 0; z < L->grid[2]; z++)
-        for (unsigned y = 0; y < L->grid[1]; y++)
-            for (unsigned x = 0; x < L->grid[0]; x++) {
-                blockIdx = (struct emu_uint3){x, y, z};
-                emu_trace_block(((long)z * L->grid[1] + y) * L->grid[0] + x);
-                int rc = run_block();
-                if (rc)
-                    return rc;
-            }
-    return 0;
+    size_t nblocks = (size_t)L->grid[0] * L->grid[1] * L->grid[2];
+    uint32_t *drawn = S.order == 2 ? malloc(nblocks * sizeof *drawn) : NULL;
+    if (S.order == 2 && !drawn)
+        return fail(EMU_OUT_OF_MEMORY, "out of memory for the order of the grid's blocks");
+    if (drawn) {
+        uint64_t rnd = S.seed ^ 0xB10C5EEDull;
+        for (size_t k = 0; k < nblocks; k++)
+            drawn[k] = (uint32_t)k;
+        for (size_t k = nblocks - 1; k > 0; k--) { /* Fisher-Yates */
+            size_t j = (size_t)(splitmix(&rnd) % (uint64_t)(k + 1));
+            uint32_t t = drawn[k];
+            drawn[k] = drawn[j], drawn[j] = t;
+        }
+    }
+    int rc = 0;
+    for (size_t k = 0; k < nblocks && rc == 0; k++) {
+        size_t id = S.order == 1 ? nblocks - 1 - k : drawn ? drawn[k] : k;
+        blockIdx = (struct emu_uint3){(unsigned)(id % L->grid[0]), (unsigned)(id / L->grid[0] % L->grid[1]),
+                                      (unsigned)(id / L->grid[0] / L->grid[1])};
+        emu_trace_block((long)id);
+        rc = run_block();
+    }
+    free(drawn);
+    return rc;
 }

@@ -485,6 +485,13 @@ __global__ void warp_order(float *out)
         atomicExch(&out[1], (float)(threadIdx.x / 32));
 }
 
+/* Each block's thread 0 leaves its block's index in out[0]: the last block run wins. */
+__global__ void block_order(float *out)
+{
+    if (threadIdx.x == 0)
+        atomicExch(&out[0], (float)blockIdx.x); /* L:block_order_last */
+}
+
 /* Four warps: thread 0 zeroes out[0], then each warp's lane 0 adds 1 with an atomic; without the
  * barrier between, the plain store and the other warps' atomics race (global memory, one block). */
 __global__ void global_zero_then_add(float *out, int barrier)
