@@ -6,6 +6,22 @@
 
 enum mem_op { SHARED_LD, SHARED_ST, GLOBAL_LD, GLOBAL_ST, MEM_OPS };
 
+/* Warp instructions issued, by the unit that runs them (a warp issues an instruction once for
+ * each group of its lanes that runs it, a predicated one too): what a time model weighs (issue
+ * 46). PTX instructions, not the GPU's own (ptxas folds some and splits others). */
+enum issue_kind {
+    ISSUE_FLOAT,   /* f32 and f64 arithmetic and comparisons */
+    ISSUE_INTEGER, /* integer and bit arithmetic, comparisons, moves, conversions, addresses */
+    ISSUE_SPECIAL, /* the special-function unit's: rcp, sqrt, rsqrt, ex2, lg2, sin, cos, tanh */
+    ISSUE_WARP,    /* shuffles, votes, match, redux */
+    ISSUE_SHARED,  /* loads, stores and atomics of shared memory, ldmatrix */
+    ISSUE_GLOBAL,  /* of global memory (and generic addresses), cp.async */
+    ISSUE_LOCAL,   /* of a thread's local memory */
+    ISSUE_TENSOR,  /* mma on the tensor cores */
+    ISSUE_CONTROL, /* branches, barriers, fences, cp.async's commit and wait, exit */
+    ISSUE_KINDS
+};
+
 /* One kind of warp-wide memory instruction. */
 struct op_counts {
     uint64_t requests;   /* warp instructions */
@@ -28,6 +44,7 @@ struct mem_counts {
     /* ... and the multiply-adds done by the tensor cores (2048 per warp's mma.sync m16n8k16), and
      * the float multiplies on the ordinary cores (each lane's fma, mad or mul of f32 or f64). */
     uint64_t mma_multiply_adds, core_multiplies;
+    uint64_t issued[ISSUE_KINDS]; /* the emulator's alone, as above */
 };
 
 /* One warp instruction's shared-memory request, lane by lane, as the emulator priced it: what a

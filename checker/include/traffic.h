@@ -17,6 +17,8 @@ uint64_t all_conflicts(const struct mem_counts *c);
 
 /* One row per kernel: requests, sectors, wavefronts and conflicts. */
 void traffic_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n);
+/* The warp instructions each issued, by unit (the emulator's counts alone), as a table. */
+void issue_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n);
 /* The lines with shared-memory traffic or global traffic, e.g. "...cu:58  shared loads: 2048
  * requests, 65536 wavefronts (31 extra per request: a 32-way bank conflict)". */
 void traffic_lines(say_fn say, const struct line_counts *lines, int n);

@@ -541,6 +541,9 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
         }
     say("  Memory traffic at %s, counted by the emulator (as Nsight Compute counts it):\n", sz);
     traffic_table(say, labels, shown, nshown);
+    say("  Warp instructions issued (of the PTX, which ptxas turns into the GPU's own), by the unit that runs "
+        "them:\n");
+    issue_table(say, labels, shown, nshown);
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
     bank_maps(rep->lines, rep->nlines);

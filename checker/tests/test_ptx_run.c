@@ -829,6 +829,28 @@ static void async_copies_are_priced(void **state)
     assert_int_equal(c.min_burst_bytes, 16);
 }
 
+/* Warp instructions issued, by the unit that runs them (issue 46's time model weighs them): one
+ * warp's mma is one tensor-core instruction; cp.async copies are global memory's, their commit and
+ * wait control's; a kernel without floats issues no float instruction. */
+static void instructions_counted_by_unit(void **state)
+{
+    (void)state;
+    emu_trace_start();
+    struct mem_counts c = counted(run_mma_tile(out));
+    assert_int_equal(c.issued[ISSUE_TENSOR], 1);
+    assert_int_equal(c.mma_multiply_adds, 2048);
+    float *in = out, *o = out + 128;
+    for (int k = 0; k < 128; k++)
+        in[k] = (float)(k + 1);
+    emu_trace_start();
+    c = counted(run_async_copy_strided(in, o, 1));
+    assert_int_equal(c.issued[ISSUE_GLOBAL], c.op[GLOBAL_LD].requests + c.op[GLOBAL_ST].requests);
+    assert_true(c.issued[ISSUE_CONTROL] >= 2); /* commit and wait, and the exit */
+    assert_int_equal(c.issued[ISSUE_TENSOR], 0);
+    assert_int_equal(c.issued[ISSUE_SHARED], c.op[SHARED_LD].requests);
+    assert_true(c.issued[ISSUE_INTEGER] > 0);
+}
+
 /* The order of a block's warps between barriers (issue 45): forward, backward, or drawn from a
  * seed at each barrier, each phase on its own; and the last writer of a word named by its line. */
 static void warps_run_in_the_order_asked(void **state)
@@ -1038,6 +1060,7 @@ int main(void)
         cmocka_unit_test(async_copies_land_at_their_wait),
         cmocka_unit_test(async_copies_fill_and_reuse),
         cmocka_unit_test(async_copies_are_priced),
+        cmocka_unit_test(instructions_counted_by_unit),
         cmocka_unit_test(blocks_run_in_the_order_asked),
         cmocka_unit_test(warps_run_in_the_order_asked),
         cmocka_unit_test(global_race_within_a_block),

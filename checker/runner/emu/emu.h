@@ -135,6 +135,7 @@ void emu_trace_threads(uint64_t n);
  * fma, mad or mul on the ordinary cores. */
 void emu_trace_mma(void);
 void emu_trace_core_multiplies(uint64_t n);
+void emu_trace_issue(int kind); /* one warp instruction issued, of enum issue_kind */
 
 /* The running thread's linear id, how many warp operations it has completed in this block (its
  * place in the warp's order), and its local memory, which its kernel may use freely. */

@@ -240,6 +240,12 @@ void emu_trace_core_multiplies(uint64_t n)
         tr.total.core_multiplies += n;
 }
 
+void emu_trace_issue(int kind)
+{
+    if (tr.on && kind >= 0 && kind < ISSUE_KINDS)
+        tr.total.issued[kind]++;
+}
+
 void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int *nlines)
 {
     fold_bursts();

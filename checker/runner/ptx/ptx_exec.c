@@ -1677,6 +1677,34 @@ static int whole_block_barrier(const struct ptx_insn *in, int i, int w, uint32_t
     return 0;
 }
 
+/* The unit that runs an instruction (enum issue_kind, counts.h). */
+static int issue_kind(const struct ptx_insn *in)
+{
+    int sp = in->space == S_GENERIC || in->space == S_NONE ? S_GLOBAL : in->space;
+    switch (in->op) {
+    case OP_LD: case OP_ST: case OP_ATOM: case OP_RED:
+        return sp == S_SHARED ? ISSUE_SHARED : sp == S_LOCAL ? ISSUE_LOCAL
+               : sp == S_PARAM || sp == S_CONST ? ISSUE_INTEGER : ISSUE_GLOBAL;
+    case OP_LDMATRIX:
+        return ISSUE_SHARED;
+    case OP_CP_ASYNC:
+        return in->sub == CP_COPY ? ISSUE_GLOBAL : ISSUE_CONTROL;
+    case OP_MMA:
+        return ISSUE_TENSOR;
+    case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_ACTIVEMASK:
+        return ISSUE_WARP;
+    case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH:
+        return ISSUE_SPECIAL;
+    case OP_BRA: case OP_RET: case OP_EXIT: case OP_BAR: case OP_BAR_WARP: case OP_MEMBAR: case OP_CALL:
+    case OP_NANOSLEEP: case OP_TRAP: case OP_PMEVENT:
+        return ISSUE_CONTROL;
+    case OP_MOV: case OP_CVTA: case OP_CVT: case OP_SELP:
+        return ISSUE_INTEGER;
+    default:
+        return is_f(in->type) ? ISSUE_FLOAT : ISSUE_INTEGER;
+    }
+}
+
 /* Executes instruction i for the lanes of `active` (all at i) of warp w. Returns 0, or an
  * EMU_* code with X.error set. */
 static int step(int w, int i, uint32_t active)
@@ -1698,8 +1726,10 @@ static int step(int w, int i, uint32_t active)
                    in->op == OP_EXIT))
             value_used(i, first + __builtin_ctz(pm), "decides a branch with");
     }
-    if (X.counting)
+    if (X.counting) {
         follow_loads(in, i, w, active, exec);
+        emu_trace_issue(issue_kind(in));
+    }
     if ((in->op == OP_FMA || in->op == OP_MAD || in->op == OP_MUL) && is_f(in->type))
         emu_trace_core_multiplies((uint64_t)__builtin_popcount(exec));
     if (exec == ~0u && whole_warp(in, w)) {

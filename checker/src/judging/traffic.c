@@ -36,6 +36,22 @@ void traffic_table(say_fn say, const char *const labels[], const struct mem_coun
     }
 }
 
+void issue_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n)
+{
+    static const char *const units[ISSUE_KINDS] = {"float", "integer", "special", "warp", "shared",
+                                                   "global", "local", "tensor", "control"};
+    say("    %-19s", "");
+    for (int k = 0; k < ISSUE_KINDS; k++)
+        say(" %9s", units[k]);
+    say("\n");
+    for (int i = 0; i < n; i++) {
+        say("    %-19s", labels[i]);
+        for (int k = 0; k < ISSUE_KINDS; k++)
+            say(" %9" PRIu64, counts[i].issued[k]);
+        say("\n");
+    }
+}
+
 void traffic_lines(say_fn say, const struct line_counts *lines, int n)
 {
     for (int i = 0; i < n; i++)
