@@ -177,6 +177,7 @@ static int run_warp_order(float *o)
 {
     return launch("_Z10warp_orderPf", 1, 128, 1, P(o));
 }
+static int run_bounded(float *o, unsigned threads) { return launch("_Z7boundedPf", 1, threads, 1, P(o)); }
 static int run_block_order(float *o) { return launch("_Z11block_orderPf", 8, 32, 1, P(o)); }
 static int run_async_copy_strided(const float *in, float *o, int stride)
 {
@@ -881,6 +882,17 @@ static void warps_run_in_the_order_asked(void **state)
     assert_true(kinds >= 4 && phases_differ);
 }
 
+/* __launch_bounds__ kept: blocks of at most its threads run, a larger one is refused by name. */
+static void launch_bounds_kept(void **state)
+{
+    (void)state;
+    assert_run(run_bounded(out, 32), 0);
+    assert_true(out[31] == 1.0f);
+    assert_run(run_bounded(out, 64), EMU_BAD_LAUNCH);
+    assert_said("it promises blocks of at most 32 threads (__launch_bounds__(32) or .maxntid), but the lesson "
+                "launches blocks of 64: on a GPU the launch fails");
+}
+
 /* The grid's blocks in the order asked too: forward, backward, drawn from the seed (a GPU promises
  * none, so a block that reads another's writes races with it). */
 static void blocks_run_in_the_order_asked(void **state)
@@ -1061,6 +1073,7 @@ int main(void)
         cmocka_unit_test(async_copies_fill_and_reuse),
         cmocka_unit_test(async_copies_are_priced),
         cmocka_unit_test(instructions_counted_by_unit),
+        cmocka_unit_test(launch_bounds_kept),
         cmocka_unit_test(blocks_run_in_the_order_asked),
         cmocka_unit_test(warps_run_in_the_order_asked),
         cmocka_unit_test(global_race_within_a_block),

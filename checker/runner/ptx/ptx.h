@@ -162,6 +162,10 @@ struct ptx_kernel {
     int ninsns;
     size_t shared_bytes, local_bytes;
     int first_var, nvars; /* its shared and local variables in the module's list */
+    /* .maxntid (__launch_bounds__'s first number) and .reqntid, x y z, 0: not given. A GPU
+     * refuses a launch of more threads a block than .maxntid's product, or of another shape
+     * than .reqntid's. */
+    unsigned maxntid[3], reqntid[3];
 };
 
 #define PTX_MAX_FILES 16

@@ -2670,6 +2670,18 @@ int ptx_run(const struct ptx_launch *L)
     unsigned threads = L->block[0] * L->block[1] * L->block[2];
     if (threads == 0 || threads > MAX_THREADS || !L->grid[0] || !L->grid[1] || !L->grid[2])
         return fail(EMU_BAD_LAUNCH, "invalid launch configuration");
+    unsigned most = 1, *req = X.k->reqntid;
+    for (int d = 0; d < 3 && X.k->maxntid[d]; d++)
+        most *= X.k->maxntid[d];
+    if (X.k->maxntid[0] && threads > most)
+        return fail(EMU_BAD_LAUNCH, "it promises blocks of at most %u threads (__launch_bounds__(%u) or .maxntid), "
+                    "but the lesson launches blocks of %u: on a GPU the launch fails and the kernel never runs. Make "
+                    "the first number at least %u, or leave __launch_bounds__ out",
+                    most, most, threads, threads);
+    if (req[0] && (req[0] != L->block[0] || (req[1] ? req[1] : 1) != L->block[1] || (req[2] ? req[2] : 1) != L->block[2]))
+        return fail(EMU_BAD_LAUNCH, "it requires blocks of %u x %u x %u threads (.reqntid), but the lesson launches "
+                    "%u x %u x %u: on a GPU the launch fails and the kernel never runs", req[0], req[1] ? req[1] : 1, req[2] ? req[2] : 1,
+                    L->block[0], L->block[1], L->block[2]);
     if (X.k->shared_bytes > 48 * 1024)
         return fail(EMU_BAD_LAUNCH, "your kernel declares %zu bytes of static shared memory; a block may declare at "
                                     "most 49152 bytes statically (48 KB), on a GPU as here", X.k->shared_bytes);

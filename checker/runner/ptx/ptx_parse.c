@@ -1282,11 +1282,22 @@ static int entry(struct builder *b, int is_func)
             accept(lx, ",");
         }
     }
-    /* Performance directives between the parameters and the body. */
+    /* Performance directives between the parameters and the body: the block shapes a launch must
+     * keep kept (the others, .minnctapersm, .maxnreg, tell ptxas how to allocate registers). */
     while (lx->kind == TK_IDENT && lx->text[0] == '.') {
+        unsigned *shape = is(lx, ".maxntid") ? k->maxntid : is(lx, ".reqntid") ? k->reqntid : NULL;
         next(lx);
-        while (lx->kind == TK_NUM || is(lx, ",") || lx->kind == TK_STR)
+        for (int d = 0; lx->kind == TK_NUM || is(lx, ",") || lx->kind == TK_STR;) {
+            int64_t v;
+            int f, f32;
+            if (shape && lx->kind == TK_NUM) {
+                if (d == 3 || number(lx, &v, &f, &f32) || f || v < 1 || v > 1024)
+                    return fail(lx, "a block shape (.maxntid or .reqntid) of up to three numbers from 1 to 1024");
+                shape[d++] = (unsigned)v;
+                continue;
+            }
             next(lx);
+        }
     }
     if (accept(lx, ";"))
         return fail(lx, "the kernel %s is declared but has no body", k->name);

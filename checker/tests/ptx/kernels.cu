@@ -485,6 +485,12 @@ __global__ void warp_order(float *out)
         atomicExch(&out[1], (float)(threadIdx.x / 32));
 }
 
+/* At most 32 threads a block (.maxntid 32): a launch of more is refused, as a GPU refuses it. */
+__global__ void __launch_bounds__(32) bounded(float *out)
+{
+    out[threadIdx.x] = 1.0f;
+}
+
 /* Each block's thread 0 leaves its block's index in out[0]: the last block run wins. */
 __global__ void block_order(float *out)
 {
