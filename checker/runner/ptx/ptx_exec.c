@@ -2312,8 +2312,10 @@ static int complete(int w, uint32_t mask)
             int dst = o[0].kind == K_VEC ? o[0].vec[0] : o[0].reg;
             put(dst, t, in_val[src], in->type);
             set_marks(dst, w, 1u << l, (value_marks >> src) & 1 ? 1u << l : 0);
-            if (o[0].kind == K_VEC && o[0].vec[1] >= 0)
+            if (o[0].kind == K_VEC && o[0].vec[1] >= 0) {
                 put(o[0].vec[1], t, (uint64_t)ok, T_PRED);
+                set_marks(o[0].vec[1], w, 1u << l, 0);
+            }
             break;
         }
         case OP_VOTE: {
@@ -2334,8 +2336,10 @@ static int complete(int w, uint32_t mask)
                     same |= 1u << k;
             put(dst, t, in->sub == MATCH_ANY ? same : same == m ? m : 0, T_B32);
             set_marks(dst, w, 1u << l, value_marks & m ? 1u << l : 0);
-            if (o[0].kind == K_VEC)
+            if (o[0].kind == K_VEC) {
                 put(o[0].vec[1], t, (uint64_t)(same == m), T_PRED);
+                set_marks(o[0].vec[1], w, 1u << l, value_marks & m ? 1u << l : 0);
+            }
             break;
         }
         case OP_REDUX: {
