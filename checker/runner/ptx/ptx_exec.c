@@ -791,6 +791,21 @@ static inline int is_f(int ty)
     return ty == T_F32 || ty == T_F64;
 }
 
+/* An arithmetic result's NaN as the H200 gives it (the conformance suite's record, 2026-12-05):
+ * every f32 NaN the canonical 0x7fffffff, whatever the operands' payloads and signs; an f64 NaN
+ * keeps its payload and sign, quieted. */
+static inline int nan_bits(uint64_t bits, int ty)
+{
+    return ty == T_F32 ? (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu)
+                       : (bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0xfffffffffffffull);
+}
+static inline uint64_t gpu_nan(uint64_t bits, int ty)
+{
+    if (!nan_bits(bits, ty))
+        return bits;
+    return ty == T_F32 ? 0x7fffffffu : bits | 0x0008000000000000ull;
+}
+
 static double fval(uint64_t v, int ty)
 {
     return ty == T_F32 ? (double)as_f(v) : as_d(v);
@@ -1319,7 +1334,7 @@ static int whole_warp(const struct ptx_insn *in, int w)
             uint64_t *d = reg(o[0].reg, first);
             for (int l = 0; l < 32; l++) {
                 float x = as_f(a[l]), y = as_f(b[l]);
-                d[l] = of_f(in->op == OP_ADD ? x + y : in->op == OP_SUB ? x - y : x * y);
+                d[l] = gpu_nan(of_f(in->op == OP_ADD ? x + y : in->op == OP_SUB ? x - y : x * y), T_F32);
             }
             break;
         }
@@ -1365,7 +1380,7 @@ static int whole_warp(const struct ptx_insn *in, int w)
             a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb), c = column(&o[3], ty, first, bc);
             uint64_t *d = reg(o[0].reg, first);
             for (int l = 0; l < 32; l++)
-                d[l] = of_f(fmaf(as_f(a[l]), as_f(b[l]), as_f(c[l])));
+                d[l] = gpu_nan(of_f(fmaf(as_f(a[l]), as_f(b[l]), as_f(c[l]))), T_F32);
             break;
         }
         if (in->op != OP_MAD || is_f(ty) || bytes != 4 || (in->flags & F_HI))
@@ -1882,7 +1897,7 @@ static int step(int w, int i, uint32_t active)
             FOR_LANES(exec, l) {
                 int t = first + (int)l;
                 double r = float_binary(in, fval(val(&o[1], ty, t), ty), fval(val(&o[2], ty, t), ty));
-                put(o[0].reg, t, fput(r, ty), ty);
+                put(o[0].reg, t, gpu_nan(fput(r, ty), ty), ty);
             }
         } else {
             FOR_LANES(exec, l) {
@@ -1913,7 +1928,7 @@ static int step(int w, int i, uint32_t active)
                 int t = first + (int)l;
                 double a = fval(val(&o[1], ty, t), ty), b = fval(val(&o[2], ty, t), ty);
                 double c = fval(val(&o[3], ty, t), ty);
-                put(o[0].reg, t, fput(float_fma(in, a, b, c), ty), ty);
+                put(o[0].reg, t, gpu_nan(fput(float_fma(in, a, b, c), ty), ty), ty);
             }
         } else {
             int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
@@ -1944,11 +1959,13 @@ static int step(int w, int i, uint32_t active)
                     y = x;
                 if (f32 && (in->flags & F_FTZ))
                     a = fput(x, ty); /* flushed (else the bits as they are: a NaN's payload kept) */
-                if (in->op == OP_NEG || in->op == OP_ABS) /* sign bit only, NaN's payload kept */
+                if ((in->op == OP_NEG || in->op == OP_ABS) && nan_bits(a, ty)) /* a NaN's sign kept */
+                    r = gpu_nan(a, ty);
+                else if (in->op == OP_NEG || in->op == OP_ABS) /* the sign bit only */
                     r = in->op == OP_NEG ? a ^ (f32 ? 0x80000000u : 0x8000000000000000ull)
                                          : a & (f32 ? 0x7fffffffu : 0x7fffffffffffffffull);
                 else
-                    r = fput(flush(in, y), ty);
+                    r = gpu_nan(fput(flush(in, y), ty), ty);
             } else {
                 int wd = width(ty);
                 uint64_t x = extend(a, ty);
@@ -2149,7 +2166,7 @@ static int step(int w, int i, uint32_t active)
             if (is_f(ty)) {
                 double x = fval(old, ty), y = fval(v, ty);
                 double rr = in->sub == ATOM_ADD ? x + y : in->sub == ATOM_MIN ? fmin(x, y) : in->sub == ATOM_MAX ? fmax(x, y) : y;
-                next = fput(rr, ty);
+                next = gpu_nan(fput(rr, ty), ty);
             } else {
                 uint64_t mask = size == 8 ? ~0ull : 0xffffffffu;
                 int64_t so = (int64_t)extend(old, ty), sv = (int64_t)extend(v, ty);
@@ -2674,7 +2691,8 @@ int ptx_run(const struct ptx_launch *L)
     unsigned threads = L->block[0] * L->block[1] * L->block[2];
     if (threads == 0 || threads > MAX_THREADS || !L->grid[0] || !L->grid[1] || !L->grid[2])
         return fail(EMU_BAD_LAUNCH, "invalid launch configuration");
-    unsigned most = 1, *req = X.k->reqntid;
+    unsigned most = 1;
+    const unsigned *req = X.k->reqntid;
     for (int d = 0; d < 3 && X.k->maxntid[d]; d++)
         most *= X.k->maxntid[d];
     if (X.k->maxntid[0] && threads > most)
