@@ -827,6 +827,11 @@ static uint64_t int_binary(int op, int flags, int ty, uint64_t a, uint64_t b)
     uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
     int64_t sa = (int64_t)extend(a, s ? ty : ty), sb = (int64_t)extend(b, s ? ty : ty);
     uint64_t ua = a & mask, ub = b & mask;
+    if ((flags & F_SAT) && s && w == 32 && (op == OP_ADD || op == OP_SUB)) { /* add/sub.sat.s32: clamped */
+        int64_t r = op == OP_ADD ? sa + sb : sa - sb;
+        r = r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : r;
+        return (uint64_t)r & mask;
+    }
     switch (op) {
     case OP_ADD: return (a + b) & mask;
     case OP_SUB: return (a - b) & mask;
@@ -853,8 +858,8 @@ static uint64_t int_binary(int op, int flags, int ty, uint64_t a, uint64_t b)
         }
         return ua / ub;
     case OP_REM:
-        if (ub == 0)
-            return ua;
+        if (ub == 0) /* all ones, as div's: the H200's (conformance record) */
+            return mask;
         if (s) {
             if (sb == -1)
                 return 0;
@@ -1007,7 +1012,8 @@ static uint64_t convert(const struct ptx_insn *in, uint64_t v)
             d = ptx_fop(FOP_CVT, in->rnd, 1, d, 0, 0);
         d = dt == T_F32 ? (double)(float)d : d;
         d = ftz_out ? ptx_ftz(d) : d;
-        return fput(in->flags & F_SAT ? ptx_sat(d) : d, dt);
+        uint64_t bits = fput(in->flags & F_SAT ? ptx_sat(d) : d, dt);
+        return dt == T_F32 && st == T_F32 ? gpu_nan(bits, dt) : bits;
     }
     if (is_f(dt)) { /* from an integer, rounded once in its mode */
         double d = ptx_type_signed(st) ? (double)(int64_t)extend(v, st) : (double)extend(v, st);
@@ -1020,17 +1026,21 @@ static uint64_t convert(const struct ptx_insn *in, uint64_t v)
     if (is_f(st)) { /* to an integer: rounded, saturated, NaN to 0 */
         double d = fval(v, st);
         d = ftz_in ? ptx_ftz(d) : d;
-        if (isnan(d))
-            return 0;
-        d = round_to_int(d, in->rnd ? in->rnd : R_RZI);
         int w = width(dt);
+        if (isnan(d)) /* the H200's (conformance record): the top bit alone, but 0 from an f32 into 32 bits or fewer */
+            return st == T_F32 && w <= 32 ? 0 : 1ull << (w - 1);
+        d = round_to_int(d, in->rnd ? in->rnd : R_RZI);
         if (ptx_type_signed(dt)) {
-            double lo = -ldexp(1, w - 1), hi = ldexp(1, w - 1) - 1;
-            d = d < lo ? lo : d > hi ? hi : d;
+            double lo = -ldexp(1, w - 1), hi = ldexp(1, w - 1); /* hi: the first value past the range */
+            if (d >= hi)
+                return extend((1ull << (w - 1)) - 1, dt);
+            d = d < lo ? lo : d;
             return extend((uint64_t)(int64_t)d, dt);
         }
-        double hi = ldexp(1, w) - 1;
-        d = d < 0 ? 0 : d > hi ? hi : d;
+        double hi = ldexp(1, w);
+        if (d >= hi)
+            return w == 64 ? ~0ull : (1ull << w) - 1;
+        d = d < 0 ? 0 : d;
         return (uint64_t)d;
     }
     /* integer to integer: the source extended by its type, cut to the destination's */
@@ -1897,7 +1907,8 @@ static int step(int w, int i, uint32_t active)
             FOR_LANES(exec, l) {
                 int t = first + (int)l;
                 double r = float_binary(in, fval(val(&o[1], ty, t), ty), fval(val(&o[2], ty, t), ty));
-                put(o[0].reg, t, gpu_nan(fput(r, ty), ty), ty);
+                /* (copysign moves bits: a NaN stays as it is) */
+                put(o[0].reg, t, in->op == OP_COPYSIGN ? fput(r, ty) : gpu_nan(fput(r, ty), ty), ty);
             }
         } else {
             FOR_LANES(exec, l) {
@@ -1934,7 +1945,13 @@ static int step(int w, int i, uint32_t active)
             int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
             FOR_LANES(exec, l) {
                 int t = first + (int)l;
-                uint64_t p = int_binary(OP_MUL, in->flags, ty, val(&o[1], ty, t), val(&o[2], ty, t));
+                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t), p;
+                if (in->op == OP_MAD24) { /* the low 24 bits of each operand, as mul24's */
+                    int64_t sa = ((int64_t)((a & 0xffffff) << 40)) >> 40, sb = ((int64_t)((b & 0xffffff) << 40)) >> 40;
+                    uint64_t pr = ptx_type_signed(ty) ? (uint64_t)(sa * sb) : (a & 0xffffff) * (b & 0xffffff);
+                    p = (in->flags & F_HI) ? pr >> 16 : pr;
+                } else
+                    p = int_binary(OP_MUL, in->flags, ty, a, b);
                 put(o[0].reg, t, p + val(&o[3], dty, t), dty);
             }
         }
@@ -2057,21 +2074,24 @@ static int step(int w, int i, uint32_t active)
         uint32_t mk = marks_of(in, 1, w, exec);
         FOR_LANES(exec, l) {
             int t = first + (int)l;
-            uint64_t x = val(&o[1], ty, t), y = val(&o[2], ty, t);
-            if (ty == T_F32 && (in->flags & F_FTZ))
+            /* set.CmpOp.dtype.stype compares stype's (type2); setp's type is the compared one */
+            int cty = in->op == OP_SET ? in->type2 : ty;
+            uint64_t x = val(&o[1], cty, t), y = val(&o[2], cty, t);
+            if (cty == T_F32 && (in->flags & F_FTZ))
                 x = of_f((float)ptx_ftz(as_f(x))), y = of_f((float)ptx_ftz(as_f(y)));
-            int r = compare(in->cmp, ty, x, y);
-            if (in->boolop) {
+            int cmp = compare(in->cmp, cty, x, y), r = cmp, q = !cmp;
+            if (in->boolop) { /* p = cmp BoolOp c, q = !cmp BoolOp c */
                 int c = (int)(val(&o[3], T_PRED, t) & 1);
                 r = in->boolop == B_AND ? r && c : in->boolop == B_OR ? r || c : r != c;
+                q = in->boolop == B_AND ? q && c : in->boolop == B_OR ? q || c : q != c;
             }
             if (in->op == OP_SET) {
-                put(o[0].reg, t, in->type2 == T_F32 ? (r ? of_f(1.0f) : 0) : (r ? 0xffffffffu : 0), T_B32);
+                put(o[0].reg, t, in->type == T_F32 ? (r ? of_f(1.0f) : 0) : (r ? 0xffffffffu : 0), T_B32);
                 continue;
             }
             if (o[0].kind == K_VEC) {
                 put(o[0].vec[0], t, (uint64_t)r, T_PRED);
-                put(o[0].vec[1], t, (uint64_t)!r, T_PRED);
+                put(o[0].vec[1], t, (uint64_t)q, T_PRED);
             } else
                 put(o[0].reg, t, (uint64_t)r, T_PRED);
         }
@@ -2306,7 +2326,8 @@ static int complete(int w, uint32_t mask)
         switch (in->op) {
         case OP_SHFL: {
             /* shfl.sync.MODE.b32 d[|p], a, b, c, mask: c packs the segment mask and the clamp */
-            uint32_t b = (uint32_t)val(&o[2], T_U32, t), c = (uint32_t)val(&o[3], T_U32, t);
+            /* b's low 5 bits, the lane or the offset (the H200 ignores the rest: conformance record) */
+            uint32_t b = (uint32_t)val(&o[2], T_U32, t) & 0x1f, c = (uint32_t)val(&o[3], T_U32, t);
             int lane = (int)l, max = (int)(c & 0x1f), seg = (int)((c >> 8) & 0x1f);
             int minl = lane & seg, maxl = minl | (max & ~seg), src = lane, ok;
             switch (in->sub) {

@@ -103,5 +103,5 @@ double ptx_ftz(double x)
 
 double ptx_sat(double x)
 {
-    return isnan(x) ? 0.0 : x < 0 ? 0.0 : x > 1 ? 1.0 : x;
+    return isnan(x) ? 0.0 : x <= 0 ? 0.0 : x > 1 ? 1.0 : x; /* -0 too: +0 (the H200's) */
 }
