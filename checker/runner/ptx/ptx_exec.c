@@ -821,6 +821,18 @@ static inline int width(int ty)
     return 8 * ptx_type_bytes(ty);
 }
 
+/* mul24's and mad24's product: the low 24 bits of a and b (signed types: each sign-extended from
+ * bit 23); its low 32 bits, or with .hi its bits 16 to 47. */
+static uint64_t mul24(uint64_t a, uint64_t b, int ty, int hi)
+{
+    a &= 0xffffff, b &= 0xffffff;
+    if (ptx_type_signed(ty)) {
+        int64_t p = (((int64_t)(a << 40)) >> 40) * (((int64_t)(b << 40)) >> 40);
+        return hi ? (uint64_t)(p >> 16) : (uint64_t)p;
+    }
+    return hi ? (a * b) >> 16 : a * b;
+}
+
 static uint64_t int_binary(int op, int flags, int ty, uint64_t a, uint64_t b)
 {
     int w = width(ty), s = ptx_type_signed(ty);
@@ -1916,14 +1928,7 @@ static int step(int w, int i, uint32_t active)
                 int sty = in->op == OP_SHL || in->op == OP_SHR ? T_U32 : ty;
                 uint64_t b = val(&o[2], sty, t);
                 if (in->op == OP_MUL24) {
-                    uint64_t a = val(&o[1], ty, t) & 0xffffff;
-                    b &= 0xffffff;
-                    if (ptx_type_signed(ty)) {
-                        int64_t sa = ((int64_t)(a << 40)) >> 40, sb = ((int64_t)(b << 40)) >> 40;
-                        int64_t p = sa * sb;
-                        put(o[0].reg, t, (in->flags & F_HI) ? (uint64_t)(p >> 16) : (uint64_t)p, ty);
-                    } else
-                        put(o[0].reg, t, (in->flags & F_HI) ? (a * b) >> 16 : a * b, ty);
+                    put(o[0].reg, t, mul24(val(&o[1], ty, t), b, ty, in->flags & F_HI), ty);
                     continue;
                 }
                 put(o[0].reg, t, int_binary(in->op, in->flags, ty, val(&o[1], ty, t), b), dty);
@@ -1945,13 +1950,8 @@ static int step(int w, int i, uint32_t active)
             int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
             FOR_LANES(exec, l) {
                 int t = first + (int)l;
-                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t), p;
-                if (in->op == OP_MAD24) { /* the low 24 bits of each operand, as mul24's */
-                    int64_t sa = ((int64_t)((a & 0xffffff) << 40)) >> 40, sb = ((int64_t)((b & 0xffffff) << 40)) >> 40;
-                    uint64_t pr = ptx_type_signed(ty) ? (uint64_t)(sa * sb) : (a & 0xffffff) * (b & 0xffffff);
-                    p = (in->flags & F_HI) ? pr >> 16 : pr;
-                } else
-                    p = int_binary(OP_MUL, in->flags, ty, a, b);
+                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
+                uint64_t p = in->op == OP_MAD24 ? mul24(a, b, ty, in->flags & F_HI) : int_binary(OP_MUL, in->flags, ty, a, b);
                 put(o[0].reg, t, p + val(&o[3], dty, t), dty);
             }
         }
@@ -1976,11 +1976,10 @@ static int step(int w, int i, uint32_t active)
                     y = x;
                 if (f32 && (in->flags & F_FTZ))
                     a = fput(x, ty); /* flushed (else the bits as they are: a NaN's payload kept) */
-                if ((in->op == OP_NEG || in->op == OP_ABS) && nan_bits(a, ty)) /* a NaN's sign kept */
-                    r = gpu_nan(a, ty);
-                else if (in->op == OP_NEG || in->op == OP_ABS) /* the sign bit only */
-                    r = in->op == OP_NEG ? a ^ (f32 ? 0x80000000u : 0x8000000000000000ull)
-                                         : a & (f32 ? 0x7fffffffu : 0x7fffffffffffffffull);
+                if (in->op == OP_NEG || in->op == OP_ABS) /* the sign bit only; a NaN keeps its sign */
+                    r = nan_bits(a, ty) ? gpu_nan(a, ty)
+                        : in->op == OP_NEG ? a ^ (f32 ? 0x80000000u : 0x8000000000000000ull)
+                                           : a & (f32 ? 0x7fffffffu : 0x7fffffffffffffffull);
                 else
                     r = gpu_nan(fput(flush(in, y), ty), ty);
             } else {
