@@ -17,6 +17,7 @@
  * before it happens, finds races between barriers and prices each warp instruction in banks and
  * sectors (bank_model.h). Instruction i is the tracer's code address i + 1. */
 #define _GNU_SOURCE
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -806,6 +807,17 @@ static inline uint64_t gpu_nan(uint64_t bits, int ty)
     return ty == T_F32 ? 0x7fffffffu : bits | 0x0008000000000000ull;
 }
 
+/* An f64 operation with NaN operands gives one of them, quieted, its sign kept (sub's b too): in
+ * the order first, second, third (the H200's, conformance record: add, sub and mul b before a;
+ * fma b, then c, then a). r: the result otherwise. */
+static inline uint64_t nan_operand(int ty, uint64_t r, uint64_t first, uint64_t second, uint64_t third)
+{
+    if (ty != T_F64)
+        return r;
+    return nan_bits(first, ty) ? gpu_nan(first, ty) : nan_bits(second, ty) ? gpu_nan(second, ty)
+           : nan_bits(third, ty) ? gpu_nan(third, ty) : r;
+}
+
 static double fval(uint64_t v, int ty)
 {
     return ty == T_F32 ? (double)as_f(v) : as_d(v);
@@ -901,9 +913,9 @@ static double fbinary(int op, double a, double b, int ty)
     case OP_SUB: return ty == T_F32 ? (double)((float)a - (float)b) : a - b;
     case OP_MUL: return ty == T_F32 ? (double)((float)a * (float)b) : a * b;
     case OP_DIV: return ty == T_F32 ? (double)((float)a / (float)b) : a / b;
-    case OP_MIN: return isnan(a) ? b : isnan(b) ? a : a < b ? a : b;
-    case OP_MAX: return isnan(a) ? b : isnan(b) ? a : a > b ? a : b;
-    case OP_COPYSIGN: return copysign(b, a);
+    /* (-0 below +0: the H200's, conformance record) */
+    case OP_MIN: return isnan(a) ? b : isnan(b) ? a : a < b || (a == b && signbit(a)) ? a : b;
+    case OP_MAX: return isnan(a) ? b : isnan(b) ? a : a > b || (a == b && !signbit(a)) ? a : b;
     default: return 0;
     }
 }
@@ -912,6 +924,16 @@ static double fbinary(int op, double a, double b, int ty)
 static inline double flush(const struct ptx_insn *in, double x)
 {
     return in->type == T_F32 && (in->flags & F_FTZ) ? ptx_ftz(x) : x;
+}
+
+/* .ftz of a result that rounded up to the smallest normal: flushed all the same, for it was
+ * below it before rounding (the H200's; conformance record). exact: the result, or a double close
+ * enough to tell. */
+static inline double flush_tiny(const struct ptx_insn *in, double exact, double r)
+{
+    if (in->type == T_F32 && (in->flags & F_FTZ) && fabs(r) == FLT_MIN && fabs(exact) < FLT_MIN)
+        return copysign(0.0, r);
+    return r;
 }
 
 /* A float binary operation as in asks for it: .ftz on its inputs and result, its rounding mode,
@@ -923,6 +945,10 @@ static double float_binary(const struct ptx_insn *in, double a, double b)
     a = flush(in, a), b = flush(in, b);
     double r = fop >= 0 && ptx_directed(in->rnd) ? ptx_fop(fop, in->rnd, in->type == T_F32, a, b, 0)
                                                  : fbinary(in->op, a, b, in->type);
+    if (fop == FOP_MUL) /* (the product of two floats is exact in a double) */
+        r = flush_tiny(in, a * b, r);
+    else if (fop == FOP_ADD || fop == FOP_SUB)
+        r = flush_tiny(in, fop == FOP_ADD ? a + b : a - b, r);
     r = flush(in, r);
     return in->flags & F_SAT ? ptx_sat(r) : r;
 }
@@ -935,6 +961,7 @@ static double float_fma(const struct ptx_insn *in, double a, double b, double c)
     double r = ptx_directed(in->rnd) ? ptx_fop(FOP_FMA, in->rnd, f32, a, b, c)
                : f32                 ? (double)fmaf((float)a, (float)b, (float)c)
                                      : fma(a, b, c);
+    r = flush_tiny(in, fma(a, b, c), r);
     r = flush(in, r);
     return in->flags & F_SAT ? ptx_sat(r) : r;
 }
@@ -1008,10 +1035,17 @@ static uint64_t cvta(const struct ptx_insn *in, int t, uint64_t a)
 static uint64_t convert(const struct ptx_insn *in, uint64_t v)
 {
     int dt = in->type, st = in->type2;
-    /* Halves: to one from a float (from a double through a float, which can round twice), and
-     * from one to either; no arithmetic on them. */
-    if (dt == T_F16 && is_f(st))
-        return float_to_half((float)fval(v, st), in->rnd == R_RZ);
+    /* Halves: to one from a float, and from one to either; no arithmetic on them. From a double
+     * through a float: rounding twice gives the same half (a float has 2 x 11 + 2 bits), but the
+     * float is rounded in the cvt's mode (rz: never up to infinity). A double's NaN gives the
+     * half's quiet NaN with its sign (the H200's; an f32's gives 0x7fff). */
+    if (dt == T_F16 && st == T_F64 && nan_bits(v, T_F64))
+        return 0x7e00 | (v >> 63 << 15);
+    if (dt == T_F16 && is_f(st)) {
+        double d = fval(v, st);
+        return float_to_half(st == T_F64 && in->rnd == R_RZ ? (float)ptx_fop(FOP_CVT, R_RZ, 1, d, 0, 0) : (float)d,
+                             in->rnd == R_RZ);
+    }
     if (st == T_F16 && is_f(dt))
         return fput(half_to_float((uint16_t)v), dt);
     int ftz_in = st == T_F32 && (in->flags & F_FTZ), ftz_out = dt == T_F32 && (in->flags & F_FTZ);
@@ -1025,7 +1059,11 @@ static uint64_t convert(const struct ptx_insn *in, uint64_t v)
         d = dt == T_F32 ? (double)(float)d : d;
         d = ftz_out ? ptx_ftz(d) : d;
         uint64_t bits = fput(in->flags & F_SAT ? ptx_sat(d) : d, dt);
-        return dt == T_F32 && st == T_F32 ? gpu_nan(bits, dt) : bits;
+        /* NaNs, the H200's (conformance record): f32 to f32 canonical; .ftz from an f32 the
+         * canonical f32 NaN widened; f64 rounded to an integer quieted */
+        if (ftz_in && dt == T_F64 && isnan(d))
+            return fput(as_f(0x7fffffffu), dt);
+        return (dt == T_F32 && st == T_F32) || (st == T_F64 && in->rnd >= R_RNI) ? gpu_nan(bits, dt) : bits;
     }
     if (is_f(dt)) { /* from an integer, rounded once in its mode */
         double d = ptx_type_signed(st) ? (double)(int64_t)extend(v, st) : (double)extend(v, st);
@@ -1635,8 +1673,8 @@ static int ldmatrix(const struct ptx_insn *in, int i, int w)
  * D (16x8) = A (16x16) B (16x8) + C, the fragments spread over the warp as the PTX ISA lays
  * them out (g = lane / 4, q = lane % 4): A's halves a0..a7 at rows g (a0, a1, a4, a5) or g + 8,
  * columns 2q + (i & 1), 8 more for a4..a7; B's b0..b3 at rows 2q + (i & 1), 8 more for b2, b3,
- * column g; C and D's four at rows g (c0, c1) or g + 8, columns 2q + (i & 1). The products of
- * halves are exact in float; the sums are made in float, k upward. */
+ * column g; C and D's four at rows g (c0, c1) or g + 8, columns 2q + (i & 1). Each element
+ * summed as the tensor cores sum it (ptx_tensor_dot16). */
 static int mma(const struct ptx_insn *in, int w)
 {
     int first = w * 32, d[4], a[4], b[4], c[4];
@@ -1668,13 +1706,13 @@ static int mma(const struct ptx_insn *in, int w)
         int t = first + l, g = l / 4, q = l % 4;
         for (int e = 0; e < 4; e++) {
             int m = e < 2 ? g : g + 8, n = 2 * q + (e & 1), marked = mC[m][n];
-            float sum = C[m][n];
+            float column[16];
             for (int k = 0; k < 16; k++) {
-                sum += A[m][k] * B[k][n];
+                column[k] = B[k][n];
                 marked |= mA[m][k] | mB[k][n];
             }
             if (d[e] >= 0)
-                *reg(d[e], t) = of_f(sum);
+                *reg(d[e], t) = ptx_tensor_dot16(A[m], column, C[m][n]);
             mk[e] |= (uint32_t)marked << l;
         }
     }
@@ -1886,7 +1924,7 @@ static int step(int w, int i, uint32_t active)
         /* The address arithmetic of every kernel, done without the general path: 32- and 64-bit
          * add, sub, and, or, xor, shl and mul.lo. */
         int bytes = ptx_type_bytes(ty);
-        if (!is_f(ty) && ty != T_PRED && (bytes == 4 || bytes == 8) && !(in->flags & (F_WIDE | F_HI)) &&
+        if (!is_f(ty) && ty != T_PRED && (bytes == 4 || bytes == 8) && !(in->flags & (F_WIDE | F_HI | F_SAT)) &&
             (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_AND || in->op == OP_OR || in->op == OP_XOR ||
              in->op == OP_SHL || in->op == OP_MUL)) {
             uint64_t mask = bytes == 8 ? ~0ull : 0xffffffffull;
@@ -1916,11 +1954,18 @@ static int step(int w, int i, uint32_t active)
                 put(o[0].reg, t, in->op == OP_AND ? (a & b) : in->op == OP_OR ? (a | b) : (a ^ b), T_PRED);
             }
         } else if (is_f(ty)) {
+            uint64_t sign = ty == T_F32 ? 0x80000000u : 0x8000000000000000ull;
             FOR_LANES(exec, l) {
                 int t = first + (int)l;
-                double r = float_binary(in, fval(val(&o[1], ty, t), ty), fval(val(&o[2], ty, t), ty));
-                /* (copysign moves bits: a NaN stays as it is) */
-                put(o[0].reg, t, in->op == OP_COPYSIGN ? fput(r, ty) : gpu_nan(fput(r, ty), ty), ty);
+                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
+                if (in->op == OP_COPYSIGN) { /* bits moved, never a value: a signalling NaN stays one */
+                    put(o[0].reg, t, (b & ~sign) | (a & sign), ty);
+                    continue;
+                }
+                uint64_t r = gpu_nan(fput(float_binary(in, fval(a, ty), fval(b, ty)), ty), ty);
+                if (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL)
+                    r = nan_operand(ty, r, b, a, a);
+                put(o[0].reg, t, r, ty);
             }
         } else {
             FOR_LANES(exec, l) {
@@ -1942,9 +1987,9 @@ static int step(int w, int i, uint32_t active)
         if (is_f(ty)) {
             FOR_LANES(exec, l) {
                 int t = first + (int)l;
-                double a = fval(val(&o[1], ty, t), ty), b = fval(val(&o[2], ty, t), ty);
-                double c = fval(val(&o[3], ty, t), ty);
-                put(o[0].reg, t, gpu_nan(fput(float_fma(in, a, b, c), ty), ty), ty);
+                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t), c = val(&o[3], ty, t);
+                uint64_t r = gpu_nan(fput(float_fma(in, fval(a, ty), fval(b, ty), fval(c, ty)), ty), ty);
+                put(o[0].reg, t, nan_operand(ty, r, b, c, a), ty);
             }
         } else {
             int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
@@ -1952,7 +1997,10 @@ static int step(int w, int i, uint32_t active)
                 int t = first + (int)l;
                 uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
                 uint64_t p = in->op == OP_MAD24 ? mul24(a, b, ty, in->flags & F_HI) : int_binary(OP_MUL, in->flags, ty, a, b);
-                put(o[0].reg, t, p + val(&o[3], dty, t), dty);
+                if (in->flags & F_SAT) /* mad.hi.sat.s32: the high half plus c, clamped to s32 */
+                    p = int_binary(OP_ADD, F_SAT, T_S32, p, val(&o[3], dty, t)), put(o[0].reg, t, p, dty);
+                else
+                    put(o[0].reg, t, p + val(&o[3], dty, t), dty);
             }
         }
         set_marks(o[0].reg, w, exec, mk);
@@ -2018,22 +2066,20 @@ static int step(int w, int i, uint32_t active)
             int wd = width(ty);
             uint64_t r = 0;
             if (in->op == OP_BFE) {
-                uint64_t a = extend(val(&o[1], ty, t), ty);
-                unsigned pos = (unsigned)(val(&o[2], T_U32, t) & 0xff), len = (unsigned)(val(&o[3], T_U32, t) & 0xff);
-                for (unsigned b2 = 0; b2 < (unsigned)wd; b2++) {
-                    unsigned src = pos + b2;
-                    uint64_t bit;
-                    if (b2 < len)
-                        bit = src < (unsigned)wd ? (a >> src) & 1 : ptx_type_signed(ty) ? (a >> (wd - 1)) & 1 : 0;
-                    else
-                        bit = ptx_type_signed(ty) && len ? ((a >> ((pos + len - 1) < (unsigned)wd ? pos + len - 1 : (unsigned)wd - 1)) & 1) : 0;
-                    r |= bit << b2;
-                }
+                /* pos and len: 8 bits of each at 32 bits (the hardware's BFE), all 32 at 64 (the
+                 * H200's, conformance record) */
+                uint64_t a = extend(val(&o[1], ty, t), ty), keep = wd == 64 ? 0xffffffffu : 0xff;
+                uint64_t pos = val(&o[2], T_U32, t) & keep, len = val(&o[3], T_U32, t) & keep;
+                uint64_t msb = pos + len - 1 < (uint64_t)wd ? pos + len - 1 : (uint64_t)wd - 1;
+                uint64_t sbit = ptx_type_signed(ty) && len ? (a >> msb) & 1 : 0;
+                for (uint64_t b2 = 0; b2 < (uint64_t)wd; b2++)
+                    r |= (b2 < len && pos + b2 < (uint64_t)wd ? (a >> (pos + b2)) & 1 : sbit) << b2;
             } else if (in->op == OP_BFI) {
                 uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
-                unsigned pos = (unsigned)(val(&o[3], T_U32, t) & 0xff), len = (unsigned)(val(&o[4], T_U32, t) & 0xff);
+                uint64_t keep = wd == 64 ? 0xffffffffu : 0xff; /* as bfe's */
+                uint64_t pos = val(&o[3], T_U32, t) & keep, len = val(&o[4], T_U32, t) & keep;
                 r = b;
-                for (unsigned b2 = 0; b2 < len && pos + b2 < (unsigned)wd; b2++)
+                for (uint64_t b2 = 0; b2 < len && pos + b2 < (uint64_t)wd; b2++)
                     r = (r & ~(1ull << (pos + b2))) | (((a >> b2) & 1) << (pos + b2));
             } else if (in->op == OP_BFIND) {
                 uint64_t a = extend(val(&o[1], ty, t), ty);
@@ -2183,9 +2229,18 @@ static int step(int w, int i, uint32_t active)
             uint64_t old = 0, v = val(&o[vi], ty, t), next;
             memcpy(&old, p, (size_t)size);
             if (is_f(ty)) {
-                double x = fval(old, ty), y = fval(v, ty);
-                double rr = in->sub == ATOM_ADD ? x + y : in->sub == ATOM_MIN ? fmin(x, y) : in->sub == ATOM_MAX ? fmax(x, y) : y;
-                next = gpu_nan(fput(rr, ty), ty);
+                /* The H200's adds (conformance record): in global memory, f32 flushes subnormal
+                 * operands and result, and f64 with a NaN gives the operand's NaN, else the word's,
+                 * bits unchanged (a signalling NaN stays one); in shared memory, no flushing, and
+                 * the word's NaN, else the operand's, quieted */
+                int add = in->sub == ATOM_ADD, ftz = add && ty == T_F32 && land == IN_GLOBAL;
+                double x = ftz ? ptx_ftz(fval(old, ty)) : fval(old, ty), y = ftz ? ptx_ftz(fval(v, ty)) : fval(v, ty);
+                double rr = add ? x + y : in->sub == ATOM_MIN ? fmin(x, y) : in->sub == ATOM_MAX ? fmax(x, y) : y;
+                next = gpu_nan(fput(ftz ? ptx_ftz(rr) : rr, ty), ty);
+                if (add && ty == T_F64 && land == IN_GLOBAL && (isnan(x) || isnan(y)))
+                    next = isnan(y) ? v : old;
+                else if (add)
+                    next = nan_operand(ty, next, old, v, v);
             } else {
                 uint64_t mask = size == 8 ? ~0ull : 0xffffffffu;
                 int64_t so = (int64_t)extend(old, ty), sv = (int64_t)extend(v, ty);

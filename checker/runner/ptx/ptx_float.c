@@ -7,6 +7,8 @@
 
 #include <fenv.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "ptx.h"
 
@@ -104,4 +106,38 @@ double ptx_ftz(double x)
 double ptx_sat(double x)
 {
     return isnan(x) ? 0.0 : x <= 0 ? 0.0 : x > 1 ? 1.0 : x; /* -0 too: +0 (the H200's) */
+}
+
+/* A half's exponent (held as a float): a subnormal half's is the smallest normal one's. */
+static int half_exponent(float x)
+{
+    int e = ilogbf(x);
+    return e < -14 ? -14 : e;
+}
+
+uint32_t ptx_tensor_dot16(const float *a, const float *b, float c)
+{
+    int nan = isnan(c), inf_pos = isinf(c) && c > 0, inf_neg = isinf(c) && c < 0, top = INT32_MIN;
+    for (int k = 0; k < 16; k++) {
+        double p = (double)a[k] * (double)b[k];
+        nan |= isnan(p);
+        inf_pos |= isinf(p) && p > 0, inf_neg |= isinf(p) && p < 0;
+        if (p != 0 && !isnan(p) && !isinf(p) && half_exponent(a[k]) + half_exponent(b[k]) > top)
+            top = half_exponent(a[k]) + half_exponent(b[k]);
+    }
+    if (nan || (inf_pos && inf_neg))
+        return 0x7fffffffu;
+    if (inf_pos || inf_neg)
+        return inf_pos ? 0x7f800000u : 0xff800000u;
+    if (c != 0 && ilogbf(c) > top)
+        top = ilogbf(c);
+    if (top == INT32_MIN)
+        return 0; /* every term zero: +0 */
+    int64_t sum = (int64_t)ldexp((double)c, 25 - top); /* (the cast cuts toward zero) */
+    for (int k = 0; k < 16; k++)
+        sum += (int64_t)ldexp((double)a[k] * (double)b[k], 25 - top);
+    float r = (float)ptx_fop(FOP_CVT, R_RZ, 1, ldexp((double)sum, top - 25), 0, 0);
+    uint32_t bits;
+    memcpy(&bits, &r, 4);
+    return sum == 0 ? 0 : bits;
 }

@@ -19,5 +19,11 @@ double ptx_from_int(int rnd, int f32, int is_signed, uint64_t v);
 double ptx_ftz(double x);
 /* x with .sat: clamped to [0, 1], NaN to 0. */
 double ptx_sat(double x);
+/* One element of mma.m16n8k16's f32 D from halves (held as floats): c plus the 16 products
+ * a[k] b[k], as the H200's tensor cores sum them (the bits of the conformance record): each
+ * product exact, each term cut toward zero to 25 bits below the largest exponent among them
+ * (a product's: the sum of its halves' exponents), the cut terms summed exactly, the sum rounded
+ * toward zero to a float; a NaN, or infinities of both signs, give the canonical NaN. */
+uint32_t ptx_tensor_dot16(const float *a, const float *b, float c);
 
 #endif

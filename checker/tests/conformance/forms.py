@@ -461,12 +461,15 @@ def memory_forms():
                 name = "atom.%s.%s.%s" % (space, op, t)
                 body = loads(kinds) + setup + "\t%s %s;\n" % (name, operands) + store(r["d"], w) + back
                 out.append(Form(name, body, kinds, 512, group="atom"))
-    # A block's threads on one word each of the block (integers: the same sum in any order).
+    # A block's threads on one word each of the block, in an order the hardware picks: forms whose
+    # result does not depend on it (inc wraps at its operand, so every thread gives the same one).
     for op, t in [("add", "u32"), ("min", "s32"), ("max", "u32"), ("or", "b32"), ("inc", "u32")]:
         name = "red.shared.%s.%s" % (op, t)
         body = loads(["i32"]) + "\tmov.u32 %r40, tile;\n\tsetp.eq.u32 %p5, %r4, 0;\n\t@%p5 st.shared.u32 [%r40], 0;\n\tbar.sync 0;\n"
+        if op == "inc":
+            body += "\tmov.u32 %r21, 100;\n"
         body += "\t%s [%%r40], %%r21;\n\tbar.sync 0;\n\tld.shared.u32 %%r25, [%%r40];\n" % name + store("%r25", 32)
-        out.append(Form(name + " (block)", body, ["i32"], 512, group="red"))
+        out.append(Form(name + (" (block, one bound)" if op == "inc" else " (block)"), body, ["i32"], 512, group="red"))
     # Vector loads and stores of global and shared memory.
     for vec, t, w in (("v2", "f32", 32), ("v4", "b32", 32), ("v2", "f64", 64), ("v2", "b16", 16), ("v4", "b16", 16)):
         n = int(vec[1])
