@@ -230,7 +230,8 @@ quiz: $(WORKBOOK)
 #   GPU:       build/common/gpu-runner loads cubins: build/common/NN/{solution,baseline}.cubin,
 #              build/SRC/NN/student.cubin, device code alone.
 #   emulator:  build/common/ptx-runner interprets PTX: build/common/NN/{solution,baseline}.ptx,
-#              build/SRC/NN/student.ptx.
+#              build/SRC/NN/student.ptx; the student's cubin is made too (its gate, and the
+#              registers per thread a launch needs: a launch the GPU refuses, the emulator refuses).
 # build/SRC/NN/check and check-emu are copies of the lesson's judge next to the student's part:
 # the judge finds its runners from where it lies.
 #
@@ -284,6 +285,7 @@ $(BUILD)/$(call folder,$(1))/check: $(COMMON)/$(call folder,$(1))/judge $(BUILD)
     $(COMMON)/$(call folder,$(1))/baseline.cubin $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.cubin) $(GPU_RUNNER)
 	$(Q)cp $$< $$@ && echo "$$(call shown,$(1))" > $$(@D)/source
 $(BUILD)/$(call folder,$(1))/check-emu: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.ptx \
+    $(BUILD)/$(call folder,$(1))/student.cubin \
     $(COMMON)/$(call folder,$(1))/baseline.ptx $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.ptx) $(PTX_RUNNER)
 	$(Q)cp $$< $$@ && echo "$$(call shown,$(1))" > $$(@D)/source
 

@@ -19,6 +19,7 @@
 
 #include "check_run.h"
 #include "gates.h"
+#include "objgate.h"
 #include "spawn.h"
 
 /* Each runner's program and the kernels' files it loads, [0] the GPU's (cubins) and [1] the
@@ -59,7 +60,7 @@ static int add_kernel(char **argv, int n, const char *file, const char *name, co
 
 char **runner_argv(int side, int plain, int njobs, int turn, char **argv)
 {
-    static char batch[16];
+    static char batch[16], registers[16];
     find_runners();
     int emu = checking.emulator, n = 0;
     const char *kernel = checking.lesson->kernel;
@@ -74,6 +75,13 @@ char **runner_argv(int side, int plain, int njobs, int turn, char **argv)
     if (side & SIDE_STUDENT) {
         argv[n++] = "student";
         n = add_kernel(argv, n, student_file[emu], kernel, checking.source);
+        /* The emulator's launch needs the registers ptxas gave the kernel for the GPU: the cubin
+         * the emulator's build makes beside the PTX (make's check-emu). */
+        int regs = emu ? cubin_registers(student_file[0], kernel, checking.lesson->family) : -1;
+        if (regs > 0) {
+            snprintf(registers, sizeof registers, "%d", regs);
+            argv[n++] = registers;
+        }
         if (plain && !emu && side >> ROLE_BASELINE & 1) /* for Nsight Compute: the baseline first, in one process */
             n = add_kernel(argv, n, baseline_file[emu], baseline_kernel, checking.lesson->baseline);
     } else {

@@ -112,9 +112,14 @@ static void fail_kernel(struct gpu_job *job, int role, cudaError_t err, int at_l
         fmt = "%s made a misaligned access (%s): a pointer cast to a wider type at an address "
               "that is not a multiple of its size?";
         break;
-    case cudaErrorLaunchOutOfResources:
-        fmt = "%s cannot start with 1024 threads per block (%s): it needs too many registers per thread.";
+    case cudaErrorLaunchOutOfResources: { /* (the block's size, from the family: its %s stay for fail) */
+        static char sized[160];
+        const struct family *f = job_role_family(job, role >= 0 ? role : ROLE_STUDENT);
+        snprintf(sized, sizeof sized, "%%s cannot start with %d threads per block (%%s): it needs too many registers per "
+                 "thread.", f ? f->block_x * f->block_y : 0);
+        fmt = sized;
         break;
+    }
     case cudaErrorInvalidConfiguration:
     case cudaErrorInvalidValue:
         fmt = "%s cannot start with this launch configuration (%s): too much shared memory per block?";

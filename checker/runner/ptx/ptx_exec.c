@@ -2779,6 +2779,16 @@ int ptx_run(const struct ptx_launch *L)
         return fail(EMU_BAD_LAUNCH, "it requires blocks of %u x %u x %u threads (.reqntid), but the lesson launches "
                     "%u x %u x %u: on a GPU the launch fails and the kernel never runs", req[0], req[1] ? req[1] : 1, req[2] ? req[2] : 1,
                     L->block[0], L->block[1], L->block[2]);
+    /* The SM's register file, as a block takes it (sm_90): each warp's registers in units of 256,
+     * 65536 for the block; a launch past it fails on the GPU before the kernel runs. */
+    unsigned per_warp = ((unsigned)L->registers * 32 + 255) / 256 * 256, warps = (threads + 31) / 32;
+    if (L->registers > 0 && per_warp * warps > 65536)
+        return fail(EMU_BAD_LAUNCH, "it cannot start with %u threads per block: it needs too many registers per "
+                    "thread (%d, as ptxas compiled it for the GPU; %u of a block's 65536 where %u x %u threads "
+                    "launch). On a GPU the launch fails (too many resources requested for launch) and the kernel "
+                    "never runs. Keep fewer values live at once (a smaller array in registers), or give the "
+                    "compiler the block's size with __launch_bounds__(%u)",
+                    threads, L->registers, per_warp * warps, L->block[0], L->block[1] * L->block[2], threads);
     if (X.k->shared_bytes > 48 * 1024)
         return fail(EMU_BAD_LAUNCH, "your kernel declares %zu bytes of static shared memory; a block may declare at "
                                     "most 49152 bytes statically (48 KB), on a GPU as here", X.k->shared_bytes);

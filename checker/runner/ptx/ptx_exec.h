@@ -11,6 +11,7 @@ struct ptx_launch {
     unsigned grid[3], block[3];
     const unsigned char *params; /* the parameter block, laid out as k->params say */
     const char *source;          /* the name to give .file 1 in messages (the lesson file) */
+    int registers;               /* per thread, as ptxas gave them for the GPU (0: not known) */
 };
 
 /* Runs the launch. 0, or an EMU_* code (emu.h) with emu_error() saying what went wrong and

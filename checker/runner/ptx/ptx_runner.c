@@ -3,9 +3,10 @@
  * file runs natively; the runner still shuts itself into the sandbox (sandbox.h) once its files
  * are read, since a bug of the interpreter's must not become the student's way out.
  *
- * Usage: ptx-runner student PTX KERNEL SOURCE
+ * Usage: ptx-runner student PTX KERNEL SOURCE [REGISTERS]
  *        ptx-runner reference SOLUTION.ptx|- KERNEL SOURCE BASELINE.ptx KERNEL SOURCE
- * with the job on fd 3; SOURCE is the lesson file's name for messages. */
+ * with the job on fd 3; SOURCE is the lesson file's name for messages; REGISTERS, the registers
+ * per thread ptxas gave the student's kernel for the GPU (the judge reads them from its cubin). */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ struct ptx_entry {
     const struct ptx_kernel *kernel;
     const struct family *family;
     const char *source;
+    int registers; /* per thread, from the cubin (0: not known) */
     char name[160];
 };
 static struct ptx_entry entries[ROLE_COUNT];
@@ -76,7 +78,7 @@ static int launch(const struct kernel_entry *k, const struct gpu_job *j, const v
     unsigned g[2];
     family_grid(f, j->rows, j->cols, g);
     struct ptx_launch L = {&e->module, pk, {g[0], g[1], 1}, {(unsigned)f->block_x, (unsigned)f->block_y, 1}, params,
-                           e->source};
+                           e->source, e->registers};
     return ptx_run(&L);
 }
 
@@ -84,7 +86,7 @@ static int attributes(const struct kernel_entry *k, size_t *static_smem, int *re
 {
     const struct ptx_entry *e = (const struct ptx_entry *)k;
     *static_smem = e->kernel->shared_bytes;
-    *regs = e->kernel->nregs;
+    *regs = e->registers; /* (the PTX's virtual registers say nothing of the GPU's) */
     return 0;
 }
 
@@ -156,16 +158,18 @@ int main(int argc, char **argv)
         if (!(jobs[k] = runner_map_job(3 + k)))
             n = 0;
     job = n > 0 ? jobs[0] : NULL;
-    int student = argc == 5 && strcmp(argv[1], "student") == 0;
+    int student = (argc == 5 || argc == 6) && strcmp(argv[1], "student") == 0;
     int reference = argc == 8 && strcmp(argv[1], "reference") == 0;
     if (!job || !(student || reference)) {
-        fprintf(stderr, "usage: ptx-runner [--jobs=N] student PTX KERNEL SOURCE | reference SOLUTION.ptx|- KERNEL "
+        fprintf(stderr, "usage: ptx-runner [--jobs=N] student PTX KERNEL SOURCE [REGISTERS] | reference SOLUTION.ptx|- KERNEL "
                         "SOURCE BASELINE.ptx KERNEL SOURCE, with the jobs on fds 3, 4, ... (the judge starts it)\n");
         return JOB_USAGE;
     }
     job->rep.failed_role = -1;
     if (student && role_in(job, ROLE_STUDENT) && load(ROLE_STUDENT, argv[2], argv[3], argv[4]))
         return job->rep.failed_role = ROLE_STUDENT, JOB_SETUP_FAILED;
+    if (student && argc == 6)
+        entries[ROLE_STUDENT].registers = atoi(argv[5]);
     if (reference) {
         if (role_in(job, ROLE_SOLUTION) && job->have_solution && strcmp(argv[2], "-") != 0 &&
             load(ROLE_SOLUTION, argv[2], argv[3], argv[4]))
