@@ -338,7 +338,7 @@ $(COMMON)/emu/%.o: checker/runner/emu/%.c $(HEADERS) checker/runner/emu/emu.h ch
 PTX_OBJECTS := $(patsubst checker/runner/ptx/%.c,$(COMMON)/ptx/%.o,$(wildcard checker/runner/ptx/*.c)) \
   $(addprefix $(COMMON)/emu/,emu_job.o emu_trace.o emu_report.o) $(COMMON)/sandbox.o
 $(COMMON)/ptx/%.o: checker/runner/ptx/%.c checker/runner/ptx/ptx.h checker/runner/ptx/ptx_exec.h \
-    checker/runner/ptx/ptx_float.h $(HEADERS) checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
+    checker/runner/ptx/ptx_float.h checker/runner/ptx/ptx_values.h $(HEADERS) checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx -c $< -o $@
 $(PTX_RUNNER): $(PTX_OBJECTS) $(LIBCHECKER)
@@ -418,7 +418,7 @@ build/tests/ptx_kernels.ptx: checker/tests/ptx/kernels.cu
 	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
 
 build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.ptx \
-    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o) \
+    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o ptx_values.o) \
     $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_kernels.ptx"' \
@@ -427,7 +427,7 @@ build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.p
 # The conformance suite's interpreter side (checker/tests/conformance/): each form forms.py wrote,
 # run by the interpreter as the runner runs a kernel.
 build/conformance/conform-emu: checker/tests/conformance/conform_emu.c checker/tests/conformance/conform_forms.h \
-    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o) \
+    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o ptx_values.o) \
     $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx -o $@ $< $(filter %.o %.a,$^) -lm
@@ -457,7 +457,7 @@ build/tests/ptx_primer.ptx: checker/tests/ptx/primer.cu
 	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
 
 build/tests/test_ptx_primer: checker/tests/test_ptx_primer.c build/tests/ptx_primer.ptx \
-    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o) \
+    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o ptx_values.o) \
     $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_PRIMER="build/tests/ptx_primer.ptx"' \
@@ -480,11 +480,11 @@ SANITIZERS := -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_CFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer $(WARN) -Ichecker/include -Ichecker/runner \
   -Ichecker/runner/emu -Ichecker/runner/ptx -ffp-contract=off -DWB_SANITIZED
 # The runner with the parts of the library it links (its link map: the families, the bank model,
-# the poison marks, the references and their tolerances, rng); the fuzzer takes the reader, the
-# interpreter and the tracer of these.
+# the poison marks, the references and their tolerances, rng, the SM's occupancy); the fuzzer
+# takes the reader, the interpreter and the tracer of these.
 SAN_RUNNER_SOURCES := $(wildcard checker/runner/ptx/*.c) \
   $(addprefix checker/runner/emu/,emu_job.c emu_trace.c emu_report.c) checker/runner/sandbox.c $(MODEL_SOURCES) \
-  $(wildcard checker/families/*.c) $(addprefix checker/src/judging/,poison.c reference.c rng.c tolerance.c)
+  $(wildcard checker/families/*.c) $(addprefix checker/src/judging/,occupancy.c poison.c reference.c rng.c tolerance.c)
 FUZZ_SOURCES := $(filter-out %/ptx_runner.c %/emu_job.c %/sandbox.c,$(SAN_RUNNER_SOURCES))
 SAN_HEADERS := $(HEADERS) $(wildcard checker/runner/*.h checker/runner/emu/*.h checker/runner/ptx/*.h)
 $(ASAN)/obj/%.o: %.c $(SAN_HEADERS)

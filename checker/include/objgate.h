@@ -13,9 +13,9 @@
 
 /* 0 if the cubin at path passes; otherwise -1 and a sentence naming what was refused. */
 int gate_object(const char *path, const char *kernel, const struct family *family, char *msg, size_t len);
-/* The registers per thread ptxas gave the contract's kernel in the cubin at path (what a block's
- * launch needs of the SM's register file: the emulator refuses a launch the GPU would), or -1
- * where the cubin or its record cannot be read. */
-int cubin_registers(const char *path, const char *kernel, const struct family *family);
+/* What ptxas gave the contract's kernel in the cubin at path: registers per thread (what a block's
+ * launch needs of the SM's register file: the emulator refuses a launch the GPU would) and static
+ * shared memory. 0, or -1 where the cubin or its record cannot be read. */
+int cubin_resources(const char *path, const char *kernel, const struct family *family, int *registers, size_t *shared);
 
 #endif

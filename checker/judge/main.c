@@ -32,6 +32,8 @@
 #include "gpu_share.h"
 #include "jobs.h"
 #include "judge.h"
+#include "objgate.h"
+#include "occupancy.h"
 #include "quiet_cmocka.h"
 #include "rng.h"
 #include "stats.h"
@@ -580,6 +582,24 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
 /* The emulator's speed case: the traffic rules at the family's counting size and at a size drawn
  * from the seed, which no kernel can expect (one that behaves only at a size it knows breaks the
  * rules at the other). */
+/* The student's kernel on an SM, from what ptxas gave it (the cubin both judges build): how many
+ * blocks an H200's SM holds at once, and what stops one more. */
+static void say_occupancy(void)
+{
+    char path[1000];
+    int regs;
+    size_t shared;
+    snprintf(path, sizeof path, "%s/student.cubin", checking.here);
+    const struct family *f = checking.lesson->family;
+    if (cubin_resources(path, checking.lesson->kernel, f, &regs, &shared) != 0)
+        return;
+    struct occupancy o = occupancy_sm90(f->block_x * f->block_y, regs, shared);
+    say("  On an H200's SM: your kernel as ptxas compiled it has %d registers a thread and %zu bytes of static shared "
+        "memory a block; %d block%s of %d threads at once (%d of %d warps), limited by %s.\n",
+        regs, shared, o.blocks, o.blocks == 1 ? "" : "s", f->block_x * f->block_y, o.warps, o.max_warps,
+        occupancy_limit_name(o.limit));
+}
+
 static void case_counts(uint64_t stream)
 {
     char why[4800] = "";
@@ -591,6 +611,7 @@ static void case_counts(uint64_t stream)
     checking.have_solution = 0;
     counts_at(1, stream + 1, why, sizeof why, &unused);
     checking.have_solution = had;
+    say_occupancy();
     char rules[TRAFFIC_RULES][RULE_TEXT];
     for (int i = 0, n = traffic_rules(rules, solution_present() ? (long long)all_conflicts(&solution) : -1); i < n; i++)
         say("  Required: %s.\n", rules[i]);
@@ -620,6 +641,7 @@ static void case_profile(uint64_t stream)
         if (wrong)
             case_fail("%s", failure);
     }
+    say_occupancy();
     profile_counters(ncu, sized, stream, sz);
 }
 

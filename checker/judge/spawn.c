@@ -77,8 +77,9 @@ char **runner_argv(int side, int plain, int njobs, int turn, char **argv)
         n = add_kernel(argv, n, student_file[emu], kernel, checking.source);
         /* The emulator's launch needs the registers ptxas gave the kernel for the GPU: the cubin
          * the emulator's build makes beside the PTX (make's check-emu). */
-        int regs = emu ? cubin_registers(student_file[0], kernel, checking.lesson->family) : -1;
-        if (regs > 0) {
+        int regs;
+        size_t shared;
+        if (emu && cubin_resources(student_file[0], kernel, checking.lesson->family, &regs, &shared) == 0 && regs > 0) {
             snprintf(registers, sizeof registers, "%d", regs);
             argv[n++] = registers;
         }

@@ -11,7 +11,7 @@ CC=${CC:-cc}
 # room (its sources)   the headers they may read: a folder ends in /, a name is checker/include/NAME
 rules() {
   cat <<'EOF'
-checker/runner        checker/runner/ bank_model.h counts.h family.h gpu_job.h gpu_turn.h half.h isolate.h poison.h residues.h tolerance.h
+checker/runner        checker/runner/ bank_model.h counts.h family.h gpu_job.h gpu_turn.h half.h isolate.h occupancy.h poison.h residues.h tolerance.h
 checker/families      family.h reference.h residues.h tolerance.h
 checker/model         bank_model.h counts.h
 checker/src           checker/include/

@@ -82,7 +82,7 @@ int main(int argc, char **argv)
         }
         tc_fill(in, out);
         emu_set_buffers(buffers, 2);
-        struct ptx_launch L = {&module, k, {1, 1, 1}, {32, 1, 1}, params, "checker/tests/ptx/kernels.cu"};
+        struct ptx_launch L = {&module, k, {1, 1, 1}, {32, 1, 1}, params, "checker/tests/ptx/kernels.cu", 0};
         struct mem_counts c;
         static struct emu_line_counts lines[EMU_MAX_LINES];
         int nlines;

@@ -27,8 +27,10 @@
 #include "poison.h"
 #include "emu.h"
 #include "half.h"
+#include "occupancy.h"
 #include "ptx_exec.h"
 #include "ptx_float.h"
+#include "ptx_values.h"
 
 #define MAX_THREADS 1024
 /* l: each lane of the mask m, lowest first. */
@@ -225,28 +227,6 @@ static inline uint64_t *reg(int r, int t)
 static inline uint32_t *mark(int r, int w)
 {
     return &X.marks[(size_t)r * (size_t)X.warps + (size_t)w];
-}
-
-/* The bits of value seen as `type`, of the same size: a register's float or double, and back. */
-#define SAME_BITS(type, value) (((union { __typeof__(value) from; type to; }){.from = (value)}).to)
-static inline float as_f(uint64_t v) { return SAME_BITS(float, (uint32_t)v); }
-static inline double as_d(uint64_t v) { return SAME_BITS(double, v); }
-static inline uint64_t of_f(float f) { return SAME_BITS(uint32_t, f); }
-static inline uint64_t of_d(double d) { return SAME_BITS(uint64_t, d); }
-
-/* The bits of a value of type t, sign- or zero-extended to 64. */
-static inline uint64_t extend(uint64_t v, int t)
-{
-    switch (t) {
-    case T_S8: return (uint64_t)(int64_t)(int8_t)v;
-    case T_S16: return (uint64_t)(int64_t)(int16_t)v;
-    case T_S32: return (uint64_t)(int64_t)(int32_t)v;
-    case T_B8: case T_U8: return v & 0xff;
-    case T_B16: case T_U16: case T_F16: case T_BF16: return v & 0xffff;
-    case T_B32: case T_U32: case T_F32: case T_F16X2: return v & 0xffffffffu;
-    case T_PRED: return v & 1;
-    default: return v;
-    }
 }
 
 static uint64_t special(int sr, int t)
@@ -786,239 +766,6 @@ static int store(int insn, int t, int sp, uint64_t a, int size, const void *src,
     return 0;
 }
 
-/* ---- arithmetic ---- */
-static inline int is_f(int ty)
-{
-    return ty == T_F32 || ty == T_F64;
-}
-
-/* An arithmetic result's NaN as the H200 gives it (the conformance suite's record, 2026-12-05):
- * every f32 NaN the canonical 0x7fffffff, whatever the operands' payloads and signs; an f64 NaN
- * keeps its payload and sign, quieted. */
-static inline int nan_bits(uint64_t bits, int ty)
-{
-    return ty == T_F32 ? (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu)
-                       : (bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0xfffffffffffffull);
-}
-static inline uint64_t gpu_nan(uint64_t bits, int ty)
-{
-    if (!nan_bits(bits, ty))
-        return bits;
-    return ty == T_F32 ? 0x7fffffffu : bits | 0x0008000000000000ull;
-}
-
-/* An f64 operation with NaN operands gives one of them, quieted, its sign kept (sub's b too): in
- * the order first, second, third (the H200's, conformance record: add, sub and mul b before a;
- * fma b, then c, then a). r: the result otherwise. */
-static inline uint64_t nan_operand(int ty, uint64_t r, uint64_t first, uint64_t second, uint64_t third)
-{
-    if (ty != T_F64)
-        return r;
-    return nan_bits(first, ty) ? gpu_nan(first, ty) : nan_bits(second, ty) ? gpu_nan(second, ty)
-           : nan_bits(third, ty) ? gpu_nan(third, ty) : r;
-}
-
-static double fval(uint64_t v, int ty)
-{
-    return ty == T_F32 ? (double)as_f(v) : as_d(v);
-}
-static uint64_t fput(double d, int ty)
-{
-    return ty == T_F32 ? of_f((float)d) : of_d(d);
-}
-
-/* Integer bits of width: the type's. */
-static inline int width(int ty)
-{
-    return 8 * ptx_type_bytes(ty);
-}
-
-/* mul24's and mad24's product: the low 24 bits of a and b (signed types: each sign-extended from
- * bit 23); its low 32 bits, or with .hi its bits 16 to 47. */
-static uint64_t mul24(uint64_t a, uint64_t b, int ty, int hi)
-{
-    a &= 0xffffff, b &= 0xffffff;
-    if (ptx_type_signed(ty)) {
-        int64_t p = (((int64_t)(a << 40)) >> 40) * (((int64_t)(b << 40)) >> 40);
-        return hi ? (uint64_t)(p >> 16) : (uint64_t)p;
-    }
-    return hi ? (a * b) >> 16 : a * b;
-}
-
-static uint64_t int_binary(int op, int flags, int ty, uint64_t a, uint64_t b)
-{
-    int w = width(ty), s = ptx_type_signed(ty);
-    uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
-    int64_t sa = (int64_t)extend(a, s ? ty : ty), sb = (int64_t)extend(b, s ? ty : ty);
-    uint64_t ua = a & mask, ub = b & mask;
-    if ((flags & F_SAT) && s && w == 32 && (op == OP_ADD || op == OP_SUB)) { /* add/sub.sat.s32: clamped */
-        int64_t r = op == OP_ADD ? sa + sb : sa - sb;
-        r = r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : r;
-        return (uint64_t)r & mask;
-    }
-    switch (op) {
-    case OP_ADD: return (a + b) & mask;
-    case OP_SUB: return (a - b) & mask;
-    case OP_MUL:
-    case OP_MUL24:
-        if (flags & F_WIDE)
-            return s ? (uint64_t)((int64_t)(int32_t)sa * (int64_t)(int32_t)sb) : (uint64_t)((ua & 0xffffffffu) * (ub & 0xffffffffu));
-        if (flags & F_HI) {
-            if (w == 64) {
-                if (s)
-                    return (uint64_t)(((__int128)sa * (__int128)sb) >> 64);
-                return (uint64_t)(((unsigned __int128)ua * (unsigned __int128)ub) >> 64);
-            }
-            return s ? (uint64_t)((sa * sb) >> w) & mask : ((ua * ub) >> w) & mask;
-        }
-        return (a * b) & mask;
-    case OP_DIV:
-        if (ub == 0)
-            return mask;
-        if (s) {
-            if (sb == -1)
-                return (uint64_t)(-(uint64_t)sa) & mask;
-            return (uint64_t)(sa / sb) & mask;
-        }
-        return ua / ub;
-    case OP_REM:
-        if (ub == 0) /* all ones, as div's: the H200's (conformance record) */
-            return mask;
-        if (s) {
-            if (sb == -1)
-                return 0;
-            return (uint64_t)(sa % sb) & mask;
-        }
-        return ua % ub;
-    case OP_MIN: return s ? (uint64_t)(sa < sb ? sa : sb) & mask : (ua < ub ? ua : ub);
-    case OP_MAX: return s ? (uint64_t)(sa > sb ? sa : sb) & mask : (ua > ub ? ua : ub);
-    case OP_AND: return a & b & mask;
-    case OP_OR: return (a | b) & mask;
-    case OP_XOR: return (a ^ b) & mask;
-    case OP_SHL: return (b & 0xffffffffu) >= (uint64_t)w ? 0 : (a << (b & 0xffffffffu)) & mask;
-    case OP_SHR: {
-        uint64_t n = b & 0xffffffffu;
-        if (s)
-            return (uint64_t)(sa >> (n >= (uint64_t)w ? w - 1 : (int)n)) & mask;
-        return n >= (uint64_t)w ? 0 : ua >> n;
-    }
-    default: return 0;
-    }
-}
-
-static double fbinary(int op, double a, double b, int ty)
-{
-    switch (op) {
-    case OP_ADD: return ty == T_F32 ? (double)((float)a + (float)b) : a + b;
-    case OP_SUB: return ty == T_F32 ? (double)((float)a - (float)b) : a - b;
-    case OP_MUL: return ty == T_F32 ? (double)((float)a * (float)b) : a * b;
-    case OP_DIV: return ty == T_F32 ? (double)((float)a / (float)b) : a / b;
-    /* (-0 below +0: the H200's, conformance record) */
-    case OP_MIN: return isnan(a) ? b : isnan(b) ? a : a < b || (a == b && signbit(a)) ? a : b;
-    case OP_MAX: return isnan(a) ? b : isnan(b) ? a : a > b || (a == b && !signbit(a)) ? a : b;
-    default: return 0;
-    }
-}
-
-/* in's .ftz (f32 alone) on a value: a subnormal becomes a zero of its sign. */
-static inline double flush(const struct ptx_insn *in, double x)
-{
-    return in->type == T_F32 && (in->flags & F_FTZ) ? ptx_ftz(x) : x;
-}
-
-/* .ftz of a result that rounded up to the smallest normal: flushed all the same, for it was
- * below it before rounding (the H200's; conformance record). exact: the result, or a double close
- * enough to tell. */
-static inline double flush_tiny(const struct ptx_insn *in, double exact, double r)
-{
-    if (in->type == T_F32 && (in->flags & F_FTZ) && fabs(r) == FLT_MIN && fabs(exact) < FLT_MIN)
-        return copysign(0.0, r);
-    return r;
-}
-
-/* A float binary operation as in asks for it: .ftz on its inputs and result, its rounding mode,
- * .sat. */
-static double float_binary(const struct ptx_insn *in, double a, double b)
-{
-    int fop = in->op == OP_ADD ? FOP_ADD : in->op == OP_SUB ? FOP_SUB : in->op == OP_MUL ? FOP_MUL
-              : in->op == OP_DIV ? FOP_DIV : -1;
-    a = flush(in, a), b = flush(in, b);
-    double r = fop >= 0 && ptx_directed(in->rnd) ? ptx_fop(fop, in->rnd, in->type == T_F32, a, b, 0)
-                                                 : fbinary(in->op, a, b, in->type);
-    if (fop == FOP_MUL) /* (the product of two floats is exact in a double) */
-        r = flush_tiny(in, a * b, r);
-    else if (fop == FOP_ADD || fop == FOP_SUB)
-        r = flush_tiny(in, fop == FOP_ADD ? a + b : a - b, r);
-    r = flush(in, r);
-    return in->flags & F_SAT ? ptx_sat(r) : r;
-}
-
-/* fma (and mad) of floats as in asks for it: fused, one rounding in its mode. */
-static double float_fma(const struct ptx_insn *in, double a, double b, double c)
-{
-    int f32 = in->type == T_F32;
-    a = flush(in, a), b = flush(in, b), c = flush(in, c);
-    double r = ptx_directed(in->rnd) ? ptx_fop(FOP_FMA, in->rnd, f32, a, b, c)
-               : f32                 ? (double)fmaf((float)a, (float)b, (float)c)
-                                     : fma(a, b, c);
-    r = flush_tiny(in, fma(a, b, c), r);
-    r = flush(in, r);
-    return in->flags & F_SAT ? ptx_sat(r) : r;
-}
-
-static int compare(int cmp, int ty, uint64_t a, uint64_t b)
-{
-    if (is_f(ty)) {
-        double x = fval(a, ty), y = fval(b, ty);
-        int un = isnan(x) || isnan(y);
-        switch (cmp) {
-        case C_EQ: return !un && x == y;
-        case C_NE: return !un && x != y;
-        case C_LT: return !un && x < y;
-        case C_LE: return !un && x <= y;
-        case C_GT: return !un && x > y;
-        case C_GE: return !un && x >= y;
-        case C_EQU: return un || x == y;
-        case C_NEU: return un || x != y;
-        case C_LTU: return un || x < y;
-        case C_LEU: return un || x <= y;
-        case C_GTU: return un || x > y;
-        case C_GEU: return un || x >= y;
-        case C_NUM: return !un;
-        case C_NAN: return un;
-        default: return 0;
-        }
-    }
-    int s = ptx_type_signed(ty) && cmp != C_LO && cmp != C_LS && cmp != C_HI && cmp != C_HS;
-    uint64_t ua = extend(a, ty), ub = extend(b, ty);
-    if (ty == T_PRED)
-        ua &= 1, ub &= 1;
-    int64_t sa = (int64_t)ua, sb = (int64_t)ub;
-    switch (cmp) {
-    case C_EQ: return ua == ub;
-    case C_NE: return ua != ub;
-    case C_LT: return s ? sa < sb : ua < ub;
-    case C_LE: return s ? sa <= sb : ua <= ub;
-    case C_GT: return s ? sa > sb : ua > ub;
-    case C_GE: return s ? sa >= sb : ua >= ub;
-    case C_LO: return ua < ub;
-    case C_LS: return ua <= ub;
-    case C_HI: return ua > ub;
-    case C_HS: return ua >= ub;
-    default: return 0;
-    }
-}
-
-static double round_to_int(double x, int rnd)
-{
-    switch (rnd) {
-    case R_RNI: case R_RN: return nearbyint(x);
-    case R_RMI: case R_RM: return floor(x);
-    case R_RPI: case R_RP: return ceil(x);
-    default: return trunc(x);
-    }
-}
-
 /* cvta's address a in thread t: to a space, the generic pointer into its offset; from one, the
  * offset into a pointer (the global space's are the same). */
 static uint64_t cvta(const struct ptx_insn *in, int t, uint64_t a)
@@ -1030,85 +777,6 @@ static uint64_t cvta(const struct ptx_insn *in, int t, uint64_t a)
     if (!base)
         return a;
     return (in->flags & F_TO) ? a - (uint64_t)(uintptr_t)base : a + (uint64_t)(uintptr_t)base;
-}
-
-static uint64_t convert(const struct ptx_insn *in, uint64_t v)
-{
-    int dt = in->type, st = in->type2;
-    /* Halves: to one from a float, and from one to either; no arithmetic on them. From a double
-     * through a float: rounding twice gives the same half (a float has 2 x 11 + 2 bits), but the
-     * float is rounded in the cvt's mode (rz: never up to infinity). A double's NaN gives the
-     * half's quiet NaN with its sign (the H200's; an f32's gives 0x7fff). */
-    if (dt == T_F16 && st == T_F64 && nan_bits(v, T_F64))
-        return 0x7e00 | (v >> 63 << 15);
-    if (dt == T_F16 && is_f(st)) {
-        double d = fval(v, st);
-        return float_to_half(st == T_F64 && in->rnd == R_RZ ? (float)ptx_fop(FOP_CVT, R_RZ, 1, d, 0, 0) : (float)d,
-                             in->rnd == R_RZ);
-    }
-    if (st == T_F16 && is_f(dt))
-        return fput(half_to_float((uint16_t)v), dt);
-    int ftz_in = st == T_F32 && (in->flags & F_FTZ), ftz_out = dt == T_F32 && (in->flags & F_FTZ);
-    if (is_f(dt) && is_f(st)) { /* rounded to an integer, or to a float in its mode; .ftz, .sat */
-        double d = fval(v, st);
-        d = ftz_in ? ptx_ftz(d) : d;
-        if (in->rnd >= R_RNI)
-            d = round_to_int(d, in->rnd);
-        else if (dt == T_F32 && st == T_F64 && ptx_directed(in->rnd))
-            d = ptx_fop(FOP_CVT, in->rnd, 1, d, 0, 0);
-        d = dt == T_F32 ? (double)(float)d : d;
-        d = ftz_out ? ptx_ftz(d) : d;
-        uint64_t bits = fput(in->flags & F_SAT ? ptx_sat(d) : d, dt);
-        /* NaNs, the H200's (conformance record): f32 to f32 canonical; .ftz from an f32 the
-         * canonical f32 NaN widened; f64 rounded to an integer quieted */
-        if (ftz_in && dt == T_F64 && isnan(d))
-            return fput(as_f(0x7fffffffu), dt);
-        return (dt == T_F32 && st == T_F32) || (st == T_F64 && in->rnd >= R_RNI) ? gpu_nan(bits, dt) : bits;
-    }
-    if (is_f(dt)) { /* from an integer, rounded once in its mode */
-        double d = ptx_type_signed(st) ? (double)(int64_t)extend(v, st) : (double)extend(v, st);
-        if (ptx_directed(in->rnd))
-            d = ptx_from_int(in->rnd, dt == T_F32, ptx_type_signed(st), extend(v, st));
-        else if ((st == T_S64 || st == T_U64) && dt == T_F32) /* to float directly, not through a double */
-            d = ptx_type_signed(st) ? (float)(int64_t)v : (float)v;
-        return fput(in->flags & F_SAT ? ptx_sat(d) : d, dt);
-    }
-    if (is_f(st)) { /* to an integer: rounded, saturated, NaN to 0 */
-        double d = fval(v, st);
-        d = ftz_in ? ptx_ftz(d) : d;
-        int w = width(dt);
-        if (isnan(d)) /* the H200's (conformance record): the top bit alone, but 0 from an f32 into 32 bits or fewer */
-            return st == T_F32 && w <= 32 ? 0 : 1ull << (w - 1);
-        d = round_to_int(d, in->rnd ? in->rnd : R_RZI);
-        if (ptx_type_signed(dt)) {
-            double lo = -ldexp(1, w - 1), hi = ldexp(1, w - 1); /* hi: the first value past the range */
-            if (d >= hi)
-                return extend((1ull << (w - 1)) - 1, dt);
-            d = d < lo ? lo : d;
-            return extend((uint64_t)(int64_t)d, dt);
-        }
-        double hi = ldexp(1, w);
-        if (d >= hi)
-            return w == 64 ? ~0ull : (1ull << w) - 1;
-        d = d < 0 ? 0 : d;
-        return (uint64_t)d;
-    }
-    /* integer to integer: the source extended by its type, cut to the destination's */
-    uint64_t x = extend(v, st);
-    if (in->flags & F_SAT) {
-        int w = width(dt);
-        if (ptx_type_signed(dt)) {
-            int64_t lo = -(int64_t)(1ull << (w - 1)), hi = (int64_t)((1ull << (w - 1)) - 1), s = (int64_t)x;
-            if (!ptx_type_signed(st) && x > (uint64_t)hi)
-                s = hi;
-            return extend((uint64_t)(s < lo ? lo : s > hi ? hi : s), dt);
-        }
-        if (ptx_type_signed(st) && (int64_t)x < 0)
-            return 0;
-        uint64_t hi = w == 64 ? ~0ull : (1ull << w) - 1;
-        return x > hi ? hi : x;
-    }
-    return extend(x, dt);
 }
 
 /* ---- one warp ---- */
@@ -1384,7 +1052,7 @@ static int whole_warp(const struct ptx_insn *in, int w)
         a = column(&o[1], in->op == OP_CVT ? in->type2 : ty, first, ba);
         if (in->op == OP_CVT)
             for (int l = 0; l < 32; l++)
-                r[l] = convert(in, a[l]);
+                r[l] = ptx_convert(in, a[l]);
         put_column(reg(o[0].reg, first), in->op == OP_CVT ? r : a, ty);
         break;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR:
@@ -1417,7 +1085,7 @@ static int whole_warp(const struct ptx_insn *in, int w)
         b = column(&o[2], in->op == OP_SHL || in->op == OP_SHR ? T_U32 : ty, first, bb);
         if (in->op == OP_SHR) {
             for (int l = 0; l < 32; l++)
-                r[l] = int_binary(OP_SHR, in->flags, ty, a[l], b[l]);
+                r[l] = ptx_int_binary(OP_SHR, in->flags, ty, a[l], b[l]);
         } else {
             uint64_t mask = bytes == 8 ? ~0ull : 0xffffffffull;
             for (int l = 0; l < 32; l++) {
@@ -1467,7 +1135,7 @@ static int whole_warp(const struct ptx_insn *in, int w)
             return 0;
         a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb);
         for (int l = 0; l < 32; l++)
-            r[l] = (uint64_t)compare(in->cmp, ty, a[l], b[l]);
+            r[l] = (uint64_t)ptx_compare(in->cmp, ty, a[l], b[l]);
         memcpy(reg(o[0].reg, first), r, sizeof r);
         break;
     default:
@@ -1780,8 +1448,651 @@ static int issue_kind(const struct ptx_insn *in)
     }
 }
 
-/* Executes instruction i for the lanes of `active` (all at i) of warp w. Returns 0, or an
- * EMU_* code with X.error set. */
+/* What step does with an instruction, by its class: each handler runs in's effect for the lanes
+ * in exec (those of active whose guard holds). It returns 0 when every active lane goes on to the
+ * next instruction, PC_MOVED when it has moved or parked the lanes itself (a branch, an exit, a
+ * barrier, a warp-wide instruction waiting for its warp), else an EMU_* code. */
+struct step {
+    const struct ptx_insn *in;
+    int i, w;
+    uint32_t active, exec;
+};
+enum { PC_MOVED = -1 };
+/* A handler's names for its step, those the cases of step's one switch used to share (each
+ * handler uses some). */
+#define STEP_NAMES(s)                                                                                             \
+    const struct ptx_insn *const in __attribute__((unused)) = (s)->in;                                            \
+    const struct ptx_operand *const o __attribute__((unused)) = (s)->in->o;                                       \
+    const int i __attribute__((unused)) = (s)->i, w __attribute__((unused)) = (s)->w,                             \
+              first __attribute__((unused)) = (s)->w * 32, ty __attribute__((unused)) = (s)->in->type;            \
+    const uint32_t active __attribute__((unused)) = (s)->active;                                                  \
+    uint32_t exec __attribute__((unused)) = (s)->exec; /* (a load, store or atomic narrows it to the lanes set) */ \
+    char who[40] __attribute__((unused)), where[160] __attribute__((unused))
+
+static int exec_mov(const struct step *s)
+{
+    STEP_NAMES(s);
+    uint32_t mk = marks_of(in, 1, w, exec);
+    if (o[0].kind == K_VEC) { /* unpack: mov.b64 {a,b}, x */
+        int parts = o[0].nvec, bits = width(ty) / parts;
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t v = val(&o[1], ty, t);
+            for (int e = 0; e < parts; e++)
+                if (o[0].vec[e] >= 0)
+                    *reg(o[0].vec[e], t) = bits == 64 ? v : (v >> (e * bits)) & ((1ull << bits) - 1);
+        }
+        for (int e = 0; e < parts; e++)
+            if (o[0].vec[e] >= 0)
+                set_marks(o[0].vec[e], w, exec, mk);
+        return 0;
+    }
+    if (o[1].kind == K_VEC) { /* pack: mov.b64 x, {a,b} */
+        int parts = o[1].nvec, bits = width(ty) / parts;
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t v = 0;
+            for (int e = 0; e < parts; e++)
+                if (o[1].vec[e] >= 0)
+                    v |= (*reg(o[1].vec[e], t) & (bits == 64 ? ~0ull : (1ull << bits) - 1)) << (e * bits);
+            put(o[0].reg, first + (int)l, v, ty);
+        }
+        set_marks(o[0].reg, w, exec, mk);
+        return 0;
+    }
+    FOR_LANES(exec, l)
+        put(o[0].reg, first + (int)l, val(&o[1], ty, first + (int)l), ty);
+    set_marks(o[0].reg, w, exec, mk);
+    return 0;
+}
+
+/* one value per lane, converted: an address (cvta) or a number */
+static int exec_convert(const struct step *s)
+{
+    STEP_NAMES(s);
+    uint32_t mk = marks_of(in, 1, w, exec);
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        if (in->op == OP_CVTA)
+            put(o[0].reg, t, cvta(in, t, val(&o[1], T_U64, t)), ty == T_U32 ? T_U32 : T_U64);
+        else
+            put(o[0].reg, t, ptx_convert(in, val(&o[1], in->type2, t)), ty);
+    }
+    set_marks(o[0].reg, w, exec, mk);
+    return 0;
+}
+
+static int exec_load(const struct step *s)
+{
+    STEP_NAMES(s);
+    int size = ptx_type_bytes(ty), n = in->vec;
+    uint32_t am = marked_addresses(i, w, &o[1], &exec);
+    if (!am && ((in->space == S_SHARED && load_shared(in, i, w, exec)) ||
+                (in->space == S_GLOBAL && load_inputs(in, w, exec))))
+        return 0;
+    uint32_t marked[4] = {0};
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        uint64_t a = address_of(&o[1], t);
+        unsigned char buf[32] = {0};
+        int mk[4], land;
+        if (load(i, t, in->space, a, size, n, buf, mk, &land))
+            return EMU_OUT_OF_BOUNDS;
+        if (X.counting && land == IN_GLOBAL)
+            issue_load(t, o, size * n);
+        for (int e = 0; e < n; e++)
+            marked[e] |= (uint32_t)mk[e] << l;
+        for (int e = 0; e < n; e++) {
+            uint64_t v = 0;
+            memcpy(&v, buf + e * size, (size_t)size);
+            int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
+            if (r >= 0) /* a narrow load widens into its register by its own type */
+                *reg(r, t) = ptx_type_signed(ty) ? extend(v, ty) : v;
+        }
+    }
+    for (int e = 0; e < n; e++) {
+        int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
+        if (r >= 0)
+            set_marks(r, w, exec | am, marked[e] | am);
+    }
+    price_warp(i, 0, 0);
+    return 0;
+}
+
+static int exec_store(const struct step *s)
+{
+    STEP_NAMES(s);
+    int size = ptx_type_bytes(ty), n = in->vec;
+    uint32_t am = marked_addresses(i, w, &o[0], &exec);
+    uint32_t vm = marks_of(in, 1, w, exec);
+    if (in->space == S_SHARED && !am && store_shared(in, i, w, exec, vm))
+        return 0;
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        uint64_t a = address_of(&o[0], t);
+        unsigned char buf[32];
+        for (int e = 0; e < n; e++) {
+            uint64_t v = o[1].kind == K_VEC ? (o[1].vec[e] >= 0 ? *reg(o[1].vec[e], t) : 0) : val(&o[1], ty, t);
+            memcpy(buf + e * size, &v, (size_t)size);
+        }
+        if (store(i, t, in->space, a, size * n, buf, (vm >> l) & 1))
+            return EMU_OUT_OF_BOUNDS;
+    }
+    price_warp(i, 1, 0);
+    return 0;
+}
+
+static int exec_binary(const struct step *s)
+{
+    STEP_NAMES(s);
+    uint32_t mk = marks_of(in, 1, w, exec);
+    /* The address arithmetic of every kernel, done without the general path: 32- and 64-bit
+     * add, sub, and, or, xor, shl and mul.lo. */
+    int bytes = ptx_type_bytes(ty);
+    if (!is_f(ty) && ty != T_PRED && (bytes == 4 || bytes == 8) && !(in->flags & (F_WIDE | F_HI | F_SAT)) &&
+        (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_AND || in->op == OP_OR || in->op == OP_XOR ||
+         in->op == OP_SHL || in->op == OP_MUL)) {
+        uint64_t mask = bytes == 8 ? ~0ull : 0xffffffffull;
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = val(&o[1], ty, t), b = val(&o[2], in->op == OP_SHL ? T_U32 : ty, t), r;
+            switch (in->op) {
+            case OP_ADD: r = a + b; break;
+            case OP_SUB: r = a - b; break;
+            case OP_AND: r = a & b; break;
+            case OP_OR: r = a | b; break;
+            case OP_XOR: r = a ^ b; break;
+            case OP_MUL: r = a * b; break;
+            default: r = (b & 0xffffffffu) >= (uint64_t)(8 * bytes) ? 0 : a << (b & 0xffffffffu);
+            }
+            r &= mask;
+            *reg(o[0].reg, t) = ptx_type_signed(ty) && bytes == 4 ? (uint64_t)(int64_t)(int32_t)r : r;
+        }
+        set_marks(o[0].reg, w, exec, mk);
+        return 0;
+    }
+    int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
+    if (ty == T_PRED) {
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = val(&o[1], ty, t) & 1, b = val(&o[2], ty, t) & 1;
+            put(o[0].reg, t, in->op == OP_AND ? (a & b) : in->op == OP_OR ? (a | b) : (a ^ b), T_PRED);
+        }
+    } else if (is_f(ty)) {
+        uint64_t sign = ty == T_F32 ? 0x80000000u : 0x8000000000000000ull;
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
+            if (in->op == OP_COPYSIGN) { /* bits moved, never a value: a signalling NaN stays one */
+                put(o[0].reg, t, (b & ~sign) | (a & sign), ty);
+                continue;
+            }
+            uint64_t r = gpu_nan(fput(ptx_float_binary(in, fval(a, ty), fval(b, ty)), ty), ty);
+            if (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL)
+                r = nan_operand(ty, r, b, a, a);
+            put(o[0].reg, t, r, ty);
+        }
+    } else {
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            int sty = in->op == OP_SHL || in->op == OP_SHR ? T_U32 : ty;
+            uint64_t b = val(&o[2], sty, t);
+            if (in->op == OP_MUL24) {
+                put(o[0].reg, t, ptx_mul24(val(&o[1], ty, t), b, ty, in->flags & F_HI), ty);
+                continue;
+            }
+            put(o[0].reg, t, ptx_int_binary(in->op, in->flags, ty, val(&o[1], ty, t), b), dty);
+        }
+    }
+    set_marks(o[0].reg, w, exec, mk);
+    return 0;
+}
+
+static int exec_fused(const struct step *s)
+{
+    STEP_NAMES(s);
+    uint32_t mk = marks_of(in, 1, w, exec);
+    if (is_f(ty)) {
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t), c = val(&o[3], ty, t);
+            uint64_t r = gpu_nan(fput(ptx_float_fma(in, fval(a, ty), fval(b, ty), fval(c, ty)), ty), ty);
+            put(o[0].reg, t, nan_operand(ty, r, b, c, a), ty);
+        }
+    } else {
+        int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
+        FOR_LANES(exec, l) {
+            int t = first + (int)l;
+            uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
+            uint64_t p = in->op == OP_MAD24 ? ptx_mul24(a, b, ty, in->flags & F_HI) : ptx_int_binary(OP_MUL, in->flags, ty, a, b);
+            if (in->flags & F_SAT) /* mad.hi.sat.s32: the high half plus c, clamped to s32 */
+                p = ptx_int_binary(OP_ADD, F_SAT, T_S32, p, val(&o[3], dty, t)), put(o[0].reg, t, p, dty);
+            else
+                put(o[0].reg, t, p + val(&o[3], dty, t), dty);
+        }
+    }
+    set_marks(o[0].reg, w, exec, mk);
+    return 0;
+}
+
+/* (the .approx functions, rsqrt, ex2 and the like, are refused when the PTX is read) */
+static int exec_unary(const struct step *s)
+{
+    STEP_NAMES(s);
+    uint32_t mk = marks_of(in, 1, w, exec);
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        uint64_t a = val(&o[1], ty, t), r = 0;
+        if (is_f(ty)) {
+            double x = ptx_flush(in, fval(a, ty)), y;
+            int f32 = ty == T_F32, fop = in->op == OP_RCP ? FOP_RCP : FOP_SQRT;
+            if (in->op == OP_RCP || in->op == OP_SQRT)
+                y = ptx_directed(in->rnd) ? ptx_fop(fop, in->rnd, f32, x, 0, 0)
+                    : in->op == OP_RCP    ? (f32 ? (double)(1.0f / (float)x) : 1.0 / x)
+                    : f32                 ? (double)sqrtf((float)x)
+                                          : sqrt(x);
+            else
+                y = x;
+            if (f32 && (in->flags & F_FTZ))
+                a = fput(x, ty); /* flushed (else the bits as they are: a NaN's payload kept) */
+            if (in->op == OP_NEG || in->op == OP_ABS) /* the sign bit only; a NaN keeps its sign */
+                r = nan_bits(a, ty) ? gpu_nan(a, ty)
+                    : in->op == OP_NEG ? a ^ (f32 ? 0x80000000u : 0x8000000000000000ull)
+                                       : a & (f32 ? 0x7fffffffu : 0x7fffffffffffffffull);
+            else
+                r = gpu_nan(fput(ptx_flush(in, y), ty), ty);
+        } else {
+            int wd = width(ty);
+            uint64_t x = extend(a, ty);
+            switch (in->op) {
+            case OP_NEG: r = (uint64_t)(-(int64_t)x); break;
+            case OP_ABS: r = (int64_t)x < 0 ? (uint64_t)(-(int64_t)x) : x; break;
+            case OP_NOT: r = ty == T_PRED ? !(x & 1) : ~x; break;
+            case OP_CNOT: r = x == 0; break;
+            case OP_POPC: r = (uint64_t)__builtin_popcountll(wd == 64 ? x : x & ((1ull << wd) - 1)); break;
+            case OP_CLZ: {
+                uint64_t y = wd == 64 ? x : x & ((1ull << wd) - 1);
+                r = y ? (uint64_t)(__builtin_clzll(y) - (64 - wd)) : (uint64_t)wd;
+                break;
+            }
+            case OP_BREV: {
+                uint64_t y = 0;
+                for (int b2 = 0; b2 < wd; b2++)
+                    y |= ((x >> b2) & 1) << (wd - 1 - b2);
+                r = y;
+                break;
+            }
+            default: r = x;
+            }
+        }
+        put(o[0].reg, t, r, in->op == OP_POPC || in->op == OP_CLZ ? T_U32 : ty);
+    }
+    set_marks(o[0].reg, w, exec, mk);
+    return 0;
+}
+
+static int exec_bits(const struct step *s)
+{
+    STEP_NAMES(s);
+    uint32_t mk = marks_of(in, 1, w, exec);
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        int wd = width(ty);
+        uint64_t r = 0;
+        if (in->op == OP_BFE) {
+            /* pos and len: 8 bits of each at 32 bits (the hardware's BFE), all 32 at 64 (the
+             * H200's, conformance record) */
+            uint64_t a = extend(val(&o[1], ty, t), ty), keep = wd == 64 ? 0xffffffffu : 0xff;
+            uint64_t pos = val(&o[2], T_U32, t) & keep, len = val(&o[3], T_U32, t) & keep;
+            uint64_t msb = pos + len - 1 < (uint64_t)wd ? pos + len - 1 : (uint64_t)wd - 1;
+            uint64_t sbit = ptx_type_signed(ty) && len ? (a >> msb) & 1 : 0;
+            for (uint64_t b2 = 0; b2 < (uint64_t)wd; b2++)
+                r |= (b2 < len && pos + b2 < (uint64_t)wd ? (a >> (pos + b2)) & 1 : sbit) << b2;
+        } else if (in->op == OP_BFI) {
+            uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
+            uint64_t keep = wd == 64 ? 0xffffffffu : 0xff; /* as bfe's */
+            uint64_t pos = val(&o[3], T_U32, t) & keep, len = val(&o[4], T_U32, t) & keep;
+            r = b;
+            for (uint64_t b2 = 0; b2 < len && pos + b2 < (uint64_t)wd; b2++)
+                r = (r & ~(1ull << (pos + b2))) | (((a >> b2) & 1) << (pos + b2));
+        } else if (in->op == OP_BFIND) {
+            uint64_t a = extend(val(&o[1], ty, t), ty);
+            if (ptx_type_signed(ty) && (int64_t)a < 0)
+                a = ~a;
+            if (wd < 64)
+                a &= (1ull << wd) - 1;
+            r = a ? (uint64_t)(63 - __builtin_clzll(a)) : 0xffffffffu;
+            if ((in->flags & F_SHIFTAMT) && a) /* __ffs's way: the shift that brings that bit to the top */
+                r = (uint64_t)(wd - 1) - r;
+        } else if (in->op == OP_PRMT) {
+            uint64_t a = val(&o[1], T_B32, t) & 0xffffffffu, b = val(&o[2], T_B32, t) & 0xffffffffu,
+                     c = val(&o[3], T_B32, t);
+            uint64_t bytes = a | (b << 32);
+            for (int k2 = 0; k2 < 4; k2++) {
+                unsigned sel = (unsigned)(c >> (4 * k2)) & 0xf;
+                uint64_t byte = (bytes >> (8 * (sel & 7))) & 0xff;
+                if (sel & 8)
+                    byte = (byte & 0x80) ? 0xff : 0;
+                r |= byte << (8 * k2);
+            }
+        } else if (in->op == OP_SAD) {
+            int64_t a = (int64_t)extend(val(&o[1], ty, t), ty), b = (int64_t)extend(val(&o[2], ty, t), ty);
+            uint64_t ua = val(&o[1], ty, t), ub = val(&o[2], ty, t);
+            r = (ptx_type_signed(ty) ? (uint64_t)(a > b ? a - b : b - a) : (ua > ub ? ua - ub : ub - ua)) +
+                val(&o[3], ty, t);
+        } else { /* testp.finite/... : not modelled beyond finite and nan */
+            double x = fval(val(&o[1], ty, t), ty);
+            r = isfinite(x);
+        }
+        put(o[0].reg, t, r, in->op == OP_TESTP ? T_PRED : in->op == OP_BFIND ? T_U32 : ty);
+    }
+    set_marks(o[0].reg, w, exec, mk);
+    return 0;
+}
+
+static int exec_compare(const struct step *s)
+{
+    STEP_NAMES(s);
+    uint32_t mk = marks_of(in, 1, w, exec);
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        /* set.CmpOp.dtype.stype compares stype's (type2); setp's type is the compared one */
+        int cty = in->op == OP_SET ? in->type2 : ty;
+        uint64_t x = val(&o[1], cty, t), y = val(&o[2], cty, t);
+        if (cty == T_F32 && (in->flags & F_FTZ))
+            x = of_f((float)ptx_ftz(as_f(x))), y = of_f((float)ptx_ftz(as_f(y)));
+        int cmp = ptx_compare(in->cmp, cty, x, y), r = cmp, q = !cmp;
+        if (in->boolop) { /* p = cmp BoolOp c, q = !cmp BoolOp c */
+            int c = (int)(val(&o[3], T_PRED, t) & 1);
+            r = in->boolop == B_AND ? r && c : in->boolop == B_OR ? r || c : r != c;
+            q = in->boolop == B_AND ? q && c : in->boolop == B_OR ? q || c : q != c;
+        }
+        if (in->op == OP_SET) {
+            put(o[0].reg, t, in->type == T_F32 ? (r ? of_f(1.0f) : 0) : (r ? 0xffffffffu : 0), T_B32);
+            continue;
+        }
+        if (o[0].kind == K_VEC) {
+            put(o[0].vec[0], t, (uint64_t)r, T_PRED);
+            put(o[0].vec[1], t, (uint64_t)q, T_PRED);
+        } else
+            put(o[0].reg, t, (uint64_t)r, T_PRED);
+    }
+    if (o[0].kind == K_VEC) {
+        set_marks(o[0].vec[0], w, exec, mk);
+        set_marks(o[0].vec[1], w, exec, mk);
+    } else
+        set_marks(o[0].reg, w, exec, mk);
+    return 0;
+}
+
+static int exec_select(const struct step *s)
+{
+    STEP_NAMES(s);
+    /* the mark of the operand chosen (and of the choice), not of the one dropped */
+    uint32_t m1 = o[1].kind == K_REG ? *mark(o[1].reg, w) : 0, m2 = o[2].kind == K_REG ? *mark(o[2].reg, w) : 0,
+             mp = o[3].kind == K_REG ? *mark(o[3].reg, w) : 0, mk = 0;
+    FOR_LANES(exec, l) {
+        int t = first + (int)l, pick = (int)(val(&o[3], T_PRED, t) & 1);
+        put(o[0].reg, t, pick ? val(&o[1], ty, t) : val(&o[2], ty, t), ty);
+        mk |= ((pick ? m1 : m2) | mp) & (1u << l);
+    }
+    set_marks(o[0].reg, w, exec, mk);
+    return 0;
+}
+
+static int exec_branch(const struct step *s)
+{
+    STEP_NAMES(s);
+    FOR_LANES(exec, l)
+        X.pc[first + (int)l] = o[0].reg;
+    FOR_LANES(active & ~exec, l)
+        X.pc[first + (int)l]++;
+    return PC_MOVED;
+}
+
+static int exec_exit(const struct step *s)
+{
+    STEP_NAMES(s);
+    FOR_LANES(exec, l)
+        X.state[first + (int)l] = EXITED;
+    FOR_LANES(active & ~exec, l)
+        X.pc[first + (int)l]++;
+    return PC_MOVED;
+}
+
+static int exec_trap(const struct step *s)
+{
+    STEP_NAMES(s);
+    if (exec)
+        return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s executes a trap (%s): an assert that failed?", blockIdx.x,
+                    blockIdx.y, thread_name(first + __builtin_ctz(exec), who, sizeof who),
+                    ptx_where(i, where, sizeof where));
+    return 0;
+}
+
+/* membar, nanosleep, pmevent: nothing to model */
+static int exec_nothing(const struct step *s)
+{
+    (void)s;
+    return 0;
+}
+
+static int exec_barrier(const struct step *s)
+{
+    STEP_NAMES(s);
+    int rc = whole_block_barrier(in, i, w, exec);
+    if (rc)
+        return rc;
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        X.state[t] = AT_BARRIER;
+        X.vote[t] = in->sub >= BAR_RED_POPC ? (int)(val(&o[in->nops - 1], T_PRED, t) & 1) : 0;
+        emu_trace_barrier();
+    }
+    FOR_LANES(active & ~exec, l)
+        X.pc[first + (int)l]++;
+    return PC_MOVED; /* pc moves on when the barrier releases */
+}
+
+static int exec_warp_wide(const struct step *s)
+{
+    STEP_NAMES(s);
+    FOR_LANES(exec, l)
+        X.state[first + (int)l] = AT_WARP;
+    FOR_LANES(active & ~exec, l)
+        X.pc[first + (int)l]++;
+    return PC_MOVED; /* completed with the warp's other lanes (resolve) */
+}
+
+static int exec_activemask(const struct step *s)
+{
+    STEP_NAMES(s);
+    FOR_LANES(exec, l)
+        put(o[0].reg, first + (int)l, active, T_B32);
+    set_marks(o[0].reg, w, exec, 0);
+    return 0;
+}
+
+static int exec_atomic(const struct step *s)
+{
+    STEP_NAMES(s);
+    int size = ptx_type_bytes(ty);
+    const struct ptx_operand *addr = in->op == OP_ATOM ? &o[1] : &o[0];
+    int vi = in->op == OP_ATOM ? 2 : 1;
+    marked_addresses(i, w, addr, &exec);
+    uint32_t vm = marks_of(in, vi, w, exec);
+    FOR_LANES(exec, l) {
+        int t = first + (int)l;
+        uint64_t a = address_of(addr, t);
+        size_t off;
+        int land;
+        unsigned char *p = locate(i, t, in->space, a, size, 1, &land, &off);
+        if (!p)
+            return EMU_OUT_OF_BOUNDS;
+        emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
+        emu_trace_atomic_access(p, (uint32_t)size, (uintptr_t)i + 1);
+        int g = land == IN_GLOBAL;
+        if (X.counting && (land == IN_SHARED || land == IN_GLOBAL) && W.n[g] < 32)
+            W.lanes[g][W.n[g]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)size, (int)l};
+        uint64_t old = 0, v = val(&o[vi], ty, t), next;
+        memcpy(&old, p, (size_t)size);
+        if (is_f(ty)) {
+            /* The H200's adds (conformance record): in global memory, f32 flushes subnormal
+             * operands and result, and f64 with a NaN gives the operand's NaN, else the word's,
+             * bits unchanged (a signalling NaN stays one); in shared memory, no flushing, and
+             * the word's NaN, else the operand's, quieted */
+            int add = in->sub == ATOM_ADD, ftz = add && ty == T_F32 && land == IN_GLOBAL;
+            double x = ftz ? ptx_ftz(fval(old, ty)) : fval(old, ty), y = ftz ? ptx_ftz(fval(v, ty)) : fval(v, ty);
+            double rr = add ? x + y : in->sub == ATOM_MIN ? fmin(x, y) : in->sub == ATOM_MAX ? fmax(x, y) : y;
+            next = gpu_nan(fput(ftz ? ptx_ftz(rr) : rr, ty), ty);
+            if (add && ty == T_F64 && land == IN_GLOBAL && (isnan(x) || isnan(y)))
+                next = isnan(y) ? v : old;
+            else if (add)
+                next = nan_operand(ty, next, old, v, v);
+        } else {
+            uint64_t mask = size == 8 ? ~0ull : 0xffffffffu;
+            int64_t so = (int64_t)extend(old, ty), sv = (int64_t)extend(v, ty);
+            int s = ptx_type_signed(ty);
+            switch (in->sub) {
+            case ATOM_ADD: next = old + v; break;
+            case ATOM_MIN: next = s ? (sv < so ? v : old) : ((v & mask) < (old & mask) ? v : old); break;
+            case ATOM_MAX: next = s ? (sv > so ? v : old) : ((v & mask) > (old & mask) ? v : old); break;
+            case ATOM_AND: next = old & v; break;
+            case ATOM_OR: next = old | v; break;
+            case ATOM_XOR: next = old ^ v; break;
+            case ATOM_INC: next = (old & mask) >= (v & mask) ? 0 : old + 1; break;
+            case ATOM_DEC: next = (old & mask) == 0 || (old & mask) > (v & mask) ? v : old - 1; break;
+            case ATOM_CAS: next = (old & mask) == (v & mask) ? val(&o[vi + 1], ty, t) : old; break;
+            default: next = v;
+            }
+            next &= mask;
+        }
+        int was_marked = 0;
+        if (off != (size_t)-1) {
+            for (int b2 = 0; b2 < size; b2++)
+                was_marked |= X.shared_state[off + (size_t)b2] != SET;
+            /* an atomic on a word nobody wrote starts from garbage: the old value is marked (an
+             * exchange's new value owes the old nothing: atomicExch may set a word first) */
+            memset(X.shared_state + off, ((vm >> l) & 1) || (was_marked && in->sub != ATOM_EXCH) ? MARKED : SET,
+                   (size_t)size);
+        } else if ((vm >> l) & 1)
+            value_used(i, t, "adds into global memory");
+        memcpy(p, &next, (size_t)size);
+        if (in->op == OP_ATOM) {
+            put(o[0].reg, t, old, ty);
+            if (was_marked)
+                *mark(o[0].reg, w) |= 1u << l;
+            else
+                *mark(o[0].reg, w) &= ~(1u << l);
+        }
+    }
+    price_warp(i, 1, 1);
+    return 0;
+}
+
+static int exec_cp_async(const struct step *s)
+{
+    STEP_NAMES(s);
+    int rc = cp_async(in, i, w, exec);
+    if (rc)
+        return rc;
+    return 0;
+}
+
+static int exec_tensor(const struct step *s)
+{
+    STEP_NAMES(s);
+    /* The whole warp here together: at once; else its lanes meet as at a shuffle (resolve),
+     * the warp's 32 lanes for a mask. */
+    if (exec != ~0u || X.threads - first < 32) {
+        FOR_LANES(exec, l)
+            X.state[first + (int)l] = AT_WARP;
+        FOR_LANES(active & ~exec, l)
+            X.pc[first + (int)l]++;
+        return PC_MOVED;
+    }
+    int rc = in->op == OP_LDMATRIX ? ldmatrix(in, i, w) : mma(in, w);
+    if (rc)
+        return rc;
+    return 0;
+}
+
+static int exec_call(const struct step *s)
+{
+    STEP_NAMES(s);
+    FOR_LANES(exec, l) {
+        int rc = print(i, first + (int)l);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int (*const handlers[])(const struct step *) = {
+    [OP_MOV] = exec_mov,
+    [OP_CVTA] = exec_convert,
+    [OP_CVT] = exec_convert,
+    [OP_LD] = exec_load,
+    [OP_ST] = exec_store,
+    [OP_ADD] = exec_binary,
+    [OP_SUB] = exec_binary,
+    [OP_MUL] = exec_binary,
+    [OP_DIV] = exec_binary,
+    [OP_REM] = exec_binary,
+    [OP_MIN] = exec_binary,
+    [OP_MAX] = exec_binary,
+    [OP_AND] = exec_binary,
+    [OP_OR] = exec_binary,
+    [OP_XOR] = exec_binary,
+    [OP_SHL] = exec_binary,
+    [OP_SHR] = exec_binary,
+    [OP_COPYSIGN] = exec_binary,
+    [OP_MUL24] = exec_binary,
+    [OP_MAD] = exec_fused,
+    [OP_FMA] = exec_fused,
+    [OP_MAD24] = exec_fused,
+    [OP_NEG] = exec_unary,
+    [OP_ABS] = exec_unary,
+    [OP_NOT] = exec_unary,
+    [OP_CNOT] = exec_unary,
+    [OP_RCP] = exec_unary,
+    [OP_SQRT] = exec_unary,
+    [OP_POPC] = exec_unary,
+    [OP_CLZ] = exec_unary,
+    [OP_BREV] = exec_unary,
+    [OP_BFE] = exec_bits,
+    [OP_BFI] = exec_bits,
+    [OP_BFIND] = exec_bits,
+    [OP_PRMT] = exec_bits,
+    [OP_SAD] = exec_bits,
+    [OP_TESTP] = exec_bits,
+    [OP_SETP] = exec_compare,
+    [OP_SET] = exec_compare,
+    [OP_SELP] = exec_select,
+    [OP_BRA] = exec_branch,
+    [OP_RET] = exec_exit,
+    [OP_EXIT] = exec_exit,
+    [OP_TRAP] = exec_trap,
+    [OP_MEMBAR] = exec_nothing,
+    [OP_NANOSLEEP] = exec_nothing,
+    [OP_PMEVENT] = exec_nothing,
+    [OP_BAR] = exec_barrier,
+    [OP_BAR_WARP] = exec_warp_wide,
+    [OP_SHFL] = exec_warp_wide,
+    [OP_VOTE] = exec_warp_wide,
+    [OP_MATCH] = exec_warp_wide,
+    [OP_REDUX] = exec_warp_wide,
+    [OP_ACTIVEMASK] = exec_activemask,
+    [OP_ATOM] = exec_atomic,
+    [OP_RED] = exec_atomic,
+    [OP_CP_ASYNC] = exec_cp_async,
+    [OP_LDMATRIX] = exec_tensor,
+    [OP_MMA] = exec_tensor,
+    [OP_CALL] = exec_call,
+};
+
+/* Executes instruction i for the lanes of `active` (all at i) of warp w: the guard, the counts,
+ * then its class's handler. Returns 0, or an EMU_* code with X.error set. */
 static int step(int w, int i, uint32_t active)
 {
     const struct ptx_insn *in = &X.k->insns[i];
@@ -1813,507 +2124,16 @@ static int step(int w, int i, uint32_t active)
             pc[l]++;
         return 0;
     }
-    const struct ptx_operand *o = in->o;
-    int ty = in->type;
-    /* the common case: lanes that did not jump or stop go on to the next instruction */
-    char who[40], where[160];
-    switch (in->op) {
-    case OP_MOV: {
-        uint32_t mk = marks_of(in, 1, w, exec);
-        if (o[0].kind == K_VEC) { /* unpack: mov.b64 {a,b}, x */
-            int parts = o[0].nvec, bits = width(ty) / parts;
-            FOR_LANES(exec, l) {
-                int t = first + (int)l;
-                uint64_t v = val(&o[1], ty, t);
-                for (int e = 0; e < parts; e++)
-                    if (o[0].vec[e] >= 0)
-                        *reg(o[0].vec[e], t) = bits == 64 ? v : (v >> (e * bits)) & ((1ull << bits) - 1);
-            }
-            for (int e = 0; e < parts; e++)
-                if (o[0].vec[e] >= 0)
-                    set_marks(o[0].vec[e], w, exec, mk);
-            break;
-        }
-        if (o[1].kind == K_VEC) { /* pack: mov.b64 x, {a,b} */
-            int parts = o[1].nvec, bits = width(ty) / parts;
-            FOR_LANES(exec, l) {
-                int t = first + (int)l;
-                uint64_t v = 0;
-                for (int e = 0; e < parts; e++)
-                    if (o[1].vec[e] >= 0)
-                        v |= (*reg(o[1].vec[e], t) & (bits == 64 ? ~0ull : (1ull << bits) - 1)) << (e * bits);
-                put(o[0].reg, first + (int)l, v, ty);
-            }
-            set_marks(o[0].reg, w, exec, mk);
-            break;
-        }
-        FOR_LANES(exec, l)
-            put(o[0].reg, first + (int)l, val(&o[1], ty, first + (int)l), ty);
-        set_marks(o[0].reg, w, exec, mk);
-        break;
-    }
-    case OP_CVTA: case OP_CVT: { /* one value per lane, converted: an address (cvta) or a number */
-        uint32_t mk = marks_of(in, 1, w, exec);
-        FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            if (in->op == OP_CVTA)
-                put(o[0].reg, t, cvta(in, t, val(&o[1], T_U64, t)), ty == T_U32 ? T_U32 : T_U64);
-            else
-                put(o[0].reg, t, convert(in, val(&o[1], in->type2, t)), ty);
-        }
-        set_marks(o[0].reg, w, exec, mk);
-        break;
-    }
-    case OP_LD: {
-        int size = ptx_type_bytes(ty), n = in->vec;
-        uint32_t am = marked_addresses(i, w, &o[1], &exec);
-        if (!am && ((in->space == S_SHARED && load_shared(in, i, w, exec)) ||
-                    (in->space == S_GLOBAL && load_inputs(in, w, exec))))
-            break;
-        uint32_t marked[4] = {0};
-        FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            uint64_t a = address_of(&o[1], t);
-            unsigned char buf[32] = {0};
-            int mk[4], land;
-            if (load(i, t, in->space, a, size, n, buf, mk, &land))
-                return EMU_OUT_OF_BOUNDS;
-            if (X.counting && land == IN_GLOBAL)
-                issue_load(t, o, size * n);
-            for (int e = 0; e < n; e++)
-                marked[e] |= (uint32_t)mk[e] << l;
-            for (int e = 0; e < n; e++) {
-                uint64_t v = 0;
-                memcpy(&v, buf + e * size, (size_t)size);
-                int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
-                if (r >= 0) /* a narrow load widens into its register by its own type */
-                    *reg(r, t) = ptx_type_signed(ty) ? extend(v, ty) : v;
-            }
-        }
-        for (int e = 0; e < n; e++) {
-            int r = o[0].kind == K_VEC ? o[0].vec[e] : o[0].reg;
-            if (r >= 0)
-                set_marks(r, w, exec | am, marked[e] | am);
-        }
-        price_warp(i, 0, 0);
-        break;
-    }
-    case OP_ST: {
-        int size = ptx_type_bytes(ty), n = in->vec;
-        uint32_t am = marked_addresses(i, w, &o[0], &exec);
-        uint32_t vm = marks_of(in, 1, w, exec);
-        if (in->space == S_SHARED && !am && store_shared(in, i, w, exec, vm))
-            break;
-        FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            uint64_t a = address_of(&o[0], t);
-            unsigned char buf[32];
-            for (int e = 0; e < n; e++) {
-                uint64_t v = o[1].kind == K_VEC ? (o[1].vec[e] >= 0 ? *reg(o[1].vec[e], t) : 0) : val(&o[1], ty, t);
-                memcpy(buf + e * size, &v, (size_t)size);
-            }
-            if (store(i, t, in->space, a, size * n, buf, (vm >> l) & 1))
-                return EMU_OUT_OF_BOUNDS;
-        }
-        price_warp(i, 1, 0);
-        break;
-    }
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
-    case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_COPYSIGN: case OP_MUL24: {
-        uint32_t mk = marks_of(in, 1, w, exec);
-        /* The address arithmetic of every kernel, done without the general path: 32- and 64-bit
-         * add, sub, and, or, xor, shl and mul.lo. */
-        int bytes = ptx_type_bytes(ty);
-        if (!is_f(ty) && ty != T_PRED && (bytes == 4 || bytes == 8) && !(in->flags & (F_WIDE | F_HI | F_SAT)) &&
-            (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_AND || in->op == OP_OR || in->op == OP_XOR ||
-             in->op == OP_SHL || in->op == OP_MUL)) {
-            uint64_t mask = bytes == 8 ? ~0ull : 0xffffffffull;
-            FOR_LANES(exec, l) {
-                int t = first + (int)l;
-                uint64_t a = val(&o[1], ty, t), b = val(&o[2], in->op == OP_SHL ? T_U32 : ty, t), r;
-                switch (in->op) {
-                case OP_ADD: r = a + b; break;
-                case OP_SUB: r = a - b; break;
-                case OP_AND: r = a & b; break;
-                case OP_OR: r = a | b; break;
-                case OP_XOR: r = a ^ b; break;
-                case OP_MUL: r = a * b; break;
-                default: r = (b & 0xffffffffu) >= (uint64_t)(8 * bytes) ? 0 : a << (b & 0xffffffffu);
-                }
-                r &= mask;
-                *reg(o[0].reg, t) = ptx_type_signed(ty) && bytes == 4 ? (uint64_t)(int64_t)(int32_t)r : r;
-            }
-            set_marks(o[0].reg, w, exec, mk);
-            break;
-        }
-        int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
-        if (ty == T_PRED) {
-            FOR_LANES(exec, l) {
-                int t = first + (int)l;
-                uint64_t a = val(&o[1], ty, t) & 1, b = val(&o[2], ty, t) & 1;
-                put(o[0].reg, t, in->op == OP_AND ? (a & b) : in->op == OP_OR ? (a | b) : (a ^ b), T_PRED);
-            }
-        } else if (is_f(ty)) {
-            uint64_t sign = ty == T_F32 ? 0x80000000u : 0x8000000000000000ull;
-            FOR_LANES(exec, l) {
-                int t = first + (int)l;
-                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
-                if (in->op == OP_COPYSIGN) { /* bits moved, never a value: a signalling NaN stays one */
-                    put(o[0].reg, t, (b & ~sign) | (a & sign), ty);
-                    continue;
-                }
-                uint64_t r = gpu_nan(fput(float_binary(in, fval(a, ty), fval(b, ty)), ty), ty);
-                if (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL)
-                    r = nan_operand(ty, r, b, a, a);
-                put(o[0].reg, t, r, ty);
-            }
-        } else {
-            FOR_LANES(exec, l) {
-                int t = first + (int)l;
-                int sty = in->op == OP_SHL || in->op == OP_SHR ? T_U32 : ty;
-                uint64_t b = val(&o[2], sty, t);
-                if (in->op == OP_MUL24) {
-                    put(o[0].reg, t, mul24(val(&o[1], ty, t), b, ty, in->flags & F_HI), ty);
-                    continue;
-                }
-                put(o[0].reg, t, int_binary(in->op, in->flags, ty, val(&o[1], ty, t), b), dty);
-            }
-        }
-        set_marks(o[0].reg, w, exec, mk);
-        break;
-    }
-    case OP_MAD: case OP_FMA: case OP_MAD24: {
-        uint32_t mk = marks_of(in, 1, w, exec);
-        if (is_f(ty)) {
-            FOR_LANES(exec, l) {
-                int t = first + (int)l;
-                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t), c = val(&o[3], ty, t);
-                uint64_t r = gpu_nan(fput(float_fma(in, fval(a, ty), fval(b, ty), fval(c, ty)), ty), ty);
-                put(o[0].reg, t, nan_operand(ty, r, b, c, a), ty);
-            }
-        } else {
-            int dty = (in->flags & F_WIDE) ? (ty == T_S32 ? T_S64 : ty == T_U32 ? T_U64 : ty == T_S16 ? T_S32 : T_U32) : ty;
-            FOR_LANES(exec, l) {
-                int t = first + (int)l;
-                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
-                uint64_t p = in->op == OP_MAD24 ? mul24(a, b, ty, in->flags & F_HI) : int_binary(OP_MUL, in->flags, ty, a, b);
-                if (in->flags & F_SAT) /* mad.hi.sat.s32: the high half plus c, clamped to s32 */
-                    p = int_binary(OP_ADD, F_SAT, T_S32, p, val(&o[3], dty, t)), put(o[0].reg, t, p, dty);
-                else
-                    put(o[0].reg, t, p + val(&o[3], dty, t), dty);
-            }
-        }
-        set_marks(o[0].reg, w, exec, mk);
-        break;
-    }
-    case OP_NEG: case OP_ABS: case OP_NOT: case OP_CNOT: case OP_RCP: case OP_SQRT: case OP_POPC: case OP_CLZ:
-    case OP_BREV: { /* (the .approx functions, rsqrt, ex2 and the like, are refused when the PTX is read) */
-        uint32_t mk = marks_of(in, 1, w, exec);
-        FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            uint64_t a = val(&o[1], ty, t), r = 0;
-            if (is_f(ty)) {
-                double x = flush(in, fval(a, ty)), y;
-                int f32 = ty == T_F32, fop = in->op == OP_RCP ? FOP_RCP : FOP_SQRT;
-                if (in->op == OP_RCP || in->op == OP_SQRT)
-                    y = ptx_directed(in->rnd) ? ptx_fop(fop, in->rnd, f32, x, 0, 0)
-                        : in->op == OP_RCP    ? (f32 ? (double)(1.0f / (float)x) : 1.0 / x)
-                        : f32                 ? (double)sqrtf((float)x)
-                                              : sqrt(x);
-                else
-                    y = x;
-                if (f32 && (in->flags & F_FTZ))
-                    a = fput(x, ty); /* flushed (else the bits as they are: a NaN's payload kept) */
-                if (in->op == OP_NEG || in->op == OP_ABS) /* the sign bit only; a NaN keeps its sign */
-                    r = nan_bits(a, ty) ? gpu_nan(a, ty)
-                        : in->op == OP_NEG ? a ^ (f32 ? 0x80000000u : 0x8000000000000000ull)
-                                           : a & (f32 ? 0x7fffffffu : 0x7fffffffffffffffull);
-                else
-                    r = gpu_nan(fput(flush(in, y), ty), ty);
-            } else {
-                int wd = width(ty);
-                uint64_t x = extend(a, ty);
-                switch (in->op) {
-                case OP_NEG: r = (uint64_t)(-(int64_t)x); break;
-                case OP_ABS: r = (int64_t)x < 0 ? (uint64_t)(-(int64_t)x) : x; break;
-                case OP_NOT: r = ty == T_PRED ? !(x & 1) : ~x; break;
-                case OP_CNOT: r = x == 0; break;
-                case OP_POPC: r = (uint64_t)__builtin_popcountll(wd == 64 ? x : x & ((1ull << wd) - 1)); break;
-                case OP_CLZ: {
-                    uint64_t y = wd == 64 ? x : x & ((1ull << wd) - 1);
-                    r = y ? (uint64_t)(__builtin_clzll(y) - (64 - wd)) : (uint64_t)wd;
-                    break;
-                }
-                case OP_BREV: {
-                    uint64_t y = 0;
-                    for (int b2 = 0; b2 < wd; b2++)
-                        y |= ((x >> b2) & 1) << (wd - 1 - b2);
-                    r = y;
-                    break;
-                }
-                default: r = x;
-                }
-            }
-            put(o[0].reg, t, r, in->op == OP_POPC || in->op == OP_CLZ ? T_U32 : ty);
-        }
-        set_marks(o[0].reg, w, exec, mk);
-        break;
-    }
-    case OP_BFE: case OP_BFI: case OP_BFIND: case OP_PRMT: case OP_SAD: case OP_TESTP: {
-        uint32_t mk = marks_of(in, 1, w, exec);
-        FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            int wd = width(ty);
-            uint64_t r = 0;
-            if (in->op == OP_BFE) {
-                /* pos and len: 8 bits of each at 32 bits (the hardware's BFE), all 32 at 64 (the
-                 * H200's, conformance record) */
-                uint64_t a = extend(val(&o[1], ty, t), ty), keep = wd == 64 ? 0xffffffffu : 0xff;
-                uint64_t pos = val(&o[2], T_U32, t) & keep, len = val(&o[3], T_U32, t) & keep;
-                uint64_t msb = pos + len - 1 < (uint64_t)wd ? pos + len - 1 : (uint64_t)wd - 1;
-                uint64_t sbit = ptx_type_signed(ty) && len ? (a >> msb) & 1 : 0;
-                for (uint64_t b2 = 0; b2 < (uint64_t)wd; b2++)
-                    r |= (b2 < len && pos + b2 < (uint64_t)wd ? (a >> (pos + b2)) & 1 : sbit) << b2;
-            } else if (in->op == OP_BFI) {
-                uint64_t a = val(&o[1], ty, t), b = val(&o[2], ty, t);
-                uint64_t keep = wd == 64 ? 0xffffffffu : 0xff; /* as bfe's */
-                uint64_t pos = val(&o[3], T_U32, t) & keep, len = val(&o[4], T_U32, t) & keep;
-                r = b;
-                for (uint64_t b2 = 0; b2 < len && pos + b2 < (uint64_t)wd; b2++)
-                    r = (r & ~(1ull << (pos + b2))) | (((a >> b2) & 1) << (pos + b2));
-            } else if (in->op == OP_BFIND) {
-                uint64_t a = extend(val(&o[1], ty, t), ty);
-                if (ptx_type_signed(ty) && (int64_t)a < 0)
-                    a = ~a;
-                if (wd < 64)
-                    a &= (1ull << wd) - 1;
-                r = a ? (uint64_t)(63 - __builtin_clzll(a)) : 0xffffffffu;
-                if ((in->flags & F_SHIFTAMT) && a) /* __ffs's way: the shift that brings that bit to the top */
-                    r = (uint64_t)(wd - 1) - r;
-            } else if (in->op == OP_PRMT) {
-                uint64_t a = val(&o[1], T_B32, t) & 0xffffffffu, b = val(&o[2], T_B32, t) & 0xffffffffu,
-                         c = val(&o[3], T_B32, t);
-                uint64_t bytes = a | (b << 32);
-                for (int k2 = 0; k2 < 4; k2++) {
-                    unsigned sel = (unsigned)(c >> (4 * k2)) & 0xf;
-                    uint64_t byte = (bytes >> (8 * (sel & 7))) & 0xff;
-                    if (sel & 8)
-                        byte = (byte & 0x80) ? 0xff : 0;
-                    r |= byte << (8 * k2);
-                }
-            } else if (in->op == OP_SAD) {
-                int64_t a = (int64_t)extend(val(&o[1], ty, t), ty), b = (int64_t)extend(val(&o[2], ty, t), ty);
-                uint64_t ua = val(&o[1], ty, t), ub = val(&o[2], ty, t);
-                r = (ptx_type_signed(ty) ? (uint64_t)(a > b ? a - b : b - a) : (ua > ub ? ua - ub : ub - ua)) +
-                    val(&o[3], ty, t);
-            } else { /* testp.finite/... : not modelled beyond finite and nan */
-                double x = fval(val(&o[1], ty, t), ty);
-                r = isfinite(x);
-            }
-            put(o[0].reg, t, r, in->op == OP_TESTP ? T_PRED : in->op == OP_BFIND ? T_U32 : ty);
-        }
-        set_marks(o[0].reg, w, exec, mk);
-        break;
-    }
-    case OP_SETP: case OP_SET: {
-        uint32_t mk = marks_of(in, 1, w, exec);
-        FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            /* set.CmpOp.dtype.stype compares stype's (type2); setp's type is the compared one */
-            int cty = in->op == OP_SET ? in->type2 : ty;
-            uint64_t x = val(&o[1], cty, t), y = val(&o[2], cty, t);
-            if (cty == T_F32 && (in->flags & F_FTZ))
-                x = of_f((float)ptx_ftz(as_f(x))), y = of_f((float)ptx_ftz(as_f(y)));
-            int cmp = compare(in->cmp, cty, x, y), r = cmp, q = !cmp;
-            if (in->boolop) { /* p = cmp BoolOp c, q = !cmp BoolOp c */
-                int c = (int)(val(&o[3], T_PRED, t) & 1);
-                r = in->boolop == B_AND ? r && c : in->boolop == B_OR ? r || c : r != c;
-                q = in->boolop == B_AND ? q && c : in->boolop == B_OR ? q || c : q != c;
-            }
-            if (in->op == OP_SET) {
-                put(o[0].reg, t, in->type == T_F32 ? (r ? of_f(1.0f) : 0) : (r ? 0xffffffffu : 0), T_B32);
-                continue;
-            }
-            if (o[0].kind == K_VEC) {
-                put(o[0].vec[0], t, (uint64_t)r, T_PRED);
-                put(o[0].vec[1], t, (uint64_t)q, T_PRED);
-            } else
-                put(o[0].reg, t, (uint64_t)r, T_PRED);
-        }
-        if (o[0].kind == K_VEC) {
-            set_marks(o[0].vec[0], w, exec, mk);
-            set_marks(o[0].vec[1], w, exec, mk);
-        } else
-            set_marks(o[0].reg, w, exec, mk);
-        break;
-    }
-    case OP_SELP: {
-        /* the mark of the operand chosen (and of the choice), not of the one dropped */
-        uint32_t m1 = o[1].kind == K_REG ? *mark(o[1].reg, w) : 0, m2 = o[2].kind == K_REG ? *mark(o[2].reg, w) : 0,
-                 mp = o[3].kind == K_REG ? *mark(o[3].reg, w) : 0, mk = 0;
-        FOR_LANES(exec, l) {
-            int t = first + (int)l, pick = (int)(val(&o[3], T_PRED, t) & 1);
-            put(o[0].reg, t, pick ? val(&o[1], ty, t) : val(&o[2], ty, t), ty);
-            mk |= ((pick ? m1 : m2) | mp) & (1u << l);
-        }
-        set_marks(o[0].reg, w, exec, mk);
-        break;
-    }
-    case OP_BRA: {
-        FOR_LANES(exec, l)
-            X.pc[first + (int)l] = o[0].reg;
-        FOR_LANES(active & ~exec, l)
-            X.pc[first + (int)l]++;
-        return 0;
-    }
-    case OP_RET: case OP_EXIT: {
-        FOR_LANES(exec, l)
-            X.state[first + (int)l] = EXITED;
-        FOR_LANES(active & ~exec, l)
-            X.pc[first + (int)l]++;
-        return 0;
-    }
-    case OP_TRAP:
-        if (exec)
-            return fail(EMU_BAD_LAUNCH, "block (%u,%u): %s executes a trap (%s): an assert that failed?", blockIdx.x,
-                        blockIdx.y, thread_name(first + __builtin_ctz(exec), who, sizeof who),
-                        ptx_where(i, where, sizeof where));
-        break;
-    case OP_MEMBAR: case OP_NANOSLEEP: case OP_PMEVENT:
-        break;
-    case OP_BAR: {
-        int rc = whole_block_barrier(in, i, w, exec);
-        if (rc)
-            return rc;
-        FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            X.state[t] = AT_BARRIER;
-            X.vote[t] = in->sub >= BAR_RED_POPC ? (int)(val(&o[in->nops - 1], T_PRED, t) & 1) : 0;
-            emu_trace_barrier();
-        }
-        FOR_LANES(active & ~exec, l)
-            X.pc[first + (int)l]++;
-        return 0; /* pc moves on when the barrier releases */
-    }
-    case OP_BAR_WARP: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: {
-        FOR_LANES(exec, l)
-            X.state[first + (int)l] = AT_WARP;
-        FOR_LANES(active & ~exec, l)
-            X.pc[first + (int)l]++;
-        return 0; /* completed with the warp's other lanes (resolve) */
-    }
-    case OP_ACTIVEMASK:
-        FOR_LANES(exec, l)
-            put(o[0].reg, first + (int)l, active, T_B32);
-        set_marks(o[0].reg, w, exec, 0);
-        break;
-    case OP_ATOM: case OP_RED: {
-        int size = ptx_type_bytes(ty);
-        const struct ptx_operand *addr = in->op == OP_ATOM ? &o[1] : &o[0];
-        int vi = in->op == OP_ATOM ? 2 : 1;
-        marked_addresses(i, w, addr, &exec);
-        uint32_t vm = marks_of(in, vi, w, exec);
-        FOR_LANES(exec, l) {
-            int t = first + (int)l;
-            uint64_t a = address_of(addr, t);
-            size_t off;
-            int land;
-            unsigned char *p = locate(i, t, in->space, a, size, 1, &land, &off);
-            if (!p)
-                return EMU_OUT_OF_BOUNDS;
-            emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
-            emu_trace_atomic_access(p, (uint32_t)size, (uintptr_t)i + 1);
-            int g = land == IN_GLOBAL;
-            if (X.counting && (land == IN_SHARED || land == IN_GLOBAL) && W.n[g] < 32)
-                W.lanes[g][W.n[g]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)size, (int)l};
-            uint64_t old = 0, v = val(&o[vi], ty, t), next;
-            memcpy(&old, p, (size_t)size);
-            if (is_f(ty)) {
-                /* The H200's adds (conformance record): in global memory, f32 flushes subnormal
-                 * operands and result, and f64 with a NaN gives the operand's NaN, else the word's,
-                 * bits unchanged (a signalling NaN stays one); in shared memory, no flushing, and
-                 * the word's NaN, else the operand's, quieted */
-                int add = in->sub == ATOM_ADD, ftz = add && ty == T_F32 && land == IN_GLOBAL;
-                double x = ftz ? ptx_ftz(fval(old, ty)) : fval(old, ty), y = ftz ? ptx_ftz(fval(v, ty)) : fval(v, ty);
-                double rr = add ? x + y : in->sub == ATOM_MIN ? fmin(x, y) : in->sub == ATOM_MAX ? fmax(x, y) : y;
-                next = gpu_nan(fput(ftz ? ptx_ftz(rr) : rr, ty), ty);
-                if (add && ty == T_F64 && land == IN_GLOBAL && (isnan(x) || isnan(y)))
-                    next = isnan(y) ? v : old;
-                else if (add)
-                    next = nan_operand(ty, next, old, v, v);
-            } else {
-                uint64_t mask = size == 8 ? ~0ull : 0xffffffffu;
-                int64_t so = (int64_t)extend(old, ty), sv = (int64_t)extend(v, ty);
-                int s = ptx_type_signed(ty);
-                switch (in->sub) {
-                case ATOM_ADD: next = old + v; break;
-                case ATOM_MIN: next = s ? (sv < so ? v : old) : ((v & mask) < (old & mask) ? v : old); break;
-                case ATOM_MAX: next = s ? (sv > so ? v : old) : ((v & mask) > (old & mask) ? v : old); break;
-                case ATOM_AND: next = old & v; break;
-                case ATOM_OR: next = old | v; break;
-                case ATOM_XOR: next = old ^ v; break;
-                case ATOM_INC: next = (old & mask) >= (v & mask) ? 0 : old + 1; break;
-                case ATOM_DEC: next = (old & mask) == 0 || (old & mask) > (v & mask) ? v : old - 1; break;
-                case ATOM_CAS: next = (old & mask) == (v & mask) ? val(&o[vi + 1], ty, t) : old; break;
-                default: next = v;
-                }
-                next &= mask;
-            }
-            int was_marked = 0;
-            if (off != (size_t)-1) {
-                for (int b2 = 0; b2 < size; b2++)
-                    was_marked |= X.shared_state[off + (size_t)b2] != SET;
-                /* an atomic on a word nobody wrote starts from garbage: the old value is marked (an
-                 * exchange's new value owes the old nothing: atomicExch may set a word first) */
-                memset(X.shared_state + off, ((vm >> l) & 1) || (was_marked && in->sub != ATOM_EXCH) ? MARKED : SET,
-                       (size_t)size);
-            } else if ((vm >> l) & 1)
-                value_used(i, t, "adds into global memory");
-            memcpy(p, &next, (size_t)size);
-            if (in->op == OP_ATOM) {
-                put(o[0].reg, t, old, ty);
-                if (was_marked)
-                    *mark(o[0].reg, w) |= 1u << l;
-                else
-                    *mark(o[0].reg, w) &= ~(1u << l);
-            }
-        }
-        price_warp(i, 1, 1);
-        break;
-    }
-    case OP_CP_ASYNC: {
-        int rc = cp_async(in, i, w, exec);
-        if (rc)
-            return rc;
-        break;
-    }
-    case OP_LDMATRIX: case OP_MMA: {
-        /* The whole warp here together: at once; else its lanes meet as at a shuffle (resolve),
-         * the warp's 32 lanes for a mask. */
-        if (exec != ~0u || X.threads - first < 32) {
-            FOR_LANES(exec, l)
-                X.state[first + (int)l] = AT_WARP;
-            FOR_LANES(active & ~exec, l)
-                X.pc[first + (int)l]++;
-            return 0;
-        }
-        int rc = in->op == OP_LDMATRIX ? ldmatrix(in, i, w) : mma(in, w);
-        if (rc)
-            return rc;
-        break;
-    }
-    case OP_CALL: {
-        FOR_LANES(exec, l) {
-            int rc = print(i, first + (int)l);
-            if (rc)
-                return rc;
-        }
-        break;
-    }
-    default:
+    const struct step s = {in, i, w, active, exec};
+    int (*handler)(const struct step *) = (size_t)in->op < sizeof handlers / sizeof *handlers ? handlers[in->op] : NULL;
+    if (!handler) {
+        char where[160];
         return fail(EMU_BAD_LAUNCH, "the instruction %s (%s) is not one the interpreter runs yet", in->text,
                     ptx_where(i, where, sizeof where));
     }
+    int rc = handler(&s);
+    if (rc)
+        return rc == PC_MOVED ? 0 : rc;
     FOR_LANES(active, l)
         X.pc[first + (int)l]++;
     return 0;
@@ -2779,16 +2599,15 @@ int ptx_run(const struct ptx_launch *L)
         return fail(EMU_BAD_LAUNCH, "it requires blocks of %u x %u x %u threads (.reqntid), but the lesson launches "
                     "%u x %u x %u: on a GPU the launch fails and the kernel never runs", req[0], req[1] ? req[1] : 1, req[2] ? req[2] : 1,
                     L->block[0], L->block[1], L->block[2]);
-    /* The SM's register file, as a block takes it (sm_90): each warp's registers in units of 256,
-     * 65536 for the block; a launch past it fails on the GPU before the kernel runs. */
-    unsigned per_warp = ((unsigned)L->registers * 32 + 255) / 256 * 256, warps = (threads + 31) / 32;
-    if (L->registers > 0 && per_warp * warps > 65536)
+    /* The SM's register file (occupancy.h): a launch past it fails on the GPU before the kernel runs. */
+    if (L->registers > 0 && occupancy_sm90((int)threads, L->registers, 0).blocks == 0)
         return fail(EMU_BAD_LAUNCH, "it cannot start with %u threads per block: it needs too many registers per "
-                    "thread (%d, as ptxas compiled it for the GPU; %u of a block's 65536 where %u x %u threads "
+                    "thread (%d, as ptxas compiled it for the GPU; %d of a block's 65536 where %u x %u threads "
                     "launch). On a GPU the launch fails (too many resources requested for launch) and the kernel "
                     "never runs. Keep fewer values live at once (a smaller array in registers), or give the "
                     "compiler the block's size with __launch_bounds__(%u)",
-                    threads, L->registers, per_warp * warps, L->block[0], L->block[1] * L->block[2], threads);
+                    threads, L->registers, occupancy_block_registers((int)threads, L->registers), L->block[0],
+                    L->block[1] * L->block[2], threads);
     if (X.k->shared_bytes > 48 * 1024)
         return fail(EMU_BAD_LAUNCH, "your kernel declares %zu bytes of static shared memory; a block may declare at "
                                     "most 49152 bytes statically (48 KB), on a GPU as here", X.k->shared_bytes);

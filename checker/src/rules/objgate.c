@@ -186,25 +186,29 @@ int gate_object(const char *path, const char *kernel, const struct family *famil
     return rc;
 }
 
-/* The registers ptxas gave the contract's kernel: the .nv.info section's EIATTR_REGCOUNT record
- * (attribute 0x2f, format EIFMT_SVAL: a 16-bit size, then the kernel's symbol index and the
- * count, 32 bits each) for the symbol of that name. */
-int cubin_registers(const char *path, const char *kernel, const struct family *family)
+/* What ptxas gave the contract's kernel: its registers per thread, the .nv.info section's
+ * EIATTR_REGCOUNT record (attribute 0x2f, format EIFMT_SVAL: a 16-bit size, then the kernel's
+ * symbol index and the count, 32 bits each); its static shared memory, the size of the section
+ * .nv.shared.KERNEL (none: 0). */
+int cubin_resources(const char *path, const char *kernel, const struct family *family, int *registers, size_t *shared)
 {
     struct elf e;
-    char msg[200], want[256];
-    int regs = -1;
+    char msg[200], want[256], section[300];
+    *registers = -1, *shared = 0;
     if (elf_open(&e, path, msg, sizeof msg) != 0) {
         free(e.data);
         return -1;
     }
     snprintf(want, sizeof want, "_Z%zu%s%s", strlen(kernel), kernel, family->mangled_params);
+    snprintf(section, sizeof section, ".nv.shared.%s", want);
     size_t sym = 0;
     for (size_t k = 1; k < e.nsym && !sym; k++)
         if (strcmp(symbol_name(&e, k), want) == 0)
             sym = k;
-    for (int i = 0; i < e.eh->e_shnum && sym && regs < 0; i++) {
+    for (int i = 0; i < e.eh->e_shnum && sym; i++) {
         const Elf64_Shdr *h = &e.sh[i];
+        if (strcmp(section_name(&e, i), section) == 0)
+            *shared = (size_t)h->sh_size;
         if (strcmp(section_name(&e, i), ".nv.info") != 0 || !in_file(&e, h->sh_offset, h->sh_size))
             continue;
         const unsigned char *p = e.data + h->sh_offset, *end = p + h->sh_size;
@@ -220,11 +224,11 @@ int cubin_registers(const char *path, const char *kernel, const struct family *f
             if (attr == 0x2f && size == 8) {
                 memcpy(&index, p + 4, 4), memcpy(&count, p + 8, 4);
                 if (index == sym && count <= 255)
-                    regs = (int)count;
+                    *registers = (int)count;
             }
             p += 4 + size;
         }
     }
     free(e.data);
-    return regs;
+    return *registers < 0 ? -1 : 0;
 }

@@ -61,7 +61,7 @@ static int run_form(const char *ptx, const unsigned char *in, size_t in_bytes, u
     uint32_t n = cases;
     memcpy(params, &pin, 8), memcpy(params + 8, &pout, 8), memcpy(params + 16, &n, 4);
     struct ptx_launch L = {&m, &m.kernels[0], {(cases + CONFORM_THREADS - 1) / CONFORM_THREADS, 1, 1}, {CONFORM_THREADS, 1, 1}, params,
-                           "conform.ptx"};
+                           "conform.ptx", 0};
     fatal[0] = '\0';
     if (sigsetjmp(leave, 1) == 0) {
         int rc = ptx_run(&L);

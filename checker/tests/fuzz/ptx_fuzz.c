@@ -174,7 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct ptx_kernel *k = &m.kernels[0];
         fill_params(k, params, sizeof params);
         struct ptx_launch L = {&m, k, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, params,
-                               "fuzz.cu"};
+                               "fuzz.cu", 0};
         if (launch(k, &L, 0) == 0)
             launch(k, &L, 1);
     }
