@@ -211,10 +211,12 @@ static int other_orders(struct gpu_job *job, struct host_inputs *in, struct host
                 job->rep.failed_role = ROLE_STUDENT;
                 job->rep.sanitizer_fault = 1;
                 snprintf(job->rep.failure, sizeof job->rep.failure,
-                         "your kernel: element %zu of %s is %g with the blocks, and each block's warps, run in order "
-                         "and %g with them run %s, %s: threads of different warps or blocks race for it or for what "
-                         "it was computed from (a barrier missing between warps, a block reading what another block "
-                         "writes, or an order of atomics that matters?).",
+                         /* the cause first: a long path in the places last cannot cut it off */
+                         "your kernel: element %zu of %s changes when the warps and blocks run in another order: "
+                         "threads of different warps or blocks race for it or for what it was computed from (a barrier "
+                         "missing between warps, a block reading what another block writes, or an order of atomics "
+                         "that matters?). It is %g with the blocks, and each block's warps, run in order and %g with "
+                         "them run %s; %.80s.",
                          e, job_family(job)->output_name, (double)first[e], (double)now[e], order_names[order], both);
                 rc = -1;
             }
