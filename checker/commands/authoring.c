@@ -268,6 +268,7 @@ int cmd_author_check(void)
         }
         if (text)
             bad += predictions_folded_check(text, readme, stdout);
+        bad += lesson_text_check(text, readme, hints, hints_path, stdout);
         /* The line numbers the texts quote from the lesson's files, each against its marker. */
         struct line_source src = {lesson_file_text, &reg};
         if (text)

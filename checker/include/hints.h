@@ -43,6 +43,15 @@ void hint_markdown(const struct hints *h, int k, FILE *out);
  * parsed). Prints each problem to out as "  name:LINE: ..."; returns their number. */
 int predictions_folded_check(const char *text, const char *name, FILE *out);
 
+/* The rules of a lesson's two texts, the author check's (and nowhere else's): the README's title
+ * starts "Lesson", it asks at least MIN_PREDICTIONS predictions; hints.md holds at least MIN_HINTS
+ * hints, "### Hint k" in order, each with a body, none ending in a blank line or running into the
+ * next heading. Prints each problem to out as "  name: ..."; returns their number. */
+#define MIN_HINTS 3
+#define MIN_PREDICTIONS 2
+int lesson_text_check(const char *readme, const char *readme_name, const char *hints_md, const char *hints_name,
+                      FILE *out);
+
 /* The CONTRACT a lesson's stub and solution both open with: each file's leading comment, from its
  * first line to the first close of a comment, holding the word CONTRACT. It has one wording in
  * both files (the student reads the stub's; the solution is the one that keeps it), so the

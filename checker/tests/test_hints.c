@@ -278,39 +278,14 @@ static void real_lessons_keep_hints_apart(void **state)
         char *text = read_text_file(path);
         if (!text)
             fail_msg("cannot read %s", path);
-        char title[256];
-        lesson_title(text, title, sizeof title);
-        if (strncmp(title, "Lesson", 6) != 0)
-            fail_msg("%s: title \"%s\" does not start with \"Lesson\"", path, title);
         char hints_path[512];
         snprintf(hints_path, sizeof hints_path, "%.*s/hints.md", (int)(strrchr(path, '/') - path), path);
         char *hints_md = read_text_file(hints_path);
         const char *misplaced = hints_misplaced(text, hints_md);
         if (misplaced)
             fail_msg("%s %s", path, misplaced);
-        struct hints h;
-        int n = hints_find(hints_md, &h);
-        if (n < 3)
-            fail_msg("%s: %d hints, want at least 3", hints_path, n);
-        for (int k = 0; k < n; k++) {
-            char head[32];
-            snprintf(head, sizeof head, "### Hint %d", k + 1);
-            if (strncmp(h.start[k], head, strlen(head)) != 0)
-                fail_msg("%s: hint %d starts \"%.20s\"", hints_path, k + 1, h.start[k]);
-            /* Each hint has a body after its heading, and ends before the next one. */
-            const char *nl = memchr(h.start[k], '\n', h.len[k]);
-            if (!nl || (size_t)(nl - h.start[k]) + 1 >= h.len[k])
-                fail_msg("%s: hint %d has no body", hints_path, k + 1);
-            if (h.len[k] > 0 && h.start[k][h.len[k] - 1] == '\n')
-                fail_msg("%s: hint %d ends with a blank line", hints_path, k + 1);
-            char next[32];
-            snprintf(next, sizeof next, "\n### Hint %d", k + 2);
-            char *body = strndup(h.start[k], h.len[k]);
-            assert_non_null(body);
-            if (strstr(body, next) || strstr(body, "\n## "))
-                fail_msg("%s: hint %d runs into the next heading", hints_path, k + 1);
-            free(body);
-        }
+        if (lesson_text_check(text, path, hints_md, hints_path, stdout) != 0)
+            fail_msg("%s or %s breaks the authors' rules (above)", path, hints_path);
         free(hints_md);
         free(text);
     }
@@ -325,16 +300,38 @@ static void real_lessons_fold_measured_answers(void **state)
     for (size_t i = 0; i < g.gl_pathc; i++) {
         char *text = read_text_file(g.gl_pathv[i]);
         assert_non_null(text);
-        int predictions = 0;
-        for (const char *p = strstr(text, "\n**Prediction"); p; p = strstr(p + 1, "\n**Prediction"))
-            predictions++;
-        if (predictions < 2)
-            fail_msg("%s: %d predictions, want at least 2", g.gl_pathv[i], predictions);
         if (predictions_folded_check(text, g.gl_pathv[i], stdout) != 0)
             fail_msg("%s: an answer to a prediction is not folded (above)", g.gl_pathv[i]);
         free(text);
     }
     globfree(&g);
+}
+
+/* The authors' rules refuse texts that break them, each with its sentence. */
+static void lesson_text_rules_refuse(void **state)
+{
+    (void)state;
+    const char *good_readme = "# Lesson 9: x\n\n## What to measure\n\n**Prediction 1.** a\n\n**Prediction 2.** b\n";
+    const char *good_hints = "## Hints\n\n### Hint 1: a\nQ?\n\n### Hint 2: b\nR.\n\n### Hint 3: c\nS.";
+    FILE *out = tmpfile();
+    assert_non_null(out);
+    assert_int_equal(lesson_text_check(good_readme, "r.md", good_hints, "h.md", out), 0);
+    assert_int_equal(lesson_text_check("# Notes\n\n**Prediction 1.** a\n", "r.md", NULL, NULL, out), 2);
+    assert_int_equal(lesson_text_check(NULL, NULL, "## Hints\n\n### Hint 1: a\nQ?", "h.md", out), 1);
+    assert_int_equal(lesson_text_check(NULL, NULL, "## Hints\n\n### Hint 1: a\nQ?\n\n### Hint 3: c\nS.\n\n### Hint 2: b\nR.",
+                                       "h.md", out), 2);
+    assert_int_equal(lesson_text_check(NULL, NULL, "## Hints\n\n### Hint 1: a\n\n### Hint 2: b\nR.\n\n### Hint 3: c\nS.",
+                                       "h.md", out), 1);
+    rewind(out);
+    char text[4000];
+    size_t n = fread(text, 1, sizeof text - 1, out);
+    text[n] = '\0';
+    fclose(out);
+    assert_non_null(strstr(text, "r.md: its title \"Notes\" does not start with \"Lesson\""));
+    assert_non_null(strstr(text, "r.md: 1 prediction, where a lesson asks at least 2"));
+    assert_non_null(strstr(text, "h.md: 1 hint, where a lesson gives at least 3"));
+    assert_non_null(strstr(text, "h.md: hint 2 is out of order"));
+    assert_non_null(strstr(text, "h.md: hint 1 has no body after its heading"));
 }
 
 /* The lessons as lessons/registry lists them. */
@@ -413,6 +410,7 @@ UNIT_TESTS_MAIN(
     cmocka_unit_test(hint_markdown_folds_each),
     cmocka_unit_test(predictions_folded_cases),
     cmocka_unit_test(line_quotes_cases),
+    cmocka_unit_test(lesson_text_rules_refuse),
     cmocka_unit_test(real_lessons_keep_hints_apart),
     cmocka_unit_test(real_lessons_fold_measured_answers),
     cmocka_unit_test(real_lessons_quote_lines_right),

@@ -487,3 +487,52 @@ int threshold_row_check(const char *text, const char *name, int number, const ch
     }
     return bad;
 }
+
+/* What is wrong with hint k (of h, from hints_find), as a sentence, or NULL. */
+static const char *hint_problem(const struct hints *h, int k)
+{
+    char head[32], next[32];
+    snprintf(head, sizeof head, "### Hint %d", k + 1);
+    snprintf(next, sizeof next, "\n### Hint %d", k + 2);
+    const char *start = h->start[k], *nl = memchr(start, '\n', h->len[k]);
+    if (strncmp(start, head, strlen(head)) != 0)
+        return "is out of order: hints are numbered 1, 2, 3, ... as they come";
+    if (!nl || (size_t)(nl - start) + 1 >= h->len[k])
+        return "has no body after its heading";
+    if (start[h->len[k] - 1] == '\n')
+        return "ends with a blank line";
+    if (memmem(start, h->len[k], next, strlen(next)) || memmem(start, h->len[k], "\n## ", 4))
+        return "runs into the next heading";
+    return NULL;
+}
+
+int lesson_text_check(const char *readme, const char *readme_name, const char *hints_md, const char *hints_name,
+                      FILE *out)
+{
+    int bad = 0, predictions = 0;
+    char title[256];
+    if (readme) {
+        lesson_title(readme, title, sizeof title);
+        if (strncmp(title, "Lesson", 6) != 0)
+            fprintf(out, "  %s: its title \"%s\" does not start with \"Lesson\"\n", readme_name, title), bad++;
+        for (const char *p = strstr(readme, "\n**Prediction"); p; p = strstr(p + 1, "\n**Prediction"))
+            predictions++;
+        if (predictions < MIN_PREDICTIONS)
+            fprintf(out, "  %s: %d prediction%s, where a lesson asks at least %d (\"**Prediction k**\" paragraphs "
+                    "under \"## What to measure\")\n", readme_name, predictions, predictions == 1 ? "" : "s",
+                    MIN_PREDICTIONS), bad++;
+    }
+    if (hints_md) {
+        struct hints h;
+        int n = hints_find(hints_md, &h);
+        if (n < MIN_HINTS)
+            fprintf(out, "  %s: %d hint%s, where a lesson gives at least %d, from a question to the answer\n",
+                    hints_name, n, n == 1 ? "" : "s", MIN_HINTS), bad++;
+        for (int k = 0; k < n; k++) {
+            const char *why = hint_problem(&h, k);
+            if (why)
+                fprintf(out, "  %s: hint %d %s\n", hints_name, k + 1, why), bad++;
+        }
+    }
+    return bad;
+}
