@@ -43,6 +43,52 @@ static int swapped(const float *A, const float *B, int rows, int cols, float *ou
     return 0;
 }
 
+/* The lesson-10 swizzle on one side only: the tiles' 16-byte chunks (8 halves) stored at chunk
+ * c ^ (row % 8) of their row and read where they were (or the other way round), so the product
+ * takes A's element (r, k) from chunk (k / 8) ^ (r % 8) of row r, and B's (k, n) from chunk
+ * (n / 8) ^ (k % 8) of row k; a chunk moved past N reads the tile's zero fill. The XOR keeps a
+ * chunk in its group of 8, so any tile of a multiple of 64 halves a row gives the same. */
+static float chunk_moved(const float *M, int N, int row, int col)
+{
+    int from = ((col / 8) ^ (row % 8)) * 8 + col % 8;
+    return from < N ? M[(size_t)row * N + from] : 0.0f;
+}
+
+static int one_side_swizzled(const float *A, const float *B, int N, int a_moved, int b_moved, float *out)
+{
+    if ((size_t)N * N > 300 * 300)
+        return -1;
+    for (int r = 0; r < N; r++)
+        for (int n = 0; n < N; n++) {
+            double acc = 0.0;
+            for (int k = 0; k < N; k++)
+                acc += (double)(a_moved ? chunk_moved(A, N, r, k) : A[(size_t)r * N + k]) *
+                       (double)(b_moved ? chunk_moved(B, N, k, n) : B[(size_t)k * N + n]);
+            out[(size_t)r * N + n] = (float)acc;
+        }
+    return 0;
+}
+static int a_swizzled_once(const float *A, const float *B, int rows, int cols, float *out)
+{
+    (void)cols;
+    return one_side_swizzled(A, B, rows, 1, 0, out);
+}
+static int b_swizzled_once(const float *A, const float *B, int rows, int cols, float *out)
+{
+    (void)cols;
+    return one_side_swizzled(A, B, rows, 0, 1, out);
+}
+static int both_swizzled_once(const float *A, const float *B, int rows, int cols, float *out)
+{
+    (void)cols;
+    return one_side_swizzled(A, B, rows, 1, 1, out);
+}
+#define SWIZZLED_ONCE(which)                                                                                    \
+    "the output is the product with " which " 16-byte chunks taken from the places the swizzle gives them "     \
+    "(chunk c of row r at c ^ (r % 8)) instead of their own: the copy into shared memory and the ldmatrix that " \
+    "reads it disagree on the swizzle (one of them swizzles, the other does not). Swizzle both, or neither."
+#define SWAPPED {swapped, "the output is B*A instead of A*B: A and B are swapped."}
+
 /* A multiply-add per term: 2 N^3 floating-point operations, cuBLAS's SGEMM the yardstick. */
 static double flops(int rows, int cols)
 {
@@ -61,13 +107,14 @@ static double work(int rows, int cols)
     .mangled_params_nested = "PKfS1_Pfi", .nscalars = 1
 #define MATMUL_JUDGING                                                                               \
     .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                    \
-    .reference_at = reference_at, .mistake = swapped, .output_is_sum = 1, .work = work
+    .reference_at = reference_at, .output_is_sum = 1, .work = work
 #define FLOPS_PER_SECOND(routine) {routine, flops, "TFLOP/s", 1e12, "floating-point operations per second"}
 /* The float matmuls: a block of threads_x x threads_y threads per tile x tile block of C, cuBLAS's
  * SGEMM the yardstick. */
 #define FLOAT_MATMUL(family_name, threads_x, threads_y, tile)                                           \
     .name = family_name, MATMUL_CONTRACT, .block_x = threads_x, .block_y = threads_y, .tile_x = tile,   \
-    .tile_y = tile, .output_tile = tile, MATMUL_JUDGING, .limit = FLOPS_PER_SECOND("cublasSgemm")
+    .tile_y = tile, .output_tile = tile, MATMUL_JUDGING, .mistakes = {SWAPPED},                     \
+    .limit = FLOPS_PER_SECOND("cublasSgemm")
 
 const struct family family_matmul = {
     FLOAT_MATMUL("matmul", 32, 32, 32),
@@ -100,6 +147,8 @@ const struct family family_matmul_f16 = {
     .mangled_params_nested = "PKtS1_Pfi", .nscalars = 1,
     .block_x = 256, .block_y = 1, .tile_x = 128, .tile_y = 128,
     MATMUL_JUDGING,
+    .mistakes = {SWAPPED, {a_swizzled_once, SWIZZLED_ONCE("A's")}, {b_swizzled_once, SWIZZLED_ONCE("B's")},
+                 {both_swizzled_once, SWIZZLED_ONCE("A's and B's")}},
     .limit = FLOPS_PER_SECOND("cublasGemmEx"),
     .output_tile = 128,
     .input_bits = 6,

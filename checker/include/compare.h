@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "poison.h"
+#include "family.h"
 #include "tolerance.h"
 
 /* One wrong element, at (row, col) of the output. */
@@ -42,9 +43,11 @@ struct diagnosis_inputs {
     const float *want;         /* the reference output, rows x cols */
     const float *got;          /* the kernel's output */
     const float *input;        /* where the output moves input elements: the input, which a plain copy reproduces */
-    const float *swapped_ab;   /* the family's likely mistake computed (matmul: B*A, A and B swapped) */
     struct tolerance tol;
     int right_elsewhere;       /* the same kernel's output was right at another size: it computes */
+    /* The family's likely mistakes (family.h), each as computed and the sentence that names it. */
+    const float *likely[FAMILY_MISTAKES];
+    const char *likely_what[FAMILY_MISTAKES];
 };
 /* One sentence saying what the pattern of wrong elements suggests; never NULL. */
 const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *in);

@@ -11,6 +11,8 @@
 #include "tolerance.h"
 #include "residues.h"
 
+#define FAMILY_MISTAKES 4
+
 struct family {
     const char *name;                 /* the registry's word */
     /* The kernel: `kernel(inputs..., output, scalars...)`, row-major; the output is floats. */
@@ -35,9 +37,13 @@ struct family {
      * reference at output element i (row-major). */
     struct tolerance (*tolerance)(int rows, int cols);
     double (*reference_at)(const float *in0, const float *in1, int rows, int cols, size_t i);
-    /* What a likely mistake would have produced, for the diagnosis (NULL: nothing): matmul's
-     * B*A. Fills out (the output's shape) and returns 0, or -1 when too large to compute. */
-    int (*mistake)(const float *in0, const float *in1, int rows, int cols, float *out);
+    /* The likely mistakes, for the diagnosis: what each would have produced (it fills out, the
+     * output's shape, and returns 0, or -1 when too large to compute) and the sentence that names
+     * it (matmul's B*A: "A and B are swapped"). The first NULL ends the list. */
+    struct family_mistake {
+        int (*compute)(const float *in0, const float *in1, int rows, int cols, float *out);
+        const char *what;
+    } mistakes[FAMILY_MISTAKES];
     int output_is_sum;                /* elements are sums (C += ... shows as NaN everywhere) */
     int output_tile;                  /* the output's tiles, edge in elements, for telling mistakes at
                                          the edge from those inside (0: its elements form no tiles) */

@@ -75,7 +75,7 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
     size_t max_idx = CPU_FULL_MAX > CPU_SAMPLES + 2 * (size_t)(orows + ocols) ? CPU_FULL_MAX : CPU_SAMPLES + 2 * (size_t)(orows + ocols);
     size_t *idx = malloc(max_idx * sizeof *idx);
     double *want = malloc(max_idx * sizeof *want);
-    float *swapped = NULL;
+    float *likely[FAMILY_MISTAKES] = {0};
     int rc = -1;
     if (!idx || !want)
         goto out;
@@ -100,13 +100,16 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
         goto out;
     }
     const struct family *f = checking.lesson->family;
-    if (f->mistake && (swapped = malloc((size_t)orows * ocols * sizeof *swapped)) &&
-        f->mistake(job_in(job, 0), f->ninputs > 1 ? job_in(job, 1) : NULL, job->rows, job->cols, swapped) != 0) {
-        free(swapped);
-        swapped = NULL;
-    }
     struct diagnosis_inputs d = {f->output_is_sum, reference, got, f->output_is_input_moved ? job_in(job, 0) : NULL,
-                                 swapped, tol, checking.judged_right};
+                                 tol, checking.judged_right, {0}, {0}};
+    for (int k = 0; k < FAMILY_MISTAKES && f->mistakes[k].compute; k++) {
+        float *out = malloc((size_t)orows * ocols * sizeof *out);
+        if (out && f->mistakes[k].compute(job_in(job, 0), f->ninputs > 1 ? job_in(job, 1) : NULL, job->rows,
+                                          job->cols, out) == 0)
+            d.likely[k] = likely[k] = out, d.likely_what[k] = f->mistakes[k].what;
+        else
+            free(out);
+    }
     const struct comparison *c = vs_sol.wrong ? &vs_sol : &vs_cpu;
     say("  Wrong output %s.\n", when);
     show_mismatches(c, vs_sol.wrong ? reference_name() : "the CPU reference");
@@ -125,7 +128,8 @@ int judge_output(struct gpu_job *job, const float *got, const char *when)
 out:
     free(idx);
     free(want);
-    free(swapped);
+    for (int k = 0; k < FAMILY_MISTAKES; k++)
+        free(likely[k]);
     return rc;
 }
 

@@ -370,7 +370,7 @@ static const char *diagnose_square(const float *got, const float *want, int n, i
 {
     static struct comparison c;
     compare_outputs(got, want, n, n, tile, tol, &c);
-    struct diagnosis_inputs d = {sums, want, got, input, swapped, tol, 0};
+    struct diagnosis_inputs d = {sums, want, got, input, tol, 0, {swapped}, {"the output is B*A instead of A*B: A and B are swapped."}};
     return diagnose(&c, &d);
 }
 
@@ -454,7 +454,7 @@ static void diagnoses_each_pattern(void **state)
         }
         struct comparison c;
         compare_outputs(got, want, rows, cols, cases[k].tile, tolerance_exact(), &c);
-        struct diagnosis_inputs d = {cases[k].sums, want, got, NULL, NULL, tolerance_exact(), 0};
+        struct diagnosis_inputs d = {cases[k].sums, want, got, NULL, tolerance_exact(), 0, {0}, {0}};
         const char *said = diagnose(&c, cases[k].sums < 0 ? NULL : &d);
         for (int i = 0; i < 3; i++) {
             if (cases[k].says[i] && !strstr(said, cases[k].says[i]))
@@ -478,7 +478,7 @@ static void diagnose_all_zero(void **state)
     float want[6] = {1, 2, 3, 4, 5, 6}, got[6] = {0};
     struct comparison c;
     compare_outputs(got, want, 2, 3, 0, tolerance_exact(), &c);
-    struct diagnosis_inputs d = {1, want, got, NULL, NULL, tolerance_exact(), 0};
+    struct diagnosis_inputs d = {1, want, got, NULL, tolerance_exact(), 0, {0}, {0}};
     assert_contains(diagnose(&c, &d), "every element is 0: the kernel stored zeros instead of computing them (is a "
                                       "TODO still open?), or added nothing at this size");
     d.right_elsewhere = 1;
@@ -546,7 +546,7 @@ static void diagnose_transpose_copied(void **state)
     struct comparison c;
     compare_outputs(got, want, 2, 3, 32, tolerance_exact(), &c);
     assert_int_equal(c.wrong, 4);
-    struct diagnosis_inputs d = {0, want, got, input, NULL, tolerance_exact(), 0};
+    struct diagnosis_inputs d = {0, want, got, input, tolerance_exact(), 0, {0}, {0}};
     assert_contains(diagnose(&c, &d), "copied instead of transposing");
 }
 
@@ -559,7 +559,7 @@ static void diagnose_transpose_not_a_copy(void **state)
     float got[6] = {1, 3, 5, 2, 4, 7};
     struct comparison c;
     compare_outputs(got, want, 2, 3, 32, tolerance_exact(), &c);
-    struct diagnosis_inputs d = {0, want, got, input, NULL, tolerance_exact(), 0};
+    struct diagnosis_inputs d = {0, want, got, input, tolerance_exact(), 0, {0}, {0}};
     assert_lacks(diagnose(&c, &d), "copied");
 }
 

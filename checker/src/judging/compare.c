@@ -192,8 +192,9 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
         equals_transpose(in->got, in->want, c->rows, in->tol))
         return "the output is the transpose of the right answer: row and col are swapped "
                "(does threadIdx.y pick the column?).";
-    if (in && in->got && in->swapped_ab && equals(in->got, in->swapped_ab, total, in->tol))
-        return "the output is B*A instead of A*B: A and B are swapped.";
+    for (int k = 0; in && in->got && k < FAMILY_MISTAKES; k++)
+        if (in->likely[k] && in->likely_what[k] && equals(in->got, in->likely[k], total, in->tol))
+            return in->likely_what[k];
     struct misplaced moved = {0};
     if (in && in->sums && in->got && in->want) /* a moved input's values are a transpose's to judge */
         misplaced_values(c, in->got, in->want, in->tol, &moved);
