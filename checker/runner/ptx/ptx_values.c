@@ -25,7 +25,7 @@ uint64_t ptx_int_binary(int op, int flags, int ty, uint64_t a, uint64_t b)
 {
     int w = width(ty), s = ptx_type_signed(ty);
     uint64_t mask = w == 64 ? ~0ull : (1ull << w) - 1;
-    int64_t sa = (int64_t)extend(a, s ? ty : ty), sb = (int64_t)extend(b, s ? ty : ty);
+    int64_t sa = (int64_t)extend(a, ty), sb = (int64_t)extend(b, ty);
     uint64_t ua = a & mask, ub = b & mask;
     if ((flags & F_SAT) && s && w == 32 && (op == OP_ADD || op == OP_SUB)) { /* add/sub.sat.s32: clamped */
         int64_t r = op == OP_ADD ? sa + sb : sa - sb;
