@@ -1369,18 +1369,16 @@ static int mma(const struct ptx_insn *in, int w)
             mC[m][n] = c[e] >= 0 && (*mark(c[e], w) >> l & 1);
         }
     }
-    uint32_t mk[4] = {0};
-    for (int l = 0; l < 32; l++) { /* every input read above before any output is written */
+    uint32_t mk[4] = {0}, D[16][8];
+    ptx_tensor_mma(A, B, C, D); /* every input read above before any output is written */
+    for (int l = 0; l < 32; l++) {
         int t = first + l, g = l / 4, q = l % 4;
         for (int e = 0; e < 4; e++) {
             int m = e < 2 ? g : g + 8, n = 2 * q + (e & 1), marked = mC[m][n];
-            float column[16];
-            for (int k = 0; k < 16; k++) {
-                column[k] = B[k][n];
+            for (int k = 0; k < 16; k++)
                 marked |= mA[m][k] | mB[k][n];
-            }
             if (d[e] >= 0)
-                *reg(d[e], t) = ptx_tensor_dot16(A[m], column, C[m][n]);
+                *reg(d[e], t) = D[m][n];
             mk[e] |= (uint32_t)marked << l;
         }
     }

@@ -108,36 +108,125 @@ double ptx_sat(double x)
     return isnan(x) ? 0.0 : x <= 0 ? 0.0 : x > 1 ? 1.0 : x; /* -0 too: +0 (the H200's) */
 }
 
-/* A half's exponent (held as a float): a subnormal half's is the smallest normal one's. */
-static int half_exponent(float x)
+/* A float's bits. */
+static inline uint32_t bits_of(float x)
 {
-    int e = ilogbf(x);
-    return e < -14 ? -14 : e;
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
 }
 
+/* x's magnitude on the grid of 2^q: its bits shifted, cut toward zero (shift: q's distance from
+ * the grid the significand is on; negative shifts right). */
+static inline int64_t on_grid(uint64_t significand, int shift, int negative)
+{
+    uint64_t v = shift >= 0 ? significand << shift : -shift >= 64 ? 0 : significand >> -shift;
+    return negative ? -(int64_t)v : (int64_t)v;
+}
+
+/* (Each term is worked on its bits, not with ldexp and ilogb: lesson 10 makes millions of them.) */
 uint32_t ptx_tensor_dot16(const float *a, const float *b, float c)
 {
+    uint32_t cu = bits_of(c);
     int nan = isnan(c), inf_pos = isinf(c) && c > 0, inf_neg = isinf(c) && c < 0, top = INT32_MIN;
+    int e[16]; /* each product's exponent, the sum of its halves' (a subnormal half's: -14) */
     for (int k = 0; k < 16; k++) {
-        double p = (double)a[k] * (double)b[k];
+        float p = a[k] * b[k]; /* (only its class is used: NaN, infinite, zero) */
         nan |= isnan(p);
         inf_pos |= isinf(p) && p > 0, inf_neg |= isinf(p) && p < 0;
-        if (p != 0 && !isnan(p) && !isinf(p) && half_exponent(a[k]) + half_exponent(b[k]) > top)
-            top = half_exponent(a[k]) + half_exponent(b[k]);
+        int ea = (int)(bits_of(a[k]) >> 23 & 0xff) - 127, eb = (int)(bits_of(b[k]) >> 23 & 0xff) - 127;
+        e[k] = (ea < -14 ? -14 : ea) + (eb < -14 ? -14 : eb);
+        if (a[k] != 0 && b[k] != 0 && !isnan(p) && !isinf(p) && e[k] > top)
+            top = e[k];
     }
     if (nan || (inf_pos && inf_neg))
         return 0x7fffffffu;
     if (inf_pos || inf_neg)
         return inf_pos ? 0x7f800000u : 0xff800000u;
-    if (c != 0 && ilogbf(c) > top)
-        top = ilogbf(c);
+    int ce = (int)(cu >> 23 & 0xff), cm = (int)(cu & 0x7fffff);
+    int c_exp = ce ? ce - 127 : cm ? 31 - __builtin_clz((unsigned)cm) - 149 : INT32_MIN;
+    if (c_exp > top)
+        top = c_exp;
     if (top == INT32_MIN)
         return 0; /* every term zero: +0 */
-    int64_t sum = (int64_t)ldexp((double)c, 25 - top); /* (the cast cuts toward zero) */
+    /* The grid is 2^(top - 25). A float's significand (24 bits, the implicit one with it) is on
+     * 2^(E - 150); a product of two, on 2^(Ea + Eb - 300). */
+    int64_t sum = c_exp == INT32_MIN ? 0
+                  : on_grid(ce ? (uint64_t)(cm | 0x800000) : (uint64_t)cm, (ce ? ce : 1) - 150 - (top - 25), cu >> 31);
+    for (int k = 0; k < 16; k++) {
+        uint32_t au = bits_of(a[k]), bu = bits_of(b[k]);
+        if (a[k] == 0 || b[k] == 0)
+            continue;
+        uint64_t m = (uint64_t)((au & 0x7fffff) | 0x800000) * ((bu & 0x7fffff) | 0x800000);
+        sum += on_grid(m, (int)(au >> 23 & 0xff) + (int)(bu >> 23 & 0xff) - 300 - (top - 25), (au ^ bu) >> 31);
+    }
+    if (sum == 0)
+        return 0;
+    double d = ldexp((double)sum, top - 25); /* exact: |sum| < 2^32 */
+    float r = (float)d;
+    if (fabs((double)r) > fabs(d)) /* rounded away from zero: one step back (rz) */
+        r = nextafterf(r, 0.0f);
+    return bits_of(r);
+}
+
+/* A half (held as a float) as the sums take it: its significand on 2^(E - 150), its exponent as
+ * the alignment counts it (a subnormal half's: -14), its sign. */
+struct term {
+    uint64_t significand;
+    int e, grid, negative; /* grid: E - 150 */
+};
+
+static struct term term_of(float x)
+{
+    uint32_t u = bits_of(x);
+    int e = (int)(u >> 23 & 0xff) - 127;
+    return (struct term){x == 0 ? 0 : (uint64_t)((u & 0x7fffff) | 0x800000), e < -14 ? -14 : e,
+                         (int)(u >> 23 & 0xff) - 150, (int)(u >> 31)};
+}
+
+void ptx_tensor_mma(const float a[16][16], const float b[16][8], const float c[16][8], uint32_t d[16][8])
+{
+    struct term ta[16][16], tb[8][16];
+    int special = 0;
+    for (int m = 0; m < 16; m++)
+        for (int k = 0; k < 16; k++)
+            ta[m][k] = term_of(a[m][k]), special |= !isfinite(a[m][k]);
     for (int k = 0; k < 16; k++)
-        sum += (int64_t)ldexp((double)a[k] * (double)b[k], 25 - top);
-    float r = (float)ptx_fop(FOP_CVT, R_RZ, 1, ldexp((double)sum, top - 25), 0, 0);
-    uint32_t bits;
-    memcpy(&bits, &r, 4);
-    return sum == 0 ? 0 : bits;
+        for (int n = 0; n < 8; n++)
+            tb[n][k] = term_of(b[k][n]), special |= !isfinite(b[k][n]);
+    for (int m = 0; m < 16; m++)
+        for (int n = 0; n < 8; n++) {
+            float column[16];
+            if (special || !isfinite(c[m][n])) { /* NaNs and infinities: the general way */
+                for (int k = 0; k < 16; k++)
+                    column[k] = b[k][n];
+                d[m][n] = ptx_tensor_dot16(a[m], column, c[m][n]);
+                continue;
+            }
+            uint32_t cu = bits_of(c[m][n]);
+            int ce = (int)(cu >> 23 & 0xff), cm = (int)(cu & 0x7fffff), top = INT32_MIN;
+            int c_exp = ce ? ce - 127 : cm ? 31 - __builtin_clz((unsigned)cm) - 149 : INT32_MIN;
+            for (int k = 0; k < 16; k++)
+                if (ta[m][k].significand && tb[n][k].significand && ta[m][k].e + tb[n][k].e > top)
+                    top = ta[m][k].e + tb[n][k].e;
+            top = c_exp > top ? c_exp : top;
+            if (top == INT32_MIN) {
+                d[m][n] = 0;
+                continue;
+            }
+            int64_t sum = c_exp == INT32_MIN ? 0
+                          : on_grid(ce ? (uint64_t)(cm | 0x800000) : (uint64_t)cm, (ce ? ce : 1) - 150 - (top - 25),
+                                    (int)(cu >> 31));
+            for (int k = 0; k < 16; k++) {
+                const struct term *x = &ta[m][k], *y = &tb[n][k];
+                if (x->significand && y->significand)
+                    sum += on_grid(x->significand * y->significand, x->grid + y->grid - (top - 25),
+                                   x->negative ^ y->negative);
+            }
+            double v = ldexp((double)sum, top - 25);
+            float r = (float)v;
+            if (fabs((double)r) > fabs(v))
+                r = nextafterf(r, 0.0f);
+            d[m][n] = sum == 0 ? 0 : bits_of(r);
+        }
 }

@@ -25,5 +25,8 @@ double ptx_sat(double x);
  * (a product's: the sum of its halves' exponents), the cut terms summed exactly, the sum rounded
  * toward zero to a float; a NaN, or infinities of both signs, give the canonical NaN. */
 uint32_t ptx_tensor_dot16(const float *a, const float *b, float c);
+/* The same for a whole mma: its A (16 x 16) and B (16 x 8) read once, each element of D from c
+ * (16 x 8) into d (16 x 8) as ptx_tensor_dot16 makes it. */
+void ptx_tensor_mma(const float a[16][16], const float b[16][8], const float c[16][8], uint32_t d[16][8]);
 
 #endif
