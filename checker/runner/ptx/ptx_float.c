@@ -124,6 +124,30 @@ static inline int64_t on_grid(uint64_t significand, int shift, int negative)
     return negative ? -(int64_t)v : (int64_t)v;
 }
 
+/* c's exponent (INT32_MIN for a zero), and c on the grid of 2^(top - 25). */
+static int c_exponent(uint32_t cu)
+{
+    int ce = (int)(cu >> 23 & 0xff), cm = (int)(cu & 0x7fffff);
+    return ce ? ce - 127 : cm ? 31 - __builtin_clz((unsigned)cm) - 149 : INT32_MIN;
+}
+static int64_t c_on_grid(uint32_t cu, int top)
+{
+    int ce = (int)(cu >> 23 & 0xff), cm = (int)(cu & 0x7fffff);
+    return on_grid(ce ? (uint64_t)(cm | 0x800000) : (uint64_t)cm, (ce ? ce : 1) - 150 - (top - 25), (int)(cu >> 31));
+}
+
+/* The sum on the grid of 2^(top - 25) rounded toward zero to a float's bits (0: +0). */
+static uint32_t rounded_sum(int64_t sum, int top)
+{
+    if (sum == 0)
+        return 0;
+    double d = ldexp((double)sum, top - 25); /* exact: |sum| < 2^32 */
+    float r = (float)d;
+    if (fabs((double)r) > fabs(d)) /* rounded away from zero: one step back */
+        r = nextafterf(r, 0.0f);
+    return bits_of(r);
+}
+
 /* (Each term is worked on its bits, not with ldexp and ilogb: lesson 10 makes millions of them.) */
 uint32_t ptx_tensor_dot16(const float *a, const float *b, float c)
 {
@@ -143,16 +167,14 @@ uint32_t ptx_tensor_dot16(const float *a, const float *b, float c)
         return 0x7fffffffu;
     if (inf_pos || inf_neg)
         return inf_pos ? 0x7f800000u : 0xff800000u;
-    int ce = (int)(cu >> 23 & 0xff), cm = (int)(cu & 0x7fffff);
-    int c_exp = ce ? ce - 127 : cm ? 31 - __builtin_clz((unsigned)cm) - 149 : INT32_MIN;
+    int c_exp = c_exponent(cu);
     if (c_exp > top)
         top = c_exp;
     if (top == INT32_MIN)
         return 0; /* every term zero: +0 */
     /* The grid is 2^(top - 25). A float's significand (24 bits, the implicit one with it) is on
      * 2^(E - 150); a product of two, on 2^(Ea + Eb - 300). */
-    int64_t sum = c_exp == INT32_MIN ? 0
-                  : on_grid(ce ? (uint64_t)(cm | 0x800000) : (uint64_t)cm, (ce ? ce : 1) - 150 - (top - 25), cu >> 31);
+    int64_t sum = c_exp == INT32_MIN ? 0 : c_on_grid(cu, top);
     for (int k = 0; k < 16; k++) {
         uint32_t au = bits_of(a[k]), bu = bits_of(b[k]);
         if (a[k] == 0 || b[k] == 0)
@@ -160,13 +182,7 @@ uint32_t ptx_tensor_dot16(const float *a, const float *b, float c)
         uint64_t m = (uint64_t)((au & 0x7fffff) | 0x800000) * ((bu & 0x7fffff) | 0x800000);
         sum += on_grid(m, (int)(au >> 23 & 0xff) + (int)(bu >> 23 & 0xff) - 300 - (top - 25), (au ^ bu) >> 31);
     }
-    if (sum == 0)
-        return 0;
-    double d = ldexp((double)sum, top - 25); /* exact: |sum| < 2^32 */
-    float r = (float)d;
-    if (fabs((double)r) > fabs(d)) /* rounded away from zero: one step back (rz) */
-        r = nextafterf(r, 0.0f);
-    return bits_of(r);
+    return rounded_sum(sum, top);
 }
 
 /* A half (held as a float) as the sums take it: its significand on 2^(E - 150), its exponent as
@@ -204,8 +220,7 @@ void ptx_tensor_mma(const float a[16][16], const float b[16][8], const float c[1
                 continue;
             }
             uint32_t cu = bits_of(c[m][n]);
-            int ce = (int)(cu >> 23 & 0xff), cm = (int)(cu & 0x7fffff), top = INT32_MIN;
-            int c_exp = ce ? ce - 127 : cm ? 31 - __builtin_clz((unsigned)cm) - 149 : INT32_MIN;
+            int c_exp = c_exponent(cu), top = INT32_MIN;
             for (int k = 0; k < 16; k++)
                 if (ta[m][k].significand && tb[n][k].significand && ta[m][k].e + tb[n][k].e > top)
                     top = ta[m][k].e + tb[n][k].e;
@@ -214,19 +229,13 @@ void ptx_tensor_mma(const float a[16][16], const float b[16][8], const float c[1
                 d[m][n] = 0;
                 continue;
             }
-            int64_t sum = c_exp == INT32_MIN ? 0
-                          : on_grid(ce ? (uint64_t)(cm | 0x800000) : (uint64_t)cm, (ce ? ce : 1) - 150 - (top - 25),
-                                    (int)(cu >> 31));
+            int64_t sum = c_exp == INT32_MIN ? 0 : c_on_grid(cu, top);
             for (int k = 0; k < 16; k++) {
                 const struct term *x = &ta[m][k], *y = &tb[n][k];
                 if (x->significand && y->significand)
                     sum += on_grid(x->significand * y->significand, x->grid + y->grid - (top - 25),
                                    x->negative ^ y->negative);
             }
-            double v = ldexp((double)sum, top - 25);
-            float r = (float)v;
-            if (fabs((double)r) > fabs(v))
-                r = nextafterf(r, 0.0f);
-            d[m][n] = sum == 0 ? 0 : bits_of(r);
+            d[m][n] = rounded_sum(sum, top);
         }
 }
