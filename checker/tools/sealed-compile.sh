@@ -106,7 +106,9 @@ ptx)
   ;;
 cubin)
   [ $has_arch = 1 ] || { say "sealed-compile: cubin needs the GPU's architecture among the extra flags, e.g. -- -arch=sm_90" >&2; exit 4; }
-  flags=(-O3 -lineinfo)
+  # The same flags as ptx's (-O is host code's level, and a .cu compiled with -ptx or -cubin has
+  # none): the cubin's first step is then a ptx call's, whose cached PTX it reuses.
+  flags=(-lineinfo)
   ;;
 *) usage ;;
 esac
