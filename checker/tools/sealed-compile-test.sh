@@ -224,11 +224,25 @@ miss=$took
 mv c75.ptx c75.ptx.first
 hit "another -arch again" c75.ptx ptx work/c.cu c75.ptx -- -arch=sm_75
 n=$(entries)
+# A cubin's first step is a ptx call's (the same flags): the PTX cached above serves it.
 sc_run cubin work/c.cu c.cubin -- -arch=sm_90
 miss=$took
-[ $rc = 0 ] && [ "$(entries)" = $((n + 2)) ] && mv c.cubin c.cubin.first && [ "$how" = compiled ] &&
-  ok "a cubin: a miss, stored as its PTX and its cubin ($took ms)" || bad "a cubin: exit $rc, entries $n -> $(entries): $out"
+[ $rc = 0 ] && [ "$(entries)" = $((n + 1)) ] && mv c.cubin c.cubin.first && [ "$how" = assembled ] &&
+  ok "a cubin of a file compiled to PTX before: ptxas alone, stored as its cubin ($took ms)" ||
+  bad "a cubin after its PTX: $how, exit $rc, entries $n -> $(entries): $out"
 hit "the cubin again" c.cubin cubin work/c.cu c.cubin -- -arch=sm_90
+# A file's cubin first (the GPU judge's build): stored as its PTX and its cubin, and its PTX
+# (the emulator's) then a hit.
+{ cat "$sol"; echo "// a cubin first"; } > work/cf.cu
+n=$(entries)
+sc_run cubin work/cf.cu cf.cubin -- -arch=sm_90
+[ $rc = 0 ] && [ "$(entries)" = $((n + 2)) ] && [ "$how" = compiled ] &&
+  ok "a cubin of a new file: a miss, stored as its PTX and its cubin ($took ms)" ||
+  bad "a cubin of a new file: $how, exit $rc, entries $n -> $(entries): $out"
+sc_run ptx work/cf.cu cf.ptx
+WB_SEALED_CACHE="" "$sc" ptx work/cf.cu cf.fresh.ptx
+[ $rc = 0 ] && [ "$how" = hit ] && cmp -s cf.ptx cf.fresh.ptx &&
+  ok "then its PTX: a hit, that of a compile without the cache ($took ms)" || bad "the PTX after a cubin: $how, exit $rc: $out"
 WB_SEALED_CACHE="" "$sc" cubin work/c.cu c0.cubin -- -arch=sm_90 && cmp -s c0.cubin c.cubin &&
   ok "the hit's cubin is that of a compile without the cache" || bad "the hit's cubin differs from an uncached compile's"
 # The same bytes at another path: the PTX stage serves it, with the new path in .file; a cubin
