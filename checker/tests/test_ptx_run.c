@@ -347,9 +347,11 @@ static void unset_shared_read_dropped_is_no_error(void **state)
     for (int t = 0; t < 32; t++)
         assert_true(out[t] == (t < 16 ? 1.0f : -1.0f));
     assert_run(run_dropped_read(out, 32), EMU_UNSET_SHARED_READ);
-    assert_said("thread (16,0) stores to global memory a value it read from shared memory that no thread of the "
-                "block has written");
+    /* the store that uses the value, and (another line) the read that got it, each named */
+    assert_said("thread (16,0) stores to global memory a value it read from shared memory at ");
+    assert_said("that no thread of the block has written");
     assert_said(at("dropped_store"));
+    assert_said(at("dropped_load"));
 }
 
 static void store_past_end_is_reported(void **state)

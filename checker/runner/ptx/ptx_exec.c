@@ -90,6 +90,8 @@ static struct {
     uint32_t committed[MAX_THREADS];
     uint32_t copy_bytes[MAX_THREADS]; /* the bytes of copies[t]: in flight, as loads' are */
     int unlanded; /* a cp.async whose words were read before they landed (insn + 1), for the sentence */
+    int unset_read; /* the first read of a shared byte no thread had written (insn + 1): the sentence
+                     * names it, where the value's use (a store, an address) may lie far below */
     int copies_pending;  /* in all threads' lists */
     int warp_kind; /* the error's kind when a warp instruction completed by resolve() failed */
     int running_insn;     /* where the running warp is (for a CPU-time stop) */
@@ -358,10 +360,14 @@ static void value_used(int insn, int t, const char *what)
                  blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, ptx_where(insn, where, sizeof where));
         return;
     }
+    char read_at[160] = "", at[150];
+    if (X.unset_read && strcmp(ptx_where(X.unset_read - 1, at, sizeof at), ptx_where(insn, where, sizeof where)))
+        snprintf(read_at, sizeof read_at, " at %s", at);
     int n = snprintf(X.value_sentence, sizeof X.value_sentence,
-                     "block (%u,%u): %s %s a value it read from shared memory that no thread of the block has "
+                     "block (%u,%u): %s %s a value it read from shared memory%s that no thread of the block has "
                      "written (%s): ",
-                     blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, ptx_where(insn, where, sizeof where));
+                     blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, read_at,
+                     ptx_where(insn, where, sizeof where));
     n = n < 0 ? 0 : n >= (int)sizeof X.value_sentence ? (int)sizeof X.value_sentence - 1 : n;
     if (X.unlanded)
         snprintf(X.value_sentence + n, sizeof X.value_sentence - (size_t)n,
@@ -386,9 +392,12 @@ static uint32_t marked_addresses(int insn, int w, const struct ptx_operand *addr
     return am;
 }
 
-/* An unwritten shared byte at off was read: the cp.async, if any, whose copy was to write it. */
-static void note_unlanded(size_t off)
+/* An unwritten shared byte at off was read by instruction insn: the first such read, and the
+ * cp.async, if any, whose copy was to write it. */
+static void note_unlanded(int insn, size_t off)
 {
+    if (!X.unset_read)
+        X.unset_read = insn + 1;
     for (int t = 0; X.copies_pending && t < X.threads && !X.unlanded; t++)
         for (int k = 0; k < X.ncopies[t]; k++) {
             const struct pending_copy *c = &X.copies[t][k];
@@ -598,7 +607,7 @@ static int load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst,
         X.shared_marks |= marked[e];
         if (marked[e] && X.shared_state[off + (size_t)(e * size)] == UNSET) {
             emu_trace_note_unset_read((uintptr_t)insn + 1);
-            note_unlanded(off + (size_t)(e * size));
+            note_unlanded(insn, off + (size_t)(e * size));
         }
     }
     memcpy(dst, p, (size_t)(size * n));
@@ -673,7 +682,7 @@ static int load_shared(const struct ptx_insn *in, int i, int w, uint32_t exec)
                 mk |= state[e * size + b] != SET;
             if (mk && state[e * size] == UNSET) {
                 emu_trace_note_unset_read((uintptr_t)i + 1);
-                note_unlanded(at[l] + (size_t)(e * size));
+                note_unlanded(i, at[l] + (size_t)(e * size));
             }
             marked[e] |= (uint32_t)mk << l;
             X.shared_marks |= mk;
@@ -2524,7 +2533,7 @@ static int run_block(void)
         X.issued[t] = X.done[t] = X.in_flight[t] = 0;
         X.ncopies[t] = 0, X.committed[t] = 0, X.copy_bytes[t] = 0; /* (copies never waited for are dropped) */
     }
-    X.unlanded = 0, X.copies_pending = 0;
+    X.unlanded = 0, X.unset_read = 0, X.copies_pending = 0;
     if (X.counting)
         memset(X.dep, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.dep);
     for (;;) {
@@ -2581,6 +2590,7 @@ int ptx_run(const struct ptx_launch *L)
     X.k = L->k;
     X.value_error = 0;
     X.unlanded = 0;
+    X.unset_read = 0;
     unsigned threads = L->block[0] * L->block[1] * L->block[2];
     if (threads == 0 || threads > MAX_THREADS || !L->grid[0] || !L->grid[1] || !L->grid[2])
         return fail(EMU_BAD_LAUNCH, "invalid launch configuration");

@@ -64,7 +64,7 @@ __global__ void dropped_read(float *out, int limit)
     __shared__ float s[64];
     s[threadIdx.x] = 1.0f;
     __syncthreads();
-    float v = ((volatile float *)s)[threadIdx.x < 16 ? threadIdx.x : threadIdx.x + 32];
+    float v = ((volatile float *)s)[threadIdx.x < 16 ? threadIdx.x : threadIdx.x + 32]; /* L:dropped_load */
     if ((int)threadIdx.x < limit)
         out[threadIdx.x] = v; /* L:dropped_store */
 }
