@@ -120,7 +120,7 @@ CHECK_LESSONS = $(if $(filter all,$(LESSON)),$(LESSONS),$(LESSON))
 FORCE:
 
 .PHONY: cluster-test test-tools explore grade-all next watch help check status hint reset quiz grade handout programs \
-        docs docs-tools docs-test test unit-tests author-check build-all mutants doctor clean fuzz conformance \
+        docs docs-tools docs-test test unit-tests author-check bank-pictures build-all mutants doctor clean fuzz conformance \
         $(addprefix lesson,$(LESSONS))
 
 help:
@@ -150,6 +150,7 @@ help:
 	  echo "  make fuzz               libFuzzer on the PTX reader and the interpreter, FUZZ_SECONDS=60 (needs clang)"; \
 	  echo "  make conformance        on a GPU: every instruction form against the interpreter, bit for bit, recorded"; \
 	  echo "  make author-check       the lessons' own rules: stubs unsolved, one CONTRACT in stub and solution, hints apart, quoted lines right"; \
+	  echo "  make bank-pictures      the lessons' bank pictures (docs/img/banks-*.svg) drawn again from the bank model"; \
 	fi
 	@echo "  make doctor             check the tools the workbook needs"
 	@echo "  make clean              remove build/ (your work/ stays)"
@@ -413,6 +414,14 @@ build/tests/%: checker/tests/%.c $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS) checke
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS) $(ARCHIVE_LIBS)
 
+# test_occupancy reads what ptxas gave the test kernels (registers, static shared memory) from
+# their cubin, as the judges read a student's.
+build/tests/ptx_kernels.cubin: build/tests/ptx_kernels.ptx
+	$(Q)$(NVCC) -cubin -arch=sm_90 -o $@ $<
+build/tests/test_occupancy: checker/tests/test_occupancy.c build/tests/ptx_kernels.cubin $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) '-DWB_TEST_CUBIN="build/tests/ptx_kernels.cubin"' -o $@ $< $(LIBCHECKER) $(CMOCKA_LIBS)
+
 build/tests/ptx_kernels.ptx: checker/tests/ptx/kernels.cu
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
@@ -513,8 +522,16 @@ FUZZ_SECONDS ?= 60
 fuzz: $(WORKBOOK)
 	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_CC="$(FUZZ_CC)" MAKE="$(MAKE)" checker/tools/fuzz.sh
 
+# The bank pictures the lessons show are the bank model's own drawings (workbook bankmap), kept
+# in docs/img/ so that a lesson's README shows them wherever it is read; make bank-pictures
+# draws them again, and author-check refuses one the model would no longer draw.
+BANK_PICTURES := 32x32 32x33 xor ldsm ldsm-xor
 author-check: $(WORKBOOK)
 	$(Q)$(WORKBOOK) author-check
+	$(Q)for p in $(BANK_PICTURES); do $(WORKBOOK) bankmap $$p | cmp -s - docs/img/banks-$$p.svg || \
+	  { echo "docs/img/banks-$$p.svg is not what the bank model draws now: make bank-pictures, then commit it"; exit 1; }; done
+bank-pictures: $(WORKBOOK)
+	$(Q)for p in $(BANK_PICTURES); do $(WORKBOOK) bankmap $$p > docs/img/banks-$$p.svg || exit 1; done
 
 # The check programs of SRC for the judge EMU selects, every lesson (or LESSON=n's): for
 # building in parallel (make -j programs) before grading many hand-ins or mutants.
@@ -625,10 +642,6 @@ unwrap_summary = sed -z -e 's|<summary>\n<p>\([^<]*\)</p>\n</summary>|<summary>\
   -e 's|<summary>\n\([^<\n]*\)\n</summary>|<summary>\1</summary>|g'
 
 
-$(SITE)/img/banks-%.svg: $(WORKBOOK)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(WORKBOOK) bankmap $* > $@
-
 $(SITE)/img/%.svg: docs/img/%.svg
 	$(Q)mkdir -p $(@D)
 	$(Q)cp $< $@
@@ -643,7 +656,8 @@ $(SITE)/$(call folder,$(1)).html: lessons/$(call folder,$(1))/README.md lessons/
     lessons/$(call folder,$(1))/hints.md docs/template.html $(SITE_IMAGES) $(WORKBOOK)
 	$(Q)mkdir -p build/docs
 	$(Q){ sed -e 's/^```cuda$$$$/```cpp/' -e 's/<!-- line: \([^-]\|-[^-]\)*-->//g' \
-	  -e 's|](\.\./\.\./docs/\([a-z_]*\)\.md)|](\1.html)|g' $$<; echo; $(WORKBOOK) quiz-md $(1); \
+	  -e 's|](\.\./\.\./docs/\([a-z_]*\)\.md)|](\1.html)|g' -e 's|](\.\./\.\./docs/img/|](img/|g' $$<; echo; \
+	  $(WORKBOOK) quiz-md $(1); \
 	  echo; $(WORKBOOK) hints-md $(1); } \
 	  > build/docs/$(call folder,$(1)).md
 	$(Q)$(PANDOC_HTML) $(if $(call folder,$(call lesson_before,$(1))),-V prev=$(call folder,$(call lesson_before,$(1))).html) \

@@ -9,6 +9,10 @@
 
 enum occupancy_limit { BY_THREADS, BY_BLOCKS, BY_REGISTERS, BY_SHARED, CANNOT_LAUNCH };
 
+/* The shared memory the system reserves in every block (compute capability 8.0 and later), on
+ * top of the kernel's own. */
+enum { SHARED_SYSTEM_RESERVE = 1024 };
+
 struct occupancy {
     int blocks;                 /* per SM at once (0: the block cannot launch) */
     int warps, max_warps;       /* the warps those blocks hold, of the SM's */

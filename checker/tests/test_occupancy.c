@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "family.h"
+#include "objgate.h"
 #include "occupancy.h"
 #include "unit.h"
 
@@ -55,7 +57,24 @@ static void launches_a_gpu_refuses(void **state)
     assert_int_equal(occupancy_sm90(2048, 32, 0).blocks, 0);
 }
 
+/* What ptxas gave a compiled kernel, read from its cubin: dropped_read(float *, int) of the
+ * test kernels declares 64 floats of shared memory: 256 bytes, as `ptxas -v` says, though the
+ * cubin's section for it is 1 KB longer (the system's reserve, which occupancy adds itself). */
+static void cubin_resources_are_ptxas_own(void **state)
+{
+    (void)state;
+    struct family f = {0};
+    f.mangled_params = "Pfi";
+    int regs;
+    size_t shared;
+    assert_int_equal(cubin_resources(WB_TEST_CUBIN, "dropped_read", &f, &regs, &shared), 0);
+    assert_int_equal(shared, 256);
+    assert_true(regs > 0 && regs <= 255);
+    assert_int_equal(cubin_resources(WB_TEST_CUBIN, "no_such_kernel", &f, &regs, &shared), -1);
+}
+
 UNIT_TESTS_MAIN(
+    cmocka_unit_test(cubin_resources_are_ptxas_own),
     cmocka_unit_test(threads_limit_small_kernels),
     cmocka_unit_test(registers_rounded_per_warp),
     cmocka_unit_test(shared_memory_with_its_reserve),

@@ -5,7 +5,7 @@
 #include "occupancy.h"
 
 enum {
-    SM_REGISTERS = 65536, REGISTER_UNIT = 256, SM_SHARED = 228 * 1024, SHARED_RESERVED = 1024, SHARED_UNIT = 128,
+    SM_REGISTERS = 65536, REGISTER_UNIT = 256, SM_SHARED = 228 * 1024, SHARED_UNIT = 128,
     SM_WARPS = 64, SM_BLOCKS = 32
 };
 
@@ -26,7 +26,7 @@ struct occupancy occupancy_sm90(int threads, int registers, size_t shared)
         return o;
     int warps = (threads + 31) / 32;
     int per_warp = warp_registers(registers);
-    size_t per_block = (shared + SHARED_RESERVED + SHARED_UNIT - 1) / SHARED_UNIT * SHARED_UNIT;
+    size_t per_block = (shared + SHARED_SYSTEM_RESERVE + SHARED_UNIT - 1) / SHARED_UNIT * SHARED_UNIT;
     int by[] = {
         [BY_THREADS] = SM_WARPS / warps,
         [BY_BLOCKS] = SM_BLOCKS,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "occupancy.h"
 #include "textfile.h"
 
 #define STO_CUDA_ENTRY 0x10
@@ -189,7 +190,9 @@ int gate_object(const char *path, const char *kernel, const struct family *famil
 /* What ptxas gave the contract's kernel: its registers per thread, the .nv.info section's
  * EIATTR_REGCOUNT record (attribute 0x2f, format EIFMT_SVAL: a 16-bit size, then the kernel's
  * symbol index and the count, 32 bits each); its static shared memory, the size of the section
- * .nv.shared.KERNEL (none: 0). */
+ * .nv.shared.KERNEL (none: 0), less the 1 KB a block's shared memory reserves for the system
+ * where the cubin maps that reserve (.nv.shared.reserved.0: the kernel's section then starts
+ * with it), so that the figure is ptxas's own "bytes smem". */
 int cubin_resources(const char *path, const char *kernel, const struct family *family, int *registers, size_t *shared)
 {
     struct elf e;
@@ -205,10 +208,13 @@ int cubin_resources(const char *path, const char *kernel, const struct family *f
     for (size_t k = 1; k < e.nsym && !sym; k++)
         if (strcmp(symbol_name(&e, k), want) == 0)
             sym = k;
+    int reserve_mapped = 0;
     for (int i = 0; i < e.eh->e_shnum && sym; i++) {
         const Elf64_Shdr *h = &e.sh[i];
         if (strcmp(section_name(&e, i), section) == 0)
             *shared = (size_t)h->sh_size;
+        if (strncmp(section_name(&e, i), ".nv.shared.reserved.", 20) == 0)
+            reserve_mapped = 1;
         if (strcmp(section_name(&e, i), ".nv.info") != 0 || !in_file(&e, h->sh_offset, h->sh_size))
             continue;
         const unsigned char *p = e.data + h->sh_offset, *end = p + h->sh_size;
@@ -229,6 +235,8 @@ int cubin_resources(const char *path, const char *kernel, const struct family *f
             p += 4 + size;
         }
     }
+    if (reserve_mapped && *shared >= SHARED_SYSTEM_RESERVE)
+        *shared -= SHARED_SYSTEM_RESERVE;
     free(e.data);
     return *registers < 0 ? -1 : 0;
 }
