@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""How far a time model made of counts can go (issue 46), before the emulator counts anything
+at the timed size: Nsight Compute's counters of each kernel of the calibration set at the timed
+size (checker/tools/speed-set.sh, NCU=1), turned into a predicted time per launch, and the
+predicted speed-up (the baseline's predicted time over the kernel's) set against the one the GPU
+judge measured in the same set. The model and its parameters are the answer to "what must the
+emulator count, and how well": the same formula over the emulator's own counts is the verdict.
+
+The model, per launch, in seconds: the busiest of the GPU's resources, each its work over its
+rate, plus a fixed cost per launch:
+    t = max(dram_bytes / B_dram, l2_bytes / B_l2, wavefronts / R_shared, warp_insts / R_issue,
+            fma_insts / R_fma, mma_insts / R_tensor, latency) + t0
+    latency = waves * (per-warp memory round trips) -- not in Nsight Compute's counters: the
+              emulator's bytes in flight stand for it; here the stall ratios show where it rules.
+The rates start at the H200's published or measured figures (GPU below) and are scaled by one
+factor each, fitted to the set (least log error of the speed-ups); a factor far from 1 says the
+counter does not mean what the model takes it to.
+
+    Usage: checker/model/fit-timed.py CALIBRATION.tsv NCU_DIR [--fit]
+           checker/model/fit-timed.py CALIBRATION.tsv EMU_DIR --emu [--fit]   (the emulator's
+           counts at its counting size, speed-set.sh EMU=1: the ratios alone carry over)
+    --fit: the factors fitted to the set; --cv: each lesson's error with factors fitted to the others
+"""
+import csv, math, os, re, statistics, sys
+
+# The H200 (SXM, 132 SMs): figures measured here (docs/measurements.md) or NVIDIA's.
+GPU = {
+    "sms": 132,
+    "clock_hz": 1.98e9,          # nvidia-smi's SM clock on the lent H200 (2026-12-05)
+    "dram_bytes_s": 4.1e12,      # cudaMemcpy device to device, measured: 3995-4192 GB/s
+    "l2_bytes_s": 10e12,         # not measured yet: a first guess the fit corrects
+    "shared_wavefronts_clk": 1,  # per SM: 32 banks x 4 bytes a clock
+    "issue_clk": 4,              # per SM: four schedulers, one warp instruction a clock each
+    "fma_clk": 4,                # per SM: 128 FP32 lanes = 4 warp FMAs a clock
+    "hmma_clk": 1,               # per SM: a first guess (an HMMA.16816 a clock a SM), fitted
+    "launch_s": 3e-6,
+    "load_latency_s": 349e-9,    # one global load alone, measured (lesson 9's text, the H200)
+}
+
+
+def read_profile(path):
+    """The rows of an ncu --csv --page raw file: {name: {metric: float}}, the first of each side."""
+    rows = {}
+    with open(path, newline="") as f:
+        lines = [l for l in f if l.startswith('"')]
+    if len(lines) < 3:
+        return rows
+    reader = csv.reader(lines)
+    header = next(reader)
+    next(reader)  # units
+    for r in reader:
+        rec = dict(zip(header, r))
+        name = rec.get("Kernel Name", "")
+        side = "student" if name.startswith("student::") else "baseline" if name.startswith("baseline::") else None
+        if side and side not in rows:
+            vals = {}
+            for k, v in rec.items():
+                try:
+                    vals[k] = float(v.replace(",", ""))
+                except ValueError:
+                    pass
+            rows[side] = vals
+    return rows
+
+
+def work(m):
+    """The resources' work of one launch, in seconds at the nominal rates."""
+    g = GPU
+    per_sm = lambda n, per_clk: n / (g["sms"] * per_clk * g["clock_hz"])
+    get = lambda k: m.get(k, 0.0)
+    return {
+        "dram": (get("dram__bytes_read.sum") + get("dram__bytes_write.sum")) / g["dram_bytes_s"],
+        "l2": get("lts__t_sectors.sum") * 32 / g["l2_bytes_s"],
+        "shared": per_sm(get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
+                         + get("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"),
+                         g["shared_wavefronts_clk"]),
+        "issue": per_sm(get("smsp__inst_executed.sum"), g["issue_clk"]),
+        "fma": per_sm(get("smsp__inst_executed_pipe_fma.sum"), g["fma_clk"]),
+        "tensor": per_sm(get("smsp__inst_executed_pipe_tensor_op_hmma.sum"), g["hmma_clk"]),
+    }
+
+
+def read_record(path):
+    """The emulator's counting case (a check record, ONLY='memory*'), its first size: for "your
+    kernel" and "baseline", the traffic and issue tables' numbers, the bytes in flight a waiting
+    thread had, and the resident threads an SM holds. {side: {name: float}}."""
+    try:
+        text = next(l for l in open(path) if l.startswith("output "))[7:]
+    except (OSError, StopIteration):
+        return {}
+    lines = text.rstrip("\n").split("\\n")
+    side_of = {"your kernel": "student", "baseline": "baseline"}
+    out, table, sizes = {"student": {}, "baseline": {}}, None, 0
+    traffic = ["ld_req", "ld_sectors", "st_req", "st_sectors", "shl_req", "shl_wave", "shl_conf", "shs_req",
+               "shs_wave", "shs_conf"]
+    issued = ["float", "integer", "special", "warp", "shared", "global", "local", "tensor", "control"]
+    for line in lines:
+        t = line.strip()
+        if t.startswith("Memory traffic at"):
+            sizes += 1
+            table = "traffic" if sizes == 1 else None
+        elif t.startswith("Warp instructions issued"):
+            table = "issued" if sizes == 1 else None
+        elif t.startswith("Global bytes the least busy thread"):
+            table = "inflight" if sizes == 1 else None
+        elif t.startswith("Barriers"):
+            table = "barriers" if sizes == 1 else None
+        elif t.startswith("On an H200's SM:"):
+            m = re.search(r"(\d+) blocks? of (\d+) threads at once", t)
+            if m:
+                out["student"]["resident_threads"] = float(m.group(1)) * float(m.group(2))
+        elif table:
+            for label, side in side_of.items():
+                if t.startswith(label):
+                    nums = [float(x) for x in t[len(label):].split()]
+                    names = {"traffic": traffic, "issued": issued, "inflight": ["inflight"], "barriers": ["barriers"]}[table]
+                    if len(nums) == len(names):
+                        out[side].update(zip(names, nums))
+    return {k: v for k, v in out.items() if "ld_sectors" in v}
+
+
+def min_speedup(lesson):
+    """The lesson's own speed threshold (lessons/NN_topic/thresholds), the GPU judge's."""
+    import glob
+    for path in glob.glob(f"lessons/{int(lesson):02d}_*/thresholds"):
+        for line in open(path):
+            f = line.split()
+            if len(f) == 2 and f[0] == "min_speedup":
+                return float(f[1])
+    return None
+
+
+def emu_work(m):
+    """The resources' work of one launch at the counting size, from the emulator's counts, in
+    the same units as work(): seconds at the nominal rates (only their ratios matter here)."""
+    g = GPU
+    per_sm = lambda n, per_clk: n / (g["sms"] * per_clk * g["clock_hz"])
+    get = lambda k: m.get(k, 0.0)
+    return {
+        "l2": (get("ld_sectors") + get("st_sectors")) * 32 / g["l2_bytes_s"],
+        "shared": per_sm(get("shl_wave") + get("shs_wave"), g["shared_wavefronts_clk"]),
+        "issue": per_sm(sum(get(k) for k in ("float", "integer", "special", "warp", "shared", "global", "local",
+                                             "tensor", "control")), g["issue_clk"]),
+        "fma": per_sm(get("float"), g["fma_clk"]),
+        "tensor": per_sm(get("tensor"), g["hmma_clk"]),
+        # Little's law: the loads' bytes over what the resident threads keep in flight per latency
+        "latency": (get("ld_sectors") * 32 * g["load_latency_s"]
+                    / (get("inflight") * m.get("resident_threads", 2048) * g["sms"]) if get("inflight") > 0 else 0.0),
+    }
+
+
+def predict(w, scale):
+    parts = {k: v * scale.get(k, 1.0) for k, v in w.items()}
+    worst = max(parts, key=parts.get)
+    # a launch's fixed cost is the timed size's: at the emulator's counting size only ratios hold
+    launch = 0.0 if "--emu" in sys.argv else GPU["launch_s"] * scale.get("launch", 1.0)
+    return parts[worst] + launch, worst
+
+
+def load(calibration, ncu_dir):
+    """(kind, name, lesson, measured speed-up, verdict, work of student, work of baseline, measured ms)."""
+    out, seen = [], set()
+    with open(calibration) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            c = line.rstrip("\n").split("\t")
+            if len(c) < 9 or (c[0], c[1]) in seen:
+                continue
+            try:
+                speedup, ms, base_ms = float(c[5]), float(c[6]), float(c[8])
+            except ValueError:
+                continue
+            emu = "--emu" in sys.argv
+            path = os.path.join(ncu_dir, f"{c[0]}-{c[1]}." + ("result" if emu else "csv"))
+            if speedup <= 0 or not os.path.exists(path):
+                continue
+            prof = read_record(path) if emu else read_profile(path)
+            if "student" not in prof or "baseline" not in prof:
+                continue
+            seen.add((c[0], c[1]))
+            w = emu_work if emu else work
+            out.append((c[0], c[1], c[2], speedup, c[4], w(prof["student"]), w(prof["baseline"]), ms, base_ms))
+    return out
+
+
+def errors(rows, scale):
+    errs = []
+    for r in rows:
+        ts, _ = predict(r[5], scale)
+        tb, _ = predict(r[6], scale)
+        errs.append(abs(math.log((tb / ts) / r[3])))
+    return errs
+
+
+def fit(rows):
+    """One factor per resource, by coordinate search over powers of 2^(1/4): least median log error."""
+    scale = {k: 1.0 for k in list(rows[0][5]) + ([] if "--emu" in sys.argv else ["launch"])}
+    best = statistics.median(errors(rows, scale))
+    for _ in range(6):
+        for k in scale:
+            for step in (2 ** 0.25, 2 ** -0.25):
+                while True:
+                    trial = dict(scale)
+                    trial[k] *= step
+                    e = statistics.median(errors(rows, trial))
+                    if e + 1e-12 < best:
+                        scale, best = trial, e
+                    else:
+                        break
+    return scale
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    rows = load(sys.argv[1], sys.argv[2])
+    if not rows:
+        sys.exit("fit-timed: no kernel has both its timing and a profile of its and the baseline's launch")
+    scale = fit(rows) if "--fit" in sys.argv else {}
+    if "--cv" in sys.argv:
+        # leave one lesson out: its kernels predicted with factors fitted to the other lessons'
+        held = []
+        for lesson in sorted({r[2] for r in rows}, key=int):
+            rest = [r for r in rows if r[2] != lesson]
+            held += errors([r for r in rows if r[2] == lesson], fit(rest))
+        e = sorted(math.exp(x) - 1 for x in held)
+        print(f"# leave one lesson out: median error {statistics.median(e):.1%}, "
+              f"90th percentile {e[max(0, math.ceil(0.9 * len(e)) - 1)]:.1%}", file=sys.stderr)
+    print("kind\tname\tlesson\tmeasured_speedup\tpredicted_speedup\terror\tbound_by\tmeasured_ms\tpredicted_ms")
+    for r in rows:
+        ts, worst = predict(r[5], scale)
+        tb, _ = predict(r[6], scale)
+        pred = tb / ts
+        print(f"{r[0]}\t{r[1]}\t{r[2]}\t{r[3]:.3f}\t{pred:.3f}\t{pred / r[3] - 1:+.1%}\t{worst}\t{r[7]:.4f}\t{ts * 1e3:.4f}")
+    agree = judged = 0
+    for r in rows:
+        need = min_speedup(r[2])
+        if need is None:
+            continue
+        ts, _ = predict(r[5], scale)
+        tb, _ = predict(r[6], scale)
+        judged += 1
+        agree += (tb / ts >= need) == (r[3] >= need)
+    print(f"# the speed-up threshold's verdict, predicted and measured: the same for {agree} of {judged} kernels",
+          file=sys.stderr)
+    e = sorted(math.exp(x) - 1 for x in errors(rows, scale))
+    print(f"# {len(rows)} kernels; median error of the predicted speed-up {statistics.median(e):.1%}, "
+          f"90th percentile {e[max(0, math.ceil(0.9 * len(e)) - 1)]:.1%}; factors: "
+          + ", ".join(f"{k} {v:.2f}" for k, v in sorted(scale.items())), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
