@@ -530,6 +530,8 @@ author-check: $(WORKBOOK)
 	$(Q)$(WORKBOOK) author-check
 	$(Q)for p in $(BANK_PICTURES); do $(WORKBOOK) bankmap $$p | cmp -s - docs/img/banks-$$p.svg || \
 	  { echo "docs/img/banks-$$p.svg is not what the bank model draws now: make bank-pictures, then commit it"; exit 1; }; done
+	$(Q)for f in lessons/*/README.md; do for img in $$(grep -oE '\]\([^)]*\.(svg|png)\)' $$f | sed 's/^](//; s/)$$//'); do \
+	  [ -f "$$(dirname $$f)/$$img" ] || { echo "$$f shows $$img, which is not there"; exit 1; }; done; done
 bank-pictures: $(WORKBOOK)
 	$(Q)for p in $(BANK_PICTURES); do $(WORKBOOK) bankmap $$p > docs/img/banks-$$p.svg || exit 1; done
 
