@@ -34,6 +34,8 @@ int sanitizer_digest(const char *log, const struct named_buffer *b, int nb, char
 
 /* Nsight Compute's metrics for struct mem_counts, comma-separated, for --metrics. */
 extern const char NCU_METRICS[];
+/* The same for a GPU of compute capability cc_major: without cp.async's (before 8.0). */
+const char *ncu_metrics(int cc_major);
 
 /* Nsight Compute's CSV (--csv --page raw --print-units base) of one launch each of the
  * student's kernel (named "student::...") and the baseline ("baseline::..."): their counts.

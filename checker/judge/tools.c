@@ -331,7 +331,8 @@ void profile_counters(const char *ncu, const struct check_case sized[2], uint64_
     /* Clocks left alone: the counts do not depend on them (the emulator's equal Nsight Compute's
      * so, docs/emulator.md), and a clock ncu locked would change another judge's timing. */
     char *const argv[] = {(char *)ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base",
-                          "--metrics", (char *)NCU_METRICS, "--kernel-name-base", "demangled", NULL};
+                          "--metrics", (char *)ncu_metrics(checking.device.cc_major), "--kernel-name-base",
+                          "demangled", NULL};
     static struct watch w;
     struct named_buffer bufs[4];
     int nbufs;

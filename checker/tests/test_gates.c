@@ -118,6 +118,47 @@ static void parses_ncu_csv(void **state)
     assert_int_equal(student.op[SHARED_LD].wavefronts - student.op[SHARED_LD].ideal, 12);
 }
 
+/* cp.async's shared-memory side (LDGSTS) has counters of its own; they are added to the
+ * stores', its conflict-free wavefronts from the bytes it wrote (128 a wavefront), so an async
+ * copy's bank conflicts count as a plain store's would: 64 copies of 512 bytes in 512 wavefronts
+ * where 256 would do; 1024 in 4096, none extra. */
+static void adds_async_copies_to_shared_stores(void **state)
+{
+    (void)state;
+    struct mem_counts student, baseline;
+    char why[200];
+    const char *header_end = "\"smsp__inst_executed_op_shared_st.sum\"\n";
+    char csv[4096];
+    const char *cut = strstr(NCU_CSV, header_end);
+    assert_non_null(cut);
+    /* the same table with three more columns: instructions, wavefronts, bytes of LDGSTS */
+    int at = (int)(cut - NCU_CSV) + (int)strlen(header_end) - 1;
+    snprintf(csv, sizeof csv, "%.*s,\"smsp__inst_executed_op_ldgsts.sum\","
+             "\"sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum\","
+             "\"sm__sass_data_bytes_mem_shared_op_ldgsts.sum\"\n%s", at, NCU_CSV,
+             "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"request\",\"request\","
+             "\"sector\",\"sector\",\"inst\",\"inst\",\"inst\",\"\",\"\"\n"
+             "\"0\",\"1\",\"check\",\"h\",\"student::k()\",\"1\",\"7\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\","
+             "\"0\",\"0\",\"10\",\"20\",\"1\",\"1\",\"4\",\"4\",\"10\",\"20\",\"64\",\"512\",\"32,768\"\n"
+             "\"1\",\"1\",\"check\",\"h\",\"baseline::k()\",\"1\",\"7\",\"(32, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\","
+             "\"0\",\"0\",\"10\",\"20\",\"1\",\"1\",\"4\",\"4\",\"10\",\"20\",\"1,024\",\"4096\",\"524288\"\n");
+    assert_int_equal(ncu_parse(csv, &student, &baseline, why, sizeof why), 0);
+    assert_int_equal(student.op[SHARED_ST].requests, 20 + 64);
+    assert_int_equal(student.op[SHARED_ST].wavefronts, 20 + 512);
+    assert_int_equal(all_conflicts(&student), 256);
+    assert_int_equal(baseline.op[SHARED_ST].wavefronts, 20 + 4096);
+    assert_int_equal(all_conflicts(&baseline), 0);
+    /* asked of an ncu for a GPU before cp.async: the ten others alone */
+    assert_non_null(strstr(ncu_metrics(9), "ldgsts"));
+    assert_null(strstr(ncu_metrics(7), "ldgsts"));
+    const char *older = ncu_metrics(7);
+    int commas = 0;
+    for (const char *p = older; *p; p++)
+        commas += *p == ',';
+    assert_int_equal(commas, 9);
+    assert_string_equal(older + strlen(older) - 4, ".sum");
+}
+
 static void refuses_incomplete_ncu_output(void **state)
 {
     (void)state;
@@ -199,7 +240,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(digests_memcheck_with_buffer_names), cmocka_unit_test(digests_races_and_counts_errors),
         cmocka_unit_test(parses_ncu_csv),                    cmocka_unit_test(refuses_incomplete_ncu_output),
-        cmocka_unit_test(reads_ncu_rows_in_order),
+        cmocka_unit_test(reads_ncu_rows_in_order), cmocka_unit_test(adds_async_copies_to_shared_stores),
         cmocka_unit_test(finds_tools),                       cmocka_unit_test(runs_tools_isolated),
         cmocka_unit_test(tools_get_no_descriptor_of_the_judge),
     };

@@ -186,7 +186,31 @@ const char NCU_METRICS[] =
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,"
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,"
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,"
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,"
+    /* cp.async (LDGSTS) writes shared memory outside the st counters above; its stores are
+     * priced with them: its instructions, wavefronts, and the bytes it wrote, whose wavefronts
+     * without conflicts are bytes / 128 (a warp's 4-, 8- or 16-byte lanes fill 1, 2 or 4). Its
+     * own conflict counter is no measure of them: on the H200 lesson 10's copies with conflicts
+     * (hgemm_async_store_conflicts) took 18432 wavefronts where 4096 would do, and it said 252.
+     * Optional: a table without these columns reads them as 0. */
+    "smsp__inst_executed_op_ldgsts.sum,sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum,"
+    "sm__sass_data_bytes_mem_shared_op_ldgsts.sum";
+
+enum { NCU_REQUIRED = 10 }; /* NCU_METRICS' first ten; the rest, cp.async's, from compute capability 8.0 */
+
+const char *ncu_metrics(int cc_major)
+{
+    static char older[sizeof NCU_METRICS];
+    if (cc_major >= 8)
+        return NCU_METRICS;
+    if (!older[0]) { /* an ncu for a GPU without cp.async may not know its counters' names at all */
+        const char *p = NCU_METRICS;
+        for (int m = 0; m < NCU_REQUIRED; m++)
+            p += strcspn(p, ",") + 1;
+        snprintf(older, sizeof older, "%.*s", (int)(p - NCU_METRICS - 1), NCU_METRICS);
+    }
+    return older;
+}
 
 #define CSV_MAX_FIELDS 1024 /* the raw page has a column for every device attribute too */
 
@@ -251,7 +275,9 @@ static int metric_index(const char *name)
 static int ncu_parse_table(const char *csv, const char *const *name, struct mem_counts *counts, int n_wanted,
                            char *why, size_t len)
 {
-    enum { NMETRICS = 10 }; /* NCU_METRICS: shared ld/st instructions, wavefronts, conflicts; global ld, st */
+    /* NCU_METRICS: shared ld/st instructions, wavefronts, conflicts; global ld, st (required);
+     * cp.async's instructions, wavefronts, bytes (optional) */
+    enum { NREQUIRED = NCU_REQUIRED, NMETRICS = 13 };
     int column[NMETRICS], kernel_col = -1, found = 0, got[2] = {0, 0};
     char *copy = strdup(csv), *save = NULL, *field[CSV_MAX_FIELDS];
     memset(counts, 0, (size_t)n_wanted * sizeof *counts);
@@ -275,8 +301,12 @@ static int ncu_parse_table(const char *csv, const char *const *name, struct mem_
             continue;
         long long v[NMETRICS];
         int complete = 1;
-        for (int m = 0; m < NMETRICS; m++)
-            complete &= column[m] >= 0 && column[m] < n && (v[m] = csv_count(field[column[m]])) >= 0;
+        for (int m = 0; m < NMETRICS; m++) {
+            int present = column[m] >= 0 && column[m] < n && (v[m] = csv_count(field[column[m]])) >= 0;
+            if (!present)
+                v[m] = 0;
+            complete &= present || m >= NREQUIRED;
+        }
         if (!complete)
             continue; /* the units row, or a row without numbers */
         int slot = found;
@@ -294,6 +324,11 @@ static int ncu_parse_table(const char *csv, const char *const *name, struct mem_
             c->op[o].wavefronts = (uint64_t)v[2 + o];
             c->op[o].ideal = v[2 + o] > v[4 + o] ? (uint64_t)(v[2 + o] - v[4 + o]) : 0;
         }
+        c->op[SHARED_ST].requests += (uint64_t)v[10];
+        c->op[SHARED_ST].wavefronts += (uint64_t)v[11];
+        /* (no bytes counted, from an ncu without the counter: no conflict claimed) */
+        uint64_t async_ideal = v[12] > 0 ? (uint64_t)(v[12] + 127) / 128 : (uint64_t)v[11];
+        c->op[SHARED_ST].ideal += (uint64_t)v[11] < async_ideal ? (uint64_t)v[11] : async_ideal;
         for (int o = 0; o < 2; o++) { /* GLOBAL_LD, GLOBAL_ST */
             c->op[GLOBAL_LD + o].requests = (uint64_t)v[6 + 2 * o];
             c->op[GLOBAL_LD + o].wavefronts = c->op[GLOBAL_LD + o].ideal = (uint64_t)v[7 + 2 * o];
