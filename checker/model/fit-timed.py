@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""How far a time model made of counts can go (issue 46), before the emulator counts anything
-at the timed size: Nsight Compute's counters of each kernel of the calibration set at the timed
-size (checker/tools/speed-set.sh, NCU=1), turned into a predicted time per launch, and the
+"""How far a time model made of counts can go (issue 46): the counts of each kernel of the
+calibration set and of its baseline (the emulator's at its counting size, --emu, from
+checker/tools/speed-set.sh EMU=1; or Nsight Compute's raw CSV at the timed size, the format of the
+judge's own profile gate, none collected yet), turned into a predicted time per launch, and the
 predicted speed-up (the baseline's predicted time over the kernel's) set against the one the GPU
 judge measured in the same set. The model and its parameters are the answer to "what must the
 emulator count, and how well": the same formula over the emulator's own counts is the verdict.
