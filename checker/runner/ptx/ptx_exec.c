@@ -90,8 +90,8 @@ static struct {
     uint32_t committed[MAX_THREADS];
     uint32_t copy_bytes[MAX_THREADS]; /* the bytes of copies[t]: in flight, as loads' are */
     int unlanded; /* a cp.async whose words were read before they landed (insn + 1), for the sentence */
-    int unset_read; /* the first read of a shared byte no thread had written (insn + 1): the sentence
-                     * names it, where the value's use (a store, an address) may lie far below */
+    int unset_read; /* the block's first read of a shared byte no thread had written (insn + 1): the
+                     * sentence names it, where the value's use (a store, an address) may lie far below */
     int copies_pending;  /* in all threads' lists */
     int warp_kind; /* the error's kind when a warp instruction completed by resolve() failed */
     int running_insn;     /* where the running warp is (for a CPU-time stop) */
@@ -360,14 +360,22 @@ static void value_used(int insn, int t, const char *what)
                  blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, ptx_where(insn, where, sizeof where));
         return;
     }
-    char read_at[160] = "", at[150];
-    if (X.unset_read && strcmp(ptx_where(X.unset_read - 1, at, sizeof at), ptx_where(insn, where, sizeof where)))
-        snprintf(read_at, sizeof read_at, " at %s", at);
+    /* (the block's first such read: a value's own read is not tracked, so the words say which) */
+    char read_at[200] = "", at[150];
+    if (X.unset_read && strcmp(ptx_where(X.unset_read - 1, at, sizeof at), ptx_where(insn, where, sizeof where))) {
+        /* in the same file as the use: its line alone (the sentence must fit its 600 bytes) */
+        size_t file = 0;
+        while (where[file] && !(where[file] == ':' && where[file + 1] >= '0' && where[file + 1] <= '9'))
+            file++;
+        int same = where[file] && strncmp(at, where, file + 1) == 0;
+        snprintf(read_at, sizeof read_at, "; the block first read unwritten shared memory at %s%s",
+                 same ? "line " : "", same ? at + file + 1 : at);
+    }
     int n = snprintf(X.value_sentence, sizeof X.value_sentence,
-                     "block (%u,%u): %s %s a value it read from shared memory%s that no thread of the block has "
-                     "written (%s): ",
-                     blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what, read_at,
-                     ptx_where(insn, where, sizeof where));
+                     "block (%u,%u): %s %s a value it read from shared memory that no thread of the block has "
+                     "written (%s%s): ",
+                     blockIdx.x, blockIdx.y, thread_name(t, who, sizeof who), what,
+                     ptx_where(insn, where, sizeof where), read_at);
     n = n < 0 ? 0 : n >= (int)sizeof X.value_sentence ? (int)sizeof X.value_sentence - 1 : n;
     if (X.unlanded)
         snprintf(X.value_sentence + n, sizeof X.value_sentence - (size_t)n,
