@@ -11,8 +11,9 @@ The model, per launch, in seconds: the busiest of the GPU's resources, each its 
 rate, plus a fixed cost per launch:
     t = max(dram_bytes / B_dram, l2_bytes / B_l2, wavefronts / R_shared, warp_insts / R_issue,
             fma_insts / R_fma, mma_insts / R_tensor, latency) + t0
-    latency = waves * (per-warp memory round trips) -- not in Nsight Compute's counters: the
-              emulator's bytes in flight stand for it; here the stall ratios show where it rules.
+    latency = loads' bytes x load latency / (bytes in flight a thread x resident threads x SMs),
+              Little's law, from the emulator's bytes in flight (Nsight Compute has no such count);
+    t0 (a launch's fixed cost) only at the timed size: at the counting size only ratios hold.
 The rates start at the H200's published or measured figures (GPU below) and are scaled by one
 factor each, fitted to the set (least log error of the speed-ups); a factor far from 1 says the
 counter does not mean what the model takes it to.
@@ -22,7 +23,9 @@ counter does not mean what the model takes it to.
            counts at its counting size, speed-set.sh EMU=1: the ratios alone carry over)
     --fit: the factors fitted to the set; --cv: each lesson's error with factors fitted to the others
 """
-import csv, math, os, re, statistics, sys
+import csv, glob, math, os, re, statistics, sys
+
+EMU = "--emu" in sys.argv  # the emulator's counts at its counting size, not Nsight Compute's
 
 # The H200 (SXM, 132 SMs): figures measured here (docs/measurements.md) or NVIDIA's.
 GPU = {
@@ -37,6 +40,15 @@ GPU = {
     "launch_s": 3e-6,
     "load_latency_s": 349e-9,    # one global load alone, measured (lesson 9's text, the H200)
 }
+
+
+def per_sm(n, per_clock):
+    """Seconds for n of something an SM does per_clock of a clock, all SMs at once."""
+    return n / (GPU["sms"] * per_clock * GPU["clock_hz"])
+
+
+def percentile(sorted_values, q):
+    return sorted_values[max(0, math.ceil(q * len(sorted_values)) - 1)]
 
 
 def read_profile(path):
@@ -67,7 +79,6 @@ def read_profile(path):
 def work(m):
     """The resources' work of one launch, in seconds at the nominal rates."""
     g = GPU
-    per_sm = lambda n, per_clk: n / (g["sms"] * per_clk * g["clock_hz"])
     get = lambda k: m.get(k, 0.0)
     return {
         "dram": (get("dram__bytes_read.sum") + get("dram__bytes_write.sum")) / g["dram_bytes_s"],
@@ -105,7 +116,7 @@ def read_record(path):
         elif t.startswith("Global bytes the least busy thread"):
             table = "inflight" if sizes == 1 else None
         elif t.startswith("Barriers"):
-            table = "barriers" if sizes == 1 else None
+            table = None
         elif t.startswith("On an H200's SM:"):
             m = re.search(r"(\d+) blocks? of (\d+) threads at once", t)
             if m:
@@ -114,7 +125,7 @@ def read_record(path):
             for label, side in side_of.items():
                 if t.startswith(label):
                     nums = [float(x) for x in t[len(label):].split()]
-                    names = {"traffic": traffic, "issued": issued, "inflight": ["inflight"], "barriers": ["barriers"]}[table]
+                    names = {"traffic": traffic, "issued": issued, "inflight": ["inflight"]}[table]
                     if len(nums) == len(names):
                         out[side].update(zip(names, nums))
     return {k: v for k, v in out.items() if "ld_sectors" in v}
@@ -122,7 +133,6 @@ def read_record(path):
 
 def min_speedup(lesson):
     """The lesson's own speed threshold (lessons/NN_topic/thresholds), the GPU judge's."""
-    import glob
     for path in glob.glob(f"lessons/{int(lesson):02d}_*/thresholds"):
         for line in open(path):
             f = line.split()
@@ -135,7 +145,6 @@ def emu_work(m):
     """The resources' work of one launch at the counting size, from the emulator's counts, in
     the same units as work(): seconds at the nominal rates (only their ratios matter here)."""
     g = GPU
-    per_sm = lambda n, per_clk: n / (g["sms"] * per_clk * g["clock_hz"])
     get = lambda k: m.get(k, 0.0)
     return {
         "l2": (get("ld_sectors") + get("st_sectors")) * 32 / g["l2_bytes_s"],
@@ -153,9 +162,15 @@ def emu_work(m):
 def predict(w, scale):
     parts = {k: v * scale.get(k, 1.0) for k, v in w.items()}
     worst = max(parts, key=parts.get)
-    # a launch's fixed cost is the timed size's: at the emulator's counting size only ratios hold
-    launch = 0.0 if "--emu" in sys.argv else GPU["launch_s"] * scale.get("launch", 1.0)
+    launch = 0.0 if EMU else GPU["launch_s"] * scale.get("launch", 1.0)
     return parts[worst] + launch, worst
+
+
+def predicted_speedup(row, scale):
+    """The baseline's predicted time over the kernel's, and what bounds the kernel's."""
+    ts, worst = predict(row[5], scale)
+    tb, _ = predict(row[6], scale)
+    return tb / ts, worst
 
 
 def load(calibration, ncu_dir):
@@ -172,31 +187,25 @@ def load(calibration, ncu_dir):
                 speedup, ms, base_ms = float(c[5]), float(c[6]), float(c[8])
             except ValueError:
                 continue
-            emu = "--emu" in sys.argv
-            path = os.path.join(ncu_dir, f"{c[0]}-{c[1]}." + ("result" if emu else "csv"))
+            path = os.path.join(ncu_dir, f"{c[0]}-{c[1]}." + ("result" if EMU else "csv"))
             if speedup <= 0 or not os.path.exists(path):
                 continue
-            prof = read_record(path) if emu else read_profile(path)
+            prof = read_record(path) if EMU else read_profile(path)
             if "student" not in prof or "baseline" not in prof:
                 continue
             seen.add((c[0], c[1]))
-            w = emu_work if emu else work
+            w = emu_work if EMU else work
             out.append((c[0], c[1], c[2], speedup, c[4], w(prof["student"]), w(prof["baseline"]), ms, base_ms))
     return out
 
 
 def errors(rows, scale):
-    errs = []
-    for r in rows:
-        ts, _ = predict(r[5], scale)
-        tb, _ = predict(r[6], scale)
-        errs.append(abs(math.log((tb / ts) / r[3])))
-    return errs
+    return [abs(math.log(predicted_speedup(r, scale)[0] / r[3])) for r in rows]
 
 
 def fit(rows):
     """One factor per resource, by coordinate search over powers of 2^(1/4): least median log error."""
-    scale = {k: 1.0 for k in list(rows[0][5]) + ([] if "--emu" in sys.argv else ["launch"])}
+    scale = {k: 1.0 for k in list(rows[0][5]) + ([] if EMU else ["launch"])}
     best = statistics.median(errors(rows, scale))
     for _ in range(6):
         for k in scale:
@@ -227,27 +236,24 @@ def main():
             held += errors([r for r in rows if r[2] == lesson], fit(rest))
         e = sorted(math.exp(x) - 1 for x in held)
         print(f"# leave one lesson out: median error {statistics.median(e):.1%}, "
-              f"90th percentile {e[max(0, math.ceil(0.9 * len(e)) - 1)]:.1%}", file=sys.stderr)
+              f"90th percentile {percentile(e, 0.9):.1%}", file=sys.stderr)
     print("kind\tname\tlesson\tmeasured_speedup\tpredicted_speedup\terror\tbound_by\tmeasured_ms\tpredicted_ms")
     for r in rows:
-        ts, worst = predict(r[5], scale)
-        tb, _ = predict(r[6], scale)
-        pred = tb / ts
+        pred, worst = predicted_speedup(r, scale)
+        ts, _ = predict(r[5], scale)
         print(f"{r[0]}\t{r[1]}\t{r[2]}\t{r[3]:.3f}\t{pred:.3f}\t{pred / r[3] - 1:+.1%}\t{worst}\t{r[7]:.4f}\t{ts * 1e3:.4f}")
     agree = judged = 0
     for r in rows:
         need = min_speedup(r[2])
         if need is None:
             continue
-        ts, _ = predict(r[5], scale)
-        tb, _ = predict(r[6], scale)
         judged += 1
-        agree += (tb / ts >= need) == (r[3] >= need)
+        agree += (predicted_speedup(r, scale)[0] >= need) == (r[3] >= need)
     print(f"# the speed-up threshold's verdict, predicted and measured: the same for {agree} of {judged} kernels",
           file=sys.stderr)
     e = sorted(math.exp(x) - 1 for x in errors(rows, scale))
     print(f"# {len(rows)} kernels; median error of the predicted speed-up {statistics.median(e):.1%}, "
-          f"90th percentile {e[max(0, math.ceil(0.9 * len(e)) - 1)]:.1%}; factors: "
+          f"90th percentile {percentile(e, 0.9):.1%}; factors: "
           + ", ".join(f"{k} {v:.2f}" for k, v in sorted(scale.items())), file=sys.stderr)
 
 

@@ -46,26 +46,31 @@ kernels=$(
 )
 [ $# -gt 0 ] && kernels=$(awk -F'\t' -v names=" $* " 'index(names, " " $2 " ")' <<<"$kernels")
 
-# Built in parallel (the GPU idle meanwhile), then timed one at a time.
+# Where SRC's check programs of lesson N lie, and the speed case's verdict in a check's record.
+kernel_dir() { echo "build/$(tr / _ <<<"$1")/$(folder_of "$2")"; }
+speed_verdict() { awk '$1 == "case" && $3 == "speed" { print $2 }' "$1" 2> /dev/null; }
+export -f kernel_dir speed_verdict folder_of
+
+# Built in parallel (the GPU idle meanwhile), then timed (or counted) one kernel at a time.
 judge=$([ -n "${EMU:-}" ] && echo check-emu || echo check)
 awk -F'\t' '{ print $4 "\t" $3 }' <<<"$kernels" | sort -u | while IFS=$'\t' read -r src n; do
-  printf '%s\tbuild/%s/%s/%s\n' "$src" "$(tr / _ <<<"$src")" "$(folder_of "$n")" "$judge"
+  printf '%s\t%s/%s\n' "$src" "$(kernel_dir "$src" "$n")" "$judge"
 done | xargs -P "$jobs" -L 1 sh -c '$0 -s --no-print-directory SRC="$1" "$2" > /dev/null 2>&1 || true' "$make"
 
 # count_kernel KIND NAME LESSON SRC (EMU=1): the emulator's counting case, its record kept.
 count_kernel() {
   local kind=$1 name=$2 lesson=$3 src=$4 dir record verdict
-  dir=build/$(tr / _ <<<"$src")/$(folder_of "$lesson")
+  dir=$(kernel_dir "$src" "$lesson")
   record=$set_dir/emu/$kind-$name.result
   [ -x "$dir/check-emu" ] || { printf '%s\t%s\t%s\tdid-not-build\n' "$kind" "$name" "$lesson"; return; }
   rm -f "$record"
   ONLY='memory*' WB_RESULT_FILE="$record" "$dir/check-emu" > /dev/null 2>&1
-  verdict=$(awk '$1 == "case" && $3 == "speed" { print $2 }' "$record" 2> /dev/null)
+  verdict=$(speed_verdict "$record")
   printf '%s\t%s\t%s\t%s\n' "$kind" "$name" "$lesson" "${verdict:-no-record}"
 }
 if [ -n "${EMU:-}" ]; then
   mkdir -p "$set_dir/emu"
-  export -f count_kernel folder_of
+  export -f count_kernel
   export rows set_dir
   tr '\t' ' ' <<<"$kernels" | xargs -P "$jobs" -L 1 bash -c 'count_kernel "$@"' _ | tee "$set_dir/emu/rows.tsv"
   exit 0
@@ -75,19 +80,19 @@ fi
 # (checker/tools/gpu-test.sh): each timing holds it alone.
 time_kernel() {
   local kind=$1 name=$2 lesson=$3 src=$4 dir i verdict
-  dir=build/$(tr / _ <<<"$src")/$(folder_of "$lesson")
+  dir=$(kernel_dir "$src" "$lesson")
   [ -x "$dir/check" ] || { printf '%s\t%s\t%s\t-\tdid-not-build\n' "$kind" "$name" "$lesson"; return; }
   get() { awk -v key="$1" '$1 == key { print $2 }' "$dir/result" 2> /dev/null; }
   for ((i = 1; i <= runs; i++)); do
     rm -f "$dir/result"
     # A hang guard only: the judge's own limits end a hung kernel long before.
     ONLY='speed*' WB_RESULT_FILE="$dir/result" timeout -k 5 300 "$dir/check" > "$dir/speed-set-$i.log" 2>&1
-    verdict=$(awk '$1 == "case" && $3 == "speed" { print $2 }' "$dir/result" 2> /dev/null)
+    verdict=$(speed_verdict "$dir/result")
     printf '%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$name" "$lesson" "$i" "${verdict:-no-record}" \
       "$(get speedup)" "$(get speed_ms)" "$(get solution_ms)" "$(get baseline_ms)" "$(get limit_share)"
   done
 }
-export -f time_kernel folder_of
+export -f time_kernel
 export rows runs
 at_once=$([ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1)
 tr '\t' ' ' <<<"$kernels" | xargs -P "$at_once" -L 1 bash -c 'time_kernel "$@"' _ | tee "$set_dir/rows.tsv"
