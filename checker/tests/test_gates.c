@@ -148,6 +148,14 @@ static void adds_async_copies_to_shared_stores(void **state)
     assert_int_equal(all_conflicts(&student), 256);
     assert_int_equal(baseline.op[SHARED_ST].wavefronts, 20 + 4096);
     assert_int_equal(all_conflicts(&baseline), 0);
+    /* 64 copies by one lane each (4 bytes): 64 wavefronts, none extra, though 256 bytes fill 2 */
+    char *few = strdup(csv);
+    char *row = strstr(few, "\"64\",\"512\",\"32,768\"");
+    assert_non_null(row);
+    memcpy(row, "\"64\",\"064\",\"000256\"", strlen("\"64\",\"064\",\"000256\""));
+    assert_int_equal(ncu_parse(few, &student, &baseline, why, sizeof why), 0);
+    assert_int_equal(all_conflicts(&student), 0);
+    free(few);
     /* asked of an ncu for a GPU before cp.async: the ten others alone */
     assert_non_null(strstr(ncu_metrics(9), "ldgsts"));
     assert_null(strstr(ncu_metrics(7), "ldgsts"));

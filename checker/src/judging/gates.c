@@ -326,8 +326,11 @@ static int ncu_parse_table(const char *csv, const char *const *name, struct mem_
         }
         c->op[SHARED_ST].requests += (uint64_t)v[10];
         c->op[SHARED_ST].wavefronts += (uint64_t)v[11];
-        /* (no bytes counted, from an ncu without the counter: no conflict claimed) */
+        /* (no bytes counted, from an ncu without the counter: no conflict claimed; a copy of a
+         * few lanes still takes a wavefront: never fewer than the instructions) */
         uint64_t async_ideal = v[12] > 0 ? (uint64_t)(v[12] + 127) / 128 : (uint64_t)v[11];
+        if (async_ideal < (uint64_t)v[10])
+            async_ideal = (uint64_t)v[10];
         c->op[SHARED_ST].ideal += (uint64_t)v[11] < async_ideal ? (uint64_t)v[11] : async_ideal;
         for (int o = 0; o < 2; o++) { /* GLOBAL_LD, GLOBAL_ST */
             c->op[GLOBAL_LD + o].requests = (uint64_t)v[6 + 2 * o];
