@@ -27,6 +27,8 @@ struct check_run {
     double timeout_s;
     int reps;
     int speed_size;        /* SPEED_SIZE, or 0 */
+    int count_rows, count_cols; /* COUNT_AT_SPEED_SIZE=1: the first counting size is the speed
+                                 * case's (measuring the time model at the timed size), else 0 */
     int narrate_to_stderr; /* TAP/XML on stdout must stay clean */
     int hung;              /* a case ran out of time: later cases are skipped */
     double hung_elems;     /* the size (rows x cols) of the job that ran out of time */

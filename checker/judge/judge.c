@@ -197,6 +197,8 @@ void count_size(int drawn, int *rows, int *cols)
 {
     const struct family *f = checking.lesson->family;
     *rows = f->count_rows, *cols = f->count_cols;
+    if (!drawn && checking.count_rows)
+        *rows = checking.count_rows, *cols = checking.count_cols;
     if (!drawn)
         return;
     struct rng r;

@@ -11,6 +11,8 @@
  * (seconds per case, default 10), REPS (timed launches per kernel, default 15), ONLY (a
  * cmocka name pattern), WB_RESULT_FILE (where to write the run's record for make: check_record.h), SPEED_SIZE
  * (run the speed case at N x N instead: for profiling at the emulator's counting size),
+ * COUNT_AT_SPEED_SIZE=1 (count, or profile, at the speed case's size first: the time model's
+ * measurements at the timed size; slow in the emulator),
  * SANITIZE=1 and PROFILE=1 (the GPU's own tools as extra cases; WB_SANITIZER and WB_NCU name
  * them where they are not on PATH).
  */
@@ -915,7 +917,9 @@ static const char *counting_size(char *buf, size_t len)
     char fixed[32], drawn[32];
     int rows, cols;
     count_size(1, &rows, &cols);
-    snprintf(buf, len, "%s and %s", f->size_text(f->count_rows, f->count_cols, fixed, sizeof fixed),
+    int first_rows, first_cols;
+    count_size(0, &first_rows, &first_cols);
+    snprintf(buf, len, "%s and %s", f->size_text(first_rows, first_cols, fixed, sizeof fixed),
              f->size_text(rows, cols, drawn, sizeof drawn));
     return buf;
 }
@@ -1062,6 +1066,11 @@ int main(int argc, char **argv)
     checking.reps = (int)env_double("REPS", 15, 10, MAX_REPS);
     checking.speed_size = (int)env_double("SPEED_SIZE", 0, 0, 16384);
     checking.stop_at_failure = env_double("WB_STOP_AT_FAILURE", 0, 0, 1) == 1;
+    for (size_t i = 0; i < lesson.ncases && env_double("COUNT_AT_SPEED_SIZE", 0, 0, 1) == 1; i++)
+        if (lesson.cases[i].kind == CASE_SPEED) {
+            struct check_case sized = speed_sized(&lesson.cases[i]);
+            checking.count_rows = sized.rows, checking.count_cols = sized.cols;
+        }
 
     say("Lesson %d (%s): checking %s\n", checking.lesson->number, checking.lesson->folder, checking.source);
     /* The cases first: the probe may run the first batch, which holds the gates' jobs. */

@@ -260,8 +260,9 @@ void explain_wrong(const struct check_case *c, uint64_t stream)
 }
 
 /* Nsight Compute's counters of the student's kernel and the baseline at one counting size (sz),
- * shown; 1 when they break the lesson's traffic rule. */
-static int profile_verdict(const char *sz, const struct mem_counts counts[2])
+ * shown; 1 when they break the lesson's traffic rule, which `broken` then names (the
+ * emulator's wording, so both judges' sentences match). */
+static int profile_verdict(const char *sz, const struct mem_counts counts[2], char *broken, size_t len)
 {
     const char *labels[2] = {"your kernel", "baseline"};
     say("  Memory traffic at %s, measured by Nsight Compute on the GPU:\n", sz);
@@ -273,12 +274,18 @@ static int profile_verdict(const char *sz, const struct mem_counts counts[2])
     if (checking.limits.max_sector_ratio > 0) {
         say("  Global memory sectors: %.3f of the baseline's; required: at most %.2f.\n", sector_ratio,
             checking.limits.max_sector_ratio);
+        if (sector_ratio > checking.limits.max_sector_ratio && !failed)
+            snprintf(broken, len, "global memory sectors %.2f of the baseline's, at most %.2f allowed", sector_ratio,
+                     checking.limits.max_sector_ratio);
         failed |= sector_ratio > checking.limits.max_sector_ratio;
     }
     if (checking.limits.no_bank_conflicts) {
         const double share = checking.limits.max_conflict_share, allowed = share > 0 ? share : NCU_CONFLICT_SHARE;
         say("  Bank conflicts: %.4f of your shared-memory wavefronts; required: at most %.2f (this counter is not "
             "exactly zero on conflict-free kernels).\n", conflict_share, allowed);
+        if (conflict_share > allowed && !failed)
+            snprintf(broken, len, "bank conflicts where none are allowed (%.2f of the shared-memory wavefronts, at "
+                     "most %.2f allowed)", conflict_share, allowed);
         failed |= conflict_share > allowed;
     }
     return failed;
@@ -330,9 +337,14 @@ void profile_counters(const char *ncu, const struct check_case sized[2], uint64_
 
     /* Clocks left alone: the counts do not depend on them (the emulator's equal Nsight Compute's
      * so, docs/emulator.md), and a clock ncu locked would change another judge's timing. */
+    /* WB_NCU_EXTRA: more metrics, for measuring only (checker/tools/speed-set.sh NCU=1, the time
+     * model's calibration); the verdict reads its own columns by name and ignores them. */
+    static char metrics[4096];
+    const char *extra = getenv("WB_NCU_EXTRA");
+    snprintf(metrics, sizeof metrics, "%s%s%s", ncu_metrics(checking.device.cc_major), extra && *extra ? "," : "",
+             extra && *extra ? extra : "");
     char *const argv[] = {(char *)ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base",
-                          "--metrics", (char *)ncu_metrics(checking.device.cc_major), "--kernel-name-base",
-                          "demangled", NULL};
+                          "--metrics", metrics, "--kernel-name-base", "demangled", NULL};
     static struct watch w;
     struct named_buffer bufs[4];
     int nbufs;
@@ -353,11 +365,13 @@ void profile_counters(const char *ncu, const struct check_case sized[2], uint64_
         case_skip(RESULT_SKIPPED);
     }
     int failed[2];
+    char broken[2][200] = {"", ""};
     for (int drawn = 0; drawn < 2; drawn++) {
         const struct mem_counts pair[2] = {counts[2 * drawn + 1], counts[2 * drawn]};
-        failed[drawn] = profile_verdict(sz[drawn], pair);
+        failed[drawn] = profile_verdict(sz[drawn], pair, broken[drawn], sizeof broken[drawn]);
     }
     if (failed[0] || failed[1])
-        case_fail("Nsight Compute's counters break the lesson's traffic rule at %s%s%s", failed[0] ? sz[0] : sz[1],
-                  failed[0] && failed[1] ? " and at " : "", failed[0] && failed[1] ? sz[1] : "");
+        case_fail("Nsight Compute's counters break the lesson's traffic rule at %s%s%s: %s", failed[0] ? sz[0] : sz[1],
+                  failed[0] && failed[1] ? " and at " : "", failed[0] && failed[1] ? sz[1] : "",
+                  failed[0] ? broken[0] : broken[1]);
 }

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """How far a time model made of counts can go (issue 46): the counts of each kernel of the
-calibration set and of its baseline (the emulator's at its counting size, --emu, from
-checker/tools/speed-set.sh EMU=1; or Nsight Compute's raw CSV at the timed size, the format of the
-judge's own profile gate, none collected yet), turned into a predicted time per launch, and the
-predicted speed-up (the baseline's predicted time over the kernel's) set against the one the GPU
-judge measured in the same set. The model and its parameters are the answer to "what must the
-emulator count, and how well": the same formula over the emulator's own counts is the verdict.
+calibration set and of its baseline, turned into a predicted time per launch, and the predicted
+speed-up (the baseline's predicted time over the kernel's) set against the one the GPU judge
+measured in the same set. Two sources of counts:
+  --emu: the emulator's at its counting size (checker/tools/speed-set.sh EMU=1 keeps its records);
+         only the ratios carry over;
+  NCU:   Nsight Compute's at the timed size (speed-set.sh NCU=1 with WB_NCU_EXTRA's metrics, a
+         folder of raw CSVs, or the table --ncu-table makes of them, committed beside the
+         calibration table); with --emu-dir, the emulator's bytes in flight and occupancy beside.
+The model and its parameters are the answer to "what must the emulator count, and how well".
 
 The model, per launch, in seconds: the busiest of the GPU's resources, each its work over its
 rate, plus a fixed cost per launch:
@@ -14,13 +17,14 @@ rate, plus a fixed cost per launch:
     latency = loads' bytes x load latency / (bytes in flight a thread x resident threads x SMs),
               Little's law, from the emulator's bytes in flight (Nsight Compute has no such count);
     t0 (a launch's fixed cost) only at the timed size: at the counting size only ratios hold.
-The rates start at the H200's published or measured figures (GPU below) and are scaled by one
+The rates start at the H200's measured or published figures (GPU below) and are scaled by one
 factor each, fitted to the set (least log error of the speed-ups); a factor far from 1 says the
 counter does not mean what the model takes it to.
 
-    Usage: checker/model/fit-timed.py CALIBRATION.tsv NCU_DIR [--fit]
-           checker/model/fit-timed.py CALIBRATION.tsv EMU_DIR --emu [--fit]   (the emulator's
-           counts at its counting size, speed-set.sh EMU=1: the ratios alone carry over)
+    Usage: checker/model/fit-timed.py CALIBRATION.tsv EMU_DIR --emu [--fit] [--cv]
+           checker/model/fit-timed.py CALIBRATION.tsv NCU_DIR|NCU.tsv [--emu-dir EMU_DIR] [--fit] [--cv]
+           checker/model/fit-timed.py --ncu-table NCU_DIR > NCU.tsv   (the CSVs' first size, the
+           metrics the model reads, a row per kernel and side)
     --fit: the factors fitted to the set; --cv: each lesson's error with factors fitted to the others
 """
 import csv, glob, math, os, re, statistics, sys
@@ -32,13 +36,13 @@ GPU = {
     "sms": 132,
     "clock_hz": 1.98e9,          # nvidia-smi's SM clock on the lent H200 (2026-12-05)
     "dram_bytes_s": 4.1e12,      # cudaMemcpy device to device, measured: 3995-4192 GB/s
-    "l2_bytes_s": 10e12,         # not measured yet: a first guess the fit corrects
+    "l2_bytes_s": 8.04e12,       # a 16 MiB buffer read 64 times, measured (reduce-bandwidth.cu)
     "shared_wavefronts_clk": 1,  # per SM: 32 banks x 4 bytes a clock
     "issue_clk": 4,              # per SM: four schedulers, one warp instruction a clock each
     "fma_clk": 4,                # per SM: 128 FP32 lanes = 4 warp FMAs a clock
     "hmma_clk": 1,               # per SM: a first guess (an HMMA.16816 a clock a SM), fitted
     "launch_s": 3e-6,
-    "load_latency_s": 349e-9,    # one global load alone, measured (lesson 9's text, the H200)
+    "load_latency_s": 347e-9,    # one global load alone from DRAM, measured (reduce-bandwidth.cu)
 }
 
 
@@ -52,44 +56,85 @@ def percentile(sorted_values, q):
 
 
 def read_profile(path):
-    """The rows of an ncu --csv --page raw file: {name: {metric: float}}, the first of each side."""
+    """The rows of an ncu --csv --page raw file (the judge's Nsight Compute gate, kept by
+    speed-set.sh NCU=1): at the first size, the baseline's launch and then the student's.
+    {side: {metric: float}}."""
     rows = {}
     with open(path, newline="") as f:
         lines = [l for l in f if l.startswith('"')]
-    if len(lines) < 3:
+    if len(lines) < 4:
         return rows
     reader = csv.reader(lines)
     header = next(reader)
     next(reader)  # units
-    for r in reader:
-        rec = dict(zip(header, r))
-        name = rec.get("Kernel Name", "")
-        side = "student" if name.startswith("student::") else "baseline" if name.startswith("baseline::") else None
-        if side and side not in rows:
-            vals = {}
-            for k, v in rec.items():
-                try:
-                    vals[k] = float(v.replace(",", ""))
-                except ValueError:
-                    pass
-            rows[side] = vals
+    for side, r in zip(("baseline", "student"), reader):
+        vals = {}
+        for k, v in zip(header, r):
+            try:
+                vals[k] = float(v.replace(",", ""))
+            except ValueError:
+                pass
+        rows[side] = vals
     return rows
 
 
+# The metrics the model reads from Nsight Compute (the gate's and WB_NCU_EXTRA's).
+NCU_MODEL_METRICS = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors.sum",
+                     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                     "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum", "smsp__inst_executed.sum",
+                     "smsp__inst_executed_pipe_fma.sum", "smsp__inst_executed_pipe_alu.sum",
+                     "smsp__inst_executed_pipe_lsu.sum", "smsp__inst_executed_pipe_tensor.sum"]
+
+
 def work(m):
-    """The resources' work of one launch, in seconds at the nominal rates."""
+    """The resources' work of one launch, in seconds at the nominal rates; the latency term
+    from the emulator's bytes in flight and resident threads where merged in (emu_inflight,
+    emu_resident_threads)."""
     g = GPU
     get = lambda k: m.get(k, 0.0)
+    inflight = get("emu_inflight")
     return {
         "dram": (get("dram__bytes_read.sum") + get("dram__bytes_write.sum")) / g["dram_bytes_s"],
         "l2": get("lts__t_sectors.sum") * 32 / g["l2_bytes_s"],
-        "shared": per_sm(get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
+        "shared": per_sm(get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+                         + get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")
                          + get("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"),
                          g["shared_wavefronts_clk"]),
         "issue": per_sm(get("smsp__inst_executed.sum"), g["issue_clk"]),
         "fma": per_sm(get("smsp__inst_executed_pipe_fma.sum"), g["fma_clk"]),
-        "tensor": per_sm(get("smsp__inst_executed_pipe_tensor_op_hmma.sum"), g["hmma_clk"]),
+        "tensor": per_sm(get("smsp__inst_executed_pipe_tensor.sum"), g["hmma_clk"]),
+        "latency": (get("dram__bytes_read.sum") * g["load_latency_s"]
+                    / (inflight * m.get("emu_resident_threads", 2048) * g["sms"]) if inflight > 0 else 0.0),
     }
+
+
+def read_ncu_table(path):
+    """--ncu-table's output: {(kind, name): {side: {metric: float}}}."""
+    out = {}
+    with open(path) as f:
+        header = None
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            c = line.rstrip("\n").split("\t")
+            if header is None:
+                header = c
+                continue
+            rec = dict(zip(header, c))
+            out.setdefault((rec["kind"], rec["name"]), {})[rec["side"]] = {
+                k: float(v) for k, v in rec.items() if k in NCU_MODEL_METRICS and v != ""}
+    return out
+
+
+def ncu_table(folder):
+    """A row per kernel and side of each raw CSV's first size, the model's metrics alone."""
+    print("kind\tname\tside\t" + "\t".join(NCU_MODEL_METRICS))
+    for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
+        kind, name = os.path.basename(path)[:-4].split("-", 1)
+        for side, m in sorted(read_profile(path).items()):
+            print(f"{kind}\t{name}\t{side}\t" + "\t".join(f"{m[k]:.0f}" if k in m else "" for k in NCU_MODEL_METRICS))
 
 
 def read_record(path):
@@ -173,9 +218,16 @@ def predicted_speedup(row, scale):
     return tb / ts, worst
 
 
-def load(calibration, ncu_dir):
+def option(name):
+    """The word after --name on the command line, or None."""
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv[:-1] else None
+
+
+def load(calibration, counts):
     """(kind, name, lesson, measured speed-up, verdict, work of student, work of baseline, measured ms)."""
     out, seen = [], set()
+    table = read_ncu_table(counts) if not EMU and os.path.isfile(counts) else None
+    emu_dir = option("--emu-dir")
     with open(calibration) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
@@ -187,12 +239,21 @@ def load(calibration, ncu_dir):
                 speedup, ms, base_ms = float(c[5]), float(c[6]), float(c[8])
             except ValueError:
                 continue
-            path = os.path.join(ncu_dir, f"{c[0]}-{c[1]}." + ("result" if EMU else "csv"))
-            if speedup <= 0 or not os.path.exists(path):
+            path = os.path.join(counts, f"{c[0]}-{c[1]}." + ("result" if EMU else "csv"))
+            if table is not None:
+                prof = table.get((c[0], c[1]), {})
+            elif speedup <= 0 or not os.path.exists(path):
                 continue
-            prof = read_record(path) if EMU else read_profile(path)
-            if "student" not in prof or "baseline" not in prof:
+            else:
+                prof = read_record(path) if EMU else read_profile(path)
+            if speedup <= 0 or "student" not in prof or "baseline" not in prof:
                 continue
+            if emu_dir:  # the emulator's bytes in flight and occupancy beside Nsight Compute's counts
+                emu = read_record(os.path.join(emu_dir, f"{c[0]}-{c[1]}.result"))
+                for side in prof:
+                    for k in ("inflight", "resident_threads"):
+                        if k in emu.get(side, {}):
+                            prof[side]["emu_" + k] = emu[side][k]
             seen.add((c[0], c[1]))
             w = emu_work if EMU else work
             out.append((c[0], c[1], c[2], speedup, c[4], w(prof["student"]), w(prof["baseline"]), ms, base_ms))
@@ -222,6 +283,8 @@ def fit(rows):
 
 
 def main():
+    if option("--ncu-table"):
+        return ncu_table(option("--ncu-table"))
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     rows = load(sys.argv[1], sys.argv[2])

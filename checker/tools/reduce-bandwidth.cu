@@ -4,7 +4,8 @@
 // loaded, so in how many bytes each thread has in flight. Timed with the L2 flushed before each
 // launch, beside cudaMemcpy and cub::DeviceReduce::Sum of the same bytes. Then the memory's
 // latency, by one thread chasing pointers (each load's address is the last load's value), and
-// what Little's law makes of the two: the bytes that must be in flight.
+// what Little's law makes of the two: the bytes that must be in flight. Last the L2's own rates,
+// a hit's latency and the read bandwidth of a buffer that fits in it (the time model's, issue 46).
 //
 //   nvcc -O3 -arch=native -o build/reduce-bandwidth checker/tools/reduce-bandwidth.cu
 //   build/reduce-bandwidth [--out DIR] [ROWS] [COLS] [REPS]      (default 8192 8192 15)
@@ -96,6 +97,41 @@ __global__ void chase(const unsigned *next, int hops, unsigned *sink, long long 
         i = next[i];
     *cycles = clock64() - t0;
     *sink = i;
+}
+
+// A full grid reads a buffer that fits in the L2 `passes` times, past L1 (ld.global.cg): after the
+// first pass every load is an L2 hit, so bytes over time is the L2's read bandwidth (the time
+// model's L2 rate, issue 46). Four loads in flight per thread, every thread resident.
+__global__ void l2_reads(const float4 *buf, unsigned n, int passes, float *sink)
+{
+    float v = 0.0f;
+    unsigned stride = gridDim.x * blockDim.x;
+    for (int p = 0; p < passes; p++)
+#pragma unroll 4
+        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+            float4 q = __ldcg(buf + i);
+            v += (q.x + q.y) + (q.z + q.w);
+        }
+    if (v == -1.0f) // never, for the zeros read; keeps the loads
+        *sink = v;
+}
+
+static double l2_gbs(bench &b, size_t bytes, int passes)
+{
+    float4 *buf;
+    float *sink;
+    CHECK(cudaMalloc(&buf, bytes));
+    CHECK(cudaMemset(buf, 0, bytes));
+    CHECK(cudaMalloc(&sink, sizeof(float)));
+    int blocks = b.prop.multiProcessorCount * (b.prop.maxThreadsPerMultiProcessor / 256);
+    unsigned n = (unsigned)(bytes / sizeof(float4));
+    float ms = b.median_ms([&] { l2_reads<<<blocks, 256>>>(buf, n, passes, sink); });
+    double gbs = (double)bytes * passes / (ms * 1e6);
+    printf("  L2 reads: a %zu MiB buffer read %d times by %d blocks of 256 threads: %.0f GB/s\n", bytes >> 20, passes,
+           blocks, gbs);
+    CHECK(cudaFree(buf));
+    CHECK(cudaFree(sink));
+    return gbs;
 }
 
 struct variant {
@@ -242,8 +278,14 @@ int main(int argc, char **argv)
     printf("Latency of one thread's dependent loads (clock64 and the event timer agree when the clock\n"
            "runs at its base rate; the ns column is the event timer's):\n");
     chase_ns(b, 64 << 10, 128, 1 << 14);    // inside L1 (256 KiB per SM)
+    // 2 MiB: past L1, inside L2. The L2 is flushed before each run, so the chain's first pass over
+    // its 16384 lines comes from DRAM: the difference of a short and a long chain is L2's alone.
+    double l2_short = chase_ns(b, 2u << 20, 128, 1 << 14), l2_long = chase_ns(b, 2u << 20, 128, 1 << 18);
+    printf("  an L2 hit alone: %.0f ns (the two chains over 2 MiB, less their first pass)\n",
+           (l2_long * (1 << 18) - l2_short * (1 << 14)) / ((1 << 18) - (1 << 14)));
     chase_ns(b, 1024u << 20, 4096, 1 << 14); // 1 GiB, a page apart: DRAM, TLB entries reused poorly
     double dram_ns = chase_ns(b, 256u << 20, 128, 1 << 14); // 256 MiB, lines in random order: DRAM
+    l2_gbs(b, 16u << 20, 64);
     int sms = b.prop.multiProcessorCount, per_sm = b.prop.maxThreadsPerMultiProcessor;
     double need = cub_gbs * 1e9 * dram_ns * 1e-9, threads = (double)sms * per_sm;
     printf("%d SMs, %d threads per SM at most. Little's law: %.0f GB/s x %.0f ns = %.2f MB in flight, %.1f KB per SM,\n"
