@@ -29,18 +29,15 @@
 
 #include <cmocka.h>
 
-#include "bankmap.h"
 #include "check_run.h"
+#include "counting.h"
 #include "gpu_share.h"
 #include "jobs.h"
 #include "judge.h"
-#include "objgate.h"
-#include "occupancy.h"
 #include "quiet_cmocka.h"
 #include "rng.h"
 #include "stats.h"
 #include "tools.h"
-#include "traffic.h"
 
 #ifndef WB_LESSON
 #error "build with -DWB_LESSON=<lesson number>"
@@ -448,178 +445,7 @@ static void case_speed(const struct check_case *c, uint64_t stream)
                   checking.lesson->family->limit.routine, 100 * checking.limits.min_limit_share);
 }
 
-/* ---- memory traffic (the emulator's replacement for timing) ---- */
-
-#define TRAFFIC_RULES 5
-#define RULE_TEXT 160
-/* The lesson's traffic rules in their one wording, for the counts case and the list of the
- * cases: how many, each a sentence without its full stop; the solution's bank conflicts said
- * beside that rule where solution_conflicts >= 0. */
-static int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solution_conflicts)
-{
-    int n = 0;
-    const struct thresholds *t = &checking.limits;
-    if (t->max_sector_ratio > 0)
-        snprintf(rules[n++], RULE_TEXT, "global memory sectors at most %.2f of the baseline's", t->max_sector_ratio);
-    if (t->no_bank_conflicts && solution_conflicts >= 0)
-        snprintf(rules[n++], RULE_TEXT, "no shared-memory bank conflicts (the solution has %lld)", solution_conflicts);
-    else if (t->no_bank_conflicts)
-        snprintf(rules[n++], RULE_TEXT, "no shared-memory bank conflicts");
-    if (t->min_loaded_between_barriers > 0)
-        snprintf(rules[n++], RULE_TEXT, "every thread that loads has at least %.0f bytes of loads in flight each time "
-                 "it waits for them, on average", t->min_loaded_between_barriers);
-    if (t->max_barriers_per_thread > 0)
-        snprintf(rules[n++], RULE_TEXT, "at most %.0f barriers per thread", t->max_barriers_per_thread);
-    if (t->min_tensor_core_share > 0)
-        snprintf(rules[n++], RULE_TEXT, "at least %.2f of the multiply-adds on the tensor cores",
-                 t->min_tensor_core_share);
-    return n;
-}
-
-/* The map of each conflicted line's worst request (bankmap.h), at the first counting size where
- * the line has one, in the report and as an SVG beside it (build/SRC/NN/bank-map-N.svg, those of
- * an earlier check removed first). On a GPU, make check shows the same maps under its "Why:", from
- * the emulator's count of the same file (the emulator's judge writes the SVGs). */
-#define MAX_MAPS (2 * MAX_COUNTED_LINES)
-static void bank_maps(const struct line_counts *lines, int n)
-{
-    static char mapped[MAX_MAPS][sizeof lines->where + 2];
-    static int nmapped = -1;
-    char path[1024], shown[1024];
-    if (nmapped < 0) {
-        for (int k = 1; k <= MAX_MAPS; k++) {
-            snprintf(path, sizeof path, "%s/bank-map-%d.svg", checking.here, k);
-            remove(path);
-        }
-        nmapped = 0;
-    }
-    char cwd[800];
-    size_t cl = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
-    for (int i = 0; i < n; i++)
-        for (int o = SHARED_LD; o <= SHARED_ST && nmapped < MAX_MAPS; o++) {
-            char key[sizeof mapped[0]];
-            snprintf(key, sizeof key, "%d %.*s", o, (int)sizeof lines->where - 1, lines[i].where);
-            int k = 0;
-            while (k < nmapped && strcmp(mapped[k], key) != 0)
-                k++;
-            if (k < nmapped)
-                continue;
-            char *text = NULL;
-            size_t len = 0;
-            FILE *f = open_memstream(&text, &len);
-            int drawn = f && bankmap_request_text(f, &lines[i].worst[o], (enum mem_op)o, lines[i].where);
-            if (f)
-                fclose(f);
-            if (drawn) {
-                snprintf(mapped[nmapped++], sizeof mapped[0], "%s", key);
-                snprintf(path, sizeof path, "%s/bank-map-%d.svg", checking.here, nmapped);
-                FILE *svg = fopen(path, "w");
-                int saved = svg && bankmap_request_svg(svg, &lines[i].worst[o], (enum mem_op)o, lines[i].where);
-                if (svg && fclose(svg) != 0)
-                    saved = 0;
-                /* Named from where make was run, as the student typed it. */
-                snprintf(shown, sizeof shown, "%s", cl && strncmp(path, cwd, cl) == 0 && path[cl] == '/' ? path + cl + 1 : path);
-                say("%s", text);
-                if (saved)
-                    say("    Drawn as %s.\n", shown);
-            }
-            free(text);
-        }
-}
-
-/* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
- * into why (empty: none). */
-static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct mem_counts *solution)
-{
-    char sz[32];
-    struct job_mem m = counted_job(1, drawn, stream, sz, sizeof sz);
-    const struct gpu_report *rep = &m.job->rep;
-    const char *names[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
-    const char *labels[ROLE_COUNT];
-    struct mem_counts shown[ROLE_COUNT];
-    int nshown = 0;
-    for (int r = 0; r < ROLE_COUNT; r++)
-        if (role_present(r)) {
-            labels[nshown] = names[r];
-            shown[nshown++] = rep->counts[r];
-        }
-    say("  Memory traffic at %s, counted by the emulator (as Nsight Compute counts it):\n", sz);
-    traffic_table(say, labels, shown, nshown);
-    say("  Warp instructions issued (of the PTX, which ptxas turns into the GPU's own), by the unit that runs "
-        "them:\n");
-    issue_table(say, labels, shown, nshown);
-    say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
-    traffic_lines(say, rep->lines, rep->nlines);
-    bank_maps(rep->lines, rep->nlines);
-    const struct thresholds *t = &checking.limits;
-    const struct traffic_rules rules = {t->max_sector_ratio, t->no_bank_conflicts, t->min_loaded_between_barriers,
-                                        t->max_barriers_per_thread, t->min_tensor_core_share,
-                                        checking.lesson->family->work(m.job->rows, m.job->cols)};
-    char broken[2400];
-    if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], rep->lines, rep->nlines, &rules, broken,
-                        sizeof broken))
-        snprintf(why + strlen(why), len - strlen(why), "%sat %s: %s", *why ? "; " : "", sz, broken);
-    if (checking.limits.min_loaded_between_barriers > 0) {
-        say("  Global bytes the least busy thread has in flight each time it waits for them, on average (loads issued "
-            "before it must wait for one):\n");
-        /* (Threads that load nothing at all are left out: idle threads are for timing to judge.) */
-        for (int i = 0; i < nshown; i++)
-            say("    %-19s %6.0f\n", labels[i], least_burst(&shown[i]));
-    }
-    if (checking.limits.max_barriers_per_thread > 0) {
-        say("  Barriers (__syncthreads) each thread waits at:\n");
-        for (int i = 0; i < nshown; i++)
-            say("    %-19s %6.1f\n", labels[i], barriers_per_thread(&shown[i]));
-    }
-    if (checking.limits.min_tensor_core_share > 0) {
-        say("  Multiply-adds done by mma.sync on the tensor cores, as a share of the %.0f the product needs:\n",
-            rules.work);
-        for (int i = 0; i < nshown; i++)
-            say("    %-19s %6.2f\n", labels[i], (double)shown[i].mma_multiply_adds / rules.work);
-    }
-    *solution = rep->counts[ROLE_SOLUTION];
-    job_free(&m);
-}
-
-/* The emulator's speed case: the traffic rules at the family's counting size and at a size drawn
- * from the seed, which no kernel can expect (one that behaves only at a size it knows breaks the
- * rules at the other). */
-/* The student's kernel on an SM, from what ptxas gave it (the cubin both judges build): how many
- * blocks an H200's SM holds at once, and what stops one more. */
-static void say_occupancy(void)
-{
-    char path[1000];
-    int regs;
-    size_t shared;
-    snprintf(path, sizeof path, "%s/student.cubin", checking.here);
-    const struct family *f = checking.lesson->family;
-    if (cubin_resources(path, checking.lesson->kernel, f, &regs, &shared) != 0)
-        return;
-    struct occupancy o = occupancy_sm90(f->block_x * f->block_y, regs, shared);
-    say("  On an H200's SM: your kernel as ptxas compiled it has %d registers a thread and %zu bytes of static shared "
-        "memory a block; %d block%s of %d threads at once (%d of %d warps), limited by %s.\n",
-        regs, shared, o.blocks, o.blocks == 1 ? "" : "s", f->block_x * f->block_y, o.warps, o.max_warps,
-        occupancy_limit_name(o.limit));
-}
-
-static void case_counts(uint64_t stream)
-{
-    char why[4800] = "";
-    struct mem_counts solution, unused;
-    counts_at(0, stream, why, sizeof why, &solution);
-    /* At the drawn size only what the rules need: the student's kernel and the baseline, the
-     * output judged against the CPU's reference alone (as in a handout, which has no solution). */
-    int had = checking.have_solution;
-    checking.have_solution = 0;
-    counts_at(1, stream + 1, why, sizeof why, &unused);
-    checking.have_solution = had;
-    say_occupancy();
-    char rules[TRAFFIC_RULES][RULE_TEXT];
-    for (int i = 0, n = traffic_rules(rules, solution_present() ? (long long)all_conflicts(&solution) : -1); i < n; i++)
-        say("  Required: %s.\n", rules[i]);
-    if (*why)
-        case_fail("%s", why);
-}
+/* ---- memory traffic: counting.c (the emulator's counting case) ---- */
 
 /* Nsight Compute's gate on a GPU: the counters at the family's counting size and at the size the
  * seed draws (as the emulator counts): a kernel that keeps the rule only at a size it expects

@@ -67,6 +67,7 @@ gpu_share spawn
 ref_cache
 jobs
 judge tools
+counting
 main
 EOF
 }
