@@ -335,14 +335,14 @@ void profile_counters(const char *ncu, const struct check_case sized[2], uint64_
     struct watched run = {SIDE_STUDENT | 1 << ROLE_BASELINE, 2, {sized[0].rows, sized[1].rows},
                           {sized[0].cols, sized[1].cols}, {stream, stream + 1}};
 
-    /* Clocks left alone: the counts do not depend on them (the emulator's equal Nsight Compute's
-     * so, docs/emulator.md), and a clock ncu locked would change another judge's timing. */
     /* WB_NCU_EXTRA: more metrics, for measuring only (checker/tools/speed-set.sh NCU=1, the time
      * model's calibration); the verdict reads its own columns by name and ignores them. */
     static char metrics[4096];
     const char *extra = getenv("WB_NCU_EXTRA");
     snprintf(metrics, sizeof metrics, "%s%s%s", ncu_metrics(checking.device.cc_major), extra && *extra ? "," : "",
              extra && *extra ? extra : "");
+    /* Clocks left alone: the counts do not depend on them (the emulator's equal Nsight Compute's
+     * so, docs/emulator.md), and a clock ncu locked would change another judge's timing. */
     char *const argv[] = {(char *)ncu, "--clock-control", "none", "--csv", "--page", "raw", "--print-units", "base",
                           "--metrics", metrics, "--kernel-name-base", "demangled", NULL};
     static struct watch w;
