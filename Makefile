@@ -336,10 +336,12 @@ $(COMMON)/emu/%.o: checker/runner/emu/%.c $(HEADERS) checker/runner/emu/emu.h ch
 
 # The emulator's runner, the PTX interpreter: one program for every lesson and role (it reads
 # their PTX), with the job, the tracer and its sentences (checker/runner/emu/) and the sandbox.
-PTX_OBJECTS := $(patsubst checker/runner/ptx/%.c,$(COMMON)/ptx/%.o,$(wildcard checker/runner/ptx/*.c)) \
+# PTX_INTERPRETER: its rooms without the program (the unit tests and the conformance suite link them).
+PTX_INTERPRETER := $(patsubst checker/runner/ptx/%.c,$(COMMON)/ptx/%.o,$(filter-out %/ptx_runner.c,$(wildcard checker/runner/ptx/*.c)))
+PTX_OBJECTS := $(PTX_INTERPRETER) $(COMMON)/ptx/ptx_runner.o \
   $(addprefix $(COMMON)/emu/,emu_job.o emu_trace.o emu_report.o) $(COMMON)/sandbox.o
-$(COMMON)/ptx/%.o: checker/runner/ptx/%.c checker/runner/ptx/ptx.h checker/runner/ptx/ptx_exec.h \
-    checker/runner/ptx/ptx_float.h checker/runner/ptx/ptx_values.h $(HEADERS) checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
+$(COMMON)/ptx/%.o: checker/runner/ptx/%.c $(wildcard checker/runner/ptx/*.h) \
+    $(HEADERS) checker/runner/emu/emu.h checker/runner/runner.h checker/runner/sandbox.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx -c $< -o $@
 $(PTX_RUNNER): $(PTX_OBJECTS) $(LIBCHECKER)
@@ -427,7 +429,7 @@ build/tests/ptx_kernels.ptx: checker/tests/ptx/kernels.cu
 	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
 
 build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.ptx \
-    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o ptx_values.o) \
+    $(PTX_INTERPRETER) \
     $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_kernels.ptx"' \
@@ -436,7 +438,7 @@ build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.p
 # The conformance suite's interpreter side (checker/tests/conformance/): each form forms.py wrote,
 # run by the interpreter as the runner runs a kernel.
 build/conformance/conform-emu: checker/tests/conformance/conform_emu.c checker/tests/conformance/conform_forms.h \
-    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o ptx_values.o) \
+    $(PTX_INTERPRETER) \
     $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx -o $@ $< $(filter %.o %.a,$^) -lm
@@ -466,7 +468,7 @@ build/tests/ptx_primer.ptx: checker/tests/ptx/primer.cu
 	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
 
 build/tests/test_ptx_primer: checker/tests/test_ptx_primer.c build/tests/ptx_primer.ptx \
-    $(addprefix $(COMMON)/ptx/,ptx_parse.o ptx_exec.o ptx_float.o ptx_values.o) \
+    $(PTX_INTERPRETER) \
     $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_PRIMER="build/tests/ptx_primer.ptx"' \

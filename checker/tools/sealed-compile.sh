@@ -605,7 +605,7 @@ deliver() {
 compile_error() { show_log; cache_put "$1" 1; exit 1; }
 # timer_reads PTX: the first read of a special register that tells when or where a kernel runs, as
 # `SRC(LINE): error: ...` (LINE: the .loc in force, or the line that inlined a header's code; a
-# comment is no read), or nothing. The interpreter refuses the same names (ptx_parse.c).
+# comment is no read), or nothing. The interpreter refuses the same names (ptx_decode.c).
 timer_reads() {
   LC_ALL=C awk -v src="$in_src" '
     BEGIN { timers = "%(clock|clock_hi|clock64|globaltimer|globaltimer_lo|globaltimer_hi|smid|warpid|nwarpid|gridid)" }

@@ -48,7 +48,9 @@ EOF
 
 # ---- the interpreter's half: the unit test's PTX and objects, from the Makefile ----
 ptx=build/tests/ptx_kernels.ptx
-objs="build/common/ptx/ptx_parse.o build/common/ptx/ptx_exec.o build/common/ptx/ptx_float.o build/common/ptx/ptx_values.o build/common/emu/emu_trace.o build/common/emu/emu_report.o"
+objs="$(for c in checker/runner/ptx/*.c; do [ "${c##*/}" = ptx_runner.c ] || echo "build/common/ptx/$(basename "$c" .c).o"; done)
+build/common/emu/emu_trace.o build/common/emu/emu_report.o"
+objs=$(tr '\n' ' ' <<<"$objs")
 if ! $make -s $ptx $objs build/common/libchecker.a > "$out/build.log" 2>&1 ||
    ! $cc -std=gnu11 -O2 -g -Wall -Wextra -ffp-contract=off -Ichecker/include -Ichecker/runner -Ichecker/runner/emu \
        -Ichecker/runner/ptx -o "$out/emu" checker/tools/tensor-core-check-emu.c $objs build/common/libchecker.a -lm \

@@ -361,7 +361,7 @@ static void value_used(int insn, int t, const char *what)
         return;
     }
     /* (the block's first such read: a value's own read is not tracked, so the words say which) */
-    char read_at[200] = "", at[150];
+    char at[150], read_at[sizeof at + 64] = ""; /* (room for the words and the whole place) */
     if (X.unset_read && strcmp(ptx_where(X.unset_read - 1, at, sizeof at), ptx_where(insn, where, sizeof where))) {
         /* in the same file as the use: its line alone (the sentence must fit its 600 bytes) */
         size_t file = 0;
