@@ -25,7 +25,8 @@ counter does not mean what the model takes it to.
            checker/model/fit-timed.py CALIBRATION.tsv NCU_DIR|NCU.tsv [--emu-dir EMU_DIR] [--fit] [--cv]
            checker/model/fit-timed.py --ncu-table NCU_DIR > NCU.tsv   (the CSVs' first size, the
            metrics the model reads, a row per kernel and side)
-    --fit: the factors fitted to the set; --cv: each lesson's error with factors fitted to the others
+    --fit: the factors fitted to the set; --cv: each lesson's error with factors fitted to the others;
+    --phases: the blocks' own latency, wave after wave, as one more resource (Nsight Compute's counts)
 """
 import csv, glob, math, os, re, statistics, sys
 
@@ -43,7 +44,14 @@ GPU = {
     "hmma_clk": 1,               # per SM: a first guess (an HMMA.16816 a clock a SM), fitted
     "launch_s": 3e-6,
     "load_latency_s": 347e-9,    # one global load alone from DRAM, measured (reduce-bandwidth.cu)
+    # The phases' term (--phases), fitted to the calibration set's absolute times at the timed size
+    # (2026-12-05): a load's latency under load (2.06x the one alone), a block's fixed cost on its
+    # SM, and the clocks a warp's instruction takes in its own dependent chain (3.7).
+    "loaded_latency_s": 714e-9,
+    "block_s": 424e-9,
+    "warp_insn_s": 1.85e-9,
 }
+PHASES = "--phases" in sys.argv
 
 
 def per_sm(n, per_clock):
@@ -85,7 +93,10 @@ NCU_MODEL_METRICS = ["gpu__time_duration.sum", "dram__bytes_read.sum", "dram__by
                      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
                      "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum", "smsp__inst_executed.sum",
                      "smsp__inst_executed_pipe_fma.sum", "smsp__inst_executed_pipe_alu.sum",
-                     "smsp__inst_executed_pipe_lsu.sum", "smsp__inst_executed_pipe_tensor.sum"]
+                     "smsp__inst_executed_pipe_lsu.sum", "smsp__inst_executed_pipe_tensor.sum",
+                     "launch__grid_size", "launch__thread_count", "launch__occupancy_limit_registers",
+                     "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
+                     "launch__occupancy_limit_blocks"]
 
 
 def work(m):
@@ -107,7 +118,28 @@ def work(m):
         "tensor": per_sm(get("smsp__inst_executed_pipe_tensor.sum"), g["hmma_clk"]),
         "latency": (get("dram__bytes_read.sum") * g["load_latency_s"]
                     / (inflight * m.get("emu_resident_threads", 2048) * g["sms"]) if inflight > 0 else 0.0),
+        **({"phases": phases(m)} if PHASES else {}),
     }
+
+
+def phases(m):
+    """The latency a block's own chain costs, wave after wave (--phases): an SM runs the grid in
+    waves of the blocks it holds at once; each block waits R times for its loads (the bytes a
+    thread loads over the bytes it has in flight each time it waits, the emulator's count) and
+    issues its warps' instructions one after another."""
+    g = GPU
+    get = lambda k: m.get(k, 0.0)
+    threads = get("launch__thread_count")
+    limits = [get(k) for k in ("launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem",
+                               "launch__occupancy_limit_warps", "launch__occupancy_limit_blocks") if get(k) > 0]
+    if not threads or not limits:
+        return 0.0
+    waves = max(1.0, get("launch__grid_size") / (g["sms"] * min(limits)))
+    loaded = get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") * 32 / threads
+    inflight = get("emu_inflight")
+    trips = loaded / inflight if inflight > 0 else (1.0 if loaded > 0 else 0.0)
+    per_warp = get("smsp__inst_executed.sum") / (threads / 32)
+    return waves * (trips * g["loaded_latency_s"] + g["block_s"] + per_warp * g["warp_insn_s"])
 
 
 def read_ncu_table(path):
@@ -318,6 +350,9 @@ def main():
     print(f"# {len(rows)} kernels; median error of the predicted speed-up {statistics.median(e):.1%}, "
           f"90th percentile {percentile(e, 0.9):.1%}; factors: "
           + ", ".join(f"{k} {v:.2f}" for k, v in sorted(scale.items())), file=sys.stderr)
+    if not EMU:  # at the timed size the time itself can be set against the speed case's
+        t = sorted(abs(predict(r[5], scale)[0] * 1e3 / r[7] - 1) for r in rows)
+        print(f"# median error of the predicted time of a launch {statistics.median(t):.1%}", file=sys.stderr)
 
 
 if __name__ == "__main__":
