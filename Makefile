@@ -435,6 +435,11 @@ build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.p
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_kernels.ptx"' \
 	  '-DWB_PTX_SOURCE="checker/tests/ptx/kernels.cu"' -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
 
+build/tests/test_ptx_read: checker/tests/test_ptx_read.c $(PTX_INTERPRETER) \
+    $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Ichecker/runner/ptx -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
+
 # The conformance suite's interpreter side (checker/tests/conformance/): each form forms.py wrote,
 # run by the interpreter as the runner runs a kernel.
 build/conformance/conform-emu: checker/tests/conformance/conform_emu.c checker/tests/conformance/conform_forms.h \
