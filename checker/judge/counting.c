@@ -1,7 +1,8 @@
 /* Memory traffic judged: the emulator's counting case, its speed case (the counts of the
  * student's kernel and the baseline at the family's counting size and at one the seed draws, the
  * lesson's traffic rules, the map of each conflicted line's worst request), and the occupancy line
- * both judges print. Built per lesson with main.c, above it (docs/architecture.md). */
+ * both judges print. Built once and linked into each lesson's judge; main.c, a layer above it,
+ * calls it (docs/architecture.md). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>

@@ -892,7 +892,8 @@ int main(int argc, char **argv)
     checking.reps = (int)env_double("REPS", 15, 10, MAX_REPS);
     checking.speed_size = (int)env_double("SPEED_SIZE", 0, 0, 16384);
     checking.stop_at_failure = env_double("WB_STOP_AT_FAILURE", 0, 0, 1) == 1;
-    for (size_t i = 0; i < lesson.ncases && env_double("COUNT_AT_SPEED_SIZE", 0, 0, 1) == 1; i++)
+    int count_at_speed_size = env_double("COUNT_AT_SPEED_SIZE", 0, 0, 1) == 1;
+    for (size_t i = 0; i < lesson.ncases && count_at_speed_size; i++)
         if (lesson.cases[i].kind == CASE_SPEED) {
             struct check_case sized = speed_sized(&lesson.cases[i]);
             checking.count_rows = sized.rows, checking.count_cols = sized.cols;
