@@ -32,15 +32,22 @@ deps() {
     *.cu) if [ -n "$NVCC" ]; then out=$("$NVCC" -M $inc "$1" 2>&1); else out=$($CC -MM -MG -x c++ -D__CUDACC__ $inc "$1" 2>&1); fi ;;
     *) out=$($CC -std=gnu11 -MM -MG -x c $inc "$1" 2>&1) ;;
   esac || { printf '%s\n' "$out" >&2; return 1; }
-  tr ' \\' '\n\n' <<<"$out" | grep -v -e ':$' -e '^$' | while IFS= read -r f; do realpath -m --relative-to=. -- "$f"; done |
+  tr ' \\' '\n\n' <<<"$out" | grep -v -e ':$' -e '^$' | xargs -r -d '\n' realpath -m --relative-to=. -- |
     grep '^checker/' | grep -vxF -- "$1"
   return 0
+}
+# deps_of[SRC]: the same, each file's list made once (the judge's files are read twice below);
+# load_deps SRC fills it, false when the compiler failed.
+declare -A deps_of
+load_deps() {
+  [ -n "${deps_of[$1]+set}" ] && return 0
+  deps_of[$1]=$(deps "$1" 2> /dev/null) || { unset "deps_of[$1]"; return 1; }
 }
 pass=0 fail=0
 while read -r room allowed; do
   bad=""
   for src in $(find "$room" \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort); do
-    list=$(deps "$src" 2> /dev/null) || { bad+="  $src: the compiler could not read it"$'\n'; continue; }
+    load_deps "$src" && list=${deps_of[$src]} || { bad+="  $src: the compiler could not read it"$'\n'; continue; }
     for h in $list; do
       ok=0
       for a in $allowed; do
@@ -55,6 +62,18 @@ while read -r room allowed; do
   if [ -z "$bad" ]; then pass=$((pass + 1)); echo "  $room: only what it may read"
   else fail=$((fail + 1)); printf '  %s READS WHAT IT MAY NOT (docs/architecture.md):\n%s' "$room" "$bad"; fi
 done < <(rules)
+
+# The interpreter's engine header is its running rooms' own (docs/architecture.md): the rest of the
+# runner calls ptx_exec.h.
+engine=checker/runner/ptx/ptx_engine.h bad=""
+for src in "${!deps_of[@]}"; do
+  room=${src#checker/runner/ptx/ptx_}
+  [[ $src == checker/runner/ptx/ptx_*.c && " exec.c insn.c warp.c memory.c " == *" $room "* ]] && continue
+  [ "$src" = "$engine" ] && continue
+  grep -qxF "$engine" <<<"${deps_of[$src]}" && bad+="  $src reads $engine, the interpreter's running rooms' own"$'\n'
+done
+if [ -z "$bad" ]; then pass=$((pass + 1)); echo "  $engine: read by the interpreter's running rooms alone"
+else fail=$((fail + 1)); printf '  THE ENGINE'"'"'S HEADER IS READ OUTSIDE ITS ROOMS (docs/architecture.md):\n%s' "$bad"; fi
 
 # Inside the judge, its own files stand in layers, the lowest first (docs/architecture.md): a file
 # (its .c and its .h) may read only the headers of the files on the layers below its own, so
@@ -82,7 +101,7 @@ for src in $(find checker/judge \( -name '*.c' -o -name '*.h' \) | sort); do
   name=$(basename "${src%.*}")
   own=${layer_of[$name]:-}
   if [ -z "$own" ]; then bad+="  $src is on no layer of the judge's: give it its place in judge_layers ($0)"$'\n'; continue; fi
-  list=$(deps "$src" 2> /dev/null) || { bad+="  $src: the compiler could not read it"$'\n'; continue; }
+  load_deps "$src" && list=${deps_of[$src]} || { bad+="  $src: the compiler could not read it"$'\n'; continue; }
   for h in $(grep '^checker/judge/' <<<"$list"); do
     other=$(basename "${h%.*}")
     [ "$other" = "$name" ] && continue
