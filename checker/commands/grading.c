@@ -457,6 +457,68 @@ static int write_grader_faults(const char *outdir, const struct lesson **ls, con
     return fclose(f);
 }
 
+/* The log of a lesson not handed in: why nothing was built. */
+static void say_not_handed_in(const char *log, const char *src, const struct lesson *l)
+{
+    FILE *f = fopen(log, "w");
+    if (f) {
+        fprintf(f, "%s has no %s/%s.cu: lesson %d was not handed in.\n", src, l->folder, l->kernel, l->number);
+        fclose(f);
+    }
+}
+
+/* A lesson no case of which ran, in results.json and junit.xml: one failed test, its log the why. */
+static void results_unran(FILE *json, FILE *junit, int *first, const struct lesson *l, const char *title,
+                          const char *v, const char *log)
+{
+    char name[400];
+    char *report = read_text_file(log);
+    if (report && strlen(report) > 20000)
+        strcpy(report + 19980, "\n... (cut)\n");
+    snprintf(name, sizeof name, "%s: %s", title, v);
+    json_test(json, first, name, l->number, 0, 0, l->points, "failed", report ? report : "", 0);
+    free(report);
+    fprintf(junit, "  <testsuite name=\"lesson %d (", l->number);
+    xml_text(junit, l->folder);
+    fprintf(junit, ")\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n"
+                   "    <testcase classname=\"lesson %d\" name=\"build and run\"><failure message=\"",
+            l->number);
+    xml_text(junit, v);
+    fprintf(junit, "\"/></testcase>\n  </testsuite>\n");
+}
+
+/* One test per case of a lesson in results.json, with its points and its part of the report. */
+static void results_cases(FILE *json, int *first, const struct lesson *l, const char *title,
+                          const struct check_record *r)
+{
+    for (int k = 0; k < r->ncases; k++) {
+        const struct case_record *c = &r->cases[k];
+        char name[400], text[RECORD_OUTPUT_MAX + 200];
+        snprintf(name, sizeof name, "%s: %s", title, c->name);
+        snprintf(text, sizeof text, "%s%s", c->output ? c->output : "", case_note(r, c));
+        json_test(json, first, name, l->number, k + 1, c->points, c->max_points,
+                  c->result == RESULT_PASSED || c->result == RESULT_ELSEWHERE ? "passed" : "failed", text,
+                  provisional(r, c) && c->points > 0);
+    }
+}
+
+/* A lesson's row of summary.txt; returns its provisional points. */
+static int summary_row(FILE *sum, const struct outcome *o, const struct lesson *l, const char *v, int points)
+{
+    char lesson_name[80], result[96];
+    int skipped = record_count(&o->rec, RESULT_SKIPPED);
+    snprintf(lesson_name, sizeof lesson_name, "%d %s", l->number, l->folder);
+    int lesson_provisional = provisional_points_of(o);
+    if (skipped && !o->rec.hung) /* a gate whose tool was missing is not a pass of that gate */
+        snprintf(result, sizeof result, "%s, %d test%s skipped", v, skipped, skipped == 1 ? "" : "s");
+    else if (lesson_provisional)
+        snprintf(result, sizeof result, "%s, speed provisional", v);
+    else
+        snprintf(result, sizeof result, "%s", v);
+    fprintf(sum, "%-22s %-30s %d/%d\n", lesson_name, result, points, l->points);
+    return lesson_provisional;
+}
+
 /* make grade: every lesson graded into OUTDIR as results.json (Gradescope's autograder format),
  * junit.xml (cmocka's test cases, one testsuite per lesson) and summary.txt; the reports of the
  * check programs, which quote what the kernels printed (quote.h), stay in lesson-N.log. The
@@ -482,12 +544,7 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         remove(xml);
         if (!handed_in(src, ls[n])) { /* nothing to build, said as such */
             out[n] = (struct outcome){.not_started = 1};
-            FILE *f = fopen(log, "w");
-            if (f) {
-                fprintf(f, "%s has no %s/%s.cu: lesson %d was not handed in.\n", src, ls[n]->folder, ls[n]->kernel,
-                        ls[n]->number);
-                fclose(f);
-            }
+            say_not_handed_in(log, src, ls[n]);
             continue;
         }
         grade_log = log;
@@ -524,7 +581,7 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
     for (int i = 0; i < n; i++) {
         const struct check_record *r = &out[i].rec;
         int points = points_of(&out[i]);
-        char title[256], name[400];
+        char title[256];
         score += points;
         total += ls[i]->points;
         title_of(ls[i], title, sizeof title);
@@ -533,44 +590,12 @@ int cmd_grade(const char *src, const char *outdir, int argc, char **argv)
         verdict(&out[i], v, sizeof v);
         if (!out[i].ran || r->ncases == 0) {
             /* No case ran (not started, no build, no record): one test for the lesson, its log the why. */
-            char *report = read_text_file(log);
-            if (report && strlen(report) > 20000)
-                strcpy(report + 19980, "\n... (cut)\n");
-            snprintf(name, sizeof name, "%s: %s", title, v);
-            json_test(json, &first, name, ls[i]->number, 0, 0, ls[i]->points, "failed", report ? report : "", 0);
-            free(report);
-            fprintf(junit, "  <testsuite name=\"lesson %d (", ls[i]->number);
-            xml_text(junit, ls[i]->folder);
-            fprintf(junit, ")\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n"
-                           "    <testcase classname=\"lesson %d\" name=\"build and run\"><failure message=\"",
-                    ls[i]->number);
-            xml_text(junit, v);
-            fprintf(junit, "\"/></testcase>\n  </testsuite>\n");
+            results_unran(json, junit, &first, ls[i], title, v, log);
         } else {
-            /* One test per case, with its points and its part of the report. */
-            for (int k = 0; k < r->ncases; k++) {
-                const struct case_record *c = &r->cases[k];
-                char text[RECORD_OUTPUT_MAX + 200];
-                snprintf(name, sizeof name, "%s: %s", title, c->name);
-                snprintf(text, sizeof text, "%s%s", c->output ? c->output : "", case_note(r, c));
-                json_test(json, &first, name, ls[i]->number, k + 1, c->points, c->max_points,
-                          c->result == RESULT_PASSED || c->result == RESULT_ELSEWHERE ? "passed" : "failed", text,
-                          provisional(r, c) && c->points > 0);
-            }
+            results_cases(json, &first, ls[i], title, r);
             copy_testsuites(junit, xml);
         }
-        char lesson_name[80], result[96];
-        int skipped = record_count(r, RESULT_SKIPPED);
-        snprintf(lesson_name, sizeof lesson_name, "%d %s", ls[i]->number, ls[i]->folder);
-        int lesson_provisional = provisional_points_of(&out[i]);
-        provisional_points += lesson_provisional;
-        if (skipped && !r->hung) /* a gate whose tool was missing is not a pass of that gate */
-            snprintf(result, sizeof result, "%s, %d test%s skipped", v, skipped, skipped == 1 ? "" : "s");
-        else if (lesson_provisional)
-            snprintf(result, sizeof result, "%s, speed provisional", v);
-        else
-            snprintf(result, sizeof result, "%s", v);
-        fprintf(sum, "%-22s %-30s %d/%d\n", lesson_name, result, points, ls[i]->points);
+        provisional_points += summary_row(sum, &out[i], ls[i], v, points);
     }
     fprintf(json, "\n");
     fprintf(json, "  ],\n  \"score\": %d,\n  \"output\": ", score);

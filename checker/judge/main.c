@@ -857,6 +857,25 @@ static void describe(void)
            "    a GPU with PROFILE=1 (always in make grade), Nsight Compute's counters keep the traffic rule as ratios\n");
 }
 
+/* The run's options, from the environment that make check and the graders set. */
+static void read_options(void)
+{
+    const char *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
+    checking.narrate_to_stderr = fmt && *fmt && strcasecmp(fmt, "stdout") != 0;
+    const char *seed = getenv("SEED");
+    checking.seed = seed && *seed ? strtoull(seed, NULL, 10) : rng_fresh_seed();
+    checking.timeout_s = env_double("TIMEOUT", 10.0, 1.0, 600.0);
+    checking.reps = (int)env_double("REPS", 15, 10, MAX_REPS);
+    checking.speed_size = (int)env_double("SPEED_SIZE", 0, 0, 16384);
+    checking.stop_at_failure = env_double("WB_STOP_AT_FAILURE", 0, 0, 1) == 1;
+    int count_at_speed_size = env_double("COUNT_AT_SPEED_SIZE", 0, 0, 1) == 1;
+    for (size_t i = 0; i < lesson.ncases && count_at_speed_size; i++)
+        if (lesson.cases[i].kind == CASE_SPEED) {
+            struct check_case sized = speed_sized(&lesson.cases[i]);
+            checking.count_rows = sized.rows, checking.count_cols = sized.cols;
+        }
+}
+
 int main(int argc, char **argv)
 {
     static struct registry reg;
@@ -884,20 +903,7 @@ int main(int argc, char **argv)
         return 0;
     }
     quiet_cmocka_locations();
-    const char *fmt = getenv("CMOCKA_MESSAGE_OUTPUT");
-    checking.narrate_to_stderr = fmt && *fmt && strcasecmp(fmt, "stdout") != 0;
-    const char *seed = getenv("SEED");
-    checking.seed = seed && *seed ? strtoull(seed, NULL, 10) : rng_fresh_seed();
-    checking.timeout_s = env_double("TIMEOUT", 10.0, 1.0, 600.0);
-    checking.reps = (int)env_double("REPS", 15, 10, MAX_REPS);
-    checking.speed_size = (int)env_double("SPEED_SIZE", 0, 0, 16384);
-    checking.stop_at_failure = env_double("WB_STOP_AT_FAILURE", 0, 0, 1) == 1;
-    int count_at_speed_size = env_double("COUNT_AT_SPEED_SIZE", 0, 0, 1) == 1;
-    for (size_t i = 0; i < lesson.ncases && count_at_speed_size; i++)
-        if (lesson.cases[i].kind == CASE_SPEED) {
-            struct check_case sized = speed_sized(&lesson.cases[i]);
-            checking.count_rows = sized.rows, checking.count_cols = sized.cols;
-        }
+    read_options();
 
     say("Lesson %d (%s): checking %s\n", checking.lesson->number, checking.lesson->folder, checking.source);
     /* The cases first: the probe may run the first batch, which holds the gates' jobs. */

@@ -638,6 +638,60 @@ static void layout(struct ptx_module *m, struct ptx_kernel *k)
     k->local_bytes = local;
 }
 
+/* One parameter of an .entry's list, laid out after those before it: 0, or -1 with the error
+ * set. */
+static int entry_param(struct lexer *lx, struct ptx_kernel *k)
+{
+    if (lex_expect(lx, ".param"))
+        return -1;
+    if (k->nparams == PTX_MAX_PARAMS)
+        return lex_fail(lx, "too many parameters");
+    struct ptx_param *p = &k->params[k->nparams];
+    int align = 0;
+    if (lex_accept(lx, ".align") && lex_alignment(lx, &align))
+        return -1;
+    if (lex_accept(lx, ".ptr")) { /* .ptr .global .align N: a pointer's attributes */
+        while (lx->kind == TK_IDENT && lx->text[0] == '.' && ptx_type_named(lx->text + 1) == T_NONE) {
+            if (lex_accept(lx, ".align"))
+                lex_next(lx);
+            else
+                lex_next(lx);
+        }
+    }
+    int t = lx->kind == TK_IDENT && lx->text[0] == '.' ? ptx_type_named(lx->text + 1) : T_NONE;
+    if (t == T_NONE)
+        return lex_fail(lx, "a parameter of type '%s'", lx->text);
+    lex_next(lx);
+    while (lex_is(lx, ".ptr") || lex_is(lx, ".global") || lex_is(lx, ".align")) {
+        if (lex_accept(lx, ".align"))
+            lex_next(lx);
+        else
+            lex_next(lx);
+    }
+    snprintf(p->name, sizeof p->name, "%.255s", lx->text);
+    lex_next(lx);
+    int bytes = ptx_type_bytes(t);
+    if (lex_accept(lx, "[")) {
+        int64_t n;
+        int f, f32;
+        if (lx->kind != TK_NUM || lex_number(lx, &n, &f, &f32) || f || n < 1 || n > PTX_MAX_PARAM_BYTES ||
+            lex_expect(lx, "]"))
+            return lex_fail(lx, "a parameter array needs a size from 1 to %d", PTX_MAX_PARAM_BYTES);
+        bytes *= (int)n;
+    }
+    p->type = (uint8_t)t;
+    p->bytes = bytes;
+    p->align = align ? align : ptx_type_bytes(t);
+    k->param_bytes = (k->param_bytes + p->align - 1) / p->align * p->align;
+    p->offset = k->param_bytes;
+    k->param_bytes += bytes;
+    /* checked after each parameter, whose size and alignment are at most 32 KiB and 4 KiB:
+     * the int sum cannot wrap before it is refused */
+    if (k->param_bytes > PTX_MAX_PARAM_BYTES)
+        return lex_fail(lx, "the kernel's parameters take more than %d bytes", PTX_MAX_PARAM_BYTES);
+    return 0;
+}
+
 static int entry(struct builder *b, int is_func)
 {
     struct lexer *lx = &b->lx;
@@ -660,53 +714,8 @@ static int entry(struct builder *b, int is_func)
     lex_next(lx);
     if (lex_accept(lx, "(")) {
         while (!lex_accept(lx, ")")) {
-            if (lex_expect(lx, ".param"))
+            if (entry_param(lx, k))
                 return -1;
-            if (k->nparams == PTX_MAX_PARAMS)
-                return lex_fail(lx, "too many parameters");
-            struct ptx_param *p = &k->params[k->nparams];
-            int align = 0;
-            if (lex_accept(lx, ".align") && lex_alignment(lx, &align))
-                return -1;
-            if (lex_accept(lx, ".ptr")) { /* .ptr .global .align N: a pointer's attributes */
-                while (lx->kind == TK_IDENT && lx->text[0] == '.' && ptx_type_named(lx->text + 1) == T_NONE) {
-                    if (lex_accept(lx, ".align"))
-                        lex_next(lx);
-                    else
-                        lex_next(lx);
-                }
-            }
-            int t = lx->kind == TK_IDENT && lx->text[0] == '.' ? ptx_type_named(lx->text + 1) : T_NONE;
-            if (t == T_NONE)
-                return lex_fail(lx, "a parameter of type '%s'", lx->text);
-            lex_next(lx);
-            while (lex_is(lx, ".ptr") || lex_is(lx, ".global") || lex_is(lx, ".align")) {
-                if (lex_accept(lx, ".align"))
-                    lex_next(lx);
-                else
-                    lex_next(lx);
-            }
-            snprintf(p->name, sizeof p->name, "%.255s", lx->text);
-            lex_next(lx);
-            int bytes = ptx_type_bytes(t);
-            if (lex_accept(lx, "[")) {
-                int64_t n;
-                int f, f32;
-                if (lx->kind != TK_NUM || lex_number(lx, &n, &f, &f32) || f || n < 1 || n > PTX_MAX_PARAM_BYTES ||
-                    lex_expect(lx, "]"))
-                    return lex_fail(lx, "a parameter array needs a size from 1 to %d", PTX_MAX_PARAM_BYTES);
-                bytes *= (int)n;
-            }
-            p->type = (uint8_t)t;
-            p->bytes = bytes;
-            p->align = align ? align : ptx_type_bytes(t);
-            k->param_bytes = (k->param_bytes + p->align - 1) / p->align * p->align;
-            p->offset = k->param_bytes;
-            k->param_bytes += bytes;
-            /* checked after each parameter, whose size and alignment are at most 32 KiB and 4 KiB:
-             * the int sum cannot wrap before it is refused */
-            if (k->param_bytes > PTX_MAX_PARAM_BYTES)
-                return lex_fail(lx, "the kernel's parameters take more than %d bytes", PTX_MAX_PARAM_BYTES);
             k->nparams++;
             lex_accept(lx, ",");
         }

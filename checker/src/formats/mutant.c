@@ -64,9 +64,55 @@ static const struct choice *choice_header(const char *line)
     return NULL;
 }
 
-int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
+/* One line of a .mutant file's header into m: 0, or -1 with err saying what is wrong with it. */
+static int header_line(struct mutant *m, const char *line, int lineno, char *err, size_t errlen)
 {
     const struct choice *c;
+    if (sscanf(line, "lesson: %d", &m->lesson) == 1) {
+    } else if (starts(line, "what: ")) {
+        snprintf(m->what, sizeof m->what, "%s", line + 6);
+    } else if (starts(line, "expect: ")) {
+        snprintf(m->expect, sizeof m->expect, "%s", line + 8);
+    } else if ((c = choice_header(line))) {
+        const char *value = line + strlen(c->header);
+        if (strcmp(value, c->words[0]) != 0 && strcmp(value, c->words[1]) != 0) {
+            snprintf(err, errlen, "line %d: %.*s takes %s or %s", lineno, (int)strlen(c->header) - 1, c->header,
+                     c->words[0], c->words[1]);
+            return -1;
+        }
+        snprintf((char *)m + c->field, c->size, "%s", value);
+    } else if (starts(line, "expect-unlinted: ")) {
+        snprintf(m->expect_unlinted, sizeof m->expect_unlinted, "%s", line + 17);
+    } else if (starts(line, "sentinel: ")) {
+        snprintf(m->sentinel, sizeof m->sentinel, "%.255s", line + 10);
+    } else if (starts(line, "may-pass: ")) {
+        snprintf(m->may_pass, sizeof m->may_pass, "%.255s", line + 10);
+    } else if (starts(line, "calibrates: ")) {
+        if (strcmp(line + 12, "yes") != 0) {
+            snprintf(err, errlen, "line %d: calibrates: takes yes", lineno);
+            return -1;
+        }
+        m->calibrates = 1;
+    } else if (starts(line, "timeout: ")) {
+        char *end;
+        long t = strtol(line + 9, &end, 10);
+        if (*end || t < 1 || t > 3600) {
+            snprintf(err, errlen, "line %d: timeout: takes seconds, 1 to 3600", lineno);
+            return -1;
+        }
+        m->timeout = (int)t;
+    } else if (starts(line, "base: ")) {
+        snprintf(m->base, sizeof m->base, "%.255s", line + 6);
+    } else if (line[0] != '\0' && line[0] != '#') {
+        snprintf(err, errlen, "line %d: expected a header (what:, lesson:, expect:, only:, ... as mutant.h lists) or '--- replace'",
+                 lineno);
+        return -1;
+    }
+    return 0;
+}
+
+int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
+{
     memset(m, 0, sizeof *m);
     enum { HEADER, OLD, NEW } part = HEADER;
     int with_seen[MAX_EDITS] = {0};
@@ -102,44 +148,7 @@ int mutant_parse(const char *text, struct mutant *m, char *err, size_t errlen)
         } else if (part != HEADER) {
             char **t = part == OLD ? &m->edit[m->nedits - 1].old_text : &m->edit[m->nedits - 1].new_text;
             *t = append_line(*t, p, len);
-        } else if (sscanf(line, "lesson: %d", &m->lesson) == 1) {
-        } else if (starts(line, "what: ")) {
-            snprintf(m->what, sizeof m->what, "%s", line + 6);
-        } else if (starts(line, "expect: ")) {
-            snprintf(m->expect, sizeof m->expect, "%s", line + 8);
-        } else if ((c = choice_header(line))) {
-            const char *value = line + strlen(c->header);
-            if (strcmp(value, c->words[0]) != 0 && strcmp(value, c->words[1]) != 0) {
-                snprintf(err, errlen, "line %d: %.*s takes %s or %s", lineno, (int)strlen(c->header) - 1, c->header,
-                         c->words[0], c->words[1]);
-                return -1;
-            }
-            snprintf((char *)m + c->field, c->size, "%s", value);
-        } else if (starts(line, "expect-unlinted: ")) {
-            snprintf(m->expect_unlinted, sizeof m->expect_unlinted, "%s", line + 17);
-        } else if (starts(line, "sentinel: ")) {
-            snprintf(m->sentinel, sizeof m->sentinel, "%.255s", line + 10);
-        } else if (starts(line, "may-pass: ")) {
-            snprintf(m->may_pass, sizeof m->may_pass, "%.255s", line + 10);
-        } else if (starts(line, "calibrates: ")) {
-            if (strcmp(line + 12, "yes") != 0) {
-                snprintf(err, errlen, "line %d: calibrates: takes yes", lineno);
-                return -1;
-            }
-            m->calibrates = 1;
-        } else if (starts(line, "timeout: ")) {
-            char *end;
-            long t = strtol(line + 9, &end, 10);
-            if (*end || t < 1 || t > 3600) {
-                snprintf(err, errlen, "line %d: timeout: takes seconds, 1 to 3600", lineno);
-                return -1;
-            }
-            m->timeout = (int)t;
-        } else if (starts(line, "base: ")) {
-            snprintf(m->base, sizeof m->base, "%.255s", line + 6);
-        } else if (line[0] != '\0' && line[0] != '#') {
-            snprintf(err, errlen, "line %d: expected a header (what:, lesson:, expect:, only:, ... as mutant.h lists) or '--- replace'",
-                     lineno);
+        } else if (header_line(m, line, lineno, err, errlen) != 0) {
             return -1;
         }
         if (part == HEADER && memchr(line, '\t', strlen(line))) {

@@ -170,6 +170,57 @@ static void misplaced_values(const struct comparison *c, const float *got, const
 /* "1 element is" / "2 elements are": the counts in these sentences are often 1. */
 static const char *s_(size_t n) { return n == 1 ? "" : "s"; }
 
+/* Some elements never written (still NaN poison), the rest right or not: which ones, into line. */
+static const char *never_written(const struct comparison *c, bool whole_tiles, char *line, size_t size)
+{
+    size_t total = (size_t)c->rows * (size_t)c->cols;
+    bool last_row = c->rows > 1 && c->never_written == (size_t)c->cols && c->never_written_last_row == (size_t)c->cols;
+    bool last_col = c->cols > 1 && c->never_written == (size_t)c->rows && c->never_written_last_col == (size_t)c->rows;
+    if (last_row || last_col)
+        snprintf(line, size,
+                 "only the last %s was never written (still NaN poison): an off-by-one in a bounds "
+                 "check (`< N - 1` where `< N` was meant?).",
+                 last_row ? "row" : "column");
+    else if (c->wrong_inside == 0 && whole_tiles)
+        snprintf(line, size,
+                 "%zu element%s in the partial tiles at the edge %s never written (still NaN poison): "
+                 "does the kernel handle only sizes that are multiples of %d?",
+                 c->never_written, s_(c->never_written), c->never_written == 1 ? "was" : "were", c->tile);
+    else
+        snprintf(line, size,
+                 "%zu of %zu elements %s never written (still NaN poison), the first at row %d, col %d: "
+                 "a bounds check that is too strict, or threads returning early?",
+                 c->never_written, total, c->never_written == 1 ? "was" : "were", c->first[0].row, c->first[0].col);
+    return line;
+}
+
+/* Elements the kernel read from memory nobody wrote (their kinds exclude each other), named by
+ * what they hold: the first kind there is, into line; NULL where there are none. */
+static const char *read_unwritten(const struct comparison *c, char *line, size_t size)
+{
+    const struct {
+        size_t n;
+        const char *verb[2], *rest; /* verb: for one element, for several */
+    } unwritten[] = {
+        {c->shared_values, {"came", "came"},
+         "from shared memory that no thread had written yet: the kernel read a tile before it was complete (a "
+         "missing __syncthreads() after the loads?)."},
+        {c->guard_values, {"holds", "hold"},
+         "the guard pattern that surrounds the input: the kernel read past the end of the input (a load without its "
+         "bounds check, or one that lets the last index through: `<=` or `>` where `<` or `>=` was meant?)."},
+        {c->other_nans, {"is", "are"},
+         "NaN where the reference has a number: the kernel read memory nobody wrote (outside an input, or shared "
+         "memory a barrier should have waited for)."},
+    };
+    for (size_t k = 0; k < sizeof unwritten / sizeof unwritten[0]; k++)
+        if (unwritten[k].n > 0) {
+            snprintf(line, size, "%zu element%s %s %s", unwritten[k].n, s_(unwritten[k].n),
+                     unwritten[k].verb[unwritten[k].n != 1], unwritten[k].rest);
+            return line;
+        }
+    return NULL;
+}
+
 const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *in)
 {
     static char line[400];
@@ -208,54 +259,17 @@ const char *diagnose(const struct comparison *c, const struct diagnosis_inputs *
                  c->never_written ? ", and the places nothing was stored in still hold the NaN poison" : "");
         return line;
     }
-    if (c->never_written > 0) {
-        bool last_row = c->rows > 1 && c->never_written == (size_t)c->cols && c->never_written_last_row == (size_t)c->cols;
-        bool last_col = c->cols > 1 && c->never_written == (size_t)c->rows && c->never_written_last_col == (size_t)c->rows;
-        if (last_row || last_col)
-            snprintf(line, sizeof line,
-                     "only the last %s was never written (still NaN poison): an off-by-one in a bounds "
-                     "check (`< N - 1` where `< N` was meant?).",
-                     last_row ? "row" : "column");
-        else if (c->wrong_inside == 0 && whole_tiles)
-            snprintf(line, sizeof line,
-                     "%zu element%s in the partial tiles at the edge %s never written (still NaN poison): "
-                     "does the kernel handle only sizes that are multiples of %d?",
-                     c->never_written, s_(c->never_written), c->never_written == 1 ? "was" : "were", c->tile);
-        else
-            snprintf(line, sizeof line,
-                     "%zu of %zu elements %s never written (still NaN poison), the first at row %d, col %d: "
-                     "a bounds check that is too strict, or threads returning early?",
-                     c->never_written, total, c->never_written == 1 ? "was" : "were", c->first[0].row, c->first[0].col);
-        return line;
-    }
+    if (c->never_written > 0)
+        return never_written(c, whole_tiles, line, sizeof line);
     if (c->other_nans == total && in && in->sums) /* NaN in, NaN out: poison + x */
         return "every element is NaN: each sum took in memory nobody wrote. Either values computed from the "
                "output itself (C[i] += ..., or atomicAdd(&C[i], ...), reads C, which starts as whatever the memory "
                "held, before anything wrote it: keep the sum in a register from 0 and store it once, or write 0 "
                "there first, a barrier before the atomics), or loads past the end of an input (the checker surrounds "
                "every input with NaN: is a load missing its bounds check?).";
-    /* Elements the kernel read from memory nobody wrote (their kinds exclude each other), named by
-     * what they hold: the first kind there is. */
-    const struct {
-        size_t n;
-        const char *verb[2], *rest; /* verb: for one element, for several */
-    } unwritten[] = {
-        {c->shared_values, {"came", "came"},
-         "from shared memory that no thread had written yet: the kernel read a tile before it was complete (a "
-         "missing __syncthreads() after the loads?)."},
-        {c->guard_values, {"holds", "hold"},
-         "the guard pattern that surrounds the input: the kernel read past the end of the input (a load without its "
-         "bounds check, or one that lets the last index through: `<=` or `>` where `<` or `>=` was meant?)."},
-        {c->other_nans, {"is", "are"},
-         "NaN where the reference has a number: the kernel read memory nobody wrote (outside an input, or shared "
-         "memory a barrier should have waited for)."},
-    };
-    for (size_t k = 0; k < sizeof unwritten / sizeof unwritten[0]; k++)
-        if (unwritten[k].n > 0) {
-            snprintf(line, sizeof line, "%zu element%s %s %s", unwritten[k].n, s_(unwritten[k].n),
-                     unwritten[k].verb[unwritten[k].n != 1], unwritten[k].rest);
-            return line;
-        }
+    const char *unwritten = read_unwritten(c, line, sizeof line);
+    if (unwritten)
+        return unwritten;
     /* Stored, but never computed: a stub's TODO, unless the kernel computed at another size, where a
      * count or a bound that is 0 at this size is likelier (issue 47: lesson 9 taking its last slice's
      * length as cols % 4096, which is 0 where cols is a multiple of 4096). */

@@ -42,6 +42,50 @@ static int starts_with_word(const char *s, const char *word)
     return strncmp(s, word, n) == 0 && !isalnum((unsigned char)s[n]) && s[n] != '_';
 }
 
+/* The code of the line from p to end into buf, its comments left out (*in_block: inside a block
+ * comment, carried from line to line; a block comment's end leaves a space) and each whitespace
+ * character a space; *slashes: where its `//` comment's text begins, if it has one. Returns the
+ * bytes written. */
+static size_t code_of_line(const char *p, const char *end, int *in_block, char *buf, const char **slashes)
+{
+    size_t b = 0;
+    for (const char *q = p; q < end; q++) {
+        if (*in_block) {
+            if (q[0] == '*' && q + 1 < end && q[1] == '/') {
+                *in_block = 0;
+                q++;
+                buf[b++] = ' ';
+            }
+            continue;
+        }
+        if (q[0] == '/' && q + 1 < end && q[1] == '*') {
+            *in_block = 1;
+            q++;
+            continue;
+        }
+        if (q[0] == '/' && q + 1 < end && q[1] == '/') {
+            *slashes = q + 2;
+            break;
+        }
+        if (*q == '"' || *q == '\'') { /* a literal, kept whole: no comment starts in it */
+            char quote = *q;
+            buf[b++] = *q++;
+            while (q < end && *q != quote) {
+                if (*q == '\\' && q + 1 < end)
+                    buf[b++] = *q++;
+                buf[b++] = *q++;
+            }
+            if (q < end)
+                buf[b++] = *q;
+            else
+                q--;
+            continue;
+        }
+        buf[b++] = isspace((unsigned char)*q) ? ' ' : *q;
+    }
+    return b;
+}
+
 /* Cuts text into code lines. Where regions is not NULL, also finds the TODO regions (room for
  * max, their number in *nregions). Returns 0, or -1 with a sentence in err. */
 static int cut(const char *text, struct code *c, struct region *regions, int max, int *nregions, char *err,
@@ -63,42 +107,8 @@ static int cut(const char *text, struct code *c, struct region *regions, int max
         const char *end = strchr(p, '\n');
         if (!end)
             end = p + strlen(p);
-        size_t b = 0;
         const char *slashes = NULL; /* this line's `//` comment, where it has one */
-        for (const char *q = p; q < end; q++) {
-            if (in_block) {
-                if (q[0] == '*' && q + 1 < end && q[1] == '/') {
-                    in_block = 0;
-                    q++;
-                    buf[b++] = ' ';
-                }
-                continue;
-            }
-            if (q[0] == '/' && q + 1 < end && q[1] == '*') {
-                in_block = 1;
-                q++;
-                continue;
-            }
-            if (q[0] == '/' && q + 1 < end && q[1] == '/') {
-                slashes = q + 2;
-                break;
-            }
-            if (*q == '"' || *q == '\'') { /* a literal, kept whole: no comment starts in it */
-                char quote = *q;
-                buf[b++] = *q++;
-                while (q < end && *q != quote) {
-                    if (*q == '\\' && q + 1 < end)
-                        buf[b++] = *q++;
-                    buf[b++] = *q++;
-                }
-                if (q < end)
-                    buf[b++] = *q;
-                else
-                    q--;
-                continue;
-            }
-            buf[b++] = isspace((unsigned char)*q) ? ' ' : *q;
-        }
+        size_t b = code_of_line(p, end, &in_block, buf, &slashes);
         /* Spaces made one, none at the ends. */
         size_t w = 0;
         for (size_t r = 0; r < b; r++)
