@@ -2,9 +2,9 @@
 # A lesson added as an author adds one (issue 48): lesson 4 copied under the next number, a folder
 # and a kernel name of its own, in new files only, plus one line in lessons/registry and one row in
 # README.md's table of lessons (what a student reads first); in a copy of this tree (its tracked
-# files and the untracked ones git does not ignore), built from nothing. Nothing else may need an
-# edit: the copy's new lesson must get full marks in the emulator with its solution, nothing with
-# its stub, and make author-check must hold it to every authoring rule.
+# files and the untracked ones git does not ignore), beside this tree's shared programs. Nothing
+# else may need an edit: the copy's new lesson must get full marks in the emulator with its
+# solution, nothing with its stub, and make author-check must hold it to every authoring rule.
 set -u
 make=${MAKE:-make}
 dir=build/new-lesson-test
@@ -12,6 +12,9 @@ tree=$dir/tree
 rm -rf "$dir" && mkdir -p "$tree" || exit 1
 git ls-files -z --cached --others --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2> /dev/null |
   tar -xf - -C "$tree" || { echo "new-lesson-test: could not copy the tree into $tree"; exit 1; }
+# The shared programs as this tree's build made them (their sources' times kept by tar, so make
+# keeps what the new lesson does not change): only the new lesson's own parts are built there.
+mkdir -p "$tree/build" && cp -a build/common build/workbook "$tree/build/" 2> /dev/null
 
 from=4
 read -r src_folder kernel <<<"$(build/workbook lessons --lesson $from folder kernel)"
