@@ -34,18 +34,18 @@ awk -v row="${row/| $from \`$src_folder\`/| $n \`$folder\`}" -v last="^[|] $((n 
   '{ print } $0 ~ last { print row }' README.md > README.md.new && mv README.md.new README.md
 
 fail=0
-said() { # LABEL WANT LOG: the log's last lines where the outcome is not WANT
+not_as_it_must() { # LABEL WANT LOG: the log's last lines, where the outcome is not WANT
   echo "new-lesson-test: $1 NOT AS IT MUST ($2); the end of its report:"
   tail -n 15 "$3" | sed 's/^/    | /'
   fail=1
 }
 $make -s --no-print-directory check EMU=1 LESSON="$n" SRC=solutions > ../solution.log 2>&1 &&
   grep -q "^Score: \([0-9]*\)/\1$" ../solution.log && echo "  ok: lesson $n's solution: full marks in the emulator" ||
-  said "lesson $n's solution" "full marks" ../solution.log
+  not_as_it_must "lesson $n's solution" "full marks" ../solution.log
 $make -s --no-print-directory check EMU=1 LESSON="$n" SRC=exercises > ../stub.log 2>&1
-grep -q "^Score: 0/" ../stub.log && echo "  ok: lesson $n's stub: no points" || said "lesson $n's stub" "0 points" ../stub.log
+grep -q "^Score: 0/" ../stub.log && echo "  ok: lesson $n's stub: no points" || not_as_it_must "lesson $n's stub" "0 points" ../stub.log
 $make -s --no-print-directory author-check > ../author-check.log 2>&1 &&
   grep -q "author check: $n lessons complete" ../author-check.log && echo "  ok: make author-check holds lesson $n to every rule" ||
-  said "make author-check" "$n lessons complete" ../author-check.log
+  not_as_it_must "make author-check" "$n lessons complete" ../author-check.log
 [ $fail = 0 ] && echo "new lesson: lesson $n ($folder) from new files, one registry line and one README row, graded as it must"
 exit $fail
