@@ -2,6 +2,7 @@
  * the gate on what the compiler made of them, compiler logs as file:line, the author check, the
  * wrong kernels. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -180,6 +181,53 @@ static int contract_check(const char *stub, const char *solution)
     return line != 0;
 }
 
+/* The stub's CONTRACT names the kernel the judges look for: the family's parameters, which the
+ * student copies. Returns the number of problems. */
+static int signature_check(const char *stub, const struct lesson *l)
+{
+    char *text = read_text_file(stub), said[512];
+    int rc = text ? contract_signature_mismatch(text, l->kernel, l->family->params, said, sizeof said) : 0;
+    if (rc < 0)
+        printf("  %s: its CONTRACT has no Signature entry (\"Signature  __global__ void %s(%s);\")\n", stub, l->kernel,
+               l->family->params);
+    else if (rc > 0)
+        printf("  %s: its CONTRACT's Signature says \"%s\", but the judges look for __global__ void %s(%s) (the "
+               "family %s's parameters, checker/families/)\n", stub, said, l->kernel, l->family->params,
+               l->family->name);
+    free(text);
+    return rc != 0;
+}
+
+/* Every lesson folder of lessons/, exercises/ and solutions/ has its line in the registry: one
+ * without is never built, checked or handed out, which no author means. Returns the problems. */
+static int unregistered_folders(void)
+{
+    static const char *const tops[] = {"lessons", "exercises", "solutions"};
+    int bad = 0;
+    for (size_t t = 0; t < sizeof tops / sizeof tops[0]; t++) {
+        DIR *d = opendir(tops[t]);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            char path[600];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", tops[t], e->d_name);
+            if (e->d_name[0] == '.' || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+                continue;
+            int i = 0;
+            while (i < reg.count && strcmp(reg.lessons[i].folder, e->d_name) != 0)
+                i++;
+            if (i == reg.count) {
+                printf("  %s is a lesson's folder with no line in lessons/registry: add its line (number, folder, "
+                       "kernel, family, baseline, points, student lines), or take the folder out\n", path);
+                bad++;
+            }
+        }
+        if (d)
+            closedir(d);
+    }
+    return bad;
+}
+
 /* What the stub's TODO regions leave to the student of the solution (student_lines.h), against
  * the registry's least; without a solution (a handout), only the regions' marks. The count goes
  * into *measured (-1: not measured). Returns the number of problems. */
@@ -249,6 +297,7 @@ int cmd_author_check(void)
         }
         if (have_solutions)
             bad += contract_check(stub, solution);
+        bad += signature_check(stub, l);
         int measured;
         bad += student_lines_check(l, stub, solution, have_solutions, &measured);
         if (measured >= 0)
@@ -297,6 +346,7 @@ int cmd_author_check(void)
             bad++;
         }
     }
+    bad += unregistered_folders();
     if (measured_text[0])
         printf("Lines of each solution the stub's TODO regions leave to the student (lesson: lines): %s.\n",
                measured_text);

@@ -103,8 +103,7 @@ static double work(int rows, int cols)
 /* What the launches share: the kernel's parameters, and how its output is judged. */
 #define MATMUL_CONTRACT                                                                              \
     .ninputs = 2, .input_names = {"A", "B"}, .output_name = "C",                                    \
-    .params = "const float *A, const float *B, float *C, int N", .mangled_params = "PKfS0_Pfi",     \
-    .mangled_params_nested = "PKfS1_Pfi", .nscalars = 1
+    .params = "const float *A, const float *B, float *C, int N", .nscalars = 1
 #define MATMUL_JUDGING                                                                               \
     .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                    \
     .reference_at = reference_at, .output_is_sum = 1, .work = work
@@ -143,8 +142,8 @@ WB_FAMILY(family_matmul_128);
 const struct family family_matmul_f16 = {
     .name = "matmul_f16",
     .ninputs = 2, .input_names = {"A", "B"}, .output_name = "C", .input_half = 1,
-    .params = "const unsigned short *A, const unsigned short *B, float *C, int N", .mangled_params = "PKtS0_Pfi",
-    .mangled_params_nested = "PKtS1_Pfi", .nscalars = 1,
+    .params = "const unsigned short *A, const unsigned short *B, float *C, int N",
+    .nscalars = 1,
     .block_x = 256, .block_y = 1, .tile_x = 128, .tile_y = 128,
     MATMUL_JUDGING,
     .mistakes = {SWAPPED, {a_swizzled_once, SWIZZLED_ONCE("A's")}, {b_swizzled_once, SWIZZLED_ONCE("B's")},

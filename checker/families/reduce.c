@@ -85,8 +85,8 @@ static struct tolerance exact(int rows, int cols)
 
 #define REDUCE_CONTRACT                                                                           \
     .ninputs = 1, .input_names = {"in", NULL}, .output_name = "out",                              \
-    .params = "const float *in, float *out, int rows, int cols", .mangled_params = "PKfPfii",   \
-    .mangled_params_nested = "PKfPfii", .nscalars = 2, .block_x = THREADS, .block_y = 1,          \
+    .params = "const float *in, float *out, int rows, int cols", .nscalars = 2,                   \
+    .block_x = THREADS, .block_y = 1,                                                             \
     .tile_y = 1, .size_text = size_text, .output_is_sum = 1, .work = work
 /* A block sums S elements of a row: the tile and the functions of its slice (SLICE_FUNCTIONS). */
 #define SLICES_OF(S) .tile_x = S, .output_shape = output_shape_##S, .reference_at = reference_at_##S

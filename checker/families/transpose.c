@@ -49,8 +49,7 @@ static double bytes_moved(int rows, int cols)
 #define TRANSPOSE_FAMILY(family_name, threads_y)                                                    \
     {                                                                                               \
         .name = family_name, .ninputs = 1, .input_names = {"in", NULL}, .output_name = "out",       \
-        .params = "const float *in, float *out, int rows, int cols", .mangled_params = "PKfPfii",   \
-        .mangled_params_nested = "PKfPfii", .nscalars = 2,                                          \
+        .params = "const float *in, float *out, int rows, int cols", .nscalars = 2,                 \
         .block_x = 32, .block_y = threads_y, .tile_x = 32, .tile_y = 32,                            \
         .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,               \
         .reference_at = reference_at, .output_is_input_moved = 1, .output_tile = 32, .work = work,  \

@@ -22,9 +22,9 @@ struct family {
                                          and the runners convert them for the kernel */
     const char *input_names[2];       /* as reports name the buffers: "A", "B"; "in" */
     const char *output_name;          /* "C"; "out" */
-    const char *params;               /* the contract's parameters, for messages */
-    const char *mangled_params;       /* their Itanium mangling, e.g. "PKfS0_Pfi" */
-    const char *mangled_params_nested;/* the same for a kernel in a namespace (back-references shift) */
+    const char *params;               /* the contract's parameters as C spells them: messages say
+                                         them, and the kernel's symbol is made of them
+                                         (family_kernel_symbol) */
     int nscalars;                     /* scalars after the output: 1 = (rows), 2 = (rows, cols) */
     /* The launch: block_x x block_y threads per block, one block per tile_x x tile_y elements of
      * the input (rows x cols), blockIdx.x along the columns, partial tiles rounded up. */
@@ -83,5 +83,11 @@ struct family {
 const struct family *family_named(const char *name);
 /* The families' names, comma-separated, for messages. */
 const char *family_names(void);
+/* The symbol nvcc gives `__global__ void KERNEL(f->params)` at file scope (the Itanium C++ ABI's
+ * mangling: _Z, the name's length and itself, each parameter's type with its back-references),
+ * made from the parameters as the contract spells them, so that no family types it twice. Types
+ * a contract may use: the arithmetic ones, one level of pointer, const. Returns 0, or -1 where
+ * a parameter is none of those (buf then holds what could not be read). */
+int family_kernel_symbol(const struct family *f, const char *kernel, char *buf, size_t len);
 
 #endif

@@ -59,6 +59,13 @@ int lesson_text_check(const char *readme, const char *readme_name, const char *h
  * when either file lacks such a comment. */
 int contract_mismatch(const char *stub, const char *solution);
 
+/* The CONTRACT's Signature entry (from the word Signature to its ';', the comment's " * " line
+ * starts and runs of spaces made one) against `__global__ void KERNEL(PARAMS)`, the family's own
+ * parameters (family.h): the student copies it, so it must be the one the judges look for.
+ * Returns 0 when it is that, 1 when it differs (said gets the entry as written, made one line),
+ * or -1 when the CONTRACT has no such entry. */
+int contract_signature_mismatch(const char *text, const char *kernel, const char *params, char *said, size_t len);
+
 /* Quoted line numbers. A lesson text that quotes a line of a lesson's code ("block_sum.cu:64",
  * "line 64") follows the quote, before the next quote or blank line, with a marker
  *     <!-- line: PATH N FRAGMENT -->

@@ -559,13 +559,6 @@ int gpu_run_plain(struct gpu_job *job, int first)
 
 /* ---- the kernels, from cubins ---- */
 
-/* The mangled name of the family's signature, e.g. _Z12matmul_naivePKfS0_Pfi for
- * matmul_naive(const float *, const float *, float *, int). */
-static void mangled_name(const struct family *f, const char *kernel, char *buf, size_t len)
-{
-    snprintf(buf, len, "_Z%zu%s%s", strlen(kernel), kernel, f->mangled_params);
-}
-
 struct loaded_kernel {
     struct kernel_entry entry; /* first: launch_loaded gets the loaded_kernel as its entry */
     char name[128];
@@ -615,7 +608,11 @@ static const struct kernel_entry *load_kernel(struct gpu_job *job, int role, con
         fail(job, role, cudaErrorInvalidValue, "%s is written for a family this runner does not know.", role_names[role]);
         return NULL;
     }
-    mangled_name(lk->family, name, lk->name, sizeof lk->name);
+    if (family_kernel_symbol(lk->family, name, lk->name, sizeof lk->name) != 0) { /* _Z12matmul_naivePKfS0_Pfi */
+        fail(job, role, cudaErrorInvalidValue, "%s is written for a family with a parameter type the runner cannot "
+             "name (%s).", role_names[role]);
+        return NULL;
+    }
     cudaError_t e = cudaLibraryLoadFromFile(&lib, path, NULL, NULL, 0, NULL, NULL, 0);
     if (e != cudaSuccess) {
         fail(job, role, e, "%s cannot be loaded on this GPU (%s): was it built for another GPU? `make clean` rebuilds "

@@ -401,7 +401,36 @@ static void real_lessons_share_contracts(void **state)
     }
 }
 
+/* The CONTRACT's Signature against the family's parameters: wrapped over comment lines and spaced
+ * otherwise it is the same; another type, name or parameter is not, and is given back as one line. */
+static void contract_signature_against_family(void **state)
+{
+    (void)state;
+    char said[256];
+    const char *params = "const float *in, float *out, int rows, int cols";
+    const char *wrapped = "/*\n * CONTRACT\n *   Signature  __global__ void t(const float *in, float *out,\n"
+                          " *                                int rows, int cols);\n */\n";
+    assert_int_equal(contract_signature_mismatch(wrapped, "t", params, said, sizeof said), 0);
+    assert_string_equal(said, "__global__ void t(const float *in, float *out, int rows, int cols)");
+    const char *spaced = "/* CONTRACT Signature __global__ void t( const float* in,float * out, int rows,int cols ); */";
+    assert_int_equal(contract_signature_mismatch(spaced, "t", params, said, sizeof said), 0);
+    const char *other_type = "/* CONTRACT\n   Signature __global__ void t(const double *in, float *out,\n"
+                             " *   int rows, int cols); */";
+    assert_int_equal(contract_signature_mismatch(other_type, "t", params, said, sizeof said), 1);
+    assert_string_equal(said, "__global__ void t(const double *in, float *out, int rows, int cols)");
+    assert_int_equal(contract_signature_mismatch(wrapped, "u", params, said, sizeof said), 1);
+    assert_int_equal(contract_signature_mismatch(wrapped, "t", "const float *in, float *out, int rows", said,
+                                                 sizeof said), 1);
+    /* No Signature in the CONTRACT, or none before the comment ends, or no CONTRACT at all. */
+    assert_int_equal(contract_signature_mismatch("/* CONTRACT */ Signature __global__ void t();", "t", params, said,
+                                                 sizeof said), -1);
+    assert_int_equal(contract_signature_mismatch("/* CONTRACT: Signature is below */", "t", params, said,
+                                                 sizeof said), -1);
+    assert_int_equal(contract_signature_mismatch("__global__ void t();", "t", params, said, sizeof said), -1);
+}
+
 UNIT_TESTS_MAIN(
+    cmocka_unit_test(contract_signature_against_family),
     cmocka_unit_test(finds_each_hint_block),
     cmocka_unit_test(hints_point_into_the_text),
     cmocka_unit_test(hint_count_is_capped),

@@ -64,7 +64,7 @@ static void cubin_resources_are_ptxas_own(void **state)
 {
     (void)state;
     struct family f = {0};
-    f.mangled_params = "Pfi";
+    f.params = "float *out, int n";
     int regs;
     size_t shared;
     assert_int_equal(cubin_resources(WB_TEST_CUBIN, "dropped_read", &f, &regs, &shared), 0);

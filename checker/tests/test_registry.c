@@ -314,13 +314,57 @@ static void families_found_by_name(void **state)
     assert_contains(family_names(), "transpose");
     /* Two launches of one contract: the same arguments, other threads per block. */
     const struct family *a = family_named("transpose"), *b = family_named("transpose_32x8");
-    assert_string_equal(a->mangled_params, b->mangled_params);
+    assert_string_equal(a->params, b->params);
     assert_int_equal(a->block_y, 32);
     assert_int_equal(b->block_y, 8);
     assert_int_equal(b->tile_y, 32);
 }
 
+/* The kernel's symbol made from the contract's parameters as nvcc mangles them: the expected
+ * symbols are g++'s (nm of `void k2(unsigned int n, ...) {}` compiled, 2026-12-05), back-references
+ * and the qualifiers a function's type drops included; a type it cannot name is refused, named. */
+static void kernel_symbols_made_from_parameters(void **state)
+{
+    (void)state;
+    char sym[256];
+    assert_int_equal(family_kernel_symbol(family_named("matmul"), "matmul_naive", sym, sizeof sym), 0);
+    assert_string_equal(sym, "_Z12matmul_naivePKfS0_Pfi");
+    assert_int_equal(family_kernel_symbol(family_named("matmul_f16"), "hgemm_swizzled", sym, sizeof sym), 0);
+    assert_string_equal(sym, "_Z14hgemm_swizzledPKtS0_Pfi");
+    assert_int_equal(family_kernel_symbol(family_named("transpose"), "transpose_shared", sym, sizeof sym), 0);
+    assert_string_equal(sym, "_Z16transpose_sharedPKfPfii");
+    assert_int_equal(family_kernel_symbol(family_named("reduce_4096"), "slice_sum", sym, sizeof sym), 0);
+    assert_string_equal(sym, "_Z9slice_sumPKfPfii");
+    static const struct {
+        const char *params, *symbol;
+    } made[] = {
+        {"float *a, const float *b, float *c, const float *d", "_Z2k1PfPKfS_S1_"},
+        {"unsigned int n, long long m, unsigned char *p, const signed char *q, const unsigned char *r, unsigned char *s",
+         "_Z2k2jxPhPKaPKhS_"},
+        {"const float *__restrict__ in, float *const out, const int rows, unsigned short int cols", "_Z2k3PKfPfit"},
+        {"const double *a, const double *b, const float *c, const double *d, double *e, double *f, const float *g",
+         "_Z2k4PKdS0_PKfS0_PdS3_S2_"},
+    };
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
+        struct family f = {.params = made[i].params};
+        char name[4];
+        snprintf(name, sizeof name, "k%zu", i + 1);
+        assert_int_equal(family_kernel_symbol(&f, name, sym, sizeof sym), 0);
+        assert_string_equal(sym, made[i].symbol);
+    }
+    static const char *const refused[] = {"const __half *A", "float **p", "struct pair *p", "void", "",
+                                          "long short x", "unsigned signed x", "const float *a b"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        struct family f = {.params = refused[i]};
+        assert_int_equal(family_kernel_symbol(&f, "k", sym, sizeof sym), -1);
+    }
+    struct family f = {.params = "float *out, __half *h, int n"};
+    assert_int_equal(family_kernel_symbol(&f, "k", sym, sizeof sym), -1);
+    assert_string_equal(sym, " __half *h"); /* the parameter it could not read */
+}
+
 UNIT_TESTS_MAIN(
+    cmocka_unit_test(kernel_symbols_made_from_parameters),
     cmocka_unit_test(real_registry_loads),
     cmocka_unit_test(sample_registry_read_by_column),
     cmocka_unit_test(sample_registry_written_again),

@@ -102,7 +102,11 @@ static int load(int role, const char *path, const char *kernel, const char *sour
                  who[role]);
         return -1;
     }
-    snprintf(e->name, sizeof e->name, "_Z%zu%s%s", strlen(kernel), kernel, e->family->mangled_params);
+    if (family_kernel_symbol(e->family, kernel, e->name, sizeof e->name) != 0) {
+        snprintf(job->rep.failure, sizeof job->rep.failure, "%s: the family %s's parameter `%s` has a type the "
+                 "runner cannot name.", who[role], e->family->name, e->name);
+        return -1;
+    }
     char *text = ptx_read_file(path, (size_t)64 << 20); /* nvcc writes nothing near this for a lesson */
     if (!text) {
         snprintf(job->rep.failure, sizeof job->rep.failure, "%s: its PTX (%s) cannot be read.", who[role], path);

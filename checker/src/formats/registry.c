@@ -81,8 +81,10 @@ static int parse_line(const char *line, const char *name, int lineno, struct reg
         /* The same contract; the inputs' element type may differ (the runners give each kernel its
          * own: lesson 10's halves, and floats of the same values to lesson 8's SGEMM). */
         int same_type = a->input_half == b->input_half;
+        char sa[256], sb[256];
         if (a->ninputs != b->ninputs || a->nscalars != b->nscalars ||
-            (same_type && strcmp(a->mangled_params, b->mangled_params) != 0)) {
+            (same_type && (family_kernel_symbol(a, "k", sa, sizeof sa) != 0 ||
+                           family_kernel_symbol(b, "k", sb, sizeof sb) != 0 || strcmp(sa, sb) != 0))) {
             snprintf(err, errlen, "%s line %d: the baseline's family %s takes other arguments than %s (%s)",
                      name, lineno, b->name, a->name, a->params);
             return -1;

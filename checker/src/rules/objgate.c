@@ -173,7 +173,8 @@ static int gate_cubin(const struct elf *e, const char *kernel, const struct fami
             return refuse(msg, len, "your kernel calls `%s`, which lesson files may not use (device code may call "
                                     "its own functions, CUDA's math and printf)", symbol_name(e, k));
     char want[256];
-    snprintf(want, sizeof want, "_Z%zu%s%s", strlen(kernel), kernel, f->mangled_params);
+    if (family_kernel_symbol(f, kernel, want, sizeof want) != 0)
+        return refuse(msg, len, "the family %s's parameter `%s` has a type the grader cannot name", f->name, want);
     return find_kernel(e, want, kernel, f, 1, msg, len);
 }
 
@@ -202,7 +203,10 @@ int cubin_resources(const char *path, const char *kernel, const struct family *f
         free(e.data);
         return -1;
     }
-    snprintf(want, sizeof want, "_Z%zu%s%s", strlen(kernel), kernel, family->mangled_params);
+    if (family_kernel_symbol(family, kernel, want, sizeof want) != 0) {
+        free(e.data);
+        return -1;
+    }
     snprintf(section, sizeof section, ".nv.shared.%s", want);
     size_t sym = 0;
     for (size_t k = 1; k < e.nsym && !sym; k++)

@@ -372,6 +372,51 @@ int contract_mismatch(const char *stub, const char *solution)
     return a == b ? 0 : line;
 }
 
+/* A declaration in a comment made one line: the comment's " * " line starts dropped and runs of
+ * spaces made one; with tight, a space is kept only between two words ("const float*in,int n"),
+ * so that spellings C reads alike compare alike. Into out (len > 0). */
+static void one_line(const char *from, size_t n, int tight, char *out, size_t len)
+{
+    size_t k = 0;
+    int space = 0;
+    for (size_t i = 0; i < n && k + 2 < len; i++) {
+        char c = from[i];
+        if (c == '\n') { /* a comment's next line: its " * " start (one star) is no part of the text */
+            while (i + 1 < n && (from[i + 1] == ' ' || from[i + 1] == '\t'))
+                i++;
+            if (i + 1 < n && from[i + 1] == '*')
+                i++;
+        }
+        if (isspace((unsigned char)c)) {
+            space = k > 0;
+            continue;
+        }
+        int words = k > 0 && (isalnum((unsigned char)out[k - 1]) || out[k - 1] == '_') &&
+                    (isalnum((unsigned char)c) || c == '_');
+        if (space && (!tight || words))
+            out[k++] = ' ';
+        space = 0;
+        out[k++] = c;
+    }
+    out[k] = '\0';
+}
+
+int contract_signature_mismatch(const char *text, const char *kernel, const char *params, char *said, size_t len)
+{
+    size_t n = contract_length(text);
+    const char *at = n ? memmem(text, n, "Signature", 9) : NULL;
+    const char *end = at ? memchr(at, ';', n - (size_t)(at - text)) : NULL;
+    if (!end)
+        return -1;
+    char wanted[512], want[512], got[512];
+    at += 9;
+    one_line(at, (size_t)(end - at), 0, said, len);
+    one_line(at, (size_t)(end - at), 1, got, sizeof got);
+    snprintf(wanted, sizeof wanted, "__global__ void %s(%s)", kernel, params);
+    one_line(wanted, strlen(wanted), 1, want, sizeof want);
+    return strcmp(got, want) != 0;
+}
+
 /* Whether a figure (a plain decimal, not the tail of a longer number or of a negative one) starts at
  * p, in a text that starts at from. */
 static int figure_at(const char *p, const char *from)

@@ -47,5 +47,18 @@ grep -q "^Score: 0/" ../stub.log && echo "  ok: lesson $n's stub: no points" || 
 $make -s --no-print-directory author-check > ../author-check.log 2>&1 &&
   grep -q "author check: $n lessons complete" ../author-check.log && echo "  ok: make author-check holds lesson $n to every rule" ||
   not_as_it_must "make author-check" "$n lessons complete" ../author-check.log
+# And what an author could get wrong, refused by name: the folders without their registry line
+# (never built, checked or handed out), a CONTRACT whose Signature is not the family's.
+cp lessons/registry ../registry.kept && grep -v "^$n " ../registry.kept > lessons/registry
+$make -s --no-print-directory author-check > ../unregistered.log 2>&1
+grep -q "lessons/$folder is a lesson's folder with no line in lessons/registry" ../unregistered.log &&
+  echo "  ok: lesson $n's folders without its registry line: refused" ||
+  not_as_it_must "make author-check without lesson $n's registry line" "its folders named" ../unregistered.log
+cp ../registry.kept lessons/registry
+sed -i "1,20s/void $new_kernel(const float \*in/void $new_kernel(const double *in/" "exercises/$folder/$new_kernel.cu"
+$make -s --no-print-directory author-check > ../signature.log 2>&1
+grep -q "exercises/$folder/$new_kernel.cu: its CONTRACT's Signature says" ../signature.log &&
+  echo "  ok: a CONTRACT Signature other than the family's: refused" ||
+  not_as_it_must "make author-check with a wrong Signature" "the Signature refused" ../signature.log
 [ $fail = 0 ] && echo "new lesson: lesson $n ($folder) from new files, one registry line and one README row, graded as it must"
 exit $fail
