@@ -29,6 +29,16 @@ struct case_record {
     char *output;           /* its part of the report (malloc'd), or NULL */
 };
 
+/* The emulator's counts of a kernel at the first counting size, by name ("count student
+ * global_ld.sectors 131072"): what a time model reads (checker/model/fit-timed.py), so that no
+ * script reads them out of a report's tables. */
+#define RECORD_MAX_COUNTS 128
+struct record_count {
+    char role[12]; /* "student", "solution", "baseline" */
+    char key[28];  /* "global_ld.sectors", "issued.float", "min_burst_bytes", "resident_threads", ... */
+    double value;
+};
+
 struct check_record {
     int lesson, no_gpu, hung;
     int emulator; /* judged by the CPU emulator: its speed case counted traffic, timed nothing */
@@ -37,7 +47,13 @@ struct check_record {
     double limit_share; /* the student's throughput over the family's yardstick's (0: not timed) */
     int ncases;
     struct case_record cases[RECORD_MAX_CASES];
+    char count_size[32]; /* where the counts below were taken ("N=256"; empty: none) */
+    int ncounts;
+    struct record_count counts[RECORD_MAX_COUNTS];
 };
+
+/* Adds a count (a key with no space, as above); one past RECORD_MAX_COUNTS is dropped. */
+void record_add_count(struct check_record *r, const char *role, const char *key, double value);
 
 /* Fills in each case's points from its result, kind and max_points, by the rules above. */
 void record_score(struct check_record *r);

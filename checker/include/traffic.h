@@ -17,6 +17,15 @@ uint64_t all_conflicts(const struct mem_counts *c);
 
 /* One row per kernel: requests, sectors, wavefronts and conflicts. */
 void traffic_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n);
+/* Each count of c by its name ("global_ld.sectors" is "global_ld.wavefronts": a global access's
+ * wavefronts are its sectors; "issued.float", "least_burst", ...), at most max of them: what a
+ * check's record keeps for a time model (check_record.h). Returns how many. */
+struct named_count {
+    char key[28];
+    double value;
+};
+int counts_named(const struct mem_counts *c, struct named_count *out, int max);
+
 /* The warp instructions each issued, by unit (the emulator's counts alone), as a table. */
 void issue_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n);
 /* The lines with shared-memory traffic or global traffic, e.g. "...cu:58  shared loads: 2048

@@ -93,6 +93,18 @@ static void bank_maps(const struct line_counts *lines, int n)
         }
 }
 
+/* The counts at the first counting size into the check's record, by name (check_record.h). */
+static void record_counts(const char *sz, const struct mem_counts *counts)
+{
+    static const char *const roles[ROLE_COUNT] = {"student", "solution", "baseline"};
+    struct named_count named[64];
+    snprintf(checking.record.count_size, sizeof checking.record.count_size, "%s", sz);
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (role_present(r))
+            for (int i = 0, n = counts_named(&counts[r], named, 64); i < n; i++)
+                record_add_count(&checking.record, roles[r], named[i].key, named[i].value);
+}
+
 /* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
  * into why (empty: none). */
 static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct mem_counts *solution)
@@ -111,6 +123,8 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
         }
     say("  Memory traffic at %s, counted by the emulator (as Nsight Compute counts it):\n", sz);
     traffic_table(say, labels, shown, nshown);
+    if (!drawn)
+        record_counts(sz, rep->counts);
     say("  Warp instructions issued (of the PTX, which ptxas turns into the GPU's own), by the unit that runs "
         "them:\n");
     issue_table(say, labels, shown, nshown);
@@ -159,6 +173,7 @@ void say_occupancy(void)
     if (cubin_resources(path, checking.lesson->kernel, f, &regs, &shared) != 0)
         return;
     struct occupancy o = occupancy_sm90(f->block_x * f->block_y, regs, shared);
+    record_add_count(&checking.record, "student", "resident_threads", (double)o.blocks * f->block_x * f->block_y);
     say("  On an H200's SM: your kernel as ptxas compiled it has %d registers a thread and %zu bytes of static shared "
         "memory a block; %d block%s of %d threads at once (%d of %d warps), limited by %s.\n",
         regs, shared, o.blocks, o.blocks == 1 ? "" : "s", f->block_x * f->block_y, o.warps, o.max_warps,

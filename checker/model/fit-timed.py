@@ -171,40 +171,28 @@ def ncu_table(folder):
 
 def read_record(path):
     """The emulator's counting case (a check record, ONLY='memory*'), its first size: for "your
-    kernel" and "baseline", the traffic and issue tables' numbers, the bytes in flight a waiting
-    thread had, and the resident threads an SM holds. {side: {name: float}}."""
+    kernel" and "baseline", the record's counts by name (check_record.h: "count student
+    global_ld.wavefronts 8192"), as the model names them. {side: {name: float}}."""
+    names = {"global_ld.requests": "ld_req", "global_ld.wavefronts": "ld_sectors", "global_st.requests": "st_req",
+             "global_st.wavefronts": "st_sectors", "shared_ld.requests": "shl_req", "shared_ld.wavefronts": "shl_wave",
+             "shared_st.requests": "shs_req", "shared_st.wavefronts": "shs_wave", "least_burst": "inflight",
+             "resident_threads": "resident_threads"}
+    out = {"student": {}, "baseline": {}}
     try:
-        text = next(l for l in open(path) if l.startswith("output "))[7:]
-    except (OSError, StopIteration):
+        lines = [l.split() for l in open(path) if l.startswith("count ")]
+    except OSError:
         return {}
-    lines = text.rstrip("\n").split("\\n")
-    side_of = {"your kernel": "student", "baseline": "baseline"}
-    out, table, sizes = {"student": {}, "baseline": {}}, None, 0
-    traffic = ["ld_req", "ld_sectors", "st_req", "st_sectors", "shl_req", "shl_wave", "shl_conf", "shs_req",
-               "shs_wave", "shs_conf"]
-    issued = ["float", "integer", "special", "warp", "shared", "global", "local", "tensor", "control"]
-    for line in lines:
-        t = line.strip()
-        if t.startswith("Memory traffic at"):
-            sizes += 1
-            table = "traffic" if sizes == 1 else None
-        elif t.startswith("Warp instructions issued"):
-            table = "issued" if sizes == 1 else None
-        elif t.startswith("Global bytes the least busy thread"):
-            table = "inflight" if sizes == 1 else None
-        elif t.startswith("Barriers"):
-            table = None
-        elif t.startswith("On an H200's SM:"):
-            m = re.search(r"(\d+) blocks? of (\d+) threads at once", t)
-            if m:
-                out["student"]["resident_threads"] = float(m.group(1)) * float(m.group(2))
-        elif table:
-            for label, side in side_of.items():
-                if t.startswith(label):
-                    nums = [float(x) for x in t[len(label):].split()]
-                    names = {"traffic": traffic, "issued": issued, "inflight": ["inflight"]}[table]
-                    if len(nums) == len(names):
-                        out[side].update(zip(names, nums))
+    for _, role, key, value in (l for l in lines if len(l) == 4):
+        if role not in out:
+            continue
+        name = key[len("issued."):] if key.startswith("issued.") else names.get(key, key)
+        out[role][name] = float(value)
+    for m in out.values():  # conflicts: the wavefronts beyond the conflict-free ones
+        for op, short in (("shared_ld", "shl"), ("shared_st", "shs")):
+            if f"{op}.ideal" in m:
+                m[f"{short}_conf"] = m[f"{short}_wave"] - m[f"{op}.ideal"]
+        if m.get("inflight", 0) < 0:  # -1: no thread loads, nothing in flight to measure
+            del m["inflight"]
     return {k: v for k, v in out.items() if "ld_sectors" in v}
 
 

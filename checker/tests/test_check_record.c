@@ -106,6 +106,30 @@ static void reads_back_what_it_wrote(void **state)
     assert_null(back.cases[0].output);
     record_free(&r);
     record_free(&back);
+    /* The emulator's counts, by name, exactly (a count of 2^53 + 1 would not be: no count nears it). */
+    r = lesson2(RESULT_PASSED);
+    snprintf(r.count_size, sizeof r.count_size, "N=256");
+    record_add_count(&r, "student", "global_ld.wavefronts", 131072);
+    record_add_count(&r, "baseline", "least_burst", 4.5);
+    record_add_count(&r, "student", "issued.tensor", 9007199254740992.0);
+    for (int i = 0; i < RECORD_MAX_COUNTS; i++) /* past the table's end: dropped, never overflowing */
+        record_add_count(&r, "solution", "threads", i);
+    assert_int_equal(r.ncounts, RECORD_MAX_COUNTS);
+    assert_int_equal(record_write(path, &r), 0);
+    assert_int_equal(record_read(path, &back, err, sizeof err), 0);
+    assert_string_equal(back.count_size, "N=256");
+    assert_int_equal(back.ncounts, RECORD_MAX_COUNTS);
+    assert_string_equal(back.counts[0].role, "student");
+    assert_string_equal(back.counts[0].key, "global_ld.wavefronts");
+    assert_true(back.counts[0].value == 131072);
+    assert_true(back.counts[1].value == 4.5);
+    assert_true(back.counts[2].value == 9007199254740992.0);
+    record_free(&back);
+    /* A count line that is not one: the record is refused. */
+    FILE *g = fopen(path, "w");
+    fputs("wb-check-record 1\ncount student\n", g);
+    fclose(g);
+    assert_int_equal(record_read(path, &back, err, sizeof err), -1);
     /* Not a record: refused with a sentence, never half read. */
     FILE *f = fopen(path, "w");
     fputs("lesson 2 tests 7 failed 0 no_gpu 0\n", f);

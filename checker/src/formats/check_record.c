@@ -116,6 +116,10 @@ int record_write(const char *path, const struct check_record *r)
                "solution_ms %.6g\nbaseline_ms %.6g\nlimit_share %.6g\npoints %d\nmax_points %d\npassed %d\n",
             r->lesson, r->no_gpu, r->hung, r->partial, r->emulator, r->speed_ms, r->speedup, r->solution_ms, r->baseline_ms, r->limit_share,
             record_points(r), record_max_points(r), record_passed(r));
+    if (r->count_size[0])
+        fprintf(f, "count_size %s\n", r->count_size);
+    for (int i = 0; i < r->ncounts; i++)
+        fprintf(f, "count %s %s %.17g\n", r->counts[i].role, r->counts[i].key, r->counts[i].value);
     for (int i = 0; i < r->ncases; i++) {
         const struct case_record *c = &r->cases[i];
         fprintf(f, "case %s %s %d %d %s\n", case_result_name(c->result), kind_names[c->kind], c->points,
@@ -127,6 +131,16 @@ int record_write(const char *path, const struct check_record *r)
         }
     }
     return fclose(f) == 0 ? 0 : -1;
+}
+
+void record_add_count(struct check_record *r, const char *role, const char *key, double value)
+{
+    if (r->ncounts >= RECORD_MAX_COUNTS)
+        return;
+    struct record_count *c = &r->counts[r->ncounts++];
+    snprintf(c->role, sizeof c->role, "%.11s", role);
+    snprintf(c->key, sizeof c->key, "%.27s", key);
+    c->value = value;
 }
 
 void record_free(struct check_record *r)
@@ -177,6 +191,15 @@ int record_read(const char *path, struct check_record *r, char *err, size_t errl
             r->ncases++;
         } else if (strcmp(key, "output") == 0 && r->ncases > 0 && !r->cases[r->ncases - 1].output)
             r->cases[r->ncases - 1].output = unescape(line + strlen("output ")); /* its leading blanks kept */
+        else if (strcmp(key, "count") == 0) {
+            double v;
+            if (r->ncounts >= RECORD_MAX_COUNTS || sscanf(rest, "%11s %27s %lf", a, b, &v) != 3) {
+                bad = 1;
+                break;
+            }
+            record_add_count(r, a, b, v);
+        } else if (strcmp(key, "count_size") == 0)
+            snprintf(r->count_size, sizeof r->count_size, "%s", rest);
         else if (strcmp(key, "lesson") == 0)
             r->lesson = atoi(rest);
         else if (strcmp(key, "no_gpu") == 0)

@@ -36,10 +36,39 @@ void traffic_table(say_fn say, const char *const labels[], const struct mem_coun
     }
 }
 
+static const char *const units[ISSUE_KINDS] = {"float", "integer", "special", "warp", "shared",
+                                               "global", "local", "tensor", "control"};
+
+int counts_named(const struct mem_counts *c, struct named_count *out, int max)
+{
+    static const char *const ops[MEM_OPS] = {"shared_ld", "shared_st", "global_ld", "global_st"};
+    int n = 0;
+#define NAMED(fmt, arg, v)                                                                                           \
+    do {                                                                                                             \
+        if (n < max) {                                                                                               \
+            snprintf(out[n].key, sizeof out[n].key, fmt, arg);                                                       \
+            out[n++].value = (double)(v);                                                                            \
+        }                                                                                                            \
+    } while (0)
+    for (int o = 0; o < MEM_OPS; o++) {
+        NAMED("%s.requests", ops[o], c->op[o].requests);
+        NAMED("%s.wavefronts", ops[o], c->op[o].wavefronts);
+        NAMED("%s.ideal", ops[o], c->op[o].ideal);
+        NAMED("%s.bytes", ops[o], c->op[o].bytes);
+    }
+    for (int k = 0; k < ISSUE_KINDS; k++)
+        NAMED("issued.%s", units[k], c->issued[k]);
+    NAMED("%s", "barrier_arrivals", c->barrier_arrivals);
+    NAMED("%s", "threads", c->threads);
+    NAMED("%s", "mma_multiply_adds", c->mma_multiply_adds);
+    NAMED("%s", "core_multiplies", c->core_multiplies);
+    NAMED("%s", "least_burst", least_burst(c));
+#undef NAMED
+    return n;
+}
+
 void issue_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n)
 {
-    static const char *const units[ISSUE_KINDS] = {"float", "integer", "special", "warp", "shared",
-                                                   "global", "local", "tensor", "control"};
     say("    %-19s", "");
     for (int k = 0; k < ISSUE_KINDS; k++)
         say(" %9s", units[k]);
