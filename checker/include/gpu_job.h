@@ -100,6 +100,9 @@ struct gpu_job {
     int launch;            /* 0: only read kernel attributes; 1: run student and solution */
     int time_reps;         /* > 0: also time student, solution and baseline this many times */
     int count;             /* emulator: also count every role's memory traffic */
+    int sample_blocks;     /* emulator: run only this many blocks of each launch (0: all), the
+                              output then judged nowhere: a time model's counts at a size too
+                              large to run whole (COUNT_AT_SPEED_SIZE=1 WB_SAMPLE_BLOCKS=N) */
     int time_limit;        /* GPU: also time the family's limit routine (family.h) */
     int roles;             /* SIDE_REFERENCE or SIDE_STUDENT: what this runner runs */
     int have_solution;     /* 0 in a handout: the baseline is the reference */

@@ -93,16 +93,23 @@ static void bank_maps(const struct line_counts *lines, int n)
         }
 }
 
-/* The counts at the first counting size into the check's record, by name (check_record.h). */
-static void record_counts(const char *sz, const struct mem_counts *counts)
+/* The counts at the first counting size into the check's record, by name (check_record.h), with
+ * each launch's blocks and how many of them ran (all, but where WB_SAMPLE_BLOCKS sampled them). */
+static void record_counts(const char *sz, const struct gpu_job *job)
 {
     static const char *const roles[ROLE_COUNT] = {"student", "solution", "baseline"};
     struct named_count named[64];
     snprintf(checking.record.count_size, sizeof checking.record.count_size, "%s", sz);
     for (int r = 0; r < ROLE_COUNT; r++)
-        if (role_present(r))
-            for (int i = 0, n = counts_named(&counts[r], named, 64); i < n; i++)
+        if (role_present(r)) {
+            for (int i = 0, n = counts_named(&job->rep.counts[r], named, 64); i < n; i++)
                 record_add_count(&checking.record, roles[r], named[i].key, named[i].value);
+            const struct family *f = r == ROLE_BASELINE ? checking.lesson->baseline_family : checking.lesson->family;
+            double blocks = (double)((job->cols + f->tile_x - 1) / f->tile_x) * ((job->rows + f->tile_y - 1) / f->tile_y);
+            record_add_count(&checking.record, roles[r], "blocks_total", blocks);
+            record_add_count(&checking.record, roles[r], "blocks_run",
+                             job->sample_blocks > 0 && job->sample_blocks < blocks ? job->sample_blocks : blocks);
+        }
 }
 
 /* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
@@ -124,7 +131,7 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
     say("  Memory traffic at %s, counted by the emulator (as Nsight Compute counts it):\n", sz);
     traffic_table(say, labels, shown, nshown);
     if (!drawn)
-        record_counts(sz, rep->counts);
+        record_counts(sz, m.job);
     say("  Warp instructions issued (of the PTX, which ptxas turns into the GPU's own), by the unit that runs "
         "them:\n");
     issue_table(say, labels, shown, nshown);

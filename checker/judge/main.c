@@ -873,6 +873,7 @@ static void read_options(void)
         if (lesson.cases[i].kind == CASE_SPEED) {
             struct check_case sized = speed_sized(&lesson.cases[i]);
             checking.count_rows = sized.rows, checking.count_cols = sized.cols;
+            checking.sample_blocks = (int)env_double("WB_SAMPLE_BLOCKS", 0, 0, 1 << 20);
         }
 }
 

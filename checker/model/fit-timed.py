@@ -27,6 +27,8 @@ counter does not mean what the model takes it to.
            metrics the model reads, a row per kernel and side)
     --fit: the factors fitted to the set; --cv: each lesson's error with factors fitted to the others;
     --phases: the blocks' own latency, wave after wave, as one more resource (Nsight Compute's counts)
+           checker/model/fit-timed.py --compare NCU.tsv EMU_TIMED_DIR   (the emulator's counts at the
+           timed size, from EMU=1 SAMPLE=N checker/tools/speed-set.sh, against Nsight Compute's)
 """
 import csv, glob, math, os, re, statistics, sys
 
@@ -302,9 +304,66 @@ def fit(rows):
     return scale
 
 
+# The emulator's counts at the timed size (a sample of each launch's blocks, scaled by the
+# blocks it stands for) against Nsight Compute's of the same launch: (record key, metrics summed).
+COMPARED = [("global_ld.wavefronts", ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]),
+            ("global_st.wavefronts", ["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]),
+            ("shared_ld.wavefronts", ["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]),
+            ("shared_st.wavefronts", ["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                                      "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"]),
+            ("issued.tensor", ["smsp__inst_executed_pipe_tensor.sum"]),
+            ("issued", ["smsp__inst_executed.sum"])]
+
+
+def compare(ncu_path, emu_dir):
+    """Per kernel and side, each count of COMPARED: the emulator's (sampled, scaled) over Nsight
+    Compute's; then per count, the median ratio and how many lie within 2% of it."""
+    ncu = read_ncu_table(ncu_path)
+    ratios = {k: [] for k, _ in COMPARED}
+    print("kind\tname\tside\tblocks_run\tblocks_total\t" + "\t".join(k for k, _ in COMPARED))
+    for (kind, name), sides in sorted(ncu.items()):
+        path = os.path.join(emu_dir, f"{kind}-{name}.result")
+        counts = {}
+        for line in open(path) if os.path.exists(path) else []:
+            f = line.split()
+            if len(f) == 4 and f[0] == "count":
+                counts.setdefault(f[1], {})[f[2]] = float(f[3])
+        for side, m in sorted(sides.items()):
+            c = counts.get(side)
+            if not c or not c.get("blocks_run"):
+                continue
+            scale = c["blocks_total"] / c["blocks_run"]
+            cells = []
+            for key, metrics in COMPARED:
+                emu = (sum(v for k, v in c.items() if k.startswith("issued.")) if key == "issued" else c.get(key, 0.0))
+                gpu = sum(m.get(x, 0.0) for x in metrics)
+                if gpu == 0 and emu == 0:
+                    cells.append("0=0")
+                    continue
+                if key == "issued.tensor" and emu == 0:  # Hopper's tensor pipe runs more than mma
+                    cells.append("no-mma")
+                    continue
+                r = emu * scale / gpu if gpu else float("inf")
+                ratios[key].append(r)
+                cells.append(f"{r:.3f}")
+            print(f"{kind}\t{name}\t{side}\t{c['blocks_run']:.0f}\t{c['blocks_total']:.0f}\t" + "\t".join(cells))
+    for key, rs in ratios.items():
+        finite = sorted(r for r in rs if math.isfinite(r))
+        if not finite:
+            continue
+        med = statistics.median(finite)
+        near = sum(abs(r - 1) <= 0.02 for r in finite)
+        print(f"# {key}: {len(rs)} launches with a count, the emulator's over Nsight Compute's: median {med:.3f}, "
+              f"within 2% of 1 for {near}, from {finite[0]:.3f} to {finite[-1]:.3f}"
+              + (f"; {len(rs) - len(finite)} where Nsight Compute counted none" if len(rs) > len(finite) else ""),
+              file=sys.stderr)
+
+
 def main():
     if option("--ncu-table"):
         return ncu_table(option("--ncu-table"))
+    if option("--compare"):
+        return compare(option("--compare"), sys.argv[-1])
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     rows = load(sys.argv[1], sys.argv[2])

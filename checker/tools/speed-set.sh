@@ -14,6 +14,9 @@
 # counts of its and the baseline's launch at the counting size), its record kept as
 # build/speed-set/emu/KIND-NAME.result for checker/model/fit-timed.py --emu; a row per kernel:
 #   kind name lesson verdict
+# EMU=1 SAMPLE=N: at the timed size instead, N blocks of each launch (COUNT_AT_SPEED_SIZE=1
+# WB_SAMPLE_BLOCKS=N, its output judged nowhere), the records in build/speed-set/emu-timed/ for
+# fit-timed.py --compare (the emulator's counts against Nsight Compute's at the same size).
 # NCU=1 (a GPU): each kernel's Nsight Compute gate at the timed size instead (COUNT_AT_SPEED_SIZE=1
 # PROFILE=1 ONLY='Nsight*'), the raw CSV of its and the baseline's launch kept as
 # build/speed-set/ncu/KIND-NAME.csv for checker/model/fit-timed.py (WB_NCU_EXTRA adds metrics to the
@@ -65,18 +68,21 @@ done | xargs -P "$jobs" -L 1 sh -c '$0 -s --no-print-directory SRC="$1" "$2" > /
 count_kernel() {
   local kind=$1 name=$2 lesson=$3 src=$4 dir record verdict
   dir=$(kernel_dir "$src" "$lesson")
-  record=$set_dir/emu/$kind-$name.result
+  record=$set_dir/$emu_dir/$kind-$name.result
   [ -x "$dir/check-emu" ] || { printf '%s\t%s\t%s\tdid-not-build\n' "$kind" "$name" "$lesson"; return; }
   rm -f "$record"
-  ONLY='memory*' WB_RESULT_FILE="$record" "$dir/check-emu" > /dev/null 2>&1
+  ${sample:+env COUNT_AT_SPEED_SIZE=1 WB_SAMPLE_BLOCKS=$sample TIMEOUT=600} \
+    ONLY='memory*' WB_RESULT_FILE="$record" "$dir/check-emu" > /dev/null 2>&1
   verdict=$(speed_verdict "$record")
   printf '%s\t%s\t%s\t%s\n' "$kind" "$name" "$lesson" "${verdict:-no-record}"
 }
 if [ -n "${EMU:-}" ]; then
-  mkdir -p "$set_dir/emu"
+  sample=${SAMPLE:-} emu_dir=$([ -n "${SAMPLE:-}" ] && echo emu-timed || echo emu)
+  [[ -z $sample || $sample =~ ^[1-9][0-9]{0,5}$ ]] || { echo "SAMPLE must be a number of blocks, not '$sample'" >&2; exit 2; }
+  mkdir -p "$set_dir/$emu_dir"
   export -f count_kernel
-  export rows set_dir
-  tr '\t' ' ' <<<"$kernels" | xargs -P "$jobs" -L 1 bash -c 'count_kernel "$@"' _ | tee "$set_dir/emu/rows.tsv"
+  export rows set_dir sample emu_dir
+  tr '\t' ' ' <<<"$kernels" | xargs -P "$jobs" -L 1 bash -c 'count_kernel "$@"' _ | tee "$set_dir/$emu_dir/rows.tsv"
   exit 0
 fi
 

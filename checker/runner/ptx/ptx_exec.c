@@ -697,6 +697,35 @@ static int run_block(void)
     }
 }
 
+/* Runs nrun of the grid's blocks (fewer than all): its four corners, where partial tiles lie,
+ * then blocks drawn from the schedule's seed, none twice, in the order drawn. */
+static int run_sample(const struct ptx_launch *L, size_t nrun)
+{
+    size_t nblocks = (size_t)L->grid[0] * L->grid[1] * L->grid[2], gx = L->grid[0], gy = L->grid[1];
+    size_t *ids = malloc(nrun * sizeof *ids);
+    if (!ids)
+        return ptx_fail(EMU_OUT_OF_MEMORY, "out of memory for the sample of the grid's blocks");
+    size_t corners[4] = {0, gx - 1, (gy - 1) * gx, gy * gx - 1}, n = 0;
+    uint64_t rnd = S.seed ^ 0x5A3B1E5ull;
+    for (int c = 0; n < nrun; c++) {
+        size_t id = c < 4 ? corners[c] : (size_t)(splitmix(&rnd) % (uint64_t)nblocks);
+        size_t k = 0;
+        while (k < n && ids[k] != id)
+            k++;
+        if (k == n)
+            ids[n++] = id;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < nrun && rc == 0; k++) {
+        size_t id = ids[k];
+        blockIdx = (struct emu_uint3){(unsigned)(id % gx), (unsigned)(id / gx % gy), (unsigned)(id / gx / gy)};
+        emu_trace_block((long)id);
+        rc = run_block();
+    }
+    free(ids);
+    return rc;
+}
+
 /* A launch the GPU would refuse before the kernel runs, said as it fails there: EMU_BAD_LAUNCH
  * with X.error set, else 0. */
 static int refused_launch(const struct ptx_launch *L, unsigned threads)
@@ -772,7 +801,9 @@ int ptx_run(const struct ptx_launch *L)
         return ptx_fail(EMU_OUT_OF_MEMORY, "out of memory for the block's registers");
     blockDim = (struct emu_uint3){L->block[0], L->block[1], L->block[2]};
     gridDim = (struct emu_uint3){L->grid[0], L->grid[1], L->grid[2]};
-    emu_trace_threads((uint64_t)threads * L->grid[0] * L->grid[1] * L->grid[2]);
+    size_t nblocks = (size_t)L->grid[0] * L->grid[1] * L->grid[2];
+    size_t nrun = L->sample && L->sample < nblocks ? L->sample : nblocks;
+    emu_trace_threads((uint64_t)threads * nrun);
     emu_trace_set_shared((const char *)X.shared, (const char *)X.shared + X.shared_bytes);
     const void *readable[] = {X.L->m->const_data, X.L->m->string_data};
     const size_t bytes[] = {X.L->m->const_bytes, X.L->m->string_bytes};
@@ -787,7 +818,8 @@ int ptx_run(const struct ptx_launch *L)
         }
     emu_trace_reset_races();
     emu_trace_launch_begin();
-    size_t nblocks = (size_t)L->grid[0] * L->grid[1] * L->grid[2];
+    if (nrun < nblocks)
+        return run_sample(L, nrun);
     uint32_t *drawn = S.order == 2 ? malloc(nblocks * sizeof *drawn) : NULL;
     if (S.order == 2 && !drawn)
         return ptx_fail(EMU_OUT_OF_MEMORY, "out of memory for the order of the grid's blocks");

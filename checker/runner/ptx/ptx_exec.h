@@ -12,6 +12,10 @@ struct ptx_launch {
     const unsigned char *params; /* the parameter block, laid out as k->params say */
     const char *source;          /* the name to give .file 1 in messages (the lesson file) */
     int registers;               /* per thread, as ptxas gave them for the GPU (0: not known) */
+    unsigned sample;             /* run only this many of the grid's blocks (0: all): the grid's
+                                    four corners and others drawn from the schedule's seed; its
+                                    counts are those blocks' alone (a time model's sample of a
+                                    launch too large to run whole) */
 };
 
 /* Runs the launch. 0, or an EMU_* code (emu.h) with emu_error() saying what went wrong and
