@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The blocks a launch runs (ptx_launch's sample; 0: all). */
+static unsigned ptx_test_sample;
+
 /* Runs kernel name of m (read from file, its messages naming source) on gx blocks of bx threads;
  * ptx_run's result. */
 static int ptx_test_launch(const struct ptx_module *m, const char *file, const char *source, const char *name,
@@ -25,7 +28,7 @@ static int ptx_test_launch(const struct ptx_module *m, const char *file, const c
         assert_true(k->params[i].bytes == 4 || k->params[i].bytes == 8);
         memcpy(params + k->params[i].offset, &v, (size_t)k->params[i].bytes); /* little-endian */
     }
-    struct ptx_launch L = {m, k, {gx, 1, 1}, {bx, 1, 1}, params, source, 0};
+    struct ptx_launch L = {m, k, {gx, 1, 1}, {bx, 1, 1}, params, source, 0, ptx_test_sample};
     return ptx_run(&L);
 }
 #endif

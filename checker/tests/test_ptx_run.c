@@ -179,6 +179,7 @@ static int run_warp_order(float *o)
 }
 static int run_bounded(float *o, unsigned threads) { return launch("_Z7boundedPf", 1, threads, 1, P(o)); }
 static int run_block_order(float *o) { return launch("_Z11block_orderPf", 8, 32, 1, P(o)); }
+static int run_block_mark(float *o, unsigned blocks) { return launch("_Z10block_markPf", blocks, 32, 1, P(o)); }
 static int run_async_copy_strided(const float *in, float *o, int stride)
 {
     return launch("_Z18async_copy_stridedPKfPfi", 1, 32, 3, P(in), P(o), I(stride));
@@ -922,6 +923,26 @@ static void blocks_run_in_the_order_asked(void **state)
     assert_true(kinds >= 4);
 }
 
+/* A sampled launch (issue 46's time model at the timed size) runs as many blocks as asked, none
+ * twice, its first and last among them; asked for more than the grid has, all of them. */
+static void sampled_launch_runs_its_sample(void **state)
+{
+    (void)state;
+    for (unsigned sample = 1; sample <= 70; sample += 23) {
+        memset(out, 0, 64 * sizeof *out);
+        ptx_test_sample = sample;
+        assert_run(run_block_mark(out, 64), 0);
+        ptx_test_sample = 0;
+        int ran = 0;
+        for (int b = 0; b < 64; b++)
+            ran += out[b] == 1.0f;
+        assert_int_equal(ran, sample < 64 ? (int)sample : 64);
+        assert_true(out[0] == 1.0f);
+        if (sample > 1)
+            assert_true(out[63] == 1.0f);
+    }
+}
+
 /* Global memory within a block is race-checked as shared memory is, between warps (issue 45): a
  * plain store beside other warps' atomics with no barrier between is a race in any order of the
  * warps, named by both lines; with the barrier, four additions to a zero. */
@@ -980,6 +1001,7 @@ int main(void)
         cmocka_unit_test(launch_bounds_kept),
         cmocka_unit_test(blocks_run_in_the_order_asked),
         cmocka_unit_test(warps_run_in_the_order_asked),
+        cmocka_unit_test(sampled_launch_runs_its_sample),
         cmocka_unit_test(global_race_within_a_block),
         cmocka_unit_test(mma_after_the_warp_came_apart),
     };

@@ -492,6 +492,13 @@ __global__ void __launch_bounds__(32) bounded(float *out)
 }
 
 /* Each block's thread 0 leaves its block's index in out[0]: the last block run wins. */
+/* Each block marks its own element: which blocks a sampled launch ran. */
+__global__ void block_mark(float *out)
+{
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = 1.0f;
+}
+
 __global__ void block_order(float *out)
 {
     if (threadIdx.x == 0)
