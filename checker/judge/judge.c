@@ -224,7 +224,7 @@ static struct job_mem counted_create(int count, int drawn, uint64_t stream, char
     if (!m.job)
         case_fail("cannot allocate memory for %s", sz);
     m.job->count = count;
-    m.job->sample_blocks = drawn ? 0 : checking.sample_blocks;
+    m.job->sample_blocks = drawn || !checking.emulator ? 0 : checking.sample_blocks; /* (a GPU runs every block) */
     fill_inputs(m.job, stream);
     return m;
 }
