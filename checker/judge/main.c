@@ -12,7 +12,8 @@
  * cmocka name pattern), WB_RESULT_FILE (where to write the run's record for make: check_record.h), SPEED_SIZE
  * (run the speed case at N x N instead: for profiling at the emulator's counting size),
  * COUNT_AT_SPEED_SIZE=1 (count, or profile, at the speed case's size first: the time model's
- * measurements at the timed size; slow in the emulator),
+ * measurements at the timed size; slow in the emulator, where WB_SAMPLE_BLOCKS=N runs only N
+ * blocks of each launch there and judges no output),
  * SANITIZE=1 and PROFILE=1 (the GPU's own tools as extra cases; WB_SANITIZER and WB_NCU name
  * them where they are not on PATH).
  */
