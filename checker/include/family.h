@@ -79,6 +79,13 @@ struct family {
 #define WB_FAMILY(var) \
     __attribute__((used, section("wb_families"))) const struct family *const var##_registered = &var
 
+/* The grid of a launch: one block per tile of the input, blockIdx.x along its columns. */
+static inline void family_grid(const struct family *f, int rows, int cols, unsigned grid[2])
+{
+    grid[0] = (unsigned)((cols + f->tile_x - 1) / f->tile_x);
+    grid[1] = (unsigned)((rows + f->tile_y - 1) / f->tile_y);
+}
+
 /* The family of this registry word; NULL when there is none. */
 const struct family *family_named(const char *name);
 /* The families' names, comma-separated, for messages. */

@@ -105,7 +105,9 @@ static void record_counts(const char *sz, const struct gpu_job *job)
             for (int i = 0, n = counts_named(&job->rep.counts[r], named, 64); i < n; i++)
                 record_add_count(&checking.record, roles[r], named[i].key, named[i].value);
             const struct family *f = r == ROLE_BASELINE ? checking.lesson->baseline_family : checking.lesson->family;
-            double blocks = (double)((job->cols + f->tile_x - 1) / f->tile_x) * ((job->rows + f->tile_y - 1) / f->tile_y);
+            unsigned grid[2];
+            family_grid(f, job->rows, job->cols, grid);
+            double blocks = (double)grid[0] * grid[1];
             record_add_count(&checking.record, roles[r], "blocks_total", blocks);
             record_add_count(&checking.record, roles[r], "blocks_run",
                              job->sample_blocks > 0 && job->sample_blocks < blocks ? job->sample_blocks : blocks);

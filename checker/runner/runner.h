@@ -27,12 +27,6 @@ static inline size_t role_input_size(const struct gpu_job *job, int role)
     const struct family *f = job_role_family(job, role);
     return f && f->input_half ? 2 : 4;
 }
-/* The grid of a launch: one block per tile of the input, blockIdx.x along its columns. */
-static inline void family_grid(const struct family *f, int rows, int cols, unsigned grid[2])
-{
-    grid[0] = (unsigned)((cols + f->tile_x - 1) / f->tile_x);
-    grid[1] = (unsigned)((rows + f->tile_y - 1) / f->tile_y);
-}
 
 struct kernel_entry {
     const char *name;
