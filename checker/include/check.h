@@ -52,10 +52,9 @@ struct check_case {
 #define TRANSPOSE_CORRECTNESS_1X1(pts_1x1, pts)                                                             \
     CORRECT_RC(1, 1, pts_1x1), CORRECT_RC(31, 33, pts), CORRECT_RC(33, 31, pts), CORRECT_RC(100, 257, pts), \
         RESIDUES(pts), CORRECT_RC(4000, 3000, 0)
-/* A matmul by 128 x 128 blocks of C (lesson 8): tiny, a size below the float4 and the K-step (7),
- * 112 (as above), every residue class, one past two blocks (257) and the large size. Its stub is
- * already correct, so the cases are worth nothing (it must become faster); lesson 10, whose stub
- * computes nothing, spells the same sizes with points. */
+/* A matmul by 128 x 128 blocks of C (lessons 8 and 10): tiny, a size below the float4 and the
+ * K-step (7), 112 (as above), every residue class, one past two blocks (257) and the large size.
+ * Their stubs are already correct, so the cases are worth nothing (they must become faster). */
 #define MATMUL_128_CORRECTNESS                                                                     \
     CORRECT_N(1, 0), CORRECT_N(7, 0), CORRECT_N(112, 0), RESIDUES(0), CORRECT_N(257, 0), CORRECT_N(1000, 0)
 

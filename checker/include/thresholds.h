@@ -27,6 +27,11 @@ struct thresholds {
     double min_loaded_between_barriers;
     double max_barriers_per_thread;
     double min_tensor_core_share;
+    /* And in the emulator, the student's warp instructions issued (every unit's, of the PTX) at most
+     * this fraction of the baseline's, for a lesson whose baseline is bound by issuing them: a kernel
+     * that issues that many cannot be the speed-up faster (lesson 10: mma does in one instruction
+     * the 2,048 multiply-adds lesson 8 issues 64 FMAs for). */
+    double max_instruction_ratio;
     /* On a GPU with PROFILE=1, where no_bank_conflicts is set: Nsight Compute's bank conflicts at
      * most this share of the kernel's shared wavefronts (0: the default, 5%; docs/gates.md). */
     double max_conflict_share;

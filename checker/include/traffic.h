@@ -52,6 +52,8 @@ struct traffic_rules {
     double min_tensor_core_share; /* at least this share of `work` done by mma.sync, and at most
                                      MAX_CORE_MULTIPLY_SHARE of it in float multiplies elsewhere */
     double work;                  /* the family's multiply-adds at the counted size */
+    double max_instruction_ratio; /* the student's warp instructions at most this times the
+                                     baseline's (the emulator's counts; none from Nsight Compute) */
 };
 /* Returns 0 if the student's counts keep the rules; else -1 with the broken rules' sentences. A
  * broken sector rule is said with the figures of the table (loads and stores) and its cause, from

@@ -39,6 +39,9 @@ int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solution_confl
     if (t->min_tensor_core_share > 0)
         snprintf(rules[n++], RULE_TEXT, "at least %.2f of the multiply-adds on the tensor cores",
                  t->min_tensor_core_share);
+    if (t->max_instruction_ratio > 0)
+        snprintf(rules[n++], RULE_TEXT, "warp instructions issued at most %.2f of the baseline's",
+                 t->max_instruction_ratio);
     return n;
 }
 
@@ -141,9 +144,13 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
     traffic_lines(say, rep->lines, rep->nlines);
     bank_maps(rep->lines, rep->nlines);
     const struct thresholds *t = &checking.limits;
-    const struct traffic_rules rules = {t->max_sector_ratio, t->no_bank_conflicts, t->min_loaded_between_barriers,
-                                        t->max_barriers_per_thread, t->min_tensor_core_share,
-                                        checking.lesson->family->work(m.job->rows, m.job->cols)};
+    const struct traffic_rules rules = {.max_sector_ratio = t->max_sector_ratio,
+                                        .no_conflicts = t->no_bank_conflicts,
+                                        .min_loaded_between_barriers = t->min_loaded_between_barriers,
+                                        .max_barriers_per_thread = t->max_barriers_per_thread,
+                                        .min_tensor_core_share = t->min_tensor_core_share,
+                                        .work = checking.lesson->family->work(m.job->rows, m.job->cols),
+                                        .max_instruction_ratio = t->max_instruction_ratio};
     char broken[2400];
     if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], rep->lines, rep->nlines, &rules, broken,
                         sizeof broken))

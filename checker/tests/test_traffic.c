@@ -85,6 +85,20 @@ static void each_rule_fails_with_its_sentence(void **state)
     assert_contains(why, "41 float multiplies on the ordinary cores (fma, mad, mul), 0.01 of the product's 4096");
     c.core_multiplies = 40;
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &tensor, why, sizeof why), 0);
+
+    /* Instructions: the product made on the integer cores, the tensor cores' counts for show. */
+    c = tile_counts(1024, 1024, 4);
+    base.issued[ISSUE_FLOAT] = 900, base.issued[ISSUE_CONTROL] = 100;
+    c.issued[ISSUE_TENSOR] = 10, c.issued[ISSUE_INTEGER] = 491;
+    struct traffic_rules instructions = {.max_instruction_ratio = 0.5};
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &instructions, why, sizeof why), -1);
+    assert_contains(why, "501 warp instructions issued, 0.50 of the baseline's 1000, where at most 0.50 is allowed");
+    assert_contains(why, "most of yours are integer instructions (491,");
+    c.issued[ISSUE_INTEGER] = 490;
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &instructions, why, sizeof why), 0);
+    /* Nsight Compute's counts have no instructions: no rule to keep. */
+    struct mem_counts unknown = tile_counts(1024, 1024, 4);
+    assert_int_equal(traffic_verdict(&c, &unknown, NULL, 0, &instructions, why, sizeof why), 0);
 }
 
 /* A broken sector rule names its cause from the lines: the one whose requests touch the most sectors

@@ -45,10 +45,12 @@
  * This stub gives what the tensor-core tile is built from: the instructions, each
  * in a small function of inline PTX (docs/ptx.md explains the asm syntax, the
  * constraint letters and the "memory" clobber), the two tiles and the warp's
- * place in the block. It computes nothing yet, so C is never written (the checker
- * will say so). The TODOs say what is yours to write: where a chunk of a tile row
- * is stored, the copies that fill the tiles, each warp's fragments and its
- * mma.sync loop, and the store of its part of C.
+ * place in the block. Inside the TODO regions it holds a stand-in that is right
+ * and slow: it copies the tiles one half at a time and multiplies on the ordinary
+ * cores, one float multiply-add at a time, reading A's tile down its columns (the
+ * check draws that read's bank conflict). Replace each stand-in with what its TODO
+ * says: where a chunk of a tile row is stored, the copies that fill the tiles,
+ * each warp's fragments and its mma.sync loop, and the store of its part of C.
  */
 
 #define BM 128   // rows of C per block
@@ -148,6 +150,21 @@ __device__ __forceinline__ void store2(float *C, int r, int c, int N, float x, f
         p[1] = y;
 }
 
+// A half (its 16 bits) as a float, by PTX's cvt: the stand-in's arithmetic. The tensor cores
+// take halves as they are, so the kernel you write needs none of it.
+__device__ __forceinline__ float half_to_float(unsigned short h)
+{
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+
+// The stand-in's element (r, c) of a tile of M, an N x N matrix: 0 outside it.
+__device__ __forceinline__ unsigned short half_at(const unsigned short *M, int r, int c, int N)
+{
+    return r < N && c < N ? M[(size_t)r * N + c] : 0;
+}
+
 // __launch_bounds__(256, 2): blocks of 256 threads, and at least 2 of them on an SM at once, so
 // ptxas keeps each thread to 65536 / (2 * 256) = 128 registers (a warp's 64 x 32 of C alone takes
 // 64 of them): while one block waits at a barrier, the other's warps keep the tensor cores busy.
@@ -172,6 +189,16 @@ __global__ void __launch_bounds__(256, 2) hgemm_swizzled(const unsigned short *A
         //       1024, each chunk copied by load_chunk into the place swizzle gives it, the
         //       threads of a warp on consecutive chunks. Then wait for this thread's copies and
         //       let the block's barrier make everyone's visible.
+        //       The stand-in: a half at a time, through a register.
+        for (int q = threadIdx.x; q < BM * BK; q += blockDim.x) {
+            int m = q / BK, k = q % BK;
+            As[m][swizzle(m, k / CHUNK) * CHUNK + k % CHUNK] = half_at(A, row0 + m, k0 + k, N);
+        }
+        for (int q = threadIdx.x; q < BK * BN; q += blockDim.x) {
+            int k = q / BN, n = q % BN;
+            Bs[k][swizzle(k, n / CHUNK) * CHUNK + n % CHUNK] = half_at(B, k0 + k, col0 + n, N);
+        }
+        __syncthreads();
         // END TODO
 
         // TODO: the warp's multiply-adds on this tile, 16 of k at a time: A's four 16 x 16
@@ -179,18 +206,36 @@ __global__ void __launch_bounds__(256, 2) hgemm_swizzled(const unsigned short *A
         //       each lane naming the row the README's "Which lane names which row" derives, at
         //       the chunk swizzle gives; then an mma16816 for each of the warp's 4 x 4 tiles,
         //       into acc. Last, a barrier: the tiles are refilled next.
+        //       The stand-in: lane l sums rows wm + l and wm + 32 + l of the warp's 64 x 32 in
+        //       acc, float by float on the ordinary cores. Its read of A's tile goes down a column:
+        //       32 rows, one bank (the check's map of it).
+        for (int k = 0; k < BK; k++) {
+            int m0 = wm + lane, m1 = wm + 32 + lane, c = k / CHUNK, e = k % CHUNK;
+            float a0 = half_to_float(As[m0][swizzle(m0, c) * CHUNK + e]);
+            float a1 = half_to_float(As[m1][swizzle(m1, c) * CHUNK + e]);
+#pragma unroll
+            for (int n = 0; n < 32; n++) {
+                int col = wn + n;
+                float b = half_to_float(Bs[k][swizzle(k, col / CHUNK) * CHUNK + col % CHUNK]);
+                acc[n / 16][n / 4 % 4][n % 4] += a0 * b; // acc's 64 floats as two rows of 32
+                acc[2 + n / 16][n / 4 % 4][n % 4] += a1 * b;
+            }
+        }
+        __syncthreads();
         // END TODO
     }
 
     // TODO: store the warp's C: acc[i][j] is the 16 x 8 tile at rows 16i and columns 8j of the
     //       warp's 64 x 32, its four floats where mma16816's d says (store2 writes two).
-    // These lines only silence "unused" warnings; delete them when done.
-    (void)As[0][0];
-    (void)Bs[0][0];
-    (void)A;
-    (void)B;
-    (void)C;
-    (void)(row0 + col0 + lane + wm + wn);
-    (void)acc[0][0][0];
+    //       The stand-in stores its own layout: lane l's row wm + 32 h + l, columns wn + 0..31, in
+    //       acc[2h] and acc[2h + 1].
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int n = 0; n < 32; n++) {
+            int r = row0 + wm + 32 * h + lane, c = col0 + wn + n;
+            if (r < N && c < N)
+                C[(size_t)r * N + c] = acc[2 * h + n / 16][n / 4 % 4][n % 4];
+        }
     // END TODO
 }

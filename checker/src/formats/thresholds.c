@@ -22,6 +22,7 @@ static const struct field {
     {"min_loaded_between_barriers", offsetof(struct thresholds, min_loaded_between_barriers), 0, 1, " bytes"},
     {"max_barriers_per_thread", offsetof(struct thresholds, max_barriers_per_thread), 0, 1, " barriers"},
     {"min_tensor_core_share", offsetof(struct thresholds, min_tensor_core_share), 0, 100, "%"},
+    {"max_instruction_ratio", offsetof(struct thresholds, max_instruction_ratio), 0, 1, ""},
     {"max_conflict_share", offsetof(struct thresholds, max_conflict_share), 0, 100, "%"},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])

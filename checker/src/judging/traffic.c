@@ -117,6 +117,15 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n)
         }
 }
 
+/* Warp instructions issued, every unit's. */
+static uint64_t all_issued(const struct mem_counts *c)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < ISSUE_KINDS; k++)
+        n += c->issued[k];
+    return n;
+}
+
 double least_burst(const struct mem_counts *c)
 {
     return c->burst_threads ? (double)c->min_burst_bytes : -1.0;
@@ -228,6 +237,21 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
                  "multiply-adds, where at most %.2f is allowed: the products must come from the tensor cores, not "
                  "from both",
                  student->core_multiplies, on_cores, rules->work, MAX_CORE_MULTIPLY_SHARE);
+        broken(why, len, rule);
+    }
+    uint64_t issued = all_issued(student), baseline_issued = all_issued(baseline);
+    double issue_ratio = baseline_issued ? (double)issued / (double)baseline_issued : 0;
+    if (rules->max_instruction_ratio > 0 && issue_ratio > rules->max_instruction_ratio) {
+        int most = 0;
+        for (int k = 1; k < ISSUE_KINDS; k++)
+            most = student->issued[k] > student->issued[most] ? k : most;
+        snprintf(rule, sizeof rule,
+                 "%" PRIu64 " warp instructions issued, %.2f of the baseline's %" PRIu64 ", where at most %.2f is "
+                 "allowed: the baseline's time is spent issuing instructions, so a kernel that issues this many "
+                 "cannot be the speed-up faster; most of yours are %s instructions (%" PRIu64 ", the table of units "
+                 "above)",
+                 issued, issue_ratio, baseline_issued, rules->max_instruction_ratio, units[most],
+                 student->issued[most]);
         broken(why, len, rule);
     }
     return len && why[0] ? -1 : 0;
