@@ -32,9 +32,10 @@
  *                 half-precision GEMM (cublasGemmEx) that
  *                 lessons/10_tensor_cores/thresholds sets, all timed in the
  *                 same run. In the emulator: no shared-memory bank conflicts
- *                 (ldmatrix's included), every multiply-add on the tensor cores,
- *                 and global sectors at most the fraction of lesson 8's that
- *                 the thresholds file sets.
+ *                 (ldmatrix's included), every multiply-add on the tensor cores
+ *                 (and float multiplies elsewhere at most 1% of them), global
+ *                 sectors and warp instructions issued at most the fractions
+ *                 of lesson 8's that the thresholds file sets.
  *   Running    make lesson10  copies this stub to work/10_tensor_cores/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.
@@ -151,7 +152,8 @@ __device__ __forceinline__ void store2(float *C, int r, int c, int N, float x, f
 }
 
 // A half (its 16 bits) as a float, by PTX's cvt: the stand-in's arithmetic. The tensor cores
-// take halves as they are, so the kernel you write needs none of it.
+// take halves as they are, so the kernel you write needs none of it: delete this and half_at
+// with the stand-ins.
 __device__ __forceinline__ float half_to_float(unsigned short h)
 {
     float f;
@@ -185,8 +187,8 @@ __global__ void __launch_bounds__(256, 2) hgemm_swizzled(const unsigned short *A
     float acc[4][4][4] = {};
 
     for (int k0 = 0; k0 < N; k0 += BK) {
-        // TODO: fill the tiles for this K-step: the 256 threads share A's 1024 chunks and B's
-        //       1024, each chunk copied by load_chunk into the place swizzle gives it, the
+        // TODO: fill the tiles for this K-step: the 256 threads share A's 1024 chunks (8 a row)
+        //       and B's 1024 (16 a row), each copied by load_chunk into the place swizzle gives it, the
         //       threads of a warp on consecutive chunks. Then wait for this thread's copies and
         //       let the block's barrier make everyone's visible.
         //       The stand-in: a half at a time, through a register.

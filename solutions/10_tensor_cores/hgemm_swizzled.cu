@@ -32,9 +32,10 @@
  *                 half-precision GEMM (cublasGemmEx) that
  *                 lessons/10_tensor_cores/thresholds sets, all timed in the
  *                 same run. In the emulator: no shared-memory bank conflicts
- *                 (ldmatrix's included), every multiply-add on the tensor cores,
- *                 and global sectors at most the fraction of lesson 8's that
- *                 the thresholds file sets.
+ *                 (ldmatrix's included), every multiply-add on the tensor cores
+ *                 (and float multiplies elsewhere at most 1% of them), global
+ *                 sectors and warp instructions issued at most the fractions
+ *                 of lesson 8's that the thresholds file sets.
  *   Running    make lesson10  copies this stub to work/10_tensor_cores/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.
