@@ -98,6 +98,7 @@ const struct family family_reduce = {
     .tolerance = tolerance_256,
     .count_rows = 16, .count_cols = 4096, /* 256 blocks */
     .count_draw = {{1, 8, 24}, {256, 8, 24}},
+    .timed_sample = 8,
     .grains = {{4}, {4, 32, 256}}, /* rows: any; cols: float4, a warp, the block's slice */
 };
 WB_FAMILY(family_reduce);
@@ -115,6 +116,7 @@ const struct family family_reduce_4096 = {
     .limit = {"cub::DeviceReduce::Sum", bytes_read, "GB/s", 1e9, "bytes read per second"},
     .count_rows = 4, .count_cols = 16384, /* 16 blocks of 4096 */
     .count_draw = {{1, 2, 6}, {4096, 2, 5}},
+    .timed_sample = 8,
     .grains = {{4}, {4, 32, 256, 1024, 4096}}, /* float4, a warp, a float per thread, a float4 per thread, the slice */
 };
 WB_FAMILY(family_reduce_4096);

@@ -55,7 +55,7 @@ static double bytes_moved(int rows, int cols)
         .reference_at = reference_at, .output_is_input_moved = 1, .output_tile = 32, .work = work,  \
         .limit = {"cudaMemcpy", bytes_moved, "GB/s", 1e9, "bytes read and written per second"},     \
         .count_rows = 256, .count_cols = 256, /* 8 x 8 tiles */                                     \
-        .count_draw = {{32, 4, 12}, {32, 4, 12}},                                                   \
+        .count_draw = {{32, 4, 12}, {32, 4, 12}}, .timed_sample = 8,                                \
         .grains = {{4, 8, 16, 32, 64}, {4, 8, 16, 32, 64}}, /* float4 to twice the launch's tile */ \
     }
 

@@ -68,6 +68,11 @@ struct family {
     struct count_draw {
         int step, lo, hi;
     } count_draw[2];
+    /* ... and at the size the GPU times (the speed case's), this many of each launch's blocks (its
+     * four corners, the rest drawn from the seed), their counts scaled to the whole grid: a kernel
+     * that behaves otherwise at that size is seen there. 0: not there, where a block's work grows
+     * with the size (a matmul block's K loop: 8 blocks at N = 4096 take tens of seconds). */
+    int timed_sample;
     /* The tile edges a kernel may work in along the rows and along the cols (its launch's tile,
      * smaller tiles, its vector width; ascending, 0-terminated): the RESIDUES case (check.h)
      * covers every residue class they make (residues.h). */

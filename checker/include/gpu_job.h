@@ -103,6 +103,10 @@ struct gpu_job {
     int sample_blocks;     /* emulator: run only this many blocks of each launch (0: all), the
                               output then judged nowhere: a time model's counts at a size too
                               large to run whole (COUNT_AT_SPEED_SIZE=1 WB_SAMPLE_BLOCKS=N) */
+    uint64_t lazy_inputs;  /* emulator, with sample_blocks: the inputs are not in the job; the
+                              runner makes each page of them from this seed when a kernel first
+                              reads it (nonzero), so that a sample of a large launch costs the
+                              pages its blocks read, not the inputs' size */
     int time_limit;        /* GPU: also time the family's limit routine (family.h) */
     int roles;             /* SIDE_REFERENCE or SIDE_STUDENT: what this runner runs */
     int have_solution;     /* 0 in a handout: the baseline is the reference */

@@ -32,6 +32,10 @@ void issue_table(say_fn say, const char *const labels[], const struct mem_counts
  * requests, 65536 wavefronts (31 extra per request: a 32-way bank conflict)". */
 void traffic_lines(say_fn say, const struct line_counts *lines, int n);
 
+/* c's counts times k (a sample of a launch's blocks made the whole launch's): every count of
+ * work, not the bytes in flight a thread has (a rate, the same in every block). */
+void counts_scaled(struct mem_counts *c, double k);
+
 /* The least, over the threads that load from global memory, of each one's most bytes of loads
  * in flight at once; -1 where not measured. */
 double least_burst(const struct mem_counts *c);

@@ -117,6 +117,19 @@ static void record_counts(const char *sz, const struct gpu_job *job)
         }
 }
 
+/* The lesson's thresholds as the rules on counts at rows x cols. */
+static struct traffic_rules lesson_rules(int rows, int cols)
+{
+    const struct thresholds *t = &checking.limits;
+    return (struct traffic_rules){.max_sector_ratio = t->max_sector_ratio,
+                                  .no_conflicts = t->no_bank_conflicts,
+                                  .min_loaded_between_barriers = t->min_loaded_between_barriers,
+                                  .max_barriers_per_thread = t->max_barriers_per_thread,
+                                  .min_tensor_core_share = t->min_tensor_core_share,
+                                  .work = checking.lesson->family->work(rows, cols),
+                                  .max_instruction_ratio = t->max_instruction_ratio};
+}
+
 /* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
  * into why (empty: none). */
 static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct mem_counts *solution)
@@ -143,14 +156,7 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
     say("  Baseline: %s.\n  Your kernel, line by line:\n", lesson.baseline_is);
     traffic_lines(say, rep->lines, rep->nlines);
     bank_maps(rep->lines, rep->nlines);
-    const struct thresholds *t = &checking.limits;
-    const struct traffic_rules rules = {.max_sector_ratio = t->max_sector_ratio,
-                                        .no_conflicts = t->no_bank_conflicts,
-                                        .min_loaded_between_barriers = t->min_loaded_between_barriers,
-                                        .max_barriers_per_thread = t->max_barriers_per_thread,
-                                        .min_tensor_core_share = t->min_tensor_core_share,
-                                        .work = checking.lesson->family->work(m.job->rows, m.job->cols),
-                                        .max_instruction_ratio = t->max_instruction_ratio};
+    const struct traffic_rules rules = lesson_rules(m.job->rows, m.job->cols);
     char broken[2400];
     if (traffic_verdict(&rep->counts[ROLE_STUDENT], &rep->counts[ROLE_BASELINE], rep->lines, rep->nlines, &rules, broken,
                         sizeof broken))
@@ -196,10 +202,74 @@ void say_occupancy(void)
         occupancy_limit_name(o.limit));
 }
 
+/* The blocks of role r's launch at rows x cols, and how many of them a sample of `sample` ran. */
+static double launch_blocks(int r, int rows, int cols, int sample, double *ran)
+{
+    const struct family *f = r == ROLE_BASELINE ? checking.lesson->baseline_family : checking.lesson->family;
+    unsigned grid[2];
+    family_grid(f, rows, cols, grid);
+    double blocks = (double)grid[0] * grid[1];
+    *ran = sample > 0 && sample < blocks ? sample : blocks;
+    return blocks;
+}
+
+/* At the size the GPU times, a sample of each launch's blocks (family.h's timed_sample), their
+ * counts scaled to the whole grid and held to the same rules; and the student's loads and stores
+ * must cover the inputs and the output: a kernel that does less there skips work a GPU would see
+ * as a wrong output. The broken rules into why. */
+static void counts_timed(const struct check_case *timed, uint64_t stream, char *why, size_t len)
+{
+    const struct family *f = checking.lesson->family;
+    if (!f->timed_sample || checking.count_rows) /* (COUNT_AT_SPEED_SIZE: the first size is this one) */
+        return;
+    char sz[32];
+    struct job_mem m = sampled_job(timed->rows, timed->cols, f->timed_sample, stream, sz, sizeof sz);
+    const char *names[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
+    const char *labels[ROLE_COUNT];
+    struct mem_counts shown[ROLE_COUNT];
+    int nshown = 0, student = -1, baseline = -1;
+    double blocks = 0, ran = 0;
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (role_present(r)) {
+            double b = launch_blocks(r, timed->rows, timed->cols, f->timed_sample, &ran);
+            blocks = r == ROLE_STUDENT ? b : blocks;
+            shown[nshown] = m.job->rep.counts[r];
+            counts_scaled(&shown[nshown], b / ran);
+            student = r == ROLE_STUDENT ? nshown : student;
+            baseline = r == ROLE_BASELINE ? nshown : baseline;
+            labels[nshown++] = names[r];
+        }
+    say("  Memory traffic at %s, the size a GPU times, from %d of your launch's %.0f blocks (its corners and blocks "
+        "the seed draws; each launch its own), scaled to the whole grid:\n",
+        sz, f->timed_sample, blocks);
+    traffic_table(say, labels, shown, nshown);
+    char broken[2400] = "";
+    const struct traffic_rules rules = lesson_rules(timed->rows, timed->cols);
+    traffic_verdict(&shown[student], &shown[baseline], NULL, 0, &rules, broken, sizeof broken);
+    /* What the launch must move at the least: every input element read, every output element
+     * written (sectors of 32 bytes; 1% for rounding). */
+    int esize = f->input_half ? 2 : 4;
+    double in_bytes = (double)(m.job->in_elems[0] + m.job->in_elems[1]) * esize, out_bytes = (double)m.job->out_elems * 4;
+    double loaded = 32.0 * (double)shown[student].op[GLOBAL_LD].wavefronts;
+    double stored = 32.0 * (double)shown[student].op[GLOBAL_ST].wavefronts;
+    size_t used = strlen(broken);
+    if (loaded < 0.99 * in_bytes || stored < 0.99 * out_bytes)
+        snprintf(broken + used, sizeof broken - used,
+                 "%sits blocks %s %.0f bytes, scaled to the grid, where the %s alone hold%s %.0f: at this size the "
+                 "kernel skips work (a path taken only at some sizes or grids?), and its output there cannot be right",
+                 used ? "; and " : "", loaded < 0.99 * in_bytes ? "load" : "store",
+                 loaded < 0.99 * in_bytes ? loaded : stored, loaded < 0.99 * in_bytes ? "inputs" : "output",
+                 loaded < 0.99 * in_bytes ? "" : "s", loaded < 0.99 * in_bytes ? in_bytes : out_bytes);
+    if (*broken)
+        snprintf(why + strlen(why), len - strlen(why), "%sat %s (a sample of %d blocks): %s", *why ? "; " : "", sz,
+                 f->timed_sample, broken);
+    job_free(&m);
+}
+
 /* The emulator's speed case: the traffic rules at the family's counting size and at a size drawn
  * from the seed, which no kernel can expect (one that behaves only at a size it knows breaks the
- * rules at the other). */
-void case_counts(uint64_t stream)
+ * rules at the other), and, from a sample of blocks, at the size a GPU times. */
+void case_counts(const struct check_case *timed, uint64_t stream)
 {
     char why[4800] = "";
     struct mem_counts solution, unused;
@@ -209,6 +279,7 @@ void case_counts(uint64_t stream)
     int had = checking.have_solution;
     checking.have_solution = 0;
     counts_at(1, stream + 1, why, sizeof why, &unused);
+    counts_timed(timed, stream + 2, why, sizeof why);
     checking.have_solution = had;
     say_occupancy();
     char rules[TRAFFIC_RULES][RULE_TEXT];

@@ -215,18 +215,32 @@ void count_size(int drawn, int *rows, int *cols)
         *cols = *rows;
 }
 
-static struct job_mem counted_create(int count, int drawn, uint64_t stream, char *sz, size_t szlen)
+/* A job of one launch at rows x cols (sz receives its size's text), counted when `count`, only
+ * `sample` blocks of each launch run where sample > 0. */
+static struct job_mem counted_create_at(int rows, int cols, int count, int sample, uint64_t stream, char *sz,
+                                        size_t szlen)
 {
-    struct check_case sized = {0};
-    count_size(drawn, &sized.rows, &sized.cols);
+    struct check_case sized = {.rows = rows, .cols = cols};
     size_text(&sized, sz, szlen);
-    struct job_mem m = job_create(sized.rows, sized.cols, 1, 0);
+    struct job_mem m = job_create(rows, cols, 1, 0);
     if (!m.job)
         case_fail("cannot allocate memory for %s", sz);
     m.job->count = count;
-    m.job->sample_blocks = drawn || !checking.emulator ? 0 : checking.sample_blocks; /* (a GPU runs every block) */
-    fill_inputs(m.job, stream);
+    m.job->sample_blocks = sample;
+    if (m.job->sample_blocks) /* the runner makes the pages the sampled blocks read (gpu_job.h) */
+        m.job->lazy_inputs = (checking.seed ^ stream * 0x9e3779b97f4a7c15ull) | 1;
+    else
+        fill_inputs(m.job, stream);
     return m;
+}
+
+static struct job_mem counted_create(int count, int drawn, uint64_t stream, char *sz, size_t szlen)
+{
+    int rows, cols;
+    count_size(drawn, &rows, &cols);
+    /* (a GPU runs every block) */
+    return counted_create_at(rows, cols, count, drawn || !checking.emulator ? 0 : checking.sample_blocks, stream, sz,
+                             szlen);
 }
 
 int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, char *failure, size_t len)
@@ -238,7 +252,7 @@ int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, c
         return -1;
     }
     if (m->job->sample_blocks) { /* a sample of the launch's blocks: most of the output was never written */
-        say("  At %s only %d blocks of each launch ran (WB_SAMPLE_BLOCKS): the output is not judged there.\n", sz,
+        say("  At %s only %d blocks of each launch ran, a sample: the output is not judged there.\n", sz,
             m->job->sample_blocks);
         return m->job->rep.counted || !m->job->count ? 0 : -1;
     }
@@ -262,14 +276,24 @@ int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, c
     return 0;
 }
 
-struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size_t szlen)
+/* Runs a counted job and judges it (counted_judge), failing the case where it is wrong. */
+static struct job_mem counted_run(struct job_mem m, const char *sz)
 {
     char why[700], failure[200];
-    struct job_mem m = counted_create(count, drawn, stream, sz, szlen);
     int ran = run_job(m.job, 3 * checking.timeout_s, why, sizeof why) == 0;
     if (counted_judge(&m, sz, ran, why, failure, sizeof failure) != 0) {
         job_free(&m);
         case_fail("%s", failure);
     }
     return m;
+}
+
+struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size_t szlen)
+{
+    return counted_run(counted_create(count, drawn, stream, sz, szlen), sz);
+}
+
+struct job_mem sampled_job(int rows, int cols, int blocks, uint64_t stream, char *sz, size_t szlen)
+{
+    return counted_run(counted_create_at(rows, cols, 1, blocks, stream, sz, szlen), sz);
 }

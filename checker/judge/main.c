@@ -541,8 +541,10 @@ static void run_case(void **state)
         case_residues(c, stream);
         break;
     case CASE_SPEED:
-        if (checking.emulator)
-            case_counts(stream);
+        if (checking.emulator) {
+            struct check_case timed = speed_sized(c);
+            case_counts(&timed, stream);
+        }
         else
             case_speed(c, stream);
         break;
@@ -849,6 +851,10 @@ static void describe(void)
             char rules[TRAFFIC_RULES][RULE_TEXT];
             for (int k = 0, n = traffic_rules(rules, -1); k < n; k++)
                 printf("    in the emulator: %s\n", rules[k]);
+            if (f->timed_sample)
+                printf("    and the same rules at %s, the size a GPU times, from %d blocks of each launch scaled to its\n"
+                       "      grid, where the loads must cover the inputs and the stores the output\n",
+                       size_text(c, sz, sizeof sz), f->timed_sample);
         }
         else if (c->kind == CASE_SHARED_BYTES)
             printf("    exactly %zu bytes of static shared memory: %s\n", c->bytes, c->why);

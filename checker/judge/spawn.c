@@ -180,7 +180,7 @@ static int side_copy(const struct gpu_job *job, int side, struct side_run *s, in
     struct gpu_job *c = s->copy[k];
     memcpy(c, job, sizeof *job);
     memset(&c->rep, 0, sizeof c->rep);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2 && !job->lazy_inputs; i++)
         if (job->in_offset[i] + job->in_elems[i] * sizeof(float) <= job->bytes) /* never past the job */
             memcpy(job_in(c, i), job_in((struct gpu_job *)job, i), job->in_elems[i] * sizeof(float));
     c->roles = side;

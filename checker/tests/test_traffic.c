@@ -101,6 +101,25 @@ static void each_rule_fails_with_its_sentence(void **state)
     assert_int_equal(traffic_verdict(&c, &unknown, NULL, 0, &instructions, why, sizeof why), 0);
 }
 
+/* A sample of a launch's blocks made the whole launch's: every count of work times the blocks it
+ * stands for, a thread's bytes in flight (a rate) and the barriers per thread unchanged. */
+static void sampled_counts_scale_to_the_grid(void **state)
+{
+    (void)state;
+    struct mem_counts c = tile_counts(1024, 256, 16);
+    c.issued[ISSUE_FLOAT] = 10, c.mma_multiply_adds = 2048, c.op[GLOBAL_LD].bytes = 4096;
+    counts_scaled(&c, 64);
+    assert_int_equal(c.op[GLOBAL_LD].requests, 32 * 64);
+    assert_int_equal(c.op[GLOBAL_LD].wavefronts, 128 * 64);
+    assert_int_equal(c.op[GLOBAL_LD].bytes, 4096 * 64);
+    assert_int_equal(c.op[SHARED_ST].ideal, 32 * 64);
+    assert_int_equal(c.issued[ISSUE_FLOAT], 640);
+    assert_int_equal(c.mma_multiply_adds, 2048 * 64);
+    assert_true(least_burst(&c) == 16.0);
+    assert_true(barriers_per_thread(&c) == 4.0);
+    assert_int_equal(c.burst_threads, 256 * 64);
+}
+
 /* A broken sector rule names its cause from the lines: the one whose requests touch the most sectors
  * beyond what their bytes fill; or, where every request fills its sectors, the bytes themselves. */
 static void sector_rule_names_its_cause(void **state)
@@ -163,6 +182,7 @@ static void rules_kept_at_their_limits(void **state)
 UNIT_TESTS_MAIN(
     cmocka_unit_test(derived_figures),
     cmocka_unit_test(each_rule_fails_with_its_sentence),
+    cmocka_unit_test(sampled_counts_scale_to_the_grid),
     cmocka_unit_test(sector_rule_names_its_cause),
     cmocka_unit_test(every_broken_rule_at_once),
     cmocka_unit_test(rules_kept_at_their_limits))

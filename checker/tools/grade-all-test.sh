@@ -136,8 +136,8 @@ done
 handin 'with space' "exercises/$lesson3"; odd_want['with space']=0
 # The words of the grader's own failures, printed by the kernel into its lesson's report: its 0.
 WORDS='printf("no kernel image is available for execution on the device\ncould not be compiled here\n");' \
-  awk '/\(void\)in;/ && !done { print "    if (blockIdx.x == 0 && threadIdx.x == 0 && threadIdx.y == 0)";
-                                print "        " ENVIRON["WORDS"]; done = 1 } { print }' \
+  awk '{ print } /^__global__/ { kernel = 1 } kernel && /^\{/ && !done {
+         print "    if (blockIdx.x == 0 && threadIdx.x == 0 && threadIdx.y == 0)"; print "        " ENVIRON["WORDS"]; done = 1 }' \
   "exercises/$lesson3" > "$dir/printer.cu"
 grep -q 'no kernel image is available' "$dir/printer.cu" ||
   { echo "  TEST BROKEN: could not make the printing kernel"; failed=1; }

@@ -211,7 +211,8 @@ __global__ void __launch_bounds__(256, 2) hgemm_swizzled(const unsigned short *A
         //       The stand-in: lane l sums rows wm + l and wm + 32 + l of the warp's 64 x 32 in
         //       acc, float by float on the ordinary cores. Its read of A's tile goes down a column:
         //       32 rows, one bank (the check's map of it).
-        for (int k = 0; k < BK; k++) {
+        // (A warp whose part of C lies outside it skips the work, and so does the k past N.)
+        for (int k = 0; k < BK && k0 + k < N && row0 + wm < N && col0 + wn < N; k++) {
             int m0 = wm + lane, m1 = wm + 32 + lane, c = k / CHUNK, e = k % CHUNK;
             float a0 = half_to_float(As[m0][swizzle(m0, c) * CHUNK + e]);
             float a1 = half_to_float(As[m1][swizzle(m1, c) * CHUNK + e]);

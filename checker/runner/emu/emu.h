@@ -67,6 +67,9 @@ struct emu_buffer {
     const char *name; /* for the report: "A", "out", ... */
     int read_only;    /* an input: a write to it is an error */
     int elem_bytes;   /* its elements' size, for the element a report names (0: 4, floats) */
+    uint64_t lazy_seed; /* an input made page by page when first read (gpu_job.h's lazy_inputs):
+                           its values from this seed (0: filled before the launch) */
+    int lazy_bits;      /* ... as the judge's inputs are: 2u - 1 for u of this many random bits */
 };
 void emu_set_buffers(const struct emu_buffer *buffers, int n);
 /* The buffers set last, and their number. */

@@ -43,6 +43,14 @@ static int alloc_guarded(struct host_buffer *b, size_t elems, size_t esize)
     return 0;
 }
 
+/* A launch's output into the job's slot for the judge; not where only a sample of the blocks
+ * ran, whose output is judged nowhere (its pages stay untouched). */
+static void copy_out(struct gpu_job *job, int slot, const struct host_buffer *b)
+{
+    if (!job->sample_blocks)
+        memcpy(job_out(job, slot), b->data, job->out_elems * sizeof(float));
+}
+
 /* An output's: floats. */
 static void check_guards(struct gpu_job *job, const struct host_buffer *b)
 {
@@ -69,7 +77,8 @@ int emu_job_current_role(void)
 static int run_role(struct gpu_job *job, int role, struct host_inputs *inputs, struct host_buffer *out)
 {
     current_role = role;
-    memset(out->data, 0xFF, out->elems * sizeof(float)); /* POISON_BITS in every float */
+    if (!job->sample_blocks) /* (a sample's output pages are left as they are: judged nowhere) */
+        memset(out->data, 0xFF, out->elems * sizeof(float)); /* POISON_BITS in every float */
     const struct host_buffer *in = inputs->of[role_input_size(job, role) == 2];
     int rc = entries[role]->launch(entries[role], job, in[0].data, in[1].data, (float *)out->data);
     if (rc) {
@@ -148,8 +157,8 @@ static int count_roles(struct gpu_job *job, struct host_inputs *in, struct host_
             return -1;
         if (r != ROLE_STUDENT)
             continue;
-        memcpy(job_out(job, OUT_LATER_MIN), out[r].data, job->out_elems * sizeof(float));
-        memcpy(job_out(job, OUT_LATER_MAX), out[r].data, job->out_elems * sizeof(float));
+        copy_out(job, OUT_LATER_MIN, &out[r]);
+        copy_out(job, OUT_LATER_MAX, &out[r]);
         qsort(lines, (size_t)nlines, sizeof *lines, busiest_first);
         name_lines(job, lines, nlines);
     }
@@ -248,6 +257,8 @@ int gpu_job_run(void *arg)
         for (int i = 0; i < n_in && types[t] && ok; i++) {
             struct host_buffer *b = &in.of[t][i];
             ok = alloc_guarded(b, job->in_elems[i], t ? 2 : 4) == 0;
+            if (ok && job->lazy_inputs) /* made page by page as the kernels read them (emu_trace.c) */
+                continue;
             if (ok && t)
                 floats_to_halves(job_in(job, i), (uint16_t *)b->data, b->elems);
             else if (ok)
@@ -269,18 +280,22 @@ int gpu_job_run(void *arg)
         for (int i = 0; i < n_in && types[t]; i++) {
             const struct host_buffer *b = &in.of[t][i];
             buffers[nb++] = (struct emu_buffer){b->data, b->data + b->elems * b->esize, GUARD_ELEMS * b->esize,
-                                                f->input_names[i], 1, (int)b->esize};
+                                                f->input_names[i], 1, (int)b->esize,
+                                                job->lazy_inputs ? job->lazy_inputs + (uint64_t)i : 0,
+                                                f->input_bits ? f->input_bits : 24};
         }
     for (int r = 0; r < ROLE_COUNT; r++)
         if (entries[r])
             buffers[nb++] = (struct emu_buffer){out[r].data, out[r].data + out[r].elems * sizeof(float),
-                                                GUARD_ELEMS * sizeof(float), out_name, 0, 4};
+                                                GUARD_ELEMS * sizeof(float), out_name, 0, 4, 0, 0};
     emu_set_buffers(buffers, nb);
 
-    if (role_in(job, ROLE_STUDENT)) {
+    if (job->sample_blocks) {
+        /* A sample of the blocks (gpu_job.h): counted alone, its output judged nowhere. */
+    } else if (role_in(job, ROLE_STUDENT)) {
         if (run_role(job, ROLE_STUDENT, &in, &out[ROLE_STUDENT]) != 0)
             return JOB_KERNEL_FAILED;
-        memcpy(job_out(job, OUT_STUDENT), out[ROLE_STUDENT].data, job->out_elems * sizeof(float));
+        copy_out(job, OUT_STUDENT, &out[ROLE_STUDENT]);
         check_guards(job, &out[ROLE_STUDENT]);
         if (!job->count && job->rep.guard_writes == 0 && job->in_elems[0] <= MAX_REORDERED &&
             other_orders(job, &in, &out[ROLE_STUDENT]) != 0)
@@ -289,7 +304,7 @@ int gpu_job_run(void *arg)
         int ref = job_reference_role(job);
         if (run_role(job, ref, &in, &out[ref]) != 0)
             return JOB_KERNEL_FAILED;
-        memcpy(job_out(job, OUT_REFERENCE), out[ref].data, job->out_elems * sizeof(float));
+        copy_out(job, OUT_REFERENCE, &out[ref]);
     }
     if (job->count && job->rep.guard_writes == 0 && count_roles(job, &in, out) != 0)
         return JOB_KERNEL_FAILED;

@@ -12,10 +12,12 @@
  * both accesses are atomics. Global memory has a check of its own across the blocks of a
  * launch: no block may read or write a word another block wrote (atomics apart); and within a
  * block, between two barriers, the same rule as shared memory's for threads of different warps. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "half.h"
 #include "poison.h"
 #include "emu.h"
 
@@ -110,6 +112,13 @@ static void shadow_drop(struct shadow *sh)
         }
 }
 
+/* ---- inputs made page by page (emu_buffer's lazy_seed): a page of buffer i the first time a
+ * kernel reads it, its values as the judge draws inputs (2u - 1, u of lazy_bits random bits),
+ * from a hash of the seed and the element, the same whichever order the pages are made in. */
+#define LAZY_PAGE 4096
+static uint8_t *lazy_made[8];
+static size_t lazy_pages[8];
+
 void emu_set_buffers(const struct emu_buffer *buffers, int n)
 {
     n = n < 8 ? n : 8;
@@ -119,6 +128,9 @@ void emu_set_buffers(const struct emu_buffer *buffers, int n)
     tr.nbuffers = n;
     if (tr.nbuffers > 0)
         memcpy(tr.buffers, buffers, (size_t)tr.nbuffers * sizeof *buffers);
+    for (int i = 0; i < 8; i++) /* each job's buffers are new, wherever they lie */
+        if (lazy_made[i])
+            munmap(lazy_made[i], lazy_pages[i]), lazy_made[i] = NULL;
 }
 
 const struct emu_buffer *emu_buffers(int *n)
@@ -429,6 +441,45 @@ static void check_outside(const char *c, uint32_t size, int write, uintptr_t pc)
  * bytes are float2/float4-like loads and stores, which must sit at a multiple of their size
  * (on a GPU anything else stops the kernel), whichever hook the compiler chose: it calls the
  * "unaligned" one when it cannot prove the alignment, as for a float4 cast from &tile[r][c]. */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27, x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static void lazy_page(int i, size_t page)
+{
+    const struct emu_buffer *b = &tr.buffers[i];
+    size_t esize = (size_t)elem_bytes(b), bytes = (size_t)(b->end - b->begin);
+    size_t from = page * LAZY_PAGE, to = from + LAZY_PAGE < bytes ? from + LAZY_PAGE : bytes;
+    for (size_t e = from / esize; e < to / esize; e++) {
+        uint64_t u = mix(b->lazy_seed ^ mix(e)) >> (64 - b->lazy_bits);
+        float x = 2.0f * ldexpf((float)u, -b->lazy_bits) - 1.0f;
+        if (esize == 2) {
+            uint16_t h = float_to_half(x, 0);
+            memcpy((char *)b->begin + e * 2, &h, 2);
+        } else
+            memcpy((char *)b->begin + e * 4, &x, 4);
+    }
+}
+
+/* Makes the pages of buffer i that bytes [c, c + size) touch, where not made yet. */
+static void lazy_make(int i, const char *c, uint32_t size)
+{
+    const struct emu_buffer *b = &tr.buffers[i];
+    size_t bytes = (size_t)(b->end - b->begin), pages = (bytes + LAZY_PAGE - 1) / LAZY_PAGE;
+    if (!lazy_made[i])
+        lazy_made[i] = map_zeroed(pages), lazy_pages[i] = pages;
+    /* (without the map, for want of memory, a page is made again at every read: the same values) */
+    for (size_t p = (size_t)(c - b->begin) / LAZY_PAGE; p <= (size_t)(c + size - 1 - b->begin) / LAZY_PAGE; p++)
+        if (!lazy_made[i] || !lazy_made[i][p]) {
+            lazy_page(i, p);
+            if (lazy_made[i])
+                lazy_made[i][p] = 1;
+        }
+}
+
 static void record(const void *p, uint32_t size, int write, uintptr_t pc, int aligned)
 {
     if (size == 0)
@@ -439,6 +490,8 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
     for (int i = 0; !shared && !global && i < tr.nbuffers; i++)
         if (inside(c, size, tr.buffers[i].begin, tr.buffers[i].end)) {
             global = 1;
+            if (tr.buffers[i].lazy_seed && !write)
+                lazy_make(i, c, size);
             if (write && tr.buffers[i].read_only)
                 bad_access(EMU_INPUT_WRITE, 1, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / elem_bytes(&tr.buffers[i])));
             else if (!tr.buffers[i].read_only) {

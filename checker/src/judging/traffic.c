@@ -117,6 +117,25 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n)
         }
 }
 
+static uint64_t times(uint64_t n, double k)
+{
+    return (uint64_t)((double)n * k + 0.5);
+}
+
+void counts_scaled(struct mem_counts *c, double k)
+{
+    for (int o = 0; o < MEM_OPS; o++) {
+        struct op_counts *x = &c->op[o];
+        x->requests = times(x->requests, k), x->wavefronts = times(x->wavefronts, k);
+        x->ideal = times(x->ideal, k), x->bytes = times(x->bytes, k);
+    }
+    c->barrier_arrivals = times(c->barrier_arrivals, k), c->threads = times(c->threads, k);
+    c->burst_threads = times(c->burst_threads, k);
+    c->mma_multiply_adds = times(c->mma_multiply_adds, k), c->core_multiplies = times(c->core_multiplies, k);
+    for (int u = 0; u < ISSUE_KINDS; u++)
+        c->issued[u] = times(c->issued[u], k);
+}
+
 /* Warp instructions issued, every unit's. */
 static uint64_t all_issued(const struct mem_counts *c)
 {
