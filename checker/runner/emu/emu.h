@@ -70,6 +70,8 @@ struct emu_buffer {
     uint64_t lazy_seed; /* an input made page by page when first read (gpu_job.h's lazy_inputs):
                            its values from this seed (0: filled before the launch) */
     int lazy_bits;      /* ... as the judge's inputs are: 2u - 1 for u of this many random bits */
+    int lazy_poison;    /* an output poisoned page by page when first touched (a sample's: its
+                           pages never touched are never written) */
 };
 void emu_set_buffers(const struct emu_buffer *buffers, int n);
 /* The buffers set last, and their number. */

@@ -77,7 +77,7 @@ int emu_job_current_role(void)
 static int run_role(struct gpu_job *job, int role, struct host_inputs *inputs, struct host_buffer *out)
 {
     current_role = role;
-    if (!job->sample_blocks) /* (a sample's output pages are left as they are: judged nowhere) */
+    if (!job->sample_blocks) /* (a sample's: page by page as its blocks touch them, emu_trace.c) */
         memset(out->data, 0xFF, out->elems * sizeof(float)); /* POISON_BITS in every float */
     const struct host_buffer *in = inputs->of[role_input_size(job, role) == 2];
     int rc = entries[role]->launch(entries[role], job, in[0].data, in[1].data, (float *)out->data);
@@ -282,12 +282,13 @@ int gpu_job_run(void *arg)
             buffers[nb++] = (struct emu_buffer){b->data, b->data + b->elems * b->esize, GUARD_ELEMS * b->esize,
                                                 f->input_names[i], 1, (int)b->esize,
                                                 job->lazy_inputs ? job->lazy_inputs + (uint64_t)i : 0,
-                                                f->input_bits ? f->input_bits : 24};
+                                                f->input_bits ? f->input_bits : 24, 0};
         }
     for (int r = 0; r < ROLE_COUNT; r++)
         if (entries[r])
             buffers[nb++] = (struct emu_buffer){out[r].data, out[r].data + out[r].elems * sizeof(float),
-                                                GUARD_ELEMS * sizeof(float), out_name, 0, 4, 0, 0};
+                                                GUARD_ELEMS * sizeof(float), out_name, 0, 4, 0, 0,
+                                                job->sample_blocks != 0};
     emu_set_buffers(buffers, nb);
 
     if (job->sample_blocks) {

@@ -112,12 +112,15 @@ static void shadow_drop(struct shadow *sh)
         }
 }
 
-/* ---- inputs made page by page (emu_buffer's lazy_seed): a page of buffer i the first time a
+/* ---- buffers made page by page (emu_buffer's lazy_seed): a page of an input the first time a
  * kernel reads it, its values as the judge draws inputs (2u - 1, u of lazy_bits random bits),
- * from a hash of the seed and the element, the same whichever order the pages are made in. */
+ * from a hash of the seed and the element, the same whichever order the pages are made in; a page
+ * of an output (lazy_poison) poisoned the first time it is touched, so that a read of what nobody
+ * wrote is seen there as everywhere. */
 #define LAZY_PAGE 4096
 static uint8_t *lazy_made[8];
 static size_t lazy_pages[8];
+static int lazy_whole[8]; /* every page made at once (no memory for the map) */
 
 void emu_set_buffers(const struct emu_buffer *buffers, int n)
 {
@@ -128,9 +131,11 @@ void emu_set_buffers(const struct emu_buffer *buffers, int n)
     tr.nbuffers = n;
     if (tr.nbuffers > 0)
         memcpy(tr.buffers, buffers, (size_t)tr.nbuffers * sizeof *buffers);
-    for (int i = 0; i < 8; i++) /* each job's buffers are new, wherever they lie */
+    for (int i = 0; i < 8; i++) { /* each job's buffers are new, wherever they lie */
         if (lazy_made[i])
             munmap(lazy_made[i], lazy_pages[i]), lazy_made[i] = NULL;
+        lazy_whole[i] = 0;
+    }
 }
 
 const struct emu_buffer *emu_buffers(int *n)
@@ -453,6 +458,10 @@ static void lazy_page(int i, size_t page)
     const struct emu_buffer *b = &tr.buffers[i];
     size_t esize = (size_t)elem_bytes(b), bytes = (size_t)(b->end - b->begin);
     size_t from = page * LAZY_PAGE, to = from + LAZY_PAGE < bytes ? from + LAZY_PAGE : bytes;
+    if (b->lazy_poison) {
+        memset((char *)b->begin + from, 0xFF, to - from); /* POISON_BITS, as run_role's memset */
+        return;
+    }
     for (size_t e = from / esize; e < to / esize; e++) {
         uint64_t u = mix(b->lazy_seed ^ mix(e)) >> (64 - b->lazy_bits);
         float x = 2.0f * ldexpf((float)u, -b->lazy_bits) - 1.0f;
@@ -469,15 +478,20 @@ static void lazy_make(int i, const char *c, uint32_t size)
 {
     const struct emu_buffer *b = &tr.buffers[i];
     size_t bytes = (size_t)(b->end - b->begin), pages = (bytes + LAZY_PAGE - 1) / LAZY_PAGE;
-    if (!lazy_made[i])
-        lazy_made[i] = map_zeroed(pages), lazy_pages[i] = pages;
-    /* (without the map, for want of memory, a page is made again at every read: the same values) */
-    for (size_t p = (size_t)(c - b->begin) / LAZY_PAGE; p <= (size_t)(c + size - 1 - b->begin) / LAZY_PAGE; p++)
-        if (!lazy_made[i] || !lazy_made[i][p]) {
+    if (lazy_whole[i])
+        return;
+    if (!lazy_made[i] && !(lazy_made[i] = map_zeroed(pages))) {
+        /* No memory for the map: every page made now, once (a poisoned page made twice would
+         * lose what the kernel wrote). */
+        for (size_t p = 0; p < pages; p++)
             lazy_page(i, p);
-            if (lazy_made[i])
-                lazy_made[i][p] = 1;
-        }
+        lazy_whole[i] = 1;
+        return;
+    }
+    lazy_pages[i] = pages;
+    for (size_t p = (size_t)(c - b->begin) / LAZY_PAGE; p <= (size_t)(c + size - 1 - b->begin) / LAZY_PAGE; p++)
+        if (!lazy_made[i][p])
+            lazy_page(i, p), lazy_made[i][p] = 1;
 }
 
 static void record(const void *p, uint32_t size, int write, uintptr_t pc, int aligned)
@@ -490,7 +504,7 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
     for (int i = 0; !shared && !global && i < tr.nbuffers; i++)
         if (inside(c, size, tr.buffers[i].begin, tr.buffers[i].end)) {
             global = 1;
-            if (tr.buffers[i].lazy_seed && !write)
+            if ((tr.buffers[i].lazy_seed && !write) || tr.buffers[i].lazy_poison)
                 lazy_make(i, c, size);
             if (write && tr.buffers[i].read_only)
                 bad_access(EMU_INPUT_WRITE, 1, pc, tr.buffers[i].name, (long)((c - tr.buffers[i].begin) / elem_bytes(&tr.buffers[i])));
