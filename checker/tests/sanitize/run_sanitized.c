@@ -7,7 +7,9 @@
  *
  * Each kernel runs at a size one past its family's tile in each dimension (a full tile and partial
  * ones, several blocks), once and again with the tracer counting, as the judge's counting jobs do;
- * a kernel marked `count` then the same at the family's counting size. A kernel that fails the
+ * a kernel marked `count` then the same at the family's counting size, and there, for a family the
+ * judge samples at the speed case's size, a sample of its blocks with its inputs made page by page
+ * and its output poisoned page by page (gpu_job.h's lazy_inputs). A kernel that fails the
  * interpreter's checks, that the interpreter refuses, or that reaches the CPU limit (a kernel that
  * never ends) is fine here: what fails is a sanitizer's report, a system call the sandbox stopped,
  * or any other end.
@@ -44,7 +46,7 @@ static size_t page_round(size_t n)
 
 /* A job as the judge lays one out (checker/judge/jobs.c): the header, each input and each output
  * slot on pages of their own, in a memfd the runner maps as its fd 3. */
-static int make_job(const struct family *f, int rows, int cols, size_t *bytes_out)
+static int make_job(const struct family *f, int rows, int cols, int sample, size_t *bytes_out)
 {
     int orows, ocols;
     f->output_shape(rows, cols, &orows, &ocols);
@@ -80,8 +82,12 @@ static int make_job(const struct family *f, int rows, int cols, size_t *bytes_ou
     job->out_elems = out_elems;
     memcpy(job->in_offset, in_off, sizeof in_off);
     memcpy(job->out_offset, out_off, sizeof out_off);
+    /* A sample of the blocks, the inputs made page by page as they are read (the judge's at the
+     * speed case's size, gpu_job.h): the pages of the job's inputs stay as they are. */
+    job->sample_blocks = sample;
+    job->lazy_inputs = sample ? 45 : 0;
     struct rng r;
-    for (int i = 0; i < f->ninputs; i++) {
+    for (int i = 0; i < f->ninputs && !sample; i++) {
         rng_seed(&r, 45, (uint64_t)i); /* any inputs will do: the sanitizers judge the interpreter */
         rng_fill_grid(&r, job_in(job, i), elems, f->input_bits ? f->input_bits : 24);
     }
@@ -91,15 +97,17 @@ static int make_job(const struct family *f, int rows, int cols, size_t *bytes_ou
 }
 
 /* The sizes a kernel runs at: one past the tile in each dimension (a square family's rows are its
- * cols), and the counting size where asked. */
-static int sizes(const struct family *f, int count_size, int rows_cols[2][2])
+ * cols), and the counting size where asked; there too, for a family the judge samples at the
+ * speed case's size, a sample of its blocks as the judge runs one (sample[s]: 0, or the blocks). */
+static int sizes(const struct family *f, int count_size, int rows_cols[3][2], int sample[3])
 {
     int square = f->nscalars == 1;
     rows_cols[0][1] = f->tile_x + 1;
     rows_cols[0][0] = square ? rows_cols[0][1] : f->tile_y + 1;
-    rows_cols[1][0] = f->count_rows;
-    rows_cols[1][1] = f->count_cols;
-    return count_size ? 2 : 1;
+    rows_cols[1][0] = rows_cols[2][0] = f->count_rows;
+    rows_cols[1][1] = rows_cols[2][1] = f->count_cols;
+    sample[0] = sample[1] = 0, sample[2] = f->timed_sample;
+    return count_size ? (f->timed_sample ? 3 : 2) : 1;
 }
 
 struct outcome {
@@ -208,10 +216,10 @@ int main(int argc, char **argv)
             continue;
         }
         kernels++;
-        int size[2][2], n = sizes(f, count && strcmp(count, "count") == 0, size);
+        int size[3][2], sample[3], n = sizes(f, count && strcmp(count, "count") == 0, size, sample);
         for (int s = 0; s < n; s++) {
             size_t bytes;
-            int fd = make_job(f, size[s][0], size[s][1], &bytes);
+            int fd = make_job(f, size[s][0], size[s][1], sample[s], &bytes);
             static struct outcome o;
             if (fd < 0 || run(runner, ptx, kernel, source, fd, bytes, cpu_s, &o) != 0) {
                 printf("FAIL %s: cannot run %s: %s\n", name, runner, strerror(errno));
