@@ -442,10 +442,6 @@ static void check_outside(const char *c, uint32_t size, int write, uintptr_t pc)
     emu_wild_access(pc, c, write);
 }
 
-/* aligned: the compiler's hook for an access of a naturally aligned type. Accesses of 8 and 16
- * bytes are float2/float4-like loads and stores, which must sit at a multiple of their size
- * (on a GPU anything else stops the kernel), whichever hook the compiler chose: it calls the
- * "unaligned" one when it cannot prove the alignment, as for a float4 cast from &tile[r][c]. */
 static uint64_t mix(uint64_t x)
 {
     x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull;
@@ -494,6 +490,10 @@ static void lazy_make(int i, const char *c, uint32_t size)
             lazy_page(i, p), lazy_made[i][p] = 1;
 }
 
+/* aligned: the compiler's hook for an access of a naturally aligned type. Accesses of 8 and 16
+ * bytes are float2/float4-like loads and stores, which must sit at a multiple of their size
+ * (on a GPU anything else stops the kernel), whichever hook the compiler chose: it calls the
+ * "unaligned" one when it cannot prove the alignment, as for a float4 cast from &tile[r][c]. */
 static void record(const void *p, uint32_t size, int write, uintptr_t pc, int aligned)
 {
     if (size == 0)
