@@ -29,6 +29,8 @@ counter does not mean what the model takes it to.
     --phases: the blocks' own latency, wave after wave, as one more resource (Nsight Compute's counts)
            checker/model/fit-timed.py --compare NCU.tsv EMU_TIMED_DIR   (the emulator's counts at the
            timed size, from EMU=1 SAMPLE=N checker/tools/speed-set.sh, against Nsight Compute's)
+           checker/model/fit-timed.py CALIBRATION.tsv --rules build/speed-set/emu/rows.tsv   (the
+           emulator's speed verdicts, its rules as they are, against the GPU's: the kernels that differ)
 """
 import csv, glob, math, os, re, statistics, sys
 
@@ -359,7 +361,38 @@ def compare(ncu_path, emu_dir):
               file=sys.stderr)
 
 
+def rules(calibration, emu_rows):
+    """The emulator's speed case as it is (its rules on counts, no time model) against the GPU
+    judge's timed speed case, kernel by kernel: the rows of EMU=1 checker/tools/speed-set.sh (kind
+    name lesson verdict) beside the calibration table's, over the kernels the GPU timed (their
+    output right at the timed size in every run)."""
+    gpu = {}
+    for line in open(calibration):
+        f = line.rstrip("\n").split("\t")
+        if line.startswith("#") or len(f) < 6:
+            continue
+        gpu.setdefault((f[0], f[1]), []).append((f[4], f[5]))
+    agree, differ = 0, []
+    for line in open(emu_rows):
+        f = line.rstrip("\n").split("\t")
+        runs = gpu.get((f[0], f[1])) if len(f) >= 4 else None
+        if not runs or f[3] not in ("passed", "failed") or any(sp in ("", "-", "0") for _, sp in runs):
+            continue
+        verdicts = {v for v, _ in runs}
+        gpu_verdict = verdicts.pop() if len(verdicts) == 1 else "mixed"
+        if gpu_verdict == f[3]:
+            agree += 1
+        else:
+            differ.append(f"{f[0]}\t{f[1]}\t{f[2]}\temulator {f[3]}\tGPU {gpu_verdict}\t"
+                          + "/".join(sp for _, sp in runs))
+    print("\n".join(differ), flush=True)
+    print(f"# the emulator's speed case and the GPU's: the same verdict for {agree} of {agree + len(differ)} kernels "
+          "the GPU timed", file=sys.stderr)
+
+
 def main():
+    if option("--rules"):
+        return rules(sys.argv[1], option("--rules"))
     if option("--ncu-table"):
         return ncu_table(option("--ncu-table"))
     if option("--compare"):

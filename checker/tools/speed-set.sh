@@ -71,7 +71,8 @@ count_kernel() {
   record=$set_dir/$emu_dir/$kind-$name.result
   [ -x "$dir/check-emu" ] || { printf '%s\t%s\t%s\tdid-not-build\n' "$kind" "$name" "$lesson"; return; }
   rm -f "$record"
-  ${sample:+env COUNT_AT_SPEED_SIZE=1 WB_SAMPLE_BLOCKS=$sample TIMEOUT=600} \
+  # (env always: after an empty first word, NAME=value words would be the command, not assignments)
+  env ${sample:+COUNT_AT_SPEED_SIZE=1 WB_SAMPLE_BLOCKS=$sample TIMEOUT=600} \
     ONLY='memory*' WB_RESULT_FILE="$record" "$dir/check-emu" > /dev/null 2>&1
   verdict=$(speed_verdict "$record")
   printf '%s\t%s\t%s\t%s\n' "$kind" "$name" "$lesson" "${verdict:-no-record}"
