@@ -96,6 +96,17 @@ static void bank_maps(const struct line_counts *lines, int n)
         }
 }
 
+/* The blocks of role r's launch at rows x cols, and how many of them a sample of `sample` ran. */
+static double launch_blocks(int r, int rows, int cols, int sample, double *ran)
+{
+    const struct family *f = r == ROLE_BASELINE ? checking.lesson->baseline_family : checking.lesson->family;
+    unsigned grid[2];
+    family_grid(f, rows, cols, grid);
+    double blocks = (double)grid[0] * grid[1];
+    *ran = sample > 0 && sample < blocks ? sample : blocks;
+    return blocks;
+}
+
 /* The counts at the first counting size into the check's record, by name (check_record.h), with
  * each launch's blocks and how many of them ran (all, but where WB_SAMPLE_BLOCKS sampled them). */
 static void record_counts(const char *sz, const struct gpu_job *job)
@@ -107,13 +118,9 @@ static void record_counts(const char *sz, const struct gpu_job *job)
         if (role_present(r)) {
             for (int i = 0, n = counts_named(&job->rep.counts[r], named, 64); i < n; i++)
                 record_add_count(&checking.record, roles[r], named[i].key, named[i].value);
-            const struct family *f = r == ROLE_BASELINE ? checking.lesson->baseline_family : checking.lesson->family;
-            unsigned grid[2];
-            family_grid(f, job->rows, job->cols, grid);
-            double blocks = (double)grid[0] * grid[1];
+            double ran, blocks = launch_blocks(r, job->rows, job->cols, job->sample_blocks, &ran);
             record_add_count(&checking.record, roles[r], "blocks_total", blocks);
-            record_add_count(&checking.record, roles[r], "blocks_run",
-                             job->sample_blocks > 0 && job->sample_blocks < blocks ? job->sample_blocks : blocks);
+            record_add_count(&checking.record, roles[r], "blocks_run", ran);
         }
 }
 
@@ -202,17 +209,6 @@ void say_occupancy(void)
         occupancy_limit_name(o.limit));
 }
 
-/* The blocks of role r's launch at rows x cols, and how many of them a sample of `sample` ran. */
-static double launch_blocks(int r, int rows, int cols, int sample, double *ran)
-{
-    const struct family *f = r == ROLE_BASELINE ? checking.lesson->baseline_family : checking.lesson->family;
-    unsigned grid[2];
-    family_grid(f, rows, cols, grid);
-    double blocks = (double)grid[0] * grid[1];
-    *ran = sample > 0 && sample < blocks ? sample : blocks;
-    return blocks;
-}
-
 /* At the size the GPU times, a sample of each launch's blocks (family.h's timed_sample), their
  * counts scaled to the whole grid and held to the same rules; and the student's loads and stores
  * must cover the inputs and the output: a kernel that does less there skips work a GPU would see
@@ -253,13 +249,13 @@ static void counts_timed(const struct check_case *timed, uint64_t stream, char *
     double loaded = 32.0 * (double)shown[student].op[GLOBAL_LD].wavefronts;
     double stored = 32.0 * (double)shown[student].op[GLOBAL_ST].wavefronts;
     size_t used = strlen(broken);
-    if (loaded < 0.99 * in_bytes || stored < 0.99 * out_bytes)
+    int short_loads = loaded < 0.99 * in_bytes;
+    if (short_loads || stored < 0.99 * out_bytes)
         snprintf(broken + used, sizeof broken - used,
-                 "%sits blocks %s %.0f bytes, scaled to the grid, where the %s alone hold%s %.0f: at this size the "
-                 "kernel skips work (a path taken only at some sizes or grids?), and its output there cannot be right",
-                 used ? "; and " : "", loaded < 0.99 * in_bytes ? "load" : "store",
-                 loaded < 0.99 * in_bytes ? loaded : stored, loaded < 0.99 * in_bytes ? "inputs" : "output",
-                 loaded < 0.99 * in_bytes ? "" : "s", loaded < 0.99 * in_bytes ? in_bytes : out_bytes);
+                 "%sits blocks %s %.0f bytes, scaled to the grid, where the %s %.0f: at this size the kernel skips "
+                 "work (a path taken only at some sizes or grids?), and its output there cannot be right",
+                 used ? "; and " : "", short_loads ? "load" : "store", short_loads ? loaded : stored,
+                 short_loads ? "inputs alone hold" : "output alone holds", short_loads ? in_bytes : out_bytes);
     if (*broken)
         snprintf(why + strlen(why), len - strlen(why), "%sat %s (a sample of %d blocks): %s", *why ? "; " : "", sz,
                  f->timed_sample, broken);

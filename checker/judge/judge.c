@@ -227,9 +227,11 @@ static struct job_mem counted_create_at(int rows, int cols, int count, int sampl
         case_fail("cannot allocate memory for %s", sz);
     m.job->count = count;
     m.job->sample_blocks = sample;
-    if (m.job->sample_blocks) /* the runner makes the pages the sampled blocks read (gpu_job.h) */
-        m.job->lazy_inputs = (checking.seed ^ stream * 0x9e3779b97f4a7c15ull) | 1;
-    else
+    if (m.job->sample_blocks) { /* the runner makes the pages the sampled blocks read (gpu_job.h) */
+        struct rng r;
+        rng_seed(&r, checking.seed, stream);
+        m.job->lazy_inputs = rng_next(&r) | 1;
+    } else
         fill_inputs(m.job, stream);
     return m;
 }
