@@ -15,8 +15,6 @@ void rng_fill_uniform(struct rng *r, float *x, size_t n);
 /* The same with `bits` random bits (1 to 24): multiples of 2^(1 - bits) in [-1, 1), so that a
  * sum of up to 2^(24 - bits) of them is exact in any order. 24 is rng_fill_uniform. */
 void rng_fill_grid(struct rng *r, float *x, size_t n, int bits);
-/* One such value from a random word (its top `bits` bits), for inputs made element by element. */
-float rng_grid_value(uint64_t random, int bits);
 /* A seed for a run nobody asked to replay: time and pid, never a fixed constant. */
 uint64_t rng_fresh_seed(void);
 

@@ -12,13 +12,13 @@
  * both accesses are atomics. Global memory has a check of its own across the blocks of a
  * launch: no block may read or write a word another block wrote (atomics apart); and within a
  * block, between two barriers, the same rule as shared memory's for threads of different warps. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "half.h"
 #include "poison.h"
-#include "rng.h"
 #include "emu.h"
 
 struct access {
@@ -113,8 +113,8 @@ static void shadow_drop(struct shadow *sh)
 }
 
 /* ---- buffers made page by page (emu_buffer's lazy_seed): a page of an input the first time a
- * kernel reads it, its values as the judge draws inputs (rng_grid_value), element e's from the
- * seed's stream e, the same whichever order the pages are made in; a page
+ * kernel reads it, its values as the judge draws inputs (2u - 1, u of lazy_bits random bits),
+ * from a hash of the seed and the element, the same whichever order the pages are made in; a page
  * of an output (lazy_poison) poisoned the first time it is touched, so that a read of what nobody
  * wrote is seen there as everywhere. */
 #define LAZY_PAGE 4096
@@ -442,6 +442,13 @@ static void check_outside(const char *c, uint32_t size, int write, uintptr_t pc)
     emu_wild_access(pc, c, write);
 }
 
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27, x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 static void lazy_page(int i, size_t page)
 {
     const struct emu_buffer *b = &tr.buffers[i];
@@ -452,9 +459,8 @@ static void lazy_page(int i, size_t page)
         return;
     }
     for (size_t e = from / esize; e < to / esize; e++) {
-        struct rng r; /* a stream per element: the same value whichever page comes first */
-        rng_seed(&r, b->lazy_seed, e);
-        float x = rng_grid_value(rng_next(&r), b->lazy_bits);
+        uint64_t u = mix(b->lazy_seed ^ mix(e)) >> (64 - b->lazy_bits);
+        float x = 2.0f * ldexpf((float)u, -b->lazy_bits) - 1.0f;
         if (esize == 2) {
             uint16_t h = float_to_half(x, 0);
             memcpy((char *)b->begin + e * 2, &h, 2);

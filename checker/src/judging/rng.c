@@ -18,16 +18,13 @@ uint64_t rng_next(struct rng *r)
     return z ^ (z >> 31);
 }
 
-float rng_grid_value(uint64_t random, int bits)
-{
-    /* At most 24 random bits: every value is exactly representable as a float. */
-    return 2.0f * ldexpf((float)(random >> (64 - bits)), -bits) - 1.0f;
-}
-
 void rng_fill_grid(struct rng *r, float *x, size_t n, int bits)
 {
-    for (size_t i = 0; i < n; i++)
-        x[i] = rng_grid_value(rng_next(r), bits);
+    /* At most 24 random bits: every value is exactly representable as a float. */
+    for (size_t i = 0; i < n; i++) {
+        float u = ldexpf((float)(rng_next(r) >> (64 - bits)), -bits);
+        x[i] = 2.0f * u - 1.0f;
+    }
 }
 
 void rng_fill_uniform(struct rng *r, float *x, size_t n)
