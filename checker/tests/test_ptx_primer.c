@@ -59,8 +59,8 @@ static int setup(void **state)
         fprintf(stderr, "%s: %s\n", WB_PTX_PRIMER, module.error);
         return -1;
     }
-    struct emu_buffer b[2] = {{(const char *)input, (const char *)input + BYTES, GUARD, "in", 1, 4},
-                              {(const char *)output, (const char *)output + BYTES, GUARD, "out", 0, 4}};
+    struct emu_buffer b[2] = {{(const char *)input, (const char *)input + BYTES, GUARD, "in", 1, 4, 0, 0, 0},
+                              {(const char *)output, (const char *)output + BYTES, GUARD, "out", 0, 4, 0, 0, 0}};
     emu_set_buffers(b, 2);
     return 0;
 }

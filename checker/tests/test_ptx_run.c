@@ -197,7 +197,7 @@ static int run_burst(const float *in, float *o, int unrolled)
 static int give_arena(void **state)
 {
     (void)state;
-    struct emu_buffer b = {(const char *)out, (const char *)(out + 192), 64 * sizeof(float), "out", 0, 4};
+    struct emu_buffer b = {(const char *)out, (const char *)(out + 192), 64 * sizeof(float), "out", 0, 4, 0, 0, 0};
     emu_set_buffers(&b, 1);
     return 0;
 }
@@ -362,7 +362,7 @@ static void store_past_end_is_reported(void **state)
 {
     (void)state;
     char expected[300];
-    const struct emu_buffer b = {(char *)out, (char *)(out + 64), 64 * sizeof(float), "out", 0, 4};
+    const struct emu_buffer b = {(char *)out, (char *)(out + 64), 64 * sizeof(float), "out", 0, 4, 0, 0, 0};
     emu_set_buffers(&b, 1);
     int rc = run_store_past_end(out);
     give_arena(NULL);

@@ -40,21 +40,28 @@ __global__ void transpose_shared(const float *in, float *out, int rows, int cols
     int r0 = blockIdx.y * TILE;    // first row of `in` covered by this block
     int c0 = blockIdx.x * TILE;    // first column of `in` covered by this block
 
+    // The lines inside the TODO regions are a stand-in: right, and slow. Each
+    // thread copies in(r0 + ty, c0 + tx) through tile[tx][ty] to
+    // out(c0 + tx, r0 + ty): a warp reads `in` along a row but writes `out`
+    // down a column (32 sectors a request, as the naive transpose does), and
+    // stores down column ty of the tile (one bank, 32 times over). `make
+    // check` draws that request's banks. Replace each stand-in.
+
     // TODO: copy this block's part of `in` into `tile`, reading `in` along
     //       its rows; skip elements outside `in`.
+    if (r0 + ty < rows && c0 + tx < cols)
+        tile[tx][ty] = in[(r0 + ty) * cols + c0 + tx];
+    // END TODO
 
     // TODO: make sure the whole tile is in place before anyone reads it.
+    //       (The stand-in needs no barrier: each thread reads back only the
+    //       element it stored itself.)
+    // END TODO
 
     // TODO: write the tile to `out`, transposed, so that the threads of a
     //       warp write neighbouring addresses of `out`; skip elements
     //       outside `out`.
-
-    // These lines only silence "unused" warnings; delete them when done.
-    (void)in;
-    (void)out;
-    (void)rows;
-    (void)cols;
-    (void)tile[0][0];
-    (void)(tx + ty + r0 + c0);
+    if (r0 + ty < rows && c0 + tx < cols)
+        out[(c0 + tx) * rows + r0 + ty] = tile[tx][ty];
     // END TODO
 }

@@ -35,7 +35,9 @@
  *                 (ldmatrix's included), every multiply-add on the tensor cores
  *                 (and float multiplies elsewhere at most 1% of them), global
  *                 sectors and warp instructions issued at most the fractions
- *                 of lesson 8's that the thresholds file sets.
+ *                 of lesson 8's that the thresholds file sets, and at least
+ *                 its bytes of loads (the copies) in flight per thread each
+ *                 time a thread waits for them.
  *   Running    make lesson10  copies this stub to work/10_tensor_cores/;
  *                             edit that copy, not this file.
  *              make check     checks your copy: correctness, then speed.

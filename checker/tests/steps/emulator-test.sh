@@ -16,10 +16,9 @@ else
     grep -oE 'matmul_naive.cu:[0-9]+:[0-9]+ \((A|B)\) global loads' | sort -u | wc -l | grep -qx 2 ||
     { echo "the line table does not tell lesson 1's two loads on one line apart (file:line:column (buffer))"; exit 1; }
   # The bank maps (issue 47): each shared-memory line with bank conflicts draws its worst request,
-  # in the report and as an SVG beside it: the stubs of lessons 5, 8 and 10 as handed out, lesson
-  # 3's solution (its stub computes nothing: a stand-in that read `in` down its columns ran 1.98x
-  # the naive transpose on an H100, a pass) and lesson 10's unswizzled kernel, each with the map its
-  # conflict must get; a conflict-free kernel (lesson 4's solution) gets none.
+  # in the report and as an SVG beside it: the stubs of lessons 3, 5, 8 and 10 as handed out, lesson
+  # 3's solution and lesson 10's unswizzled kernel, each with the map its conflict must get; a
+  # conflict-free kernel (lesson 4's solution) gets none.
   maps() { # SRC/NN_topic: the memory case's report, its lines joined
     rm -f build/"$1"/bank-map-*.svg
     ONLY='memory*' WB_RESULT_FILE= build/"$1"/check-emu 2>/dev/null | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n */ /g'
@@ -38,6 +37,9 @@ else
     'Bank map of the worst shared-load request at solutions/03_bank_conflicts/transpose_shared.cu:' \
     '(tile): 32-way, 32 wavefronts where 1 would do.' 'lanes 0-31  +...............................' \
     'bank 0, 32 words, as lane:word (word w of tile: its bytes 4w to 4w+3): 0:0 1:32 2:64' '31:992 Drawn as build/solutions/03_bank_conflicts/bank-map-1.svg.'
+  map_says exercises/03_bank_conflicts 1 \
+    'Bank map of the worst shared-store request at exercises/03_bank_conflicts/transpose_shared.cu:' \
+    '(tile): 32-way, 32 wavefronts where 1 would do.' 'bank 0, 32 words, as lane:word (word w of tile: its bytes 4w to 4w+3): 0:0 1:32'
   map_says exercises/10_tensor_cores 2 \
     'Bank map of the worst shared-load request at exercises/10_tensor_cores/hgemm_swizzled.cu:' \
     '(As): 32-way, 32 wavefronts where 1 would do.' 'bank 0, 32 words, as lane:word (word w of As: its bytes 4w to 4w+3): 0:0 1:32'
