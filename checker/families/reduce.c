@@ -67,7 +67,19 @@ static double bytes_read(int rows, int cols)
     {                                                                                             \
         (void)unused, (void)rows;                                                                 \
         return slice_sum(S, in, cols, i);                                                         \
+    }                                                                                             \
+    static void input_run_##S(int rows, int cols, size_t i, int k, size_t *first, size_t *count)  \
+    {                                                                                             \
+        (void)rows, (void)k;                                                                      \
+        slice_run(S, cols, i, first, count);                                                      \
     }
+/* out[r * nb + b] sums in[r * cols + S * b] onwards, S of them but in a row's last slice. */
+static void slice_run(int slice, int cols, size_t i, size_t *first, size_t *count)
+{
+    size_t nb = (size_t)(cols + slice - 1) / (size_t)slice, r = i / nb, b = i % nb;
+    *first = r * (size_t)cols + b * (size_t)slice;
+    *count = (size_t)cols - b * (size_t)slice < (size_t)slice ? (size_t)cols - b * (size_t)slice : (size_t)slice;
+}
 SLICE_FUNCTIONS(256)
 SLICE_FUNCTIONS(4096)
 
@@ -89,7 +101,9 @@ static struct tolerance exact(int rows, int cols)
     .block_x = THREADS, .block_y = 1,                                                             \
     .tile_y = 1, .size_text = size_text, .output_is_sum = 1, .work = work
 /* A block sums S elements of a row: the tile and the functions of its slice (SLICE_FUNCTIONS). */
-#define SLICES_OF(S) .tile_x = S, .output_shape = output_shape_##S, .reference_at = reference_at_##S
+#define SLICES_OF(S)                                                                              \
+    .tile_x = S, .output_shape = output_shape_##S, .reference_at = reference_at_##S,              \
+    .input_run = input_run_##S
 
 const struct family family_reduce = {
     .name = "reduce",

@@ -31,6 +31,14 @@ static double reference_at(const float *in, const float *unused, int rows, int c
     return ref_transpose_at(in, rows, cols, i);
 }
 
+/* out[c * rows + r] is in[r * cols + c]. */
+static void input_run(int rows, int cols, size_t i, int k, size_t *first, size_t *count)
+{
+    (void)k;
+    *first = i % (size_t)rows * (size_t)cols + i / (size_t)rows;
+    *count = 1;
+}
+
 /* The emulator's cost of one element (a load, a store, a barrier for its thread) is about that
  * of four multiply-adds: lesson 3's 4000x3000 took 3.5 s of CPU on the development machine. */
 static double work(int rows, int cols)
@@ -52,7 +60,7 @@ static double bytes_moved(int rows, int cols)
         .params = "const float *in, float *out, int rows, int cols", .nscalars = 2,                 \
         .block_x = 32, .block_y = threads_y, .tile_x = 32, .tile_y = 32,                            \
         .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,               \
-        .reference_at = reference_at, .output_is_input_moved = 1, .output_tile = 32, .work = work,  \
+        .reference_at = reference_at, .input_run = input_run, .output_is_input_moved = 1, .output_tile = 32, .work = work,  \
         .limit = {"cudaMemcpy", bytes_moved, "GB/s", 1e9, "bytes read and written per second"},     \
         .count_rows = 256, .count_cols = 256, /* 8 x 8 tiles */                                     \
         .count_draw = {{32, 4, 12}, {32, 4, 12}}, .timed_sample = 8,                                \

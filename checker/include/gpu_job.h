@@ -84,6 +84,10 @@ struct gpu_report {
     int reps;
     float ms[ROLE_COUNT][MAX_REPS];
     float limit_ms[MAX_REPS];
+    /* A sample of the blocks (sample_blocks): how many of the student's output elements its
+     * blocks wrote, each a struct written_element at the start of OUT_STUDENT's slot (that many,
+     * or as many as the slot holds: sampled_dropped the rest). */
+    size_t sampled_written, sampled_dropped;
     /* Memory traffic of each role (emulator, when the job asked for counts), and the student's
      * busiest source lines. */
     int counted;
@@ -100,9 +104,10 @@ struct gpu_job {
     int launch;            /* 0: only read kernel attributes; 1: run student and solution */
     int time_reps;         /* > 0: also time student, solution and baseline this many times */
     int count;             /* emulator: also count every role's memory traffic */
-    int sample_blocks;     /* emulator: run only this many blocks of each launch (0: all), the
-                              output then judged nowhere: a time model's counts at a size too
-                              large to run whole (COUNT_AT_SPEED_SIZE=1 WB_SAMPLE_BLOCKS=N) */
+    int sample_blocks;     /* emulator: run only this many blocks of each launch (0: all): the
+                              counts at the size a GPU times, too large to run whole; the
+                              output judged where the sampled blocks wrote it (the report's
+                              sampled_written) */
     uint64_t lazy_inputs;  /* emulator, with sample_blocks: the inputs are not in the job; the
                               runner makes each page of them from this seed when a kernel first
                               reads it (nonzero), so that a sample of a large launch costs the
@@ -117,6 +122,13 @@ struct gpu_job {
     size_t in_offset[2];   /* byte offsets from the start of this struct */
     size_t out_offset[OUT_COUNT];
     struct gpu_report rep;
+};
+
+/* One output element a sample's blocks wrote (gpu_report's sampled_written). */
+struct written_element {
+    uint64_t element; /* row-major, in the output */
+    float value;
+    uint32_t unused;
 };
 
 /* The runner's side: runs the job's roles and returns one of the exit codes above. */

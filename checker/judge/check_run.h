@@ -30,7 +30,8 @@ struct check_run {
     int count_rows, count_cols; /* COUNT_AT_SPEED_SIZE=1: the first counting size is the speed
                                  * case's (measuring the time model at the timed size), else 0 */
     int sample_blocks;          /* WB_SAMPLE_BLOCKS=N with it, in the emulator: only N blocks of
-                                 * each launch there, whose output is then judged nowhere */
+                                 * each launch there, whose output is then judged only where
+                                 * they wrote it */
     int narrate_to_stderr; /* TAP/XML on stdout must stay clean */
     int hung;              /* a case ran out of time: later cases are skipped */
     double hung_elems;     /* the size (rows x cols) of the job that ran out of time */

@@ -154,6 +154,7 @@ static void take_side(struct gpu_job *job, struct gpu_job *side, int which)
         rep->timed_differing = s->timed_differing;
         rep->timed_input_changes = s->timed_input_changes;
         rep->timed_same = s->timed_same;
+        rep->sampled_written = s->sampled_written, rep->sampled_dropped = s->sampled_dropped;
         rep->counted = s->counted;
         if (s->counted)
             take_lines(rep, s);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 
@@ -15,6 +16,8 @@
 #include "compare.h"
 #include "jobs.h"
 #include "judge.h"
+#include "half.h"
+#include "lazy_input.h"
 #include "reference.h"
 #include "rng.h"
 
@@ -245,6 +248,85 @@ static struct job_mem counted_create(int count, int drawn, uint64_t stream, char
                              szlen);
 }
 
+/* An input of a sample's job, which nobody holds whole (gpu_job.h's lazy_inputs): an array as large
+ * as the input whose pages are made only where the reference reads them, with the runner's values. */
+static float *lazy_array(const struct gpu_job *job, int k)
+{
+    void *p = mmap(NULL, job->in_elems[k] * sizeof(float), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void lazy_fill(const struct gpu_job *job, float *in, int k, size_t first, size_t count)
+{
+    const struct family *f = checking.lesson->family;
+    for (size_t e = first; e < first + count && e < job->in_elems[k]; e++) {
+        float x = lazy_input_value(job->lazy_inputs + (uint64_t)k, e, f->input_bits ? f->input_bits : 24);
+        in[e] = f->input_half ? half_to_float(float_to_half(x, 0)) : x;
+    }
+}
+
+/* A sample's output (gpu_report's sampled_written): each element its blocks wrote against the CPU
+ * reference, whose inputs are made from the seed where it reads them: a kernel wrong only at the
+ * size a GPU times is seen there. 0, or -1 with the first wrong elements said. */
+static int judge_sampled_output(const struct gpu_job *job, const char *sz)
+{
+    const struct family *f = checking.lesson->family;
+    const struct written_element *w = (const struct written_element *)job_out((struct gpu_job *)job, OUT_STUDENT);
+    size_t room = job->out_elems * sizeof(float) / sizeof *w;
+    size_t n = job->rep.sampled_written < room ? job->rep.sampled_written : room, wrong = 0, shown = 0;
+    say("  At %s only %d blocks of each launch ran, a sample: ", sz, job->sample_blocks);
+    float *in[2] = {NULL, NULL};
+    int k = 0;
+    while (k < f->ninputs && (in[k] = lazy_array(job, k)) != NULL)
+        k++;
+    if (!f->input_run || k < f->ninputs) {
+        say("its output is not judged there (%s).\n", f->input_run ? "no memory for the inputs" : "not for this family");
+        for (k = 0; k < f->ninputs; k++)
+            if (in[k])
+                munmap(in[k], job->in_elems[k] * sizeof(float));
+        return 0;
+    }
+    int orows, ocols;
+    out_shape(job, &orows, &ocols);
+    struct tolerance tol = tolerance_for(job);
+    char lines[5][160];
+    for (size_t i = 0; i < n; i++) {
+        if (w[i].element >= job->out_elems)
+            continue;
+        for (k = 0; k < f->ninputs; k++) {
+            size_t first, count;
+            f->input_run(job->rows, job->cols, w[i].element, k, &first, &count);
+            lazy_fill(job, in[k], k, first, count);
+        }
+        double want = f->reference_at(in[0], in[1], job->rows, job->cols, w[i].element);
+        if (within(w[i].value, want, tol))
+            continue;
+        if (shown < 5) {
+            char got[48];
+            describe_value(got, sizeof got, w[i].value);
+            snprintf(lines[shown++], sizeof lines[0], "    row %5zu, col %5zu: expected %.7g, got %s\n",
+                     (size_t)w[i].element / (size_t)ocols, (size_t)w[i].element % (size_t)ocols, want, got);
+        }
+        wrong++;
+    }
+    for (k = 0; k < f->ninputs; k++)
+        munmap(in[k], job->in_elems[k] * sizeof(float));
+    if (n == 0) {
+        say("they wrote no element of the output.\n");
+        return -1;
+    }
+    if (!wrong) {
+        say("the %zu output elements they wrote, held to the CPU reference: all right%s.\n", n,
+            job->rep.sampled_dropped ? " (and more than could be sent back)" : "");
+        return 0;
+    }
+    say("%zu of the %zu output elements they wrote differ from the CPU reference; the first:\n", wrong, n);
+    for (size_t i = 0; i < shown; i++)
+        say("%s", lines[i]);
+    return -1;
+}
+
 int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, char *failure, size_t len)
 {
     char when[96];
@@ -253,9 +335,13 @@ int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, c
         snprintf(failure, len, "the kernel failed at %s (see above)", sz);
         return -1;
     }
-    if (m->job->sample_blocks) { /* a sample of the launch's blocks: most of the output was never written */
-        say("  At %s only %d blocks of each launch ran, a sample: the output is not judged there.\n", sz,
-            m->job->sample_blocks);
+    if (m->job->sample_blocks) { /* a sample of the launch's blocks: judged where they wrote */
+        if (judge_sampled_output(m->job, sz) != 0) {
+            snprintf(failure, len, "wrong output at %s where its sampled blocks wrote it, though right at every size "
+                                   "run whole: a path taken only at some sizes or grids",
+                     sz);
+            return -1;
+        }
         return m->job->rep.counted || !m->job->count ? 0 : -1;
     }
     snprintf(when, sizeof when, "at %s, so its memory traffic was not judged", sz);

@@ -23,7 +23,7 @@ int judge_guards(const struct gpu_job *job);
  * when `count`; fails the current test unless the student's output is right there. */
 struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size_t szlen);
 /* The same at rows x cols with only `blocks` blocks of each launch run (the emulator's sample at
- * the speed case's size: family.h's timed_sample), the output judged nowhere. */
+ * the speed case's size: family.h's timed_sample), the output judged where they wrote it. */
 struct job_mem sampled_job(int rows, int cols, int blocks, uint64_t stream, char *sz, size_t szlen);
 /* The judgement of a counted job after it ran (ran: completed; else why says how it failed):
  * 0, or -1 with the failure. */

@@ -1,15 +1,17 @@
 /* Unit tests for checker/src/judging/reference.c: the CPU references (one matmul element, the whole
  * B*A of swapped operands, one transpose element) on small known examples, and
- * reference_sample's choice of output elements for small and large outputs. */
+ * reference_sample's choice of output elements for small and large outputs; the families' input runs. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "family.h"
 #include "reference.h"
 #include "unit.h"
 
@@ -98,6 +100,42 @@ static void transposes_known(void **state)
             if (got != cases[k].want[i])
                 fail_msg("%s: element %zu is %g, not %g", cases[k].what, i, got, cases[k].want[i]);
         }
+}
+
+/* A family sampled at the timed size (timed_sample) names, for each output element, the run of
+ * each input that its reference reads (input_run): with every other input element a NaN, the
+ * reference is the same bits. Shapes with a row's last slice partial and square and not. */
+static void input_runs_hold_what_the_reference_reads(void **state)
+{
+    (void)state;
+    const char *const names[] = {"transpose", "transpose_32x8", "reduce", "reduce_4096"};
+    const int shapes[][2] = {{3, 5}, {7, 4100}, {33, 31}, {2, 513}};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        const struct family *f = family_named(names[n]);
+        assert_non_null(f);
+        assert_true(f->timed_sample > 0);
+        assert_non_null(f->input_run);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            int rows = shapes[s][0], cols = shapes[s][1], orows, ocols;
+            size_t elems = (size_t)rows * (size_t)cols;
+            float *in = malloc(elems * sizeof *in), *holes = malloc(elems * sizeof *holes);
+            assert_non_null(in), assert_non_null(holes);
+            for (size_t e = 0; e < elems; e++)
+                in[e] = (float)((e * 7919) % 1000) / 64.0f - 7.0f, holes[e] = NAN;
+            f->output_shape(rows, cols, &orows, &ocols);
+            for (size_t i = 0; i < (size_t)orows * (size_t)ocols; i++) {
+                size_t first, count;
+                f->input_run(rows, cols, i, 0, &first, &count);
+                assert_true(count > 0 && first + count <= elems);
+                memcpy(holes + first, in + first, count * sizeof *in);
+                double want = f->reference_at(in, NULL, rows, cols, i), got = f->reference_at(holes, NULL, rows, cols, i);
+                assert_memory_equal(&want, &got, sizeof want);
+                for (size_t e = first; e < first + count; e++)
+                    holes[e] = NAN;
+            }
+            free(in), free(holes);
+        }
+    }
 }
 
 static void sample_small_is_everything(void **state)
@@ -202,6 +240,7 @@ UNIT_TESTS_MAIN(
     cmocka_unit_test(matmul_swapped_is_b_times_a),
     cmocka_unit_test(matmul_swapped_agrees_with_at),
     cmocka_unit_test(transposes_known),
+    cmocka_unit_test(input_runs_hold_what_the_reference_reads),
     cmocka_unit_test(sample_small_is_everything),
     cmocka_unit_test(sample_large_covers_edges),
     cmocka_unit_test(sample_random_part_spreads),

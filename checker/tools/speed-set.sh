@@ -15,7 +15,7 @@
 # build/speed-set/emu/KIND-NAME.result for checker/model/fit-timed.py --emu; a row per kernel:
 #   kind name lesson verdict
 # EMU=1 SAMPLE=N: at the timed size instead, N blocks of each launch (COUNT_AT_SPEED_SIZE=1
-# WB_SAMPLE_BLOCKS=N, its output judged nowhere), the records in build/speed-set/emu-timed/ for
+# WB_SAMPLE_BLOCKS=N, its output judged only where they wrote), the records in build/speed-set/emu-timed/ for
 # fit-timed.py --compare (the emulator's counts against Nsight Compute's at the same size).
 # NCU=1 (a GPU): each kernel's Nsight Compute gate at the timed size instead (COUNT_AT_SPEED_SIZE=1
 # PROFILE=1 ONLY='Nsight*'), the raw CSV of its and the baseline's launch kept as

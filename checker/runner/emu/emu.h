@@ -74,6 +74,10 @@ struct emu_buffer {
                            pages never touched are never written) */
 };
 void emu_set_buffers(const struct emu_buffer *buffers, int n);
+/* The pages a lazy buffer is made in, and whether page `page` of the buffer that begins at begin
+ * has been (1) or was never touched (0). */
+#define EMU_LAZY_PAGE 4096
+int emu_trace_page_made(const void *begin, size_t page);
 /* The buffers set last, and their number. */
 const struct emu_buffer *emu_buffers(int *n);
 

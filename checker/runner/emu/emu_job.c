@@ -44,11 +44,38 @@ static int alloc_guarded(struct host_buffer *b, size_t elems, size_t esize)
 }
 
 /* A launch's output into the job's slot for the judge; not where only a sample of the blocks
- * ran, whose output is judged nowhere (its pages stay untouched). */
+ * ran (pack_written sends what they wrote). */
 static void copy_out(struct gpu_job *job, int slot, const struct host_buffer *b)
 {
     if (!job->sample_blocks)
         memcpy(job_out(job, slot), b->data, job->out_elems * sizeof(float));
+}
+
+/* A sample's output (gpu_job.h): the elements its blocks wrote, those its pages hold that are no
+ * longer POISON_BITS, for the judge to hold to its reference; only pages the blocks touched are
+ * looked at (the rest were never made). */
+static void pack_written(struct gpu_job *job, const struct host_buffer *b)
+{
+    struct written_element *to = (struct written_element *)job_out(job, OUT_STUDENT);
+    size_t room = job->out_elems * sizeof(float) / sizeof *to, per_page = EMU_LAZY_PAGE / sizeof(float);
+    job->rep.sampled_written = job->rep.sampled_dropped = 0;
+    for (size_t page = 0; page * per_page < b->elems; page++) {
+        if (!emu_trace_page_made(b->data, page))
+            continue;
+        for (size_t e = page * per_page; e < b->elems && e < (page + 1) * per_page; e++) {
+            uint32_t bits;
+            memcpy(&bits, b->data + e * sizeof(float), sizeof bits);
+            if (bits == POISON_BITS)
+                continue;
+            if (job->rep.sampled_written == room) {
+                job->rep.sampled_dropped++;
+                continue;
+            }
+            struct written_element *w = &to[job->rep.sampled_written++];
+            w->element = e, w->unused = 0;
+            memcpy(&w->value, &bits, sizeof bits);
+        }
+    }
 }
 
 /* An output's: floats. */
@@ -157,6 +184,8 @@ static int count_roles(struct gpu_job *job, struct host_inputs *in, struct host_
             return -1;
         if (r != ROLE_STUDENT)
             continue;
+        if (job->sample_blocks)
+            pack_written(job, &out[r]);
         copy_out(job, OUT_LATER_MIN, &out[r]);
         copy_out(job, OUT_LATER_MAX, &out[r]);
         qsort(lines, (size_t)nlines, sizeof *lines, busiest_first);
@@ -292,7 +321,8 @@ int gpu_job_run(void *arg)
     emu_set_buffers(buffers, nb);
 
     if (job->sample_blocks) {
-        /* A sample of the blocks (gpu_job.h): counted alone, its output judged nowhere. */
+        /* A sample of the blocks (gpu_job.h): counted alone (count_roles), its output sent back
+         * where its blocks wrote it (pack_written). */
     } else if (role_in(job, ROLE_STUDENT)) {
         if (run_role(job, ROLE_STUDENT, &in, &out[ROLE_STUDENT]) != 0)
             return JOB_KERNEL_FAILED;

@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 
 #include "half.h"
+#include "lazy_input.h"
 #include "poison.h"
 #include "emu.h"
 
@@ -117,7 +118,7 @@ static void shadow_drop(struct shadow *sh)
  * from a hash of the seed and the element, the same whichever order the pages are made in; a page
  * of an output (lazy_poison) poisoned the first time it is touched, so that a read of what nobody
  * wrote is seen there as everywhere. */
-#define LAZY_PAGE 4096
+#define LAZY_PAGE EMU_LAZY_PAGE
 static uint8_t *lazy_made[8];
 static size_t lazy_pages[8];
 static int lazy_whole[8]; /* every page made at once (no memory for the map) */
@@ -442,13 +443,6 @@ static void check_outside(const char *c, uint32_t size, int write, uintptr_t pc)
     emu_wild_access(pc, c, write);
 }
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27, x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 static void lazy_page(int i, size_t page)
 {
     const struct emu_buffer *b = &tr.buffers[i];
@@ -459,14 +453,21 @@ static void lazy_page(int i, size_t page)
         return;
     }
     for (size_t e = from / esize; e < to / esize; e++) {
-        uint64_t u = mix(b->lazy_seed ^ mix(e)) >> (64 - b->lazy_bits);
-        float x = 2.0f * ldexpf((float)u, -b->lazy_bits) - 1.0f;
+        float x = lazy_input_value(b->lazy_seed, e, b->lazy_bits);
         if (esize == 2) {
             uint16_t h = float_to_half(x, 0);
             memcpy((char *)b->begin + e * 2, &h, 2);
         } else
             memcpy((char *)b->begin + e * 4, &x, 4);
     }
+}
+
+int emu_trace_page_made(const void *begin, size_t page)
+{
+    for (int i = 0; i < tr.nbuffers; i++)
+        if (tr.buffers[i].begin == begin)
+            return lazy_whole[i] || (lazy_made[i] && page < lazy_pages[i] && lazy_made[i][page]);
+    return 0;
 }
 
 /* Makes the pages of buffer i that bytes [c, c + size) touch, where not made yet. */
