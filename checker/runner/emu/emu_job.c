@@ -322,7 +322,10 @@ int gpu_job_run(void *arg)
 
     if (job->sample_blocks) {
         /* A sample of the blocks (gpu_job.h): counted alone (count_roles), its output sent back
-         * where its blocks wrote it (pack_written). */
+         * where its blocks wrote it (pack_written). The blocks past the grid's corners are drawn
+         * from the inputs' seed, which the judge draws from the check's: a kernel cannot know
+         * which of its blocks will run. */
+        emu_set_schedule(0, job->lazy_inputs);
     } else if (role_in(job, ROLE_STUDENT)) {
         if (run_role(job, ROLE_STUDENT, &in, &out[ROLE_STUDENT]) != 0)
             return JOB_KERNEL_FAILED;
@@ -337,7 +340,7 @@ int gpu_job_run(void *arg)
             return JOB_KERNEL_FAILED;
         copy_out(job, OUT_REFERENCE, &out[ref]);
     }
-    if (job->count && job->rep.guard_writes == 0 && count_roles(job, &in, out) != 0)
-        return JOB_KERNEL_FAILED;
-    return JOB_OK;
+    int rc = job->count && job->rep.guard_writes == 0 && count_roles(job, &in, out) != 0;
+    emu_set_schedule(0, 0);
+    return rc ? JOB_KERNEL_FAILED : JOB_OK;
 }
