@@ -33,6 +33,15 @@ static double reference_at(const float *A, const float *B, int rows, int cols, s
     return ref_matmul_at(A, B, rows, (int)(i / (size_t)cols), (int)(i % (size_t)cols));
 }
 
+/* C[r][c] reads row r of A and column c of B. */
+static void input_run(int rows, int cols, size_t i, int k, size_t *first, size_t *count, size_t *stride)
+{
+    size_t n = (size_t)rows, r = i / (size_t)cols, c = i % (size_t)cols;
+    *first = k == 0 ? r * n : c;
+    *count = n;
+    *stride = k == 0 ? 1 : n;
+}
+
 /* B*A: the kernel with A and B swapped, at sizes where the CPU computes it quickly. */
 static int swapped(const float *A, const float *B, int rows, int cols, float *out)
 {
@@ -106,7 +115,8 @@ static double work(int rows, int cols)
     .params = "const float *A, const float *B, float *C, int N", .nscalars = 1
 #define MATMUL_JUDGING                                                                               \
     .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                    \
-    .reference_at = reference_at, .output_is_sum = 1, .work = work
+    .reference_at = reference_at, .input_run = input_run, .output_is_sum = 1, .work = work,      \
+    .timed_output_blocks = 1 /* a block's K loop at N = 4096: about a second in the emulator */
 #define FLOPS_PER_SECOND(routine) {routine, flops, "TFLOP/s", 1e12, "floating-point operations per second"}
 /* The float matmuls: a block of threads_x x threads_y threads per tile x tile block of C, cuBLAS's
  * SGEMM the yardstick. */

@@ -68,14 +68,16 @@ static double bytes_read(int rows, int cols)
         (void)unused, (void)rows;                                                                 \
         return slice_sum(S, in, cols, i);                                                         \
     }                                                                                             \
-    static void input_run_##S(int rows, int cols, size_t i, int k, size_t *first, size_t *count)  \
+    static void input_run_##S(int rows, int cols, size_t i, int k, size_t *first, size_t *count,  \
+                              size_t *stride)                                                     \
     {                                                                                             \
         (void)rows, (void)k;                                                                      \
-        slice_run(S, cols, i, first, count);                                                      \
+        slice_run(S, cols, i, first, count, stride);                                              \
     }
 /* out[r * nb + b] sums in[r * cols + S * b] onwards, S of them but in a row's last slice. */
-static void slice_run(int slice, int cols, size_t i, size_t *first, size_t *count)
+static void slice_run(int slice, int cols, size_t i, size_t *first, size_t *count, size_t *stride)
 {
+    *stride = 1;
     size_t nb = (size_t)(cols + slice - 1) / (size_t)slice, r = i / nb, b = i % nb;
     *first = r * (size_t)cols + b * (size_t)slice;
     *count = (size_t)cols - b * (size_t)slice < (size_t)slice ? (size_t)cols - b * (size_t)slice : (size_t)slice;

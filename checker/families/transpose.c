@@ -32,11 +32,11 @@ static double reference_at(const float *in, const float *unused, int rows, int c
 }
 
 /* out[c * rows + r] is in[r * cols + c]. */
-static void input_run(int rows, int cols, size_t i, int k, size_t *first, size_t *count)
+static void input_run(int rows, int cols, size_t i, int k, size_t *first, size_t *count, size_t *stride)
 {
     (void)k;
     *first = i % (size_t)rows * (size_t)cols + i / (size_t)rows;
-    *count = 1;
+    *count = *stride = 1;
 }
 
 /* The emulator's cost of one element (a load, a store, a barrier for its thread) is about that

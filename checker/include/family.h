@@ -37,10 +37,11 @@ struct family {
      * reference at output element i (row-major). */
     struct tolerance (*tolerance)(int rows, int cols);
     double (*reference_at)(const float *in0, const float *in1, int rows, int cols, size_t i);
-    /* The elements of input k that output element i is made of, [*first, *first + *count): what
-     * the judge makes of an input it never held whole (a sample's, at the timed size) before it
-     * asks reference_at. Needed where timed_sample is set. */
-    void (*input_run)(int rows, int cols, size_t i, int k, size_t *first, size_t *count);
+    /* The elements of input k that output element i is made of: *count of them from *first,
+     * *stride apart. What the judge makes of an input it never held whole (a sample's, at the
+     * timed size) before it asks reference_at. Needed where timed_sample or timed_output_blocks
+     * is set. */
+    void (*input_run)(int rows, int cols, size_t i, int k, size_t *first, size_t *count, size_t *stride);
     /* The likely mistakes, for the diagnosis: what each would have produced (it fills out, the
      * output's shape, and returns 0, or -1 when too large to compute) and the sentence that names
      * it (matmul's B*A: "A and B are swapped"). The first NULL ends the list. */
@@ -78,6 +79,10 @@ struct family {
      * with the size (a matmul block's K loop: 8 blocks at N = 4096 take tens of seconds). Their
      * output is judged where they wrote it (input_run). */
     int timed_sample;
+    /* Where timed_sample is 0: this many blocks of the student's launch at that size, drawn from
+     * the check's seed, their output judged where they wrote it, nothing counted (a kernel that
+     * takes another path at the size a GPU times, wrong there, is seen). */
+    int timed_output_blocks;
     /* The tile edges a kernel may work in along the rows and along the cols (its launch's tile,
      * smaller tiles, its vector width; ascending, 0-terminated): the RESIDUES case (check.h)
      * covers every residue class they make (residues.h). */

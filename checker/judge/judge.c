@@ -257,10 +257,10 @@ static float *lazy_array(const struct gpu_job *job, int k)
     return p == MAP_FAILED ? NULL : p;
 }
 
-static void lazy_fill(const struct gpu_job *job, float *in, int k, size_t first, size_t count)
+static void lazy_fill(const struct gpu_job *job, float *in, int k, size_t first, size_t count, size_t stride)
 {
     const struct family *f = checking.lesson->family;
-    for (size_t e = first; e < first + count && e < job->in_elems[k]; e++) {
+    for (size_t j = 0, e = first; j < count && e < job->in_elems[k]; j++, e += stride) {
         float x = lazy_input_value(job->lazy_inputs + (uint64_t)k, e, f->input_bits ? f->input_bits : 24);
         in[e] = f->input_half ? half_to_float(float_to_half(x, 0)) : x;
     }
@@ -295,9 +295,9 @@ static int judge_sampled_output(const struct gpu_job *job, const char *sz)
         if (w[i].element >= job->out_elems)
             continue;
         for (k = 0; k < f->ninputs; k++) {
-            size_t first, count;
-            f->input_run(job->rows, job->cols, w[i].element, k, &first, &count);
-            lazy_fill(job, in[k], k, first, count);
+            size_t first, count, stride;
+            f->input_run(job->rows, job->cols, w[i].element, k, &first, &count, &stride);
+            lazy_fill(job, in[k], k, first, count, stride);
         }
         double want = f->reference_at(in[0], in[1], job->rows, job->cols, w[i].element);
         if (within(w[i].value, want, tol))
@@ -384,4 +384,9 @@ struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size
 struct job_mem sampled_job(int rows, int cols, int blocks, uint64_t stream, char *sz, size_t szlen)
 {
     return counted_run(counted_create_at(rows, cols, 1, blocks, stream, sz, szlen), sz);
+}
+
+struct job_mem sampled_output_job(int rows, int cols, int blocks, uint64_t stream, char *sz, size_t szlen)
+{
+    return counted_run(counted_create_at(rows, cols, 0, blocks, stream, sz, szlen), sz);
 }

@@ -25,6 +25,8 @@ struct job_mem counted_job(int count, int drawn, uint64_t stream, char *sz, size
 /* The same at rows x cols with only `blocks` blocks of each launch run (the emulator's sample at
  * the speed case's size: family.h's timed_sample), the output judged where they wrote it. */
 struct job_mem sampled_job(int rows, int cols, int blocks, uint64_t stream, char *sz, size_t szlen);
+/* Its output alone: `blocks` blocks of the student's launch, nothing counted. */
+struct job_mem sampled_output_job(int rows, int cols, int blocks, uint64_t stream, char *sz, size_t szlen);
 /* The judgement of a counted job after it ran (ran: completed; else why says how it failed):
  * 0, or -1 with the failure. */
 int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, char *failure, size_t len);

@@ -924,11 +924,25 @@ static void blocks_run_in_the_order_asked(void **state)
 }
 
 /* A sampled launch (issue 46's time model at the timed size) runs as many blocks as asked, none
- * twice, its first and last among them; asked for more than the grid has, all of them. */
+ * twice, its first and last among them; asked for more than the grid has, all of them. A sample
+ * of one block is drawn from the seed, each seed its own. */
 static void sampled_launch_runs_its_sample(void **state)
 {
     (void)state;
-    for (unsigned sample = 1; sample <= 70; sample += 23) {
+    int drawn[2] = {-1, -1};
+    for (int s = 0; s < 2; s++) {
+        memset(out, 0, 64 * sizeof *out);
+        emu_set_schedule(0, 1000 + (uint64_t)s);
+        ptx_test_sample = 1;
+        assert_run(run_block_mark(out, 64), 0);
+        ptx_test_sample = 0;
+        emu_set_schedule(0, 0);
+        for (int b = 0; b < 64; b++)
+            if (out[b] == 1.0f)
+                drawn[s] = b;
+    }
+    assert_true(drawn[0] >= 0 && drawn[1] >= 0 && drawn[0] != drawn[1]);
+    for (unsigned sample = 4; sample <= 70; sample += 22) {
         memset(out, 0, 64 * sizeof *out);
         ptx_test_sample = sample;
         assert_run(run_block_mark(out, 64), 0);
@@ -938,8 +952,7 @@ static void sampled_launch_runs_its_sample(void **state)
             ran += out[b] == 1.0f;
         assert_int_equal(ran, sample < 64 ? (int)sample : 64);
         assert_true(out[0] == 1.0f);
-        if (sample > 1)
-            assert_true(out[63] == 1.0f);
+        assert_true(out[63] == 1.0f);
     }
 }
 

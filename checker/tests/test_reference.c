@@ -108,32 +108,41 @@ static void transposes_known(void **state)
 static void input_runs_hold_what_the_reference_reads(void **state)
 {
     (void)state;
-    const char *const names[] = {"transpose", "transpose_32x8", "reduce", "reduce_4096"};
-    const int shapes[][2] = {{3, 5}, {7, 4100}, {33, 31}, {2, 513}};
+    const char *const names[] = {"transpose", "transpose_32x8", "reduce", "reduce_4096", "matmul", "matmul_128"};
+    const int shapes[][2] = {{3, 5}, {7, 4100}, {33, 31}, {2, 513}, {9, 9}};
     for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
         const struct family *f = family_named(names[n]);
         assert_non_null(f);
-        assert_true(f->timed_sample > 0);
+        assert_true(f->timed_sample > 0 || f->timed_output_blocks > 0);
         assert_non_null(f->input_run);
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            int rows = shapes[s][0], cols = shapes[s][1], orows, ocols;
+            int rows = shapes[s][0], cols = f->ninputs > 1 ? rows : shapes[s][1], orows, ocols;
             size_t elems = (size_t)rows * (size_t)cols;
-            float *in = malloc(elems * sizeof *in), *holes = malloc(elems * sizeof *holes);
-            assert_non_null(in), assert_non_null(holes);
-            for (size_t e = 0; e < elems; e++)
-                in[e] = (float)((e * 7919) % 1000) / 64.0f - 7.0f, holes[e] = NAN;
+            float *in[2], *holes[2] = {NULL, NULL};
+            for (int k = 0; k < f->ninputs; k++) {
+                in[k] = malloc(elems * sizeof *in[k]), holes[k] = malloc(elems * sizeof *holes[k]);
+                assert_non_null(in[k]), assert_non_null(holes[k]);
+                for (size_t e = 0; e < elems; e++)
+                    in[k][e] = (float)((e * 7919 + 31 * (size_t)k) % 1000) / 64.0f - 7.0f, holes[k][e] = NAN;
+            }
             f->output_shape(rows, cols, &orows, &ocols);
             for (size_t i = 0; i < (size_t)orows * (size_t)ocols; i++) {
-                size_t first, count;
-                f->input_run(rows, cols, i, 0, &first, &count);
-                assert_true(count > 0 && first + count <= elems);
-                memcpy(holes + first, in + first, count * sizeof *in);
-                double want = f->reference_at(in, NULL, rows, cols, i), got = f->reference_at(holes, NULL, rows, cols, i);
+                for (int k = 0; k < f->ninputs; k++) {
+                    size_t first, count, stride;
+                    f->input_run(rows, cols, i, k, &first, &count, &stride);
+                    assert_true(count > 0 && stride > 0 && first + (count - 1) * stride < elems);
+                    for (size_t j = 0; j < count; j++)
+                        holes[k][first + j * stride] = in[k][first + j * stride];
+                }
+                double want = f->reference_at(in[0], f->ninputs > 1 ? in[1] : NULL, rows, cols, i);
+                double got = f->reference_at(holes[0], holes[1], rows, cols, i);
                 assert_memory_equal(&want, &got, sizeof want);
-                for (size_t e = first; e < first + count; e++)
-                    holes[e] = NAN;
+                for (int k = 0; k < f->ninputs; k++)
+                    for (size_t e = 0; e < elems; e++)
+                        holes[k][e] = NAN;
             }
-            free(in), free(holes);
+            for (int k = 0; k < f->ninputs; k++)
+                free(in[k]), free(holes[k]);
         }
     }
 }

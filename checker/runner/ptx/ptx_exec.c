@@ -698,7 +698,8 @@ static int run_block(void)
 }
 
 /* Runs nrun of the grid's blocks (fewer than all): its four corners, where partial tiles lie,
- * then blocks drawn from the schedule's seed, none twice, in the order drawn. */
+ * then blocks drawn from the schedule's seed, none twice, in the order drawn; a sample of fewer
+ * than four, drawn whole (a kernel cannot know which block is run). */
 static int run_sample(const struct ptx_launch *L, size_t nrun)
 {
     size_t nblocks = (size_t)L->grid[0] * L->grid[1] * L->grid[2], gx = L->grid[0], gy = L->grid[1];
@@ -708,7 +709,7 @@ static int run_sample(const struct ptx_launch *L, size_t nrun)
     size_t corners[4] = {0, gx - 1, (gy - 1) * gx, gy * gx - 1}, n = 0;
     uint64_t rnd = S.seed ^ 0x5A3B1E5ull;
     for (int c = 0; n < nrun; c++) {
-        size_t id = c < 4 ? corners[c] : (size_t)(splitmix(&rnd) % (uint64_t)nblocks);
+        size_t id = c < 4 && nrun >= 4 ? corners[c] : (size_t)(splitmix(&rnd) % (uint64_t)nblocks);
         size_t k = 0;
         while (k < n && ids[k] != id)
             k++;
@@ -810,9 +811,9 @@ int ptx_run(const struct ptx_launch *L)
     emu_trace_set_readable(readable, bytes, 2);
     int nb;
     const struct emu_buffer *b = emu_buffers(&nb);
-    X.ninputs = 0;
+    X.ninputs = 0; /* the inputs a plain read may skip the tracer for: not one made page by page */
     for (int i = 0; i < nb && X.ninputs < 4; i++)
-        if (b[i].read_only) {
+        if (b[i].read_only && !b[i].lazy_seed) {
             X.inputs[X.ninputs].begin = (const unsigned char *)b[i].begin;
             X.inputs[X.ninputs++].end = (const unsigned char *)b[i].end;
         }
