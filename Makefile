@@ -238,14 +238,15 @@ quiz: $(WORKBOOK)
 #
 # kernel_steps(source, kernel, family, compile command, artefact kind[, shown]): the lesson file's rules
 # (lint: the friendly first word; WB_SKIP_LINT=1 skips it for the red-team tests of the layers
-# below), the sealed compile (checker/tools/sealed-compile.sh: a copy of the file, nvcc in a box
-# that sees the toolkit alone, as nobody, under limits; an #include refused by nvcc's own list
-# of what it read; exit 1: its complaints shown as file:line, 2-3: refused, 4: the grader's
-# problem), then, for a cubin, the gate on what it made (checker/src/rules/objgate.c); a PTX file's
-# gate is the interpreter, which refuses what it does not know. shown: the file as the messages and
-# the line tables name it (a student's file, read from the intake's copy); source, by default. The
-# grader's own failure (the sealed compile's exit 4) leaves $(@D)/grader-fault, the evidence make
-# grade reads: never a word of the compiler's output, which the student's code can choose.
+# below), the sealed compile (build/tools/sealed-compile, from checker/compile/: a copy of the
+# file, nvcc in a box that sees the toolkit alone, as nobody, under limits; an #include refused by
+# nvcc's own list of what it read; exit 1: its complaints shown as file:line, 2-3: refused, 4: the
+# grader's problem), then, for a cubin, the gate on what it made (checker/src/rules/objgate.c); a
+# PTX file's gate is the interpreter, which refuses what it does not know. shown: the file as the
+# messages and the line tables name it (a student's file, read from the intake's copy); source, by
+# default. The grader's own failure (the sealed compile's exit 4) leaves $(@D)/grader-fault, the
+# evidence make grade reads: never a word of the compiler's output, which the student's code can
+# choose.
 define kernel_steps
 	$(Q)mkdir -p $(@D) && rm -f $(@D)/grader-fault
 	$(if $(V),@echo $(4))
@@ -261,11 +262,23 @@ define kernel_steps
 	  echo "$(or $(6),$(1)) was refused:"; cat $@.log; rm -f $@; exit 1; \
 	fi)
 endef
-# The sealed compile's result cache (a repeat costs ~0.1 s, not ~1.1 s): a folder of the
+# The sealed compile (checker/compile/): one program, which nvcc sees a lesson file through alone.
+# Its key for the result cache names its rules by the sha256 of its sources (SEALED_SELF), so that
+# every build of the same sources (a handout's, the autograder's) reads the same entries. Linked
+# beside and renamed into place: make test's sealed-compile-test and build-all may build it at
+# once, and a compile running it keeps the file it started.
+SEALED_COMPILE := build/tools/sealed-compile
+SEALED_SOURCES := $(wildcard checker/compile/*.c)
+$(SEALED_COMPILE): $(SEALED_SOURCES) $(wildcard checker/compile/*.h) checker/include/intake.h $(COMMON)/lib/intake/sha256.o
+	$(Q)mkdir -p $(@D)
+	$(Q)self=$$(cat $(filter-out %.o,$^) checker/src/intake/sha256.c | sha256sum) && \
+	  $(CC) $(CFLAGS) '-DSEALED_SELF="'"$${self%% *}"'"' -o $@.$$$$ $(SEALED_SOURCES) $(COMMON)/lib/intake/sha256.o && \
+	  mv -f $@.$$$$ $@ || { rm -f $@.$$$$; exit 1; }
+# The sealed compile's result cache (a repeat costs ~10 ms, not ~1.1 s): a folder of the
 # grader's that the compiler's box never sees. Overridable: an absolute path shares one between
 # trees; WB_SEALED_CACHE= turns it off.
 WB_SEALED_CACHE ?= build/sealed-cache
-SEALED = NVCC="$(NVCC)" WB_SEALED_CACHE="$(WB_SEALED_CACHE)" checker/tools/sealed-compile.sh
+SEALED = NVCC="$(NVCC)" WB_SEALED_CACHE="$(WB_SEALED_CACHE)" $(SEALED_COMPILE)
 cubin_cmd = $(SEALED) cubin $(1) $@ -- -arch=sm_$(CUDA_ARCH)
 # The emulator's input: what nvcc makes of the file for one fixed architecture, with the source
 # lines (.loc) its messages quote.
@@ -278,9 +291,9 @@ define LESSON_BUILD
 # by every make (the copy's time changes only with its bytes, so an unchanged file is not rebuilt).
 $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu: FORCE | $(WORKBOOK)
 	$(Q)$(WORKBOOK) intake --need $(SRC) $(STAGE) $(1)
-$(BUILD)/$(call folder,$(1))/student.cubin: $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+$(BUILD)/$(call folder,$(1))/student.cubin: $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK) $(SEALED_COMPILE)
 	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin,$$(call shown,$(1)))
-$(BUILD)/$(call folder,$(1))/student.ptx: $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+$(BUILD)/$(call folder,$(1))/student.ptx: $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK) $(SEALED_COMPILE)
 	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx,$$(call shown,$(1)))
 $(BUILD)/$(call folder,$(1))/check: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.cubin \
     $(COMMON)/$(call folder,$(1))/baseline.cubin $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.cubin) $(GPU_RUNNER)
@@ -291,13 +304,13 @@ $(BUILD)/$(call folder,$(1))/check-emu: $(COMMON)/$(call folder,$(1))/judge $(BU
 	$(Q)cp $$< $$@ && echo "$$(call shown,$(1))" > $$(@D)/source
 
 # The reference side, once: the solution (absent in a handout) and the baseline.
-$(COMMON)/$(call folder,$(1))/baseline.cubin: $(call baseline,$(1)) | $(WORKBOOK)
+$(COMMON)/$(call folder,$(1))/baseline.cubin: $(call baseline,$(1)) | $(WORKBOOK) $(SEALED_COMPILE)
 	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call cubin_cmd,$$<),cubin)
-$(COMMON)/$(call folder,$(1))/baseline.ptx: $(call baseline,$(1)) | $(WORKBOOK)
+$(COMMON)/$(call folder,$(1))/baseline.ptx: $(call baseline,$(1)) | $(WORKBOOK) $(SEALED_COMPILE)
 	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call ptx_cmd,$$<),ptx)
-$(COMMON)/$(call folder,$(1))/solution.cubin: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+$(COMMON)/$(call folder,$(1))/solution.cubin: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK) $(SEALED_COMPILE)
 	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
-$(COMMON)/$(call folder,$(1))/solution.ptx: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK)
+$(COMMON)/$(call folder,$(1))/solution.ptx: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK) $(SEALED_COMPILE)
 	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx)
 
 # The judge: the lesson's cases, and nothing of any kernel.

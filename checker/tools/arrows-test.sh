@@ -11,12 +11,13 @@ CC=${CC:-cc}
 # room (its sources)   the headers they may read: a folder ends in /, a name is checker/include/NAME
 rules() {
   cat <<'EOF'
-checker/runner        checker/runner/ bank_model.h counts.h family.h gpu_job.h gpu_turn.h half.h isolate.h occupancy.h poison.h residues.h tolerance.h
+checker/runner        checker/runner/ bank_model.h counts.h family.h gpu_job.h gpu_turn.h half.h isolate.h lazy_input.h occupancy.h poison.h residues.h tolerance.h
 checker/families      family.h reference.h residues.h tolerance.h
 checker/model         bank_model.h counts.h
 checker/src           checker/include/
 checker/judge         checker/judge/ checker/include/
 checker/commands      checker/commands/ checker/include/
+checker/compile       checker/compile/ intake.h
 checker/include       checker/include/
 EOF
 }

@@ -66,7 +66,7 @@ if [ $passed_before = 0 ] && ! have_cmocka; then
   fi
 fi
 
-# Both judges compile a lesson file in bubblewrap's box (checker/tools/sealed-compile.sh). The
+# Both judges compile a lesson file in bubblewrap's box (checker/compile/, the sealed compile). The
 # CPU emulator (used without a GPU, or with EMU=1) interprets the PTX nvcc makes, in a sandbox
 # of libseccomp's filter and bubblewrap's namespaces.
 command -v bwrap >/dev/null 2>&1 || install_or_say bubblewrap "bubblewrap (the sealed compile and the emulator's sandbox)" "Fedora: sudo dnf install bubblewrap"

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# The test of checker/tools/sealed-compile.sh: every attack that once worked on the grader's nvcc
+# The test of the sealed compile (build/tools/sealed-compile, from checker/compile/): every attack
+# that once worked on the grader's nvcc
 # (an #include of /etc/passwd or of the solution, a symlink to the solution, a constexpr loop, a
 # macro explosion, a huge table), each refused or stopped with its sentence and exit status, and
 # a look into the box itself; and the result cache (WB_SEALED_CACHE): a repeat is a hit, any
-# change a miss, a damaged entry compiled again, refusals still refused. Also prints what a sealed
-# compile costs, per lesson solution, and what a hit costs.
+# change a miss, a damaged entry compiled again, refusals still refused, and a hit starts no
+# process. Also prints what a sealed compile costs, per lesson solution, and what a hit costs.
 #
-# Usage: checker/tools/sealed-compile-test.sh   (from anywhere; as root or as any user; ~1 min)
-# Needs nvcc, bwrap, and the lesson solutions (solutions/*/*.cu). Last line: "N passed, M failed".
+# Usage: checker/tools/sealed-compile-test.sh   (from anywhere; as root or as any user; ~2 min)
+# Needs nvcc, bwrap, unshare, the lesson solutions (solutions/*/*.cu) and the program built (make
+# builds it here where it is missing or older than its sources; a user who cannot write build/
+# needs it built first). Last line: "N passed, M failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd -P)
 root=$(cd "$here/../.." && pwd -P)
-sc=$here/sealed-compile.sh
+# WB_SEALED_PROGRAM: another build of it to test (one with sanitizers, say), used as it is.
+sc=${WB_SEALED_PROGRAM:-$root/build/tools/sealed-compile}
+[ -n "${WB_SEALED_PROGRAM:-}" ] || (cd "$root" && { ${MAKE:-make} -sq --no-print-directory build/tools/sealed-compile 2> /dev/null ||
+  ${MAKE:-make} -s --no-print-directory build/tools/sealed-compile; }) && [ -x "$sc" ] ||
+  { echo "cannot build $sc (make build/tools/sealed-compile)"; echo "0 passed, 1 failed"; exit 1; }
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 export NVCC
 unset WB_SEALED_CPU_S WB_SEALED_MEM_MB WB_SEALED_FSIZE_MB WB_SEALED_WALL_S WB_SEALED_NPROC \
@@ -154,7 +161,7 @@ expect "a hard link (two names for one file)" 2 '^work/hard\.cu has 2 names' "$s
 echo "-- the result cache (WB_SEALED_CACHE)"
 entries() { find "$WB_SEALED_CACHE" -maxdepth 1 -name 'result-*' ! -name '*.tmp.*' | wc -l; }
 newest() { ls -t "$WB_SEALED_CACHE"/result-* | head -n 1; }
-# sc_run ARGS...: the script's output in $out, its status in $rc, its time in ms in $took, and
+# sc_run ARGS...: the sealed compile's output in $out, its status in $rc, its time in ms in $took, and
 # in $how whether the cache answered ("hit") or nvcc ran ("compiled"; WB_SEALED_TRACE): the
 # verdicts rest on that, never on a time, which a busy machine stretches.
 export WB_SEALED_TRACE=$T/trace
@@ -199,6 +206,16 @@ miss=$took
   bad "a first compile: exit $rc, $(entries) entries (before: $n): $out"
 mv c.ptx c.ptx.first
 hit "the same file again (another OUT)" c.ptx ptx work/c.cu c.ptx
+# A hit is this one process: no box, no compiler, no tool started (the shell script it replaced
+# started about 30). Counted in a pid namespace of its own, where the shell is pid 1 and the
+# compile pid 2: the last pid given out there is 2 unless the compile started a process.
+: > "$WB_SEALED_TRACE"
+last=$(unshare --user --pid --mount --fork --mount-proc bash -c \
+  '"$0" ptx work/c.cu c.alone.ptx > /dev/null 2>&1 && read -r last < /proc/sys/kernel/ns_last_pid && echo "$last"' "$sc" 2>&1)
+how=$(tail -n 1 "$WB_SEALED_TRACE")
+[ "$last" = 2 ] && [ "$how" = hit ] && cmp -s c.alone.ptx c.ptx.first &&
+  ok "a hit starts no process (alone in a pid namespace, the last pid there is its own, 2)" ||
+  bad "a hit in a pid namespace of its own: ${how:-neither hit nor compiled}, the last pid there '$last' (2: none started)"
 WB_SEALED_CACHE="" "$sc" ptx work/c.cu c0.ptx && cmp -s c0.ptx c.ptx && ok "the hit's ptx is that of a compile without the cache" ||
   bad "the hit's ptx differs from an uncached compile's"
 rm -f c.ptx && (umask 027 && "$sc" ptx work/c.cu c.ptx) && [ "$(stat -c %a c.ptx)" = 640 ] &&
@@ -401,9 +418,9 @@ grep -q 'Max cpu time 60 65 seconds' <<<"$out" && grep -q 'Max file size 1677721
   grep -q 'Max address space 4294967296 4294967296' <<<"$out" && grep -q 'Max processes 256 256' <<<"$out" &&
   grep -q 'Max core file size 0 0' <<<"$out" && ok "limits in the box: CPU 60 s (+5 hard), 16 MiB files, 4 GiB, 256 processes, no core" ||
   bad "limits in the box: $out"
-# Who the compiler is outside the box, seen from here; and SIGTERM to the script ends the box.
+# Who the compiler is outside the box, seen from here; and SIGTERM to the sealed compile ends the box.
 WB_SEALED_DEBUG_CMD='exec sleep 314159' TMPDIR=$T "$sc" ptx "$sol" o.ptx > /dev/null 2>&1 &
-script=$!
+compile=$!
 for _ in $(seq 50); do pid=$(procs_with 314159 | head -n 1) && [ -n "$pid" ] && break; sleep 0.1; done
 uid=$(awk '/^Uid:/ { print $2 }' "/proc/${pid:-0}/status" 2>/dev/null)
 if [ "$(id -u)" = 0 ]; then
@@ -412,11 +429,11 @@ if [ "$(id -u)" = 0 ]; then
 else
   [ "$uid" = "$(id -u)" ] && ok "the compiler is our own uid $uid outside the box (no capabilities)" || bad "outside uid '${uid:-?}'"
 fi
-kill -TERM $script
-wait $script 2>/dev/null
+kill -TERM $compile
+wait $compile 2>/dev/null
 sleep 0.5
 [ -z "$(procs_with 314159)" ] && [ -z "$(ls -d "$T"/wb-sealed.* 2>/dev/null)" ] &&
-  ok "SIGTERM to the script ends the box and removes its folder" || bad "after SIGTERM: $(procs_with 314159) $(ls -d "$T"/wb-sealed.* 2>/dev/null)"
+  ok "SIGTERM to the sealed compile ends the box and removes its folder" || bad "after SIGTERM: $(procs_with 314159) $(ls -d "$T"/wb-sealed.* 2>/dev/null)"
 
 echo "-- without bubblewrap"
 mkdir -p "$T/nobwrap" && printf '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' > "$T/nobwrap/bwrap" &&

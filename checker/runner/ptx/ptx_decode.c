@@ -212,7 +212,7 @@ int ptx_special_named(const char *s)
 }
 
 /* The special registers a kernel may not read: clocks, timers and the ids of the SM and the warp
- * slot it runs on (the GPU judge refuses them too: checker/tools/sealed-compile.sh). */
+ * slot it runs on (the GPU judge refuses them too: the sealed compile, checker/compile/ptx.c). */
 int ptx_timer_named(const char *s)
 {
     static const char *const names[] = {"%clock", "%clock_hi", "%clock64", "%globaltimer", "%globaltimer_lo",

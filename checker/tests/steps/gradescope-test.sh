@@ -25,7 +25,7 @@ python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.arg
 cp "$ag/source/run_autograder" "$ag/run_autograder" && chmod +x "$ag/run_autograder" || exit 1
 listing=$(python3 -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$zip")
 needed=(setup.sh run_autograder workbook/GRADESCOPE workbook/Makefile workbook/lessons/registry
-        workbook/solutions/03_bank_conflicts/transpose_shared.cu workbook/checker/tools/sealed-compile.sh)
+        workbook/solutions/03_bank_conflicts/transpose_shared.cu workbook/checker/compile/main.c)
 missing=$(for f in "${needed[@]}"; do grep -qxF "$f" <<<"$listing" || echo "$f"; done)
 extra=$(grep -E '^workbook/(checker/(mutants|redteam|tests)|\.ci|docs|build|work)/' <<<"$listing" | head -n 3)
 modes=$(python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1])

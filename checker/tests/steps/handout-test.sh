@@ -11,7 +11,8 @@ test=build/handout-test
 common=build/common
 wb=build/workbook
 # The fresh tree compiles through this tree's result cache: the same bytes give the same PTX
-# whatever the folder (checker/tools/sealed-compile.sh), so only its cubins' ptxas runs again.
+# whatever the folder, and its sealed compile, built from the same sources, has the same rules
+# (checker/compile/cache.c), so only its cubins' ptxas runs again.
 export WB_SEALED_CACHE=$root/build/sealed-cache
 # So does what this tree built of the same files (up to date here first): the checker's library,
 # the emulator's runner and the workbook command, copied in the order they are made, are newer

@@ -10,7 +10,8 @@ set -u
 make=${MAKE:-make}
 dir=build/asan/cases
 $make -s --no-print-directory build-all || exit 1
-$make -s --no-print-directory -j"$(nproc)" build/asan/ptx-runner build/asan/run-sanitized build/asan/canary || exit 1
+$make -s --no-print-directory -j"$(nproc)" build/asan/ptx-runner build/asan/run-sanitized build/asan/canary \
+  build/tools/sealed-compile || exit 1
 
 # The sanitizers print stacks as (module+offset) inside the filter: each frame named here.
 name_frames() {
@@ -49,7 +50,7 @@ while read -r n folder kernel family baseline base_family; do
 done < <(build/workbook lessons number folder kernel family baseline baseline_family)
 
 # Each case's file as its check makes it (an edit of a lesson file, or a feature's own file),
-# compiled by the sealed compile (its cache makes a file compiled before cost ~0.1 s).
+# compiled by the sealed compile (its cache makes a file compiled before cost ~10 ms).
 export dir
 one_case() {
   local kind=$1 name=$2 lesson=$3 src=$4 file=$5 kernel family out rc
@@ -62,7 +63,7 @@ one_case() {
     build/workbook mutate "$src" "$dir/$name" > /dev/null || { echo "FAIL cannot make $name from $src"; return; }
     out=$dir/$name/$file
   fi
-  WB_SEALED_CACHE=${WB_SEALED_CACHE-build/sealed-cache} checker/tools/sealed-compile.sh ptx "$out" "$dir/$name.ptx" \
+  WB_SEALED_CACHE=${WB_SEALED_CACHE-build/sealed-cache} build/tools/sealed-compile ptx "$out" "$dir/$name.ptx" \
     > "$dir/$name.log" 2>&1
   rc=$?
   case $rc in
