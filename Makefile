@@ -415,8 +415,8 @@ $(LESSONS_MK): $(REGISTRY) $(WORKBOOK)
 endif
 
 # ---- the workbook's own tests ----------------------------------------------------------
-# test_ptx_run runs small kernels (checker/tests/ptx/kernels.cu, made PTX by nvcc) in the
-# interpreter; test_sandbox needs libseccomp, as the emulator's runner does.
+# test_ptx_run and test_ptx_isa run small kernels (checker/tests/ptx/kernels.cu, made PTX by nvcc)
+# in the interpreter; test_sandbox needs libseccomp, as the emulator's runner does.
 UNIT_TESTS := $(patsubst checker/tests/%.c,build/tests/%,$(wildcard checker/tests/test_*.c))
 # What the tests share (a scratch folder, assertions on text).
 TEST_HEADERS := $(wildcard checker/tests/*.h)
@@ -441,7 +441,7 @@ build/tests/ptx_kernels.ptx: checker/tests/ptx/kernels.cu
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) $(PTX_FLAGS) -o $@ $<
 
-build/tests/test_ptx_run: checker/tests/test_ptx_run.c build/tests/ptx_kernels.ptx \
+build/tests/test_ptx_run build/tests/test_ptx_isa: build/tests/%: checker/tests/%.c build/tests/ptx_kernels.ptx \
     $(PTX_INTERPRETER) \
     $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
 	$(Q)mkdir -p $(@D)

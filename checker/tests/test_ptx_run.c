@@ -7,10 +7,8 @@
  * lanes that cannot come, a missing __syncwarp, plain and atomic counters, two blocks writing
  * one element, a misaligned float4; bytes in flight measured while counting; the tensor cores'
  * ldmatrix and mma.sync in the PTX ISA's layouts, ldmatrix's bank conflicts per phase, and a
- * warp instruction half a warp reaches; correct kernels left alone; and what issue 45's red team
- * found: the rounding modes, .sat, bfind.shiftamt and %nsmid as the PTX ISA defines them, the sink
- * `_` written nowhere, parameter reads outside the parameters, barriers for some of the warps and
- * ld.global of shared memory refused. (What the reader refuses: test_ptx_read.c.)
+ * warp instruction half a warp reaches; correct kernels left alone. (What the PTX ISA defines
+ * exactly: test_ptx_isa.c; what the reader refuses: test_ptx_read.c.)
  *
  * Built with the PTX's path and the source's name for messages, both relative to the
  * repository's root, where the test runs:
@@ -32,84 +30,9 @@
 #include "ptx_launch.h"
 #include "refusals.h"
 #include "text.h"
+#include "ptx_kernels_test.h"
 
-#ifndef WB_PTX_KERNELS
-#define WB_PTX_KERNELS "build/tests/ptx_kernels.ptx"
-#endif
-#ifndef WB_PTX_SOURCE
-#define WB_PTX_SOURCE "checker/tests/ptx/kernels.cu"
-#endif
-
-static struct ptx_module module;
-
-/* 192 floats with room for a guard zone of 64 on each side. */
-static float arena[64 * 5];
-static float *out = arena + 64;
-
-
-/* "checker/tests/ptx/kernels.cu:N:" for the line of kernels.cu that carries the mark
- * `L:name` (a comment), as the interpreter's sentences name it (file:line:column). */
-static const char *at(const char *name)
-{
-    static char where[4][256];
-    static int next;
-    static char *source;
-    if (!source)
-        source = ptx_read_file(WB_PTX_SOURCE, 1 << 20);
-    assert_non_null(source);
-    char mark[128];
-    snprintf(mark, sizeof mark, "/* L:%s */", name);
-    const char *p = strstr(source, mark);
-    assert_non_null(p);
-    assert_lacks(p + 1, mark); /* one line each */
-    int line = 1;
-    for (const char *c = source; c < p; c++)
-        line += *c == '\n';
-    char *w = where[next++ % 4];
-    snprintf(w, sizeof where[0], "%s:%d:", WB_PTX_SOURCE, line);
-    return w;
-}
-
-/* The last launch's sentence: the interpreter names its lines itself. */
-static const char *said(void)
-{
-    return emu_error();
-}
-
-/* Asserts that the last sentence contains s (and shows the sentence where it does not). */
-#define assert_said(s)                                                                                            \
-    do {                                                                                                          \
-        const char *s_ = (s);                                                                                     \
-        if (!strstr(said(), s_))                                                                                  \
-            print_error("expected \"%s\" in: %s\n", s_, said());                                                  \
-        assert_contains(said(), s_);                                                                      \
-    } while (0)
-
-/* Asserts a launch's result, showing the sentence when it is not the one expected. */
-#define assert_run(call, code)                                                                                    \
-    do {                                                                                                          \
-        int rc_ = (call);                                                                                         \
-        if (rc_ != (code))                                                                                        \
-            print_error("%s returned %d (expected %d): %s\n", #call, rc_, (int)(code), said());                   \
-        assert_int_equal(rc_, (code));                                                                            \
-    } while (0)
-
-/* Launches the kernel of that mangled name on a grid of gx blocks of bx threads, with its n
- * arguments (pointers and 32-bit integers, each given as 64 bits) laid out as its .param list
- * says. */
-static int launch(const char *name, unsigned gx, unsigned bx, int n, ...)
-{
-    va_list ap;
-    va_start(ap, n);
-    int rc = ptx_test_launch(&module, WB_PTX_KERNELS, WB_PTX_SOURCE, name, gx, bx, n, ap);
-    va_end(ap);
-    return rc;
-}
-
-#define P(p) ((uint64_t)(uintptr_t)(p))
-#define I(i) ((uint64_t)(uint32_t)(i))
-
-/* The old launchers' shapes and arguments (checker/tests/emu/kernels.cu). */
+/* Each kernel's launch: its grid, block and arguments (checker/tests/ptx/kernels.cu). */
 static int run_column_read(float *o, int stride) { return launch("_Z11column_readPfi", 1, 32, 2, P(o), I(stride)); }
 static int run_neighbour(float *o, int with_barrier) { return launch("_Z9neighbourPfi", 1, 64, 2, P(o), I(with_barrier)); }
 static int run_two_rounds(float *o, int with_second_barrier)
@@ -133,25 +56,6 @@ static int run_partial_shuffle(float *o, unsigned mask, int first_out, int sourc
 {
     return launch("_Z15partial_shufflePfjii", 1, 32, 4, P(o), I(mask), I(first_out), I(source));
 }
-static int run_rounding(const float *in, float *o, int i, unsigned u, long long ll, double d)
-{
-    union {
-        double d;
-        uint64_t bits;
-    } v = {d};
-    return launch("_Z8roundingPKfPfijxd", 1, 32, 6, P(in), P(o), I(i), I(u), (uint64_t)ll, v.bits);
-}
-static int run_saturate_ffs_nsmid(const float *in, float *o)
-{
-    return launch("_Z18saturate_ffs_nsmidPKfPf", 1, 32, 2, P(in), P(o));
-}
-static int run_sinks(float *o) { return launch("_Z5sinksPf", 1, 32, 1, P(o)); }
-static int run_param_at(float *o, long long offset)
-{
-    return launch("_Z8param_atPfx", 1, 32, 2, P(o), (uint64_t)offset);
-}
-static int run_named_barrier(float *o, int count) { return launch("_Z13named_barrierPfi", 1, 64, 2, P(o), I(count)); }
-static int run_global_of_shared(float *o) { return launch("_Z16global_of_sharedPf", 1, 32, 1, P(o)); }
 static int run_ldmatrix_tile(float *o, int stride, int trans, int swizzle)
 {
     return launch("_Z13ldmatrix_tilePfiii", 1, 32, 4, P(o), I(stride), I(trans), I(swizzle));
@@ -193,52 +97,7 @@ static int run_burst(const float *in, float *o, int unrolled)
     return launch(unrolled ? "_Z14burst_unrolledPKfPf" : "_Z12burst_rolledPKfPf", 1, 32, 2, P(in), P(o));
 }
 
-/* The tracer stops any access outside what a kernel was given: the arena is given. */
-static int give_arena(void **state)
-{
-    (void)state;
-    struct emu_buffer b = {(const char *)out, (const char *)(out + 192), 64 * sizeof(float), "out", 0, 4, 0, 0, 0};
-    emu_set_buffers(&b, 1);
-    return 0;
-}
-
-static int setup(void **state)
-{
-    char *text = ptx_read_file(WB_PTX_KERNELS, 16 << 20);
-    if (!text) {
-        fprintf(stderr, "cannot read %s (nvcc -ptx -lineinfo -arch=sm_90 -o %s %s)\n", WB_PTX_KERNELS,
-                WB_PTX_KERNELS, WB_PTX_SOURCE);
-        return -1;
-    }
-    int rc = ptx_parse(text, &module);
-    free(text);
-    if (rc) {
-        fprintf(stderr, "%s: %s\n", WB_PTX_KERNELS, module.error);
-        return -1;
-    }
-    return give_arena(state);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ptx_free(&module);
-    return 0;
-}
-
 /* ---- the tests ---- */
-
-/* The counts of the launch traced since emu_trace_start(), whose result rc must be 0: call it as
- * counted(run_...(...)), the launch then runs before the trace stops. */
-static struct mem_counts counted(int rc)
-{
-    struct mem_counts c;
-    static struct emu_line_counts lines[EMU_MAX_LINES];
-    int n;
-    emu_trace_stop(&c, lines, &n);
-    assert_run(rc, 0);
-    return c;
-}
 
 static struct mem_counts count_column_read(int stride)
 {
@@ -484,123 +343,6 @@ static void masks_naming_absent_lanes_are_reported(void **state)
     assert_said(at("partial_shuffle")); /* the caller's line, not the header's */
     assert_run(run_partial_shuffle(out, 0x0000ffffu, 16, 3), 0);
     assert_true(out[15] == 3.0f);
-}
-
-/* ---- what the PTX ISA defines, exactly (issue 45: each ran as something else before) ---- */
-
-/* The float just below or above the exact value x (a double holding it exactly, or so close that
- * no float lies between): what .rm and .rp give, and .rz toward zero. */
-static float below(double x)
-{
-    float f = (float)x;
-    return (double)f > x ? nextafterf(f, -INFINITY) : f;
-}
-static float above(double x)
-{
-    float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
-}
-
-/* Each rounding mode where it differs from the nearest (rounding in kernels.cu), against values
- * derived here without a rounding mode: the exact result's neighbours among the floats. */
-static void rounding_modes_are_exact(void **state)
-{
-    (void)state;
-    float *in = out + 64, *o = out;
-    const float x = 1.0f + 0x1p-23f;
-    const float inputs[] = {1.0f, 1e-8f, 3.0f, 2.0f, x, 1e-40f};
-    memcpy(in, inputs, sizeof inputs);
-    long long ll = (1ll << 60) + 1;
-    assert_run(run_rounding(in, o, 16777217, 0xffffffffu, ll, 1.0 + 1e-10), 0);
-    const double xx = (double)x * x, third = 1.0 / 3.0;
-    const float want[20] = {
-        above(1.0 + 1e-8f), below(1.0 + 1e-8f), -below(1.0 + 1e-8f), -above(1.0 + 1e-8f), below(third),
-        above(third), above(xx), below(xx), below(xx - 1.0), above(xx - 1.0),
-        below(sqrt(2.0)), above(sqrt(2.0)), below(third), 16777216.0f, 16777218.0f,
-        4294967040.0f, nextafterf(0x1p60f, INFINITY) /* 2^60 + 1, up */, 1.0f, nextafterf(1.0f, 2.0f), 0.0f,
-    };
-    for (int k = 0; k < 20; k++) {
-        if (o[k] != want[k])
-            print_error("out[%d] = %a, expected %a\n", k, (double)o[k], (double)want[k]);
-        assert_true(o[k] == want[k]);
-    }
-    assert_true(signbit(o[19]) == 0);
-    double d;
-    memcpy(&d, o + 32, sizeof d);
-    assert_true(d == nextafter(1.0, 2.0)); /* 1 + 1e-16, up: the double after 1 */
-}
-
-/* __saturatef clamps to [0, 1] (NaN to 0), __ffs counts from 1 (0 for none), %nsmid is the H200's. */
-static void saturate_ffs_and_nsmid(void **state)
-{
-    (void)state;
-    float *in = out + 64, *o = out;
-    const float sat_in[6] = {-1.0f, 0.25f, 2.0f, NAN, 1.5f, 1.0f};
-    const int ffs_in[4] = {1, (int)0x80000000u, 12, 0};
-    memcpy(in, sat_in, sizeof sat_in);
-    memcpy(in + 6, ffs_in, sizeof ffs_in);
-    assert_run(run_saturate_ffs_nsmid(in, o), 0);
-    const float want[11] = {0.0f, 0.25f, 1.0f, 0.0f, 1.0f, 1.0f, 1.0f, 32.0f, 3.0f, 0.0f, 132.0f};
-    for (int k = 0; k < 11; k++) {
-        if (o[k] != want[k])
-            print_error("out[%d] = %g, expected %g\n", k, (double)o[k], (double)want[k]);
-        assert_true(o[k] == want[k]);
-    }
-}
-
-/* The sink `_` written: nowhere (before, it was register -1, a write below the register file of a
- * value the kernel chose), and the other destination of a pair still right. */
-static void sink_destinations_write_nowhere(void **state)
-{
-    (void)state;
-    uint32_t zero = 0;
-    memcpy(out + 64, &zero, sizeof zero);
-    assert_run(run_sinks(out), 0);
-    for (int t = 0; t < 32; t++) {
-        assert_true(out[t] == (t != 5 ? 1.0f : 0.0f));
-        assert_true(out[32 + t] == 7.0f);
-    }
-    uint32_t count;
-    memcpy(&count, out + 64, sizeof count);
-    assert_int_equal(count, 32);
-}
-
-/* A parameter address at run time: inside the parameters it reads them; 8 bytes before them it
- * is refused (before, offset + size wrapped around to 0 and passed the bounds check: the runner's
- * stack was read). */
-static void parameter_reads_outside_are_refused(void **state)
-{
-    (void)state;
-    assert_run(run_param_at(out, 8), 0);
-    assert_true(out[31] == 8.0f);
-    const long long outside[] = {-8, -16, 16, INT64_MAX};
-    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
-        assert_run(run_param_at(out, outside[i]), EMU_OUT_OF_BOUNDS);
-        assert_said("a parameter access outside the kernel's parameters");
-    }
-}
-
-/* A barrier for the block's threads (its warps times 32) runs; one for some of its warps is
- * refused by name, as the emulator does not run it (before, it ran as a whole-block barrier). */
-static void barriers_for_some_warps_are_refused(void **state)
-{
-    (void)state;
-    assert_run(run_named_barrier(out, 64), 0);
-    assert_true(out[0] == 32.0f && out[63] == 31.0f);
-    assert_run(run_named_barrier(out, 32), EMU_BAD_LAUNCH);
-    assert_said("waits at barrier 1 for 32 threads");
-    assert_said(at("named_barrier"));
-    assert_said("use __syncthreads()");
-}
-
-/* ld.global of shared memory's generic address: stopped, as a GPU faults (before, it was served
- * from the block's shared memory and priced as global traffic). */
-static void global_access_of_shared_memory_is_stopped(void **state)
-{
-    (void)state;
-    assert_run(run_global_of_shared(out), EMU_OUT_OF_BOUNDS);
-    assert_said("reads shared memory through a global address");
-    assert_said(at("global_of_shared"));
 }
 
 /* ---- bytes in flight ---- */
@@ -994,12 +736,6 @@ int main(void)
         cmocka_unit_test(misaligned_float4_stops_the_run),
         cmocka_unit_test(misaligned_float4_is_reported),
         cmocka_unit_test(masks_naming_absent_lanes_are_reported),
-        cmocka_unit_test(rounding_modes_are_exact),
-        cmocka_unit_test(saturate_ffs_and_nsmid),
-        cmocka_unit_test(sink_destinations_write_nowhere),
-        cmocka_unit_test(parameter_reads_outside_are_refused),
-        cmocka_unit_test(barriers_for_some_warps_are_refused),
-        cmocka_unit_test(global_access_of_shared_memory_is_stopped),
         cmocka_unit_test(bytes_in_flight_are_measured),
         cmocka_unit_test(ldmatrix_gives_the_isa_layout),
         cmocka_unit_test(ldmatrix_conflicts_are_counted_per_phase),
