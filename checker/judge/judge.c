@@ -337,8 +337,8 @@ int counted_judge(struct job_mem *m, const char *sz, int ran, const char *why, c
     }
     if (m->job->sample_blocks) { /* a sample of the launch's blocks: judged where they wrote */
         if (judge_sampled_output(m->job, sz) != 0) {
-            snprintf(failure, len, "wrong output at %s where its sampled blocks wrote it, though right at every size "
-                                   "run whole: a path taken only at some sizes or grids",
+            snprintf(failure, len, "wrong output at %s where its sampled blocks wrote it: the size a GPU times, where "
+                                   "a path taken only at some sizes or grids shows",
                      sz);
             return -1;
         }
