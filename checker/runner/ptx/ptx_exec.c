@@ -422,8 +422,8 @@ int ptx_resolve(int w)
             continue;
         const struct ptx_insn *in = &X.k->insns[X.pc[t]];
         uint32_t mask = op_mask(in, t);
-        ptx_where(X.pc[t], where, sizeof where);
-        ptx_thread_name(t, who, sizeof who);
+/* who and where, formatted only for a failure's sentence (this loop runs at every warp operation) */
+#define NAME_THIS() (ptx_where(X.pc[t], where, sizeof where), ptx_thread_name(t, who, sizeof who))
         if (in->op == OP_LDMATRIX || in->op == OP_MMA) { /* every lane of a full warp, at this one */
             int coming = 0; /* a lane an operation completed above goes on, and may come here */
             for (int k = 0; k < lanes; k++)
@@ -433,6 +433,7 @@ int ptx_resolve(int w)
                 if (k < lanes && X.state[u] == AT_WARP && X.pc[u] == X.pc[t])
                     continue;
                 char why[300];
+                NAME_THIS();
                 if (k >= lanes)
                     snprintf(why, sizeof why, "the warp has only %d threads (the block has %d)", lanes, X.threads);
                 else
@@ -457,6 +458,7 @@ int ptx_resolve(int w)
         if (mo->kind == K_REG && (*mark(mo->reg, w) >> l & 1))
             ptx_value_used(X.pc[t], t, "uses as a warp mask");
         if (!(mask >> l & 1)) {
+            NAME_THIS();
             ptx_fail(EMU_WARP_MISMATCH,
                  "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, which leaves out its own lane %d: every "
                  "lane that calls it must be in the mask",
@@ -464,6 +466,7 @@ int ptx_resolve(int w)
             return -1;
         }
         if (lanes < 32 && (mask >> lanes) != 0) {
+            NAME_THIS();
             ptx_fail(EMU_WARP_MISMATCH,
                  "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, which names lane %d, but its warp has only "
                  "%d threads (the block has %d)",
@@ -476,9 +479,10 @@ int ptx_resolve(int w)
                 continue;
             int u = first + k;
             const struct ptx_insn *g = &X.k->insns[X.pc[u] < X.k->ninsns ? X.pc[u] : 0];
-            ptx_thread_name(u, other, sizeof other);
             if (X.state[u] == AT_WARP && g->op == in->op && op_mask(g, u) == mask)
                 continue;
+            NAME_THIS();
+            ptx_thread_name(u, other, sizeof other);
             if (X.state[u] == EXITED)
                 ptx_fail(EMU_WARP_MISMATCH,
                      "block (%u,%u): %s calls %s (%s) with the mask 0x%08x, but lane %d, %s, has returned: a lane "
@@ -505,6 +509,7 @@ int ptx_resolve(int w)
         completed++;
     }
     return completed;
+#undef NAME_THIS
 }
 
 /* Runs warp w until none of its lanes can go on. */
