@@ -20,6 +20,12 @@ static inline const uint64_t *column(const struct ptx_operand *o, int ty, int fi
 {
     if (o->kind == K_REG && !o->neg)
         return reg(o->reg, first);
+    if (o->kind == K_IMM || o->kind == K_FIMM || o->kind == K_SYM) { /* the same in every lane */
+        uint64_t v = val(o, ty, first);
+        for (int l = 0; l < 32; l++)
+            buf[l] = v;
+        return buf;
+    }
     for (int l = 0; l < 32; l++)
         buf[l] = val(o, ty, first + l);
     return buf;
@@ -52,24 +58,31 @@ static inline void put_column(uint64_t *d, const uint64_t *v, int ty)
 static inline void int_binary_columns(const struct ptx_insn *in, int bytes, const uint64_t *a, const uint64_t *b,
                                       uint64_t *r)
 {
-    if (in->op == OP_SHR) {
+    uint64_t mask = bytes == 8 ? ~0ull : 0xffffffffull;
+    if (in->op == OP_SHR && ptx_type_signed(in->type)) {
         for (int l = 0; l < 32; l++)
             r[l] = ptx_int_binary(OP_SHR, in->flags, in->type, a[l], b[l]);
         return;
     }
-    uint64_t mask = bytes == 8 ? ~0ull : 0xffffffffull;
-    for (int l = 0; l < 32; l++) {
-        uint64_t x = a[l], y = b[l], n = y & 0xffffffffu;
-        switch (in->op) {
-        case OP_ADD: r[l] = (x + y) & mask; break;
-        case OP_SUB: r[l] = (x - y) & mask; break;
-        case OP_MUL: r[l] = (x * y) & mask; break;
-        case OP_AND: r[l] = x & y & mask; break;
-        case OP_OR: r[l] = (x | y) & mask; break;
-        case OP_XOR: r[l] = (x ^ y) & mask; break;
-        default: r[l] = n >= (uint64_t)(8 * bytes) ? 0 : (x << n) & mask;
+    if (in->op == OP_SHR) { /* .u and .b: zeros shifted in, nothing left past the width */
+        for (int l = 0; l < 32; l++) {
+            uint64_t n = b[l] & 0xffffffffu;
+            r[l] = n >= (uint64_t)(8 * bytes) ? 0 : (a[l] & mask) >> n;
         }
+        return;
     }
+    /* the switch outside the loops: one taken per instruction, not per lane */
+#define LANES(expr) for (int l = 0; l < 32; l++) r[l] = (expr); break
+    switch (in->op) {
+    case OP_ADD: LANES((a[l] + b[l]) & mask);
+    case OP_SUB: LANES((a[l] - b[l]) & mask);
+    case OP_MUL: LANES((a[l] * b[l]) & mask);
+    case OP_AND: LANES(a[l] & b[l] & mask);
+    case OP_OR: LANES((a[l] | b[l]) & mask);
+    case OP_XOR: LANES((a[l] ^ b[l]) & mask);
+    default: LANES((b[l] & 0xffffffffu) >= (uint64_t)(8 * bytes) ? 0 : (a[l] << (b[l] & 0xffffffffu)) & mask);
+    }
+#undef LANES
 }
 
 /* Instruction in for all 32 lanes of warp w, when it is one of the common plain ones; 0 when
@@ -158,6 +171,21 @@ int ptx_whole_warp(const struct ptx_insn *in, int w)
             r[l] = (uint64_t)ptx_compare(in->cmp, ty, a[l], b[l]);
         memcpy(reg(o[0].reg, first), r, sizeof r);
         break;
+    case OP_SELP: { /* the mark of the operand chosen (and of the choice), as exec_select's */
+        if (o[1].kind == K_VEC || o[2].kind == K_VEC)
+            return 0;
+        a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb), c = column(&o[3], T_PRED, first, bc);
+        uint32_t m1 = o[1].kind == K_REG ? *mark(o[1].reg, w) : 0, m2 = o[2].kind == K_REG ? *mark(o[2].reg, w) : 0,
+                 mp = o[3].kind == K_REG ? *mark(o[3].reg, w) : 0, mk = 0;
+        for (int l = 0; l < 32; l++) {
+            int pick = (int)(c[l] & 1);
+            r[l] = pick ? a[l] : b[l];
+            mk |= ((pick ? m1 : m2) | mp) & (1u << l);
+        }
+        put_column(reg(o[0].reg, first), r, ty);
+        set_marks(o[0].reg, w, ~0u, mk);
+        return 1;
+    }
     default:
         return 0;
     }

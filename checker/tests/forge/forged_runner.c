@@ -41,7 +41,7 @@ int main(int argc, char **argv)
             /* a baseline that moved a billion sectors and conflicted everywhere: any student's
              * kernel would look good beside it */
             for (int op = 0; op < MEM_OPS; op++)
-                r->counts[role].op[op] = (struct op_counts){1u << 30, 1ull << 40, 1};
+                r->counts[role].op[op] = (struct op_counts){1u << 30, 1ull << 40, 1, 1ull << 45};
             r->counts[role].barrier_arrivals = 1ull << 40;
             r->counts[role].threads = 1;
             for (int k = 0; k < MAX_REPS; k++)
