@@ -30,7 +30,8 @@ counter does not mean what the model takes it to.
            checker/model/fit-timed.py --compare NCU.tsv EMU_TIMED_DIR   (the emulator's counts at the
            timed size, from EMU=1 SAMPLE=N checker/tools/speed-set.sh, against Nsight Compute's)
            checker/model/fit-timed.py CALIBRATION.tsv --rules build/speed-set/emu/rows.tsv   (the
-           emulator's speed verdicts, its rules as they are, against the GPU's: the kernels that differ)
+           emulator's speed verdicts, its rules as they are, against the GPU's: the kernels that differ;
+           --gates build/speed-set/gate/rows.tsv: the GPU's with its Nsight Compute gate, as make grade)
 """
 import csv, glob, math, os, re, statistics, sys
 
@@ -361,17 +362,24 @@ def compare(ncu_path, emu_dir):
               file=sys.stderr)
 
 
-def rules(calibration, emu_rows):
+def rules(calibration, emu_rows, gate_rows=None):
     """The emulator's speed case as it is (its rules on counts, no time model) against the GPU
     judge's timed speed case, kernel by kernel: the rows of EMU=1 checker/tools/speed-set.sh (kind
     name lesson verdict) beside the calibration table's, over the kernels the GPU timed (their
-    output right at the timed size in every run)."""
+    output right at the timed size in every run). With gate_rows (GATE=1 speed-set.sh's rows), the
+    GPU judge's speed verdict as make grade makes it: the timing, and the Nsight Compute gate, whose
+    failure leaves the speed case's points unearned (a kernel with no gate row is left out)."""
     gpu = {}
     for line in open(calibration):
         f = line.rstrip("\n").split("\t")
         if line.startswith("#") or len(f) < 6:
             continue
         gpu.setdefault((f[0], f[1]), []).append((f[4], f[5]))
+    gates = {}
+    for line in open(gate_rows) if gate_rows else []:
+        f = line.rstrip("\n").split("\t")
+        if len(f) >= 4 and f[3] in ("passed", "failed"):
+            gates[(f[0], f[1])] = f[3]
     agree, differ = 0, []
     for line in open(emu_rows):
         f = line.rstrip("\n").split("\t")
@@ -380,19 +388,24 @@ def rules(calibration, emu_rows):
             continue
         verdicts = {v for v, _ in runs}
         gpu_verdict = verdicts.pop() if len(verdicts) == 1 else "mixed"
+        if gate_rows:
+            gate = gates.get((f[0], f[1]))
+            if gate is None:
+                continue
+            gpu_verdict = "failed" if gate == "failed" else gpu_verdict
         if gpu_verdict == f[3]:
             agree += 1
         else:
             differ.append(f"{f[0]}\t{f[1]}\t{f[2]}\temulator {f[3]}\tGPU {gpu_verdict}\t"
                           + "/".join(sp for _, sp in runs))
     print("\n".join(differ), flush=True)
-    print(f"# the emulator's speed case and the GPU's: the same verdict for {agree} of {agree + len(differ)} kernels "
-          "the GPU timed", file=sys.stderr)
+    print(f"# the emulator's speed case and the GPU's{' (its timing and its Nsight Compute gate)' if gate_rows else ''}: "
+          f"the same verdict for {agree} of {agree + len(differ)} kernels the GPU timed", file=sys.stderr)
 
 
 def main():
     if option("--rules"):
-        return rules(sys.argv[1], option("--rules"))
+        return rules(sys.argv[1], option("--rules"), option("--gates"))
     if option("--ncu-table"):
         return ncu_table(option("--ncu-table"))
     if option("--compare"):

@@ -21,6 +21,9 @@
 # PROFILE=1 ONLY='Nsight*'), the raw CSV of its and the baseline's launch kept as
 # build/speed-set/ncu/KIND-NAME.csv for checker/model/fit-timed.py (WB_NCU_EXTRA adds metrics to the
 # gate's: the model's instructions, L2 and DRAM traffic); a row per kernel as EMU=1's.
+# GATE=1 (a GPU): the Nsight Compute gate as make grade runs it (PROFILE=1 ONLY='Nsight*', at the
+# counting sizes), whose failure leaves the speed case's points unearned (docs/gates.md): a row per
+# kernel as EMU=1's, in build/speed-set/gate/rows.tsv, for fit-timed.py --rules ... --gates.
 set -u
 runs=${RUNS:-1}
 make=${MAKE:-make}
@@ -87,26 +90,28 @@ if [ -n "${EMU:-}" ]; then
   exit 0
 fi
 
-# profile_kernel KIND NAME LESSON SRC (NCU=1): Nsight Compute's counters at the timed size, kept.
+# profile_kernel KIND NAME LESSON SRC (NCU=1): Nsight Compute's counters at the timed size, kept
+# (GATE=1: at the gate's own sizes, the verdict alone).
 profile_kernel() {
   local kind=$1 name=$2 lesson=$3 src=$4 dir logs verdict
   dir=$(kernel_dir "$src" "$lesson")
-  logs=$set_dir/ncu/$kind-$name
+  logs=$set_dir/$ncu_dir/$kind-$name
   [ -n "${NCU_RESUME:-}" ] && [ -f "$logs.csv" ] && return # kept by an earlier run cut short
   [ -x "$dir/check" ] || { printf '%s\t%s\t%s\tdid-not-build\n' "$kind" "$name" "$lesson"; return; }
   rm -rf "$logs" && mkdir -p "$logs"
-  COUNT_AT_SPEED_SIZE=1 PROFILE=1 SANITIZE=0 ONLY='Nsight*' WB_KEEP_TOOL_LOGS="$PWD/$logs" \
+  env ${at_speed:+COUNT_AT_SPEED_SIZE=1} PROFILE=1 SANITIZE=0 ONLY='Nsight*' WB_KEEP_TOOL_LOGS="$PWD/$logs" \
     WB_RESULT_FILE="$logs/result" timeout -k 5 300 "$dir/check" > "$logs/check.log" 2>&1
   [ -f "$logs/ncu-both.log" ] && cp "$logs/ncu-both.log" "$logs.csv"
   verdict=$(awk '$1 == "case" && $3 == "profile" { print $2 }' "$logs/result" 2> /dev/null)
   printf '%s\t%s\t%s\t%s\n' "$kind" "$name" "$lesson" "${verdict:-no-record}"
 }
-if [ -n "${NCU:-}" ]; then
-  mkdir -p "$set_dir/ncu"
+if [ -n "${NCU:-}${GATE:-}" ]; then
+  ncu_dir=$([ -n "${GATE:-}" ] && echo gate || echo ncu) at_speed=$([ -n "${GATE:-}" ] || echo 1)
+  mkdir -p "$set_dir/$ncu_dir"
   export -f profile_kernel
-  export rows set_dir
+  export rows set_dir ncu_dir at_speed
   at_once=$([ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1)
-  tr '\t' ' ' <<<"$kernels" | xargs -P "$at_once" -L 1 bash -c 'profile_kernel "$@"' _ | tee "$set_dir/ncu/rows.tsv"
+  tr '\t' ' ' <<<"$kernels" | xargs -P "$at_once" -L 1 bash -c 'profile_kernel "$@"' _ | tee "$set_dir/$ncu_dir/rows.tsv"
   exit 0
 fi
 
