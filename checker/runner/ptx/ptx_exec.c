@@ -422,7 +422,7 @@ int ptx_resolve(int w)
             continue;
         const struct ptx_insn *in = &X.k->insns[X.pc[t]];
         uint32_t mask = op_mask(in, t);
-/* who and where, formatted only for a failure's sentence (this loop runs at every warp operation) */
+        /* who and where: formatted only for a failure's sentence (this loop runs at every warp operation) */
 #define NAME_THIS() (ptx_where(X.pc[t], where, sizeof where), ptx_thread_name(t, who, sizeof who))
         if (in->op == OP_LDMATRIX || in->op == OP_MMA) { /* every lane of a full warp, at this one */
             int coming = 0; /* a lane an operation completed above goes on, and may come here */
