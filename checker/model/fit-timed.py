@@ -374,22 +374,22 @@ def rules(calibration, emu_rows, gate_rows=None):
         f = line.rstrip("\n").split("\t")
         if line.startswith("#") or len(f) < 6:
             continue
-        gpu.setdefault((f[0], f[1]), []).append((f[4], f[5]))
+        gpu.setdefault((f[0], f[1], f[2]), []).append((f[4], f[5]))  # (a name may stand in two lessons)
     gates = {}
     for line in open(gate_rows) if gate_rows else []:
         f = line.rstrip("\n").split("\t")
         if len(f) >= 4 and f[3] in ("passed", "failed"):
-            gates[(f[0], f[1])] = f[3]
+            gates[(f[0], f[1], f[2])] = f[3]
     agree, differ = 0, []
     for line in open(emu_rows):
         f = line.rstrip("\n").split("\t")
-        runs = gpu.get((f[0], f[1])) if len(f) >= 4 else None
+        runs = gpu.get((f[0], f[1], f[2])) if len(f) >= 4 else None
         if not runs or f[3] not in ("passed", "failed") or any(sp in ("", "-", "0") for _, sp in runs):
             continue
         verdicts = {v for v, _ in runs}
         gpu_verdict = verdicts.pop() if len(verdicts) == 1 else "mixed"
         if gate_rows:
-            gate = gates.get((f[0], f[1]))
+            gate = gates.get((f[0], f[1], f[2]))
             if gate is None:
                 continue
             gpu_verdict = "failed" if gate == "failed" else gpu_verdict
