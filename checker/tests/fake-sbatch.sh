@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A stand-in for Slurm's sbatch, for testing checker/tools/grade-slurm.sh where there is no
-# cluster: an array job's tasks run here one after another, with SLURM_ARRAY_TASK_ID set as
-# Slurm sets it; --wrap runs its command; --test-only accepts any request; other options are
+# cluster: an array job's tasks run here as many at once as there are cores, as a cluster runs
+# them side by side, with SLURM_ARRAY_TASK_ID set as Slurm sets it; --wrap runs its command; --test-only accepts any request; other options are
 # accepted and ignored. Everything after the script's path is the script's own arguments, as
 # in sbatch. Prints a job id, as sbatch --parsable does. Like sbatch, it fails when the job
 # fails only with --wait: otherwise the job's exit status is the job's, not the submission's.
@@ -23,9 +23,12 @@ if [ -n "$test_only" ]; then echo "sbatch: Job $id to start now (fake-sbatch)" >
 if [ -n "$wrap" ]; then
   bash -c "$wrap" > /dev/null 2>&1
 elif [ -n "$array" ]; then
+  cores=$(nproc)
   for t in $(seq "${array%-*}" "${array#*-}"); do
-    SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=$t "${script[@]}" > /dev/null 2>&1
+    while [ "$(jobs -rp | wc -l)" -ge "$cores" ]; do wait -n; done
+    SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=$t "${script[@]}" > /dev/null 2>&1 &
   done
+  wait
 elif [ ${#script[@]} -gt 0 ]; then
   SLURM_JOB_ID=$id "${script[@]}" > /dev/null 2>&1
   rc=$?
