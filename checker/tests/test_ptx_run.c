@@ -41,6 +41,7 @@ static int run_two_rounds(float *o, int with_second_barrier)
 }
 static int run_unset_read(float *o) { return launch("_Z10unset_readPf", 1, 32, 1, P(o)); }
 static int run_dropped_read(float *o, int limit) { return launch("_Z12dropped_readPfi", 1, 32, 2, P(o), I(limit)); }
+static int run_selp_mark(float *o, int odd_unset) { return launch("_Z9selp_markPfi", 1, 32, 2, P(o), I(odd_unset)); }
 static int run_store_past_end(float *o) { return launch("_Z14store_past_endPf", 1, 64, 1, P(o)); }
 static int run_early_return(float *o, int first_out) { return launch("_Z12early_returnPfi", 1, 64, 2, P(o), I(first_out)); }
 static int run_shuffles(float *o) { return launch("_Z8shufflesPf", 1, 64, 1, P(o)); }
@@ -194,6 +195,20 @@ static void unset_shared_read_is_reported(void **state)
                 "block has written");
     snprintf(expected, sizeof expected, "(%s", at("unset_read"));
     assert_said(expected);
+}
+
+/* selp of a full warp (the whole-warp path) passes on the mark of the operand it chose: the
+ * written word's for every lane, no error; the unwritten one's for the odd lanes, reported. */
+static void unset_value_through_selp_is_reported(void **state)
+{
+    (void)state;
+    assert_run(run_selp_mark(out, 0), 0);
+    for (int t = 0; t < 32; t++)
+        assert_true(out[t] == 1.0f);
+    assert_run(run_selp_mark(out, 1), EMU_UNSET_SHARED_READ);
+    assert_said("thread (1,0) stores to global memory a value it read from shared memory that no thread of the "
+                "block has written");
+    assert_said(at("selp_mark"));
 }
 
 /* A read of unwritten shared memory whose value goes nowhere is no error (a compiler's
@@ -727,6 +742,7 @@ int main(void)
         cmocka_unit_test(no_early_return_no_error),
         cmocka_unit_test(unset_shared_read_is_reported),
         cmocka_unit_test(unset_shared_read_dropped_is_no_error),
+        cmocka_unit_test(unset_value_through_selp_is_reported),
         cmocka_unit_test(store_past_end_is_reported),
         cmocka_unit_test(shuffles_compute_what_cuda_defines),
         cmocka_unit_test(votes_and_counting_barriers),

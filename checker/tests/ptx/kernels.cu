@@ -69,6 +69,21 @@ __global__ void dropped_read(float *out, int limit)
         out[threadIdx.x] = v; /* L:dropped_store */
 }
 
+/* A full warp (grid 1, block 32) chooses with selp between a word the block wrote and one nobody
+ * wrote: the odd lanes take the unwritten one when odd_unset is 1. selp of all 32 lanes runs on
+ * the interpreter's whole-warp path, which must carry the chosen operand's mark as the lane by
+ * lane path does. */
+__global__ void selp_mark(float *out, int odd_unset)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    float w = ((volatile float *)s)[threadIdx.x], u = ((volatile float *)s)[threadIdx.x + 32], v;
+    asm("{\n\t.reg .pred p;\n\tsetp.ne.s32 p, %3, 0;\n\tselp.f32 %0, %1, %2, p;\n\t}"
+        : "=f"(v) : "f"(u), "f"(w), "r"(odd_unset & (int)threadIdx.x));
+    out[threadIdx.x] = v; /* L:selp_mark */
+}
+
 /* The last thread (grid 1, block 64) also writes one element past the end of out (64
  * elements). */
 __global__ void store_past_end(float *out)
