@@ -85,6 +85,29 @@ static inline void int_binary_columns(const struct ptx_insn *in, int bytes, cons
 #undef LANES
 }
 
+/* selp of 32 lanes, as exec_select: the mark of the operand chosen (and of the choice), not of
+ * the one dropped. 0 where the general path must run it. */
+static int select_columns(const struct ptx_insn *in, int w)
+{
+    const struct ptx_operand *o = in->o;
+    int first = w * 32;
+    if (o[1].kind == K_VEC || o[2].kind == K_VEC)
+        return 0;
+    uint64_t ba[32], bb[32], bc[32], r[32];
+    const uint64_t *a = column(&o[1], in->type, first, ba), *b = column(&o[2], in->type, first, bb),
+                   *c = column(&o[3], T_PRED, first, bc);
+    uint32_t m1 = o[1].kind == K_REG ? *mark(o[1].reg, w) : 0, m2 = o[2].kind == K_REG ? *mark(o[2].reg, w) : 0,
+             mp = o[3].kind == K_REG ? *mark(o[3].reg, w) : 0, mk = 0;
+    for (int l = 0; l < 32; l++) {
+        int pick = (int)(c[l] & 1);
+        r[l] = pick ? a[l] : b[l];
+        mk |= ((pick ? m1 : m2) | mp) & (1u << l);
+    }
+    put_column(reg(o[0].reg, first), r, in->type);
+    set_marks(o[0].reg, w, ~0u, mk);
+    return 1;
+}
+
 /* Instruction in for all 32 lanes of warp w, when it is one of the common plain ones; 0 when
  * it is not (the general path runs it). */
 int ptx_whole_warp(const struct ptx_insn *in, int w)
@@ -171,21 +194,8 @@ int ptx_whole_warp(const struct ptx_insn *in, int w)
             r[l] = (uint64_t)ptx_compare(in->cmp, ty, a[l], b[l]);
         memcpy(reg(o[0].reg, first), r, sizeof r);
         break;
-    case OP_SELP: { /* the mark of the operand chosen (and of the choice), as exec_select's */
-        if (o[1].kind == K_VEC || o[2].kind == K_VEC)
-            return 0;
-        a = column(&o[1], ty, first, ba), b = column(&o[2], ty, first, bb), c = column(&o[3], T_PRED, first, bc);
-        uint32_t m1 = o[1].kind == K_REG ? *mark(o[1].reg, w) : 0, m2 = o[2].kind == K_REG ? *mark(o[2].reg, w) : 0,
-                 mp = o[3].kind == K_REG ? *mark(o[3].reg, w) : 0, mk = 0;
-        for (int l = 0; l < 32; l++) {
-            int pick = (int)(c[l] & 1);
-            r[l] = pick ? a[l] : b[l];
-            mk |= ((pick ? m1 : m2) | mp) & (1u << l);
-        }
-        put_column(reg(o[0].reg, first), r, ty);
-        set_marks(o[0].reg, w, ~0u, mk);
-        return 1;
-    }
+    case OP_SELP:
+        return select_columns(in, w);
     default:
         return 0;
     }
