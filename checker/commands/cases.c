@@ -1,8 +1,9 @@
-/* `workbook cases [WHAT...]`: every case the workbook's own tests grade, one line each, so that
- * the scripts that grade them (checker/tools/run-cases.sh, calibrate.sh) read no file format
- * themselves. WHAT: lessons (each solution must pass, each stub fail), features (right kernels
- * of checker/tests/features/), mutants (checker/mutants/), redteam (checker/redteam/), or a
- * case's name; none: all four kinds.
+/* `workbook cases [--fields NAME,...] [WHAT...]`: every case the workbook's own tests grade, one
+ * line each, so that the scripts that grade them (checker/tools/run-cases.sh, calibrate.sh) read
+ * no file format themselves. WHAT: lessons (each solution must pass, each stub fail), features
+ * (right kernels of checker/tests/features/), mutants (checker/mutants/), redteam
+ * (checker/redteam/), or a case's name; none: all four kinds. --fields: the columns named, in
+ * that order (a reader names what it reads, and never counts columns); without it, all of them.
  *
  * Columns, tab-separated, "-" where empty (no field holds a tab: mutant_parse refuses one):
  *   kind      solution | stub | feature | mutant | attack
@@ -37,6 +38,56 @@
 static const char *or_dash(const char *s)
 {
     return s && *s ? s : "-";
+}
+
+/* The columns, by name, in their order (the comment above says what each holds). */
+enum { KIND, NAME, LESSON, SOURCE, EXPECT, UNLINTED, ONLY, NEEDS, TIMEOUT, EVERY, SENTINEL, MAY_PASS, CALIBRATES,
+       WHAT, FILE_IN_HANDIN, NCOLUMNS };
+static const char *const column_names[NCOLUMNS] = {"kind", "name", "lesson", "source", "expect", "unlinted", "only",
+                                                   "needs", "timeout", "every", "sentinel", "may_pass", "calibrates",
+                                                   "what", "file"};
+static int shown[NCOLUMNS], nshown; /* --fields: the columns printed, in order */
+
+/* NAME,NAME...: the columns to print; 0, or -1 with the cause said. */
+static int pick_fields(const char *list)
+{
+    char copy[512];
+    snprintf(copy, sizeof copy, "%s", list);
+    nshown = 0;
+    for (char *save = NULL, *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        int c = 0;
+        while (c < NCOLUMNS && strcmp(column_names[c], f) != 0)
+            c++;
+        if (c == NCOLUMNS || nshown == NCOLUMNS) {
+            fprintf(stderr, "workbook cases: no column named '%s' (columns:", f);
+            for (int k = 0; k < NCOLUMNS; k++)
+                fprintf(stderr, " %s", column_names[k]);
+            fprintf(stderr, ")\n");
+            return -1;
+        }
+        shown[nshown++] = c;
+    }
+    return nshown ? 0 : (fprintf(stderr, "workbook cases: --fields names no column\n"), -1);
+}
+
+/* One case's row: its columns (NULL or "" printed as "-"), those --fields picked. */
+static void print_row(const char *const col[NCOLUMNS])
+{
+    for (int i = 0; i < nshown; i++)
+        printf("%s%s", i ? "\t" : "", or_dash(col[shown[i]]));
+    printf("\n");
+}
+
+/* A row with the columns every kind has; the rest empty. */
+static void plain_row(const char *kind, const char *name, int lesson, const char *source, const char *expect,
+                      const struct lesson *l)
+{
+    char number[16], file[300];
+    snprintf(number, sizeof number, "%d", lesson);
+    snprintf(file, sizeof file, "%s/%s.cu", l->folder, l->kernel);
+    const char *col[NCOLUMNS] = {[KIND] = kind, [NAME] = name, [LESSON] = number, [SOURCE] = source,
+                                 [EXPECT] = expect, [FILE_IN_HANDIN] = file};
+    print_row(col);
 }
 
 /* Which of the command line's words picked at least one case. */
@@ -121,15 +172,14 @@ static int mutant_rows(const char *dir, const char *kind, const char *kind_word,
             fprintf(stderr, "%s: %s\n", path, text ? err : "cannot read it");
             bad++;
         } else {
-            printf("%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t", kind, name, m.lesson, path, m.expect, or_dash(m.expect_unlinted),
-                   or_dash(m.only), or_dash(m.gpu_needs));
-            if (m.timeout)
-                printf("%d", m.timeout);
-            else
-                printf("-");
-            printf("\t%s\t%s\t%s\t%s\t%s", or_dash(m.every_case), or_dash(m.sentinel), m.may_pass[0] ? "yes" : "-",
-                   m.calibrates ? "yes" : "-", m.what);
-            printf("\t%s/%s.cu\n", l->folder, l->kernel);
+            char number[16], timeout[16], file[300];
+            snprintf(number, sizeof number, "%d", m.lesson);
+            snprintf(timeout, sizeof timeout, "%d", m.timeout);
+            snprintf(file, sizeof file, "%s/%s.cu", l->folder, l->kernel);
+            const char *col[NCOLUMNS] = {kind, name, number, path, m.expect, m.expect_unlinted, m.only, m.gpu_needs,
+                                         m.timeout ? timeout : NULL, m.every_case, m.sentinel,
+                                         m.may_pass[0] ? "yes" : NULL, m.calibrates ? "yes" : NULL, m.what, file};
+            print_row(col);
             mutant_free(&m);
         }
         free(text);
@@ -159,8 +209,7 @@ static int feature_rows(int argc, char **argv)
             fprintf(stderr, "%s holds no lesson's folder (NN_topic of lessons/registry) alone\n", dir);
             bad++;
         } else
-            printf("feature\t%s\t%d\t%s\tpass\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s/%s.cu\n", names[i], lesson, dir,
-                   registry_find(&reg, lesson)->folder, registry_find(&reg, lesson)->kernel);
+            plain_row("feature", names[i], lesson, dir, "pass", registry_find(&reg, lesson));
         free_listing(inner, m > 0 ? m : 0);
     }
     free_listing(names, n);
@@ -170,6 +219,14 @@ static int feature_rows(int argc, char **argv)
 int cmd_cases(int argc, char **argv)
 {
     int bad = 0, have_solutions = file_exists("solutions");
+    nshown = NCOLUMNS;
+    for (int c = 0; c < NCOLUMNS; c++)
+        shown[c] = c;
+    if (argc >= 2 && strcmp(argv[0], "--fields") == 0) {
+        if (pick_fields(argv[1]) != 0)
+            return 2;
+        argc -= 2, argv += 2;
+    }
     if (argc > 64) {
         fprintf(stderr, "workbook cases: at most 64 names at once\n");
         return 2;
@@ -181,11 +238,9 @@ int cmd_cases(int argc, char **argv)
     for (int i = 0; i < reg.count; i++) {
         const struct lesson *l = &reg.lessons[i];
         if (have_solutions && wanted(argc, argv, "lessons", l->folder))
-            printf("solution\t%s\t%d\tsolutions\tpass\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s/%s.cu\n", l->folder, l->number,
-                   l->folder, l->kernel);
+            plain_row("solution", l->folder, l->number, "solutions", "pass", l);
         if (wanted(argc, argv, "lessons", l->folder))
-            printf("stub\t%s\t%d\texercises\tfail\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s/%s.cu\n", l->folder, l->number,
-                   l->folder, l->kernel);
+            plain_row("stub", l->folder, l->number, "exercises", "fail", l);
     }
     if (file_exists(FEATURES))
         bad += feature_rows(argc, argv);

@@ -31,7 +31,7 @@ for n in $lessons; do
     sed "s/\b$(basename "$baseline" .cu)\b/$kernel/g" "$baseline" > "$as_student/$folder/$kernel.cu"
     slow+=("$as_student")
   fi
-  for mutant in $(build/workbook cases mutants | awk -F'\t' -v n="$n" '$3 == n && $13 == "yes" { print $4 }'); do
+  for mutant in $(build/workbook cases --fields lesson,calibrates,source mutants | awk -F'\t' -v n="$n" '$1 == n && $2 == "yes" { print $3 }'); do
     slow+=("build/mutants/$(basename "$mutant" .mutant)")
     build/workbook mutate "$mutant" "${slow[-1]}" >&2 || exit 1
   done

@@ -15,10 +15,11 @@ import sys
 def mutants():
     """(lesson, name, what, expected phrases) of each wrong kernel, from `workbook cases`, the one
     reader of the .mutant files (checker/commands/cases.c: its columns)."""
-    out = subprocess.run(["build/workbook", "cases", "mutants"], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(["build/workbook", "cases", "--fields", "lesson,name,what,expect", "mutants"], check=True,
+                         capture_output=True, text=True).stdout
     for line in out.splitlines():
-        col = line.split("\t")
-        yield int(col[2]), col[1], col[13], col[4].split(" | ")
+        lesson, name, what, expect = line.split("\t")
+        yield int(lesson), name, what, expect.split(" | ")
 
 
 def said(log_dir, name, phrases):

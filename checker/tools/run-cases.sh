@@ -14,7 +14,7 @@
 #             and no process it started (named wb-redteam-survivor) outlives it; what its
 #             kernel printed reaches the report quoted (checker/tools/check-quoted.py).
 # The cases and their columns come from `build/workbook cases` (checker/commands/cases.c), the
-# one reader of the .mutant files. Each report is kept in build/KIND-DIR/NAME.log (-gpu after
+# one reader of the .mutant files, which prints the columns FIELDS names, in that order. Each report is kept in build/KIND-DIR/NAME.log (-gpu after
 # the folder's name for the GPU judge: make test runs both judges at once on a GPU machine).
 # A case the judge cannot see is skipped and said to be, never passed: a mistake only the
 # emulator's thread order exposes on a GPU (unless its gate, `needs`, is on), one only timing
@@ -27,7 +27,8 @@ set -u
 make=${MAKE:-make}
 if [ -n "${EMU:-}" ]; then judge=emulator sfx="" jobs=$(nproc)
 else judge=GPU sfx=-gpu jobs=$([ -n "${WB_GPU_LOCK:-}" ] && echo "${GPU_JOBS:-1}" || echo 1); fi
-table=$(build/workbook cases "$@") || exit 2
+FIELDS=kind,name,lesson,source,expect,unlinted,only,needs,timeout,every,sentinel,may_pass,calibrates,file
+table=$(build/workbook cases --fields "$FIELDS" "$@") || exit 2
 [ -n "$table" ] || { echo "  no cases of these kinds here (${*:-all}: a handout has no mutants, features or attacks)"; exit 0; }
 mkdir -p build
 times=build/case-times$sfx # each case's seconds (and start) in its last run: the longest go first
@@ -83,8 +84,8 @@ grade_lesson() {
 
 # A right kernel with CUDA features: it must pass. One that is a near copy of the solution is kept
 # as an edit of it (NN_topic/KERNEL.mutant, expect: pass), made here into its own folder.
-grade_feature() {
-  local name=$2 lesson=$3 src=$4 edit=$4/${15%.cu}.mutant dir out rc
+grade_feature() { # NAME LESSON SOURCE FILE
+  local name=$1 lesson=$2 src=$3 edit=$3/${4%.cu}.mutant dir out rc
   dir=$(reports feature)
   if [ -f "$edit" ]; then
     if ! out=$(build/workbook mutate "$edit" "$dir/$name" 2>&1); then
@@ -105,8 +106,8 @@ grade_feature() {
 }
 
 # A wrong kernel: rejected, with its diagnosis.
-grade_mutant() {
-  local name=$2 lesson=$3 file=$4 expect=$5 only=$7 needs=$8 timeout=$9 every=${10} dir out rc
+grade_mutant() { # NAME LESSON SOURCE EXPECT ONLY NEEDS TIMEOUT EVERY
+  local name=$1 lesson=$2 file=$3 expect=$4 only=$5 needs=$6 timeout=$7 every=$8 dir out rc
   dir=$(reports mutant)
   if [ "$only" = emulator ] && [ -z "${EMU:-}" ] && { [ -z "$needs" ] || [ "${!needs:-0}" != 1 ]; }; then
     echo skip; printf '  skipped (emulator only%s): %s\n' "${needs:+; on a GPU with $needs=1}" "$name" >&2; return
@@ -154,13 +155,13 @@ grade_mutant() {
 # keep neither lock's descriptor: one an attack left must not keep the others waiting. A file the
 # lint lets through is built and run the same way with the lint skipped: one check then stands
 # for both modes (each mode's phrase must be in its report all the same).
-grade_attack() {
-  local name=$2 lesson=$3 file=$4 sentinel=${11} may=${12} lessonfile=${15} dir mode modes=() effect="" same=""
+grade_attack() { # NAME LESSON SOURCE EXPECT UNLINTED ONLY NEEDS SENTINEL MAY_PASS FILE
+  local name=$1 lesson=$2 file=$3 only=$6 needs=$7 sentinel=$8 may=$9 lessonfile=${10} dir mode modes=() effect="" same=""
   dir=$(reports attack)
-  if [ "$7" = emulator ] && [ -z "${EMU:-}" ]; then # an attack on the interpreter's own code
+  if [ "$only" = emulator ] && [ -z "${EMU:-}" ]; then # an attack on the interpreter's own code
     echo skip; printf '  skipped (emulator only: an attack on the interpreter): %s\n' "$name" >&2; return
   fi
-  declare -A expect=([linted]=$5 [unlinted]=$6)
+  declare -A expect=([linted]=$4 [unlinted]=$5)
   exec 8> build/redteam.lock 9> "build/redteam-$name.lock" && flock -s 8 && flock 9
   [ -n "$sentinel" ] && rm -f "$sentinel" # a run stopped midway may have left it
   for mode in linted unlinted; do
@@ -173,7 +174,7 @@ grade_attack() {
   for mode in "${modes[@]}"; do
     # A GPU attack only a compute-sanitizer gate sees (needs: SANITIZE) runs with it on.
     (if [ "$mode" = unlinted ]; then export WB_SKIP_LINT=1; fi
-     if [ -n "$8" ] && [ -z "${EMU:-}" ]; then export "$8=1"; fi
+     if [ -n "$needs" ] && [ -z "${EMU:-}" ]; then export "$needs=1"; fi
      build/workbook record "$dir/$name-$mode" "$lesson" --forget
      $make -s --no-print-directory check EMU="${EMU:-}" SRC="$dir/$name-$mode" LESSON="$lesson" > "$dir/$name-$mode.log" 2>&1
      echo $? > "$dir/$name-$mode.rc") 8>&- 9>&-
@@ -210,16 +211,22 @@ grade_attack() {
 # (start: seconds since the epoch, as the GPU lock's log stamps its holds) into this run's
 # folder, its sentences on stderr as it ends.
 grade_case() {
-  local row cols=() i t0=$EPOCHREALTIME
+  local row t0=$EPOCHREALTIME kind name lesson source expect unlinted only needs timeout every sentinel may_pass \
+    calibrates file v
   row=$(sed -n "$1p" "$run/table")
-  IFS=$'\t' read -r -a cols <<<"$row"
-  for i in "${!cols[@]}"; do [ "${cols[$i]}" = - ] && cols[$i]=""; done
-  case ${cols[0]} in
-    solution | stub) grade_lesson "${cols[@]}" ;; feature) grade_feature "${cols[@]}" ;;
-    mutant) grade_mutant "${cols[@]}" ;; attack) grade_attack "${cols[@]}" ;;
-  esac > "$run/${cols[0]}-${cols[1]}.verdict"
-  awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="${cols[0]}-${cols[1]}" 'BEGIN { printf "%s %.1f %.3f\n", n, b - a, a }' \
-    > "$run/${cols[0]}-${cols[1]}.took"
+  IFS=$'\t' read -r kind name lesson source expect unlinted only needs timeout every sentinel may_pass calibrates \
+    file <<<"$row" # (FIELDS, in its order)
+  for v in kind name lesson source expect unlinted only needs timeout every sentinel may_pass calibrates file; do
+    [ "${!v}" = - ] && printf -v "$v" '%s' ""
+  done
+  case $kind in
+    solution | stub) grade_lesson "$kind" "$name" "$lesson" "$source" "$expect" ;;
+    feature) grade_feature "$name" "$lesson" "$source" "$file" ;;
+    mutant) grade_mutant "$name" "$lesson" "$source" "$expect" "$only" "$needs" "$timeout" "$every" ;;
+    attack) grade_attack "$name" "$lesson" "$source" "$expect" "$unlinted" "$only" "$needs" "$sentinel" "$may_pass" "$file" ;;
+  esac > "$run/$kind-$name.verdict"
+  awk -v a="$t0" -v b="$EPOCHREALTIME" -v n="$kind-$name" 'BEGIN { printf "%s %.1f %.3f\n", n, b - a, a }' \
+    > "$run/$kind-$name.took"
 }
 export -f reports said no_gpu leaks misworded indent grade_lesson grade_feature grade_mutant grade_attack grade_case
 # This run's verdicts, apart from another run's beside it (make test runs the red team and the
@@ -233,11 +240,13 @@ for kind in solution feature mutant attack; do mkdir -p "$(reports $kind)"; done
 # else by what a kind costs (a lesson runs every case and gate, an attack two checks of every
 # case; a mutant stops at its first failure unless it must run them all).
 weight() {
-  awk -F'\t' -v times="$times" '
-    BEGIN { while ((getline line < times) > 0) { split(line, f, " "); took[f[1]] = f[2] } }
-    { w = ($1 == "feature") ? 20 : ($10 != "-" || $9 != "-" || $13 == "yes") ? 25 : 10
-      if ($1 == "solution" || $1 == "stub" || $1 == "attack") w = 30
-      if (($1 "-" $2) in took) w = took[$1 "-" $2]
+  awk -F'\t' -v times="$times" -v fields="$FIELDS" '
+    BEGIN { while ((getline line < times) > 0) { split(line, f, " "); took[f[1]] = f[2] }
+            n = split(fields, names, ","); for (i = 1; i <= n; i++) c[names[i]] = i }
+    { kind = $c["kind"]; id = kind "-" $c["name"]
+      w = (kind == "feature") ? 20 : ($c["every"] != "-" || $c["timeout"] != "-" || $c["calibrates"] == "yes") ? 25 : 10
+      if (kind == "solution" || kind == "stub" || kind == "attack") w = 30
+      if (id in took) w = took[id]
       printf "%s\t%s\n", w, $0 }' | sort -t $'\t' -k1,1 -rn -s | cut -f2-
 }
 # Survivors of the red team's earlier runs, and of this one's at its end (see grade_attack).

@@ -36,7 +36,7 @@ folder_of() { grep "^$1:" <<<"$rows" | cut -d: -f2; }
 
 # The kernels: kind, name, lesson, source folder (SRC).
 kernels=$(
-  build/workbook cases lessons | awk -F'\t' '$1 == "solution" { print "solution\t" $2 "\t" $3 "\tsolutions" }'
+  build/workbook cases --fields kind,name,lesson lessons | awk -F'\t' '$1 == "solution" { print "solution\t" $2 "\t" $3 "\tsolutions" }'
   while IFS=: read -r n folder kernel baseline family baseline_family; do
     [ "$family" = "$baseline_family" ] || continue
     src=$set_dir/baseline-$n
@@ -45,12 +45,12 @@ kernels=$(
     sed "s/\b$(basename "$baseline" .cu)\b/$kernel/g" "$baseline" > "$src/$folder/$kernel.cu"
     printf 'baseline\t%s\t%s\t%s\n' "$(basename "$baseline" .cu)" "$n" "$src"
   done <<<"$rows"
-  build/workbook cases features | while IFS=$'\t' read -r _ name lesson src _ _ _ _ _ _ _ _ _ _ file; do
+  build/workbook cases --fields name,lesson,source,file features | while IFS=$'\t' read -r name lesson src file; do
     edit=$src/${file%.cu}.mutant
     if [ -f "$edit" ]; then build/workbook mutate "$edit" "$set_dir/$name" > /dev/null 2>&1 || continue; src=$set_dir/$name; fi
     printf 'feature\t%s\t%s\t%s\n' "$name" "$lesson" "$src"
   done
-  build/workbook cases mutants | while IFS=$'\t' read -r _ name lesson file _; do
+  build/workbook cases --fields name,lesson,source mutants | while IFS=$'\t' read -r name lesson file; do
     build/workbook mutate "$file" "$set_dir/$name" > /dev/null 2>&1 && printf 'mutant\t%s\t%s\t%s\n' "$name" "$lesson" "$set_dir/$name"
   done
 )

@@ -73,7 +73,7 @@ one_case() {
   esac
 }
 export -f one_case
-build/workbook cases features mutants redteam | cut -f1-4,15 | tr '\t' ' ' |
+build/workbook cases --fields kind,name,lesson,source,file features mutants redteam | tr '\t' ' ' |
   xargs -r -P "$(nproc)" -L 1 bash -c 'one_case "$@"' _ > "$dir/compiled"
 if grep -q '^FAIL' "$dir/compiled"; then grep -A20 '^FAIL' "$dir/compiled"; exit 1; fi
 grep -v '^NOT COMPILED' "$dir/compiled" | sort >> "$list"
