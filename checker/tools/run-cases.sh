@@ -14,8 +14,9 @@
 #             and no process it started (named wb-redteam-survivor) outlives it; what its
 #             kernel printed reaches the report quoted (checker/tools/check-quoted.py).
 # The cases and their columns come from `build/workbook cases` (checker/commands/cases.c), the
-# one reader of the .mutant files, which prints the columns FIELDS names, in that order. Each report is kept in build/KIND-DIR/NAME.log (-gpu after
-# the folder's name for the GPU judge: make test runs both judges at once on a GPU machine).
+# one reader of the .mutant files, which prints the columns FIELDS names, in that order. Each
+# report is kept in build/KIND-DIR/NAME.log (-gpu after the folder's name for the GPU judge:
+# make test runs both judges at once on a GPU machine).
 # A case the judge cannot see is skipped and said to be, never passed: a mistake only the
 # emulator's thread order exposes on a GPU (unless its gate, `needs`, is on), one only timing
 # shows in the emulator, a GPU case on a machine without one.
