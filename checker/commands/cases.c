@@ -58,7 +58,11 @@ static int pick_fields(const char *list)
         int c = 0;
         while (c < NCOLUMNS && strcmp(column_names[c], f) != 0)
             c++;
-        if (c == NCOLUMNS || nshown == NCOLUMNS) {
+        if (nshown == NCOLUMNS) {
+            fprintf(stderr, "workbook cases: --fields names more than the %d columns there are\n", NCOLUMNS);
+            return -1;
+        }
+        if (c == NCOLUMNS) {
             fprintf(stderr, "workbook cases: no column named '%s' (columns:", f);
             for (int k = 0; k < NCOLUMNS; k++)
                 fprintf(stderr, " %s", column_names[k]);
