@@ -45,6 +45,11 @@ struct mem_counts {
      * the float multiplies on the ordinary cores (each lane's fma, mad or mul of f32 or f64). */
     uint64_t mma_multiply_adds, core_multiplies;
     uint64_t issued[ISSUE_KINDS]; /* the emulator's alone, as above */
+    /* The emulator's alone: the most warps of one block that changed one shared word with float
+     * adds (atom/red.shared.add.f32) between two barriers. The GPU runs each such add as a
+     * compare-and-swap loop (LDS, then ATOMS.CAST.SPIN, again while another warp changed the word
+     * first), so those warps take turns on the word. A largest, never scaled or summed. */
+    uint64_t float_atomic_warps;
 };
 
 /* One warp instruction's shared-memory request, lane by lane, as the emulator priced it: what a
@@ -70,6 +75,7 @@ struct line_counts {
     char where[96]; /* file:line */
     struct op_counts op[MEM_OPS];
     uint8_t atomic; /* its shared accesses are atomics (lanes on one word take a pass each) */
+    uint8_t float_atomic_warps; /* as mem_counts' (0: none), for this line's float adds */
     struct shared_request worst[2]; /* [SHARED_LD], [SHARED_ST]: the costliest request of each */
 };
 

@@ -32,6 +32,11 @@ struct thresholds {
      * that issues that many cannot be the speed-up faster (lesson 10: mma does in one instruction
      * the 2,048 multiply-adds lesson 8 issues 64 FMAs for). */
     double max_instruction_ratio;
+    /* And in the emulator, at most this many warps of a block adding floats into one shared word
+     * with atomics between two barriers: the GPU runs each such add as a compare-and-swap loop,
+     * so the warps on a word take turns (lesson 7: two warps a word as fast as required on an
+     * H100, four not). */
+    double max_float_atomic_warps;
     /* On a GPU with PROFILE=1, where no_bank_conflicts is set: Nsight Compute's bank conflicts at
      * most this share of the kernel's shared wavefronts (0: the default, 5%; docs/gates.md). */
     double max_conflict_share;

@@ -58,6 +58,8 @@ struct traffic_rules {
     double work;                  /* the family's multiply-adds at the counted size */
     double max_instruction_ratio; /* the student's warp instructions at most this times the
                                      baseline's (the emulator's counts; none from Nsight Compute) */
+    double max_float_atomic_warps; /* at most this many warps of a block on one shared word with
+                                      float adds between two barriers (the emulator's count) */
 };
 /* Returns 0 if the student's counts keep the rules; else -1 with the broken rules' sentences. A
  * broken sector rule is said with the figures of the table (loads and stores) and its cause, from

@@ -4,6 +4,7 @@
  * both judges print. Built once and linked into each lesson's judge; main.c, a layer above it,
  * calls it (docs/architecture.md). */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,9 @@ int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solution_confl
     if (t->max_instruction_ratio > 0)
         snprintf(rules[n++], RULE_TEXT, "warp instructions issued at most %.2f of the baseline's",
                  t->max_instruction_ratio);
+    if (t->max_float_atomic_warps > 0)
+        snprintf(rules[n++], RULE_TEXT, "at most %.0f warps of a block adding into one shared word with float atomics "
+                 "between two barriers", t->max_float_atomic_warps);
     return n;
 }
 
@@ -134,7 +138,8 @@ static struct traffic_rules lesson_rules(int rows, int cols)
                                   .max_barriers_per_thread = t->max_barriers_per_thread,
                                   .min_tensor_core_share = t->min_tensor_core_share,
                                   .work = checking.lesson->family->work(rows, cols),
-                                  .max_instruction_ratio = t->max_instruction_ratio};
+                                  .max_instruction_ratio = t->max_instruction_ratio,
+                                  .max_float_atomic_warps = t->max_float_atomic_warps};
 }
 
 /* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
@@ -179,6 +184,12 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
         say("  Barriers (__syncthreads) each thread waits at:\n");
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.1f\n", labels[i], barriers_per_thread(&shown[i]));
+    }
+    if (checking.limits.max_float_atomic_warps > 0) {
+        say("  The most warps of a block that add into one shared word with float atomics between two barriers (each "
+            "add a compare-and-swap loop on the GPU):\n");
+        for (int i = 0; i < nshown; i++)
+            say("    %-19s %6" PRIu64 "\n", labels[i], shown[i].float_atomic_warps);
     }
     if (checking.limits.min_tensor_core_share > 0) {
         say("  Multiply-adds done by mma.sync on the tensor cores, as a share of the %.0f the product needs:\n",

@@ -380,11 +380,16 @@ def rules(calibration, emu_rows, gate_rows=None):
         f = line.rstrip("\n").split("\t")
         if len(f) >= 4 and f[3] in ("passed", "failed"):
             gates[(f[0], f[1], f[2])] = f[3]
-    agree, differ = 0, []
+    agree, differ, wrong = 0, [], []
     for line in open(emu_rows):
         f = line.rstrip("\n").split("\t")
         runs = gpu.get((f[0], f[1], f[2])) if len(f) >= 4 else None
-        if not runs or f[3] not in ("passed", "failed") or any(sp in ("", "-", "0") for _, sp in runs):
+        if not runs or any(sp in ("", "-", "0") for _, sp in runs):
+            continue
+        if f[3] == "wrong":  # refused as wrong before any speed rule: no speed verdict
+            wrong.append(f[1])
+            continue
+        if f[3] not in ("passed", "failed"):
             continue
         verdicts = {v for v, _ in runs}
         gpu_verdict = verdicts.pop() if len(verdicts) == 1 else "mixed"
@@ -400,7 +405,9 @@ def rules(calibration, emu_rows, gate_rows=None):
                           + "/".join(sp for _, sp in runs))
     print("\n".join(differ), flush=True)
     print(f"# the emulator's speed case and the GPU's{' (its timing and its Nsight Compute gate)' if gate_rows else ''}: "
-          f"the same verdict for {agree} of {agree + len(differ)} kernels the GPU timed", file=sys.stderr)
+          f"the same verdict for {agree} of {agree + len(differ)} kernels the GPU timed"
+          + (f"; left out, {len(wrong)} the emulator found wrong in the same run, which has no speed verdict then: "
+             + ", ".join(sorted(wrong)) if wrong else ""), file=sys.stderr)
 
 
 def main():

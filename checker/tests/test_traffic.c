@@ -99,6 +99,21 @@ static void each_rule_fails_with_its_sentence(void **state)
     /* Nsight Compute's counts have no instructions: no rule to keep. */
     struct mem_counts unknown = tile_counts(1024, 1024, 4);
     assert_int_equal(traffic_verdict(&c, &unknown, NULL, 0, &instructions, why, sizeof why), 0);
+
+    /* Float atomics on one shared word: three warps of a block where two may, named by its line. */
+    c = tile_counts(1024, 1024, 4);
+    c.float_atomic_warps = 3;
+    struct line_counts adds[2] = {{.where = "k.cu:7:9 (s)", .float_atomic_warps = 2},
+                                  {.where = "k.cu:9:9 (s)", .float_atomic_warps = 3}};
+    struct traffic_rules turns = {.max_float_atomic_warps = 2};
+    assert_int_equal(traffic_verdict(&c, &base, adds, 2, &turns, why, sizeof why), -1);
+    assert_contains(why, "3 warps of a block update one shared word with float atomicAdd between two barriers "
+                         "(k.cu:9:9 (s)), where at most 2 may");
+    c.float_atomic_warps = 2;
+    assert_int_equal(traffic_verdict(&c, &base, adds, 2, &turns, why, sizeof why), 0);
+    /* Nsight Compute's counts have none: nothing to keep there. */
+    c.float_atomic_warps = 0;
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &turns, why, sizeof why), 0);
 }
 
 /* A sample of a launch's blocks made the whole launch's: every count of work times the blocks it
@@ -108,7 +123,9 @@ static void sampled_counts_scale_to_the_grid(void **state)
     (void)state;
     struct mem_counts c = tile_counts(1024, 256, 16);
     c.issued[ISSUE_FLOAT] = 10, c.mma_multiply_adds = 2048, c.op[GLOBAL_LD].bytes = 4096;
+    c.float_atomic_warps = 8;
     counts_scaled(&c, 64);
+    assert_int_equal(c.float_atomic_warps, 8); /* a block's most, the same in every block */
     assert_int_equal(c.op[GLOBAL_LD].requests, 32 * 64);
     assert_int_equal(c.op[GLOBAL_LD].wavefronts, 128 * 64);
     assert_int_equal(c.op[GLOBAL_LD].bytes, 4096 * 64);
@@ -128,8 +145,7 @@ static void sector_rule_names_its_cause(void **state)
     char why[800];
     struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(1024, 1024, 4);
     c.op[GLOBAL_LD].wavefronts = 512 + 128;
-    struct line_counts lines[3] = {{"k.cu:10:5 (in)", {{0}}, 0, {{0}}}, {"k.cu:12:5 (in)", {{0}}, 0, {{0}}},
-                                   {"k.cu:20:9 (out)", {{0}}, 0, {{0}}}};
+    struct line_counts lines[3] = {{.where = "k.cu:10:5 (in)"}, {.where = "k.cu:12:5 (in)"}, {.where = "k.cu:20:9 (out)"}};
     lines[0].op[GLOBAL_LD] = (struct op_counts){32, 512, 0, 32 * 128};  /* 16 sectors a request for 128 bytes */
     lines[1].op[GLOBAL_LD] = (struct op_counts){32, 128, 0, 32 * 64};   /* 4 for 64 */
     lines[2].op[GLOBAL_ST] = (struct op_counts){32, 128, 0, 32 * 128};  /* filled */

@@ -13,7 +13,7 @@
 # EMU=1: no GPU needed; each kernel's emulator counting case instead (ONLY='memory*', the
 # counts of its and the baseline's launch at the counting size), its record kept as
 # build/speed-set/emu/KIND-NAME.result for checker/model/fit-timed.py --emu; a row per kernel:
-#   kind name lesson verdict
+#   kind name lesson verdict   (passed, failed; wrong: the counting run found the kernel wrong)
 # EMU=1 SAMPLE=N: at the timed size instead, N blocks of each launch (COUNT_AT_SPEED_SIZE=1
 # WB_SAMPLE_BLOCKS=N, its output judged only where they wrote), the records in build/speed-set/emu-timed/ for
 # fit-timed.py --compare (the emulator's counts against Nsight Compute's at the same size).
@@ -78,6 +78,9 @@ count_kernel() {
   env ${sample:+COUNT_AT_SPEED_SIZE=1 WB_SAMPLE_BLOCKS=$sample TIMEOUT=600} \
     ONLY='memory*' WB_RESULT_FILE="$record" "$dir/check-emu" > /dev/null 2>&1
   verdict=$(speed_verdict "$record")
+  # A kernel that failed in the counting run (a race, a read of what nobody wrote: the judge's
+  # "the kernel failed at SIZE") was refused as wrong there, before any rule on its counts.
+  [ "$verdict" = failed ] && grep -q '^output .*the kernel failed at ' "$record" && verdict=wrong
   printf '%s\t%s\t%s\t%s\n' "$kind" "$name" "$lesson" "${verdict:-no-record}"
 }
 if [ -n "${EMU:-}" ]; then

@@ -101,6 +101,7 @@ struct emu_line_counts {
     uintptr_t pc;
     struct op_counts op[MEM_OPS];
     uint8_t atomic; /* an atomic instruction */
+    uint8_t float_atomic_warps; /* as counts.h's line_counts */
     struct shared_request worst[2]; /* its costliest shared load and store request (counts.h) */
 };
 
@@ -118,8 +119,9 @@ void emu_trace_read_bytes(const void *p, uint32_t size, uintptr_t pc);
  * by thread `thread` after `epoch` warp operations: only what is left to check and log. */
 void emu_trace_shared_access(int thread, int epoch, const void *p, uint32_t size, int write, uintptr_t pc);
 /* An atomic read-modify-write of size bytes at p (the scheduler then does it): checked like any
- * access, recorded as an atomic read and write. */
-void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc);
+ * access, recorded as an atomic read and write. float_add: a float add on shared memory, which
+ * the GPU runs as a compare-and-swap loop (the warps that take turns on a word are counted). */
+void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc, int float_add);
 /* One warp instruction's accesses of one kind (op), its n lanes', priced as the hardware serves
  * them (bank_model.h) into the counts while tracing; each lane's access must have gone through
  * emu_trace_access first. */

@@ -152,6 +152,8 @@ static void name_lines(struct gpu_job *job, const struct emu_line_counts *lines,
             snprintf(rep->lines[rep->nlines++].where, sizeof rep->lines[i].where, "%.95s", where);
         }
         rep->lines[i].atomic |= lines[p].atomic;
+        if (lines[p].float_atomic_warps > rep->lines[i].float_atomic_warps)
+            rep->lines[i].float_atomic_warps = lines[p].float_atomic_warps;
         for (int o = 0; o < MEM_OPS; o++) {
             rep->lines[i].op[o].requests += lines[p].op[o].requests;
             rep->lines[i].op[o].wavefronts += lines[p].op[o].wavefronts;

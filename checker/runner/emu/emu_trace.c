@@ -28,9 +28,10 @@ struct access {
     uint32_t size;
     uint32_t op : 3;      /* enum mem_op */
     uint32_t atomic : 1;  /* part of an atomic operation */
-    uint32_t epoch : 28;  /* warp operations its thread had completed (saturating) */
+    uint32_t float_add : 1; /* ... a float add, which the GPU runs as a compare-and-swap loop */
+    uint32_t epoch : 27;  /* warp operations its thread had completed (saturating) */
 };
-#define MAX_EPOCH ((1u << 28) - 1)
+#define MAX_EPOCH ((1u << 27) - 1)
 
 struct log {
     struct access *a;
@@ -44,8 +45,9 @@ static struct {
     const char *shared_begin, *shared_end;
     struct emu_buffer buffers[8];
     int nbuffers;
-    int current, epoch, atomic;
+    int current, epoch, atomic, float_add;
     int atomics_seen; /* an atomic in this interval: the race check looks for plain-atomic pairs */
+    int float_adds_seen; /* a float add atomic on shared memory in this interval */
     long block; /* the running block's linear id */
     const char *stack_begin, *stack_end;
     const char *readable[8];
@@ -311,12 +313,12 @@ static void record(const void *p, uint32_t size, int write, uintptr_t pc, int al
 static void log_shared(const char *c, uint32_t size, int write, uintptr_t pc);
 static struct emu_line_counts *line_of(uintptr_t pc);
 
-void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc)
+void emu_trace_atomic_access(void *p, uint32_t size, uintptr_t pc, int float_add)
 {
-    tr.atomic = 1;
+    tr.atomic = 1, tr.float_add = float_add;
     record(p, size, 0, pc, 1);
     record(p, size, 1, pc, 1);
-    tr.atomic = 0;
+    tr.atomic = 0, tr.float_add = 0;
 }
 
 
@@ -578,8 +580,10 @@ static void log_shared(const char *c, uint32_t size, int write, uintptr_t pc)
     }
     uint32_t op = write ? SHARED_ST : SHARED_LD;
     uint32_t epoch = (uint32_t)tr.epoch < MAX_EPOCH ? (uint32_t)tr.epoch : MAX_EPOCH;
-    l->a[l->n++] = (struct access){pc, (uintptr_t)c, size, op, (uint32_t)(tr.atomic != 0), epoch};
+    l->a[l->n++] = (struct access){pc, (uintptr_t)c, size, op, (uint32_t)(tr.atomic != 0), (uint32_t)(tr.float_add != 0),
+                                   epoch};
     tr.atomics_seen |= tr.atomic;
+    tr.float_adds_seen |= tr.float_add;
 }
 
 void emu_trace_access(const void *p, uint32_t size, int write, uintptr_t pc)
@@ -893,9 +897,56 @@ void emu_trace_reset_races(void)
     unset.found = 0;
 }
 
+/* The warps that took turns on one shared word with float add atomics in the interval that
+ * ends: per word, the distinct warps whose lanes added to it; the most of them into the
+ * launch's count and its line's. */
+struct word_warp {
+    uintptr_t word, pc;
+    int warp;
+};
+
+static int by_word_then_warp(const void *a, const void *b)
+{
+    const struct word_warp *x = a, *y = b;
+    if (x->word != y->word)
+        return x->word < y->word ? -1 : 1;
+    return (x->warp > y->warp) - (x->warp < y->warp);
+}
+
+static void count_float_add_turns(int threads, int warp_size)
+{
+    size_t n = 0, cap = 0;
+    struct word_warp *ww = NULL;
+    for (int t = 0; t < threads; t++)
+        for (size_t i = 0; i < tr.logs[t].n; i++) {
+            const struct access *a = &tr.logs[t].a[i];
+            if (!a->float_add || a->op != SHARED_ST)
+                continue;
+            if (n == cap) {
+                struct word_warp *more = realloc(ww, (cap = cap ? 2 * cap : 64) * sizeof *ww);
+                if (!more)
+                    break;
+                ww = more;
+            }
+            ww[n++] = (struct word_warp){a->addr / 4, a->pc, t / warp_size};
+        }
+    qsort(ww, n, sizeof *ww, by_word_then_warp);
+    for (size_t i = 0, warps = 0; i < n; i++) {
+        warps = i && ww[i].word == ww[i - 1].word ? warps + (ww[i].warp != ww[i - 1].warp) : 1;
+        if (warps > tr.total.float_atomic_warps)
+            tr.total.float_atomic_warps = warps;
+        struct emu_line_counts *line = line_of(ww[i].pc);
+        if (line && warps > line->float_atomic_warps)
+            line->float_atomic_warps = (uint8_t)(warps < 255 ? warps : 255);
+    }
+    free(ww);
+}
+
 void emu_trace_interval_end(int threads, int warp_size)
 {
-    (void)warp_size;
+    if (tr.on && tr.float_adds_seen)
+        count_float_add_turns(threads, warp_size);
+    tr.float_adds_seen = 0;
     gl.now++;
     if (filter.suspect)
         check_races(threads);

@@ -232,7 +232,7 @@ int ptx_ldmatrix(const struct ptx_insn *in, int i, int w);
 int ptx_mma(const struct ptx_insn *in, int w);
 /* ptx_memory.c */
 unsigned char *ptx_locate(int insn, int t, int sp, uint64_t a, int size, int write, int *land, size_t *shared_off);
-void ptx_trace_atomic(int insn, int t, void *p, int size, int land);
+void ptx_trace_atomic(int insn, int t, void *p, int size, int land, int float_add);
 void ptx_price_warp(int insn, int write, int atomic);
 int ptx_load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst, int *marked, int *landed);
 int ptx_load_shared(const struct ptx_insn *in, int i, int w, uint32_t exec);

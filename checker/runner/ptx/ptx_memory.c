@@ -147,11 +147,12 @@ static inline void trace(int insn, int t, const void *p, int size, int write, in
 }
 
 /* The same for an atomic's lane (never a race with another atomic): it joins its warp
- * instruction's price where it reached shared or global memory. */
-void ptx_trace_atomic(int insn, int t, void *p, int size, int land)
+ * instruction's price where it reached shared or global memory. float_add: an f32 add, which
+ * on shared memory the GPU runs as a compare-and-swap loop (sm_90's SASS: LDS, ATOMS.CAST.SPIN). */
+void ptx_trace_atomic(int insn, int t, void *p, int size, int land, int float_add)
 {
     emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
-    emu_trace_atomic_access(p, (uint32_t)size, (uintptr_t)insn + 1);
+    emu_trace_atomic_access(p, (uint32_t)size, (uintptr_t)insn + 1, float_add && land == IN_SHARED);
     int g = land == IN_GLOBAL;
     if (X.counting && (land == IN_SHARED || land == IN_GLOBAL) && W.n[g] < 32)
         W.lanes[g][W.n[g]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)size, t % 32};

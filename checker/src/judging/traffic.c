@@ -63,6 +63,7 @@ int counts_named(const struct mem_counts *c, struct named_count *out, int max)
     NAMED("%s", "mma_multiply_adds", c->mma_multiply_adds);
     NAMED("%s", "core_multiplies", c->core_multiplies);
     NAMED("%s", "least_burst", least_burst(c));
+    NAMED("%s", "float_atomic_warps", c->float_atomic_warps);
 #undef NAMED
     return n;
 }
@@ -115,6 +116,11 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n)
                     op_names[o], c->requests, c->wavefronts, (double)c->wavefronts / (double)c->requests);
             }
         }
+    for (int i = 0; i < n; i++)
+        if (lines[i].float_atomic_warps > 1)
+            say("    %-44s float atomic adds on shared memory: %d warps of a block on one word between two barriers, "
+                "taking turns (each add a compare-and-swap loop on the GPU)\n",
+                lines[i].where, lines[i].float_atomic_warps);
 }
 
 static uint64_t times(uint64_t n, double k)
@@ -256,6 +262,18 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
                  "multiply-adds, where at most %.2f is allowed: the products must come from the tensor cores, not "
                  "from both",
                  student->core_multiplies, on_cores, rules->work, MAX_CORE_MULTIPLY_SHARE);
+        broken(why, len, rule);
+    }
+    if (rules->max_float_atomic_warps > 0 && (double)student->float_atomic_warps > rules->max_float_atomic_warps) {
+        const char *at = NULL;
+        for (int i = 0; lines && i < nlines; i++)
+            if (lines[i].float_atomic_warps == student->float_atomic_warps || (!at && lines[i].float_atomic_warps))
+                at = lines[i].where;
+        snprintf(rule, sizeof rule,
+                 "%" PRIu64 " warps of a block update one shared word with float atomicAdd between two barriers%s%s%s, "
+                 "where at most %.0f may: the GPU runs a float add on shared memory as a compare-and-swap loop (load "
+                 "the word, swap in the sum if nobody changed it, else again), so those warps take turns on the word",
+                 student->float_atomic_warps, at ? " (" : "", at ? at : "", at ? ")" : "", rules->max_float_atomic_warps);
         broken(why, len, rule);
     }
     uint64_t issued = all_issued(student), baseline_issued = all_issued(baseline);
