@@ -69,7 +69,7 @@ TEST_JUDGES := $(if $(GPU_CC),check) check-emu
 # by side (checker/judge/gpu_share.c). GPU_JOBS: how many judges at once in gpu-test (half the cores, 2 to 8).
 GPU_LOCK := $(CURDIR)/build/gpu.lock
 # A handout (make handout) has no solutions/ and no wrong kernels: make test's steps that need them
-# run only where solutions/ is (checker/tests/steps/table; checker/tools/run-cases.sh grades what
+# run only where solutions/ is (checker/tests/steps/table; checker/tools/run-cases.py grades what
 # there is).
 HAVE_SOLUTIONS := $(wildcard solutions)
 
@@ -145,7 +145,7 @@ help:
 	  echo "  make gradescope         for courses: an autograder for Gradescope (GRADESCOPE_LESSONS='3 4')"; \
 	  echo "  make test               the workbook's own tests (what CI runs); make STEP one of its steps, here:"; \
 	  $(RUN_TESTS) --list | sed 's/^/                            /'; \
-	  echo "  make cluster-test       grade-slurm.sh on a real single-node Slurm it starts (root; docs/cluster.md)"; \
+	  echo "  make cluster-test       grade_slurm.py on a real single-node Slurm it starts (root; docs/cluster.md)"; \
 	  echo "  make mutants            the wrong kernels and the red team's attacks only (EMU=1: in the emulator)"; \
 	  echo "  make fuzz               libFuzzer on the PTX reader and the interpreter, FUZZ_SECONDS=60 (needs clang)"; \
 	  echo "  make conformance        on a GPU: every instruction form against the interpreter, bit for bit, recorded"; \
@@ -212,11 +212,13 @@ grade: doctor $(WORKBOOK)
 
 # A whole class: every folder of HANDINS (one per student, laid out like work/) graded as make
 # grade grades it, into GRADEBOOK_DIR/students/STUDENT/, with GRADEBOOK_DIR/gradebook.csv; resumable.
+# Python 3's (checker/course/): the doctor sees WB_COURSE and asks for it.
 GRADEBOOK_DIR ?= grades
+grade-all: export WB_COURSE := 1
 grade-all: doctor $(WORKBOOK)
 	$(if $(HANDINS),,$(error Say which folder holds the hand-ins: make grade-all HANDINS=dir))
 	$(Q)MAKE="$(MAKE)" JUDGE_KIND=$(if $(filter check-emu,$(JUDGE)),emulator,gpu) \
-	  checker/tools/grade-all.sh '$(subst ','\'',$(HANDINS))' '$(subst ','\'',$(GRADEBOOK_DIR))'
+	  checker/course/grade_all.py '$(subst ','\'',$(HANDINS))' '$(subst ','\'',$(GRADEBOOK_DIR))'
 
 # Answers come from the terminal, or from a file: make quiz ANSWERS=file (one per line).
 quiz: $(WORKBOOK)
@@ -407,7 +409,7 @@ $(ARCHIVE_STAMP):
 $(WORKBOOK): $(wildcard checker/commands/*.c) checker/commands/commands.h $(LIBCHECKER) $(HEADERS)
 	$(Q)$(CC) $(CFLAGS) -Ichecker/commands -o $@ $(filter %.c,$^) $(LIBCHECKER) $(ARCHIVE_LIBS)
 # The registry for make (the first section says how it is read). make -q must build nothing, this
-# file neither (grade-all.sh asks it whether the shared programs are up to date): it reads the
+# file neither (grade_all.py asks it whether the shared programs are up to date): it reads the
 # one there is. A file per writer, for makes started side by side.
 ifeq ($(findstring q,$(firstword -$(MAKEFLAGS))),)
 $(LESSONS_MK): $(REGISTRY) $(WORKBOOK)
@@ -497,7 +499,7 @@ build/tests/test_ptx_primer: checker/tests/test_ptx_primer.c build/tests/ptx_pri
 # build/asan/ptx-runner: the emulator's runner and what it links, built with AddressSanitizer and
 # UndefinedBehaviorSanitizer, every report fatal, in the same seccomp filter (sandbox.c's
 # WB_SANITIZED part readies the sanitizers for it); sanitized-test runs it on every kernel of the
-# workbook's cases (checker/tests/steps/sanitized-test.sh). build/fuzz/ptx-fuzz: libFuzzer over
+# workbook's cases (checker/tests/steps/sanitized-test.py). build/fuzz/ptx-fuzz: libFuzzer over
 # the PTX reader and the interpreter (checker/tests/fuzz/), for make fuzz; clang only.
 ASAN := build/asan
 FUZZ := build/fuzz
@@ -571,14 +573,14 @@ build-all: $(WORKBOOK)
 # red team's attacks on the grader (checker/redteam/), which must be refused and do nothing; by
 # the judge EMU selects.
 mutants: $(WORKBOOK)
-	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-cases.sh mutants redteam
+	$(Q)MAKE="$(MAKE)" EMU="$(EMU)" checker/tools/run-cases.py mutants redteam
 
-# checker/tools/grade-slurm.sh on a real Slurm: as root, a single-node Slurm from the
+# checker/course/grade_slurm.py on a real Slurm: as root, a single-node Slurm from the
 # distribution's packages (a CPU-only partition, one declaring a GPU gres), a small class graded
 # on both against make grade, refusals, a killed task, six tasks racing on a clean build; it stops
 # what it started (docs/cluster.md).
 cluster-test: $(WORKBOOK)
-	$(Q)checker/tools/cluster-test.sh
+	$(Q)checker/tests/steps/cluster-test.py
 
 # What make test needs beyond a student's tools (stress-ng, pandoc, chromium): installed as root,
 # or the command said and the step failed, never a test skipped for want of a tool.
@@ -587,13 +589,13 @@ test-tools:
 
 # make test runs the steps of checker/tests/steps/table, the one list of them: there each step
 # has its phase (when it starts, beside which others), where it runs (always, with solutions/, on
-# a GPU, without one), its script, and what it proves; checker/tools/run-tests.sh reads it, runs
+# a GPU, without one), its script, and what it proves; checker/tools/run-tests.py reads it, runs
 # them (the long ones as many at once as there are cores) and ends with one line that counts
 # them: N passed, N failed, N skipped. None of these steps' verdicts rests on how long anything
 # took. A step that cannot run on this machine (only gpu-test, without a GPU) says "SKIPPED: why"
 # and is counted as skipped. LEAVE_OUT="site-test ..." leaves steps out.
 # ($(MAKE) written out in the recipes: the lines are make's own recursion, for make -n and -j.)
-RUN_TESTS = WB_GPU_CC="$(GPU_CC)" checker/tools/run-tests.sh
+RUN_TESTS = WB_GPU_CC="$(GPU_CC)" checker/tools/run-tests.py
 test:
 	$(Q)MAKE="$(MAKE)" RUNS=$(or $(RUNS),1) WB_GPU_LOCK="$(GPU_LOCK)" $(RUN_TESTS)
 
@@ -604,16 +606,16 @@ test:
 
 # ---- make explore: the banks and the memory measured on this GPU ----------------------------
 # One warp's shared loads at strides 0 (broadcast) to 64, timed with clock64(), beside the bank
-# model's wavefronts (checker/tools/bank-explore.cu); without a GPU, the model's side alone. On a
-# GPU also the memory (checker/tools/reduce-bandwidth.cu, lesson 9): block sums with 4 to 128
+# model's wavefronts (checker/bench/bank-explore.cu); without a GPU, the model's side alone. On a
+# GPU also the memory (checker/bench/reduce-bandwidth.cu, lesson 9): block sums with 4 to 128
 # bytes in flight per thread against CUB, and one load's latency alone. The plots and the
 # tables go to build/explore/.
 EXPLORE := build/explore/bank-explore
 MEMORY_EXPLORE := build/explore/reduce-bandwidth
-$(EXPLORE): checker/tools/bank-explore.cu checker/tools/bench.cuh $(COMMON)/model/bank_model.o $(HEADERS)
+$(EXPLORE): checker/bench/bank-explore.cu checker/bench/bench.cuh $(COMMON)/model/bank_model.o $(HEADERS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -Ichecker/include -o $@ $< $(COMMON)/model/bank_model.o
-$(MEMORY_EXPLORE): checker/tools/reduce-bandwidth.cu checker/tools/bench.cuh checker/tools/block_sums.cuh
+$(MEMORY_EXPLORE): checker/bench/reduce-bandwidth.cu checker/bench/bench.cuh checker/bench/block_sums.cuh
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -O3 -arch=sm_$(CUDA_ARCH) -o $@ $<
 # In make test other steps' judges share the GPU (WB_GPU_LOCK): each measuring program has it
@@ -629,16 +631,16 @@ explore:
 # ---- the handout ------------------------------------------------------------------------
 # For a course: the workbook without solutions/ and the wrong kernels, as a tarball; HANDOUT_LESSONS
 # picks lessons ("1 2"; default all). Earlier solutions that are later lessons' baselines go with
-# it, and are named (checker/tools/handout.sh).
+# it, and are named (checker/course/handout.py).
 HANDOUT ?= build/handout/shared-memory-workbook.tar.gz
 handout: $(WORKBOOK)
-	$(Q)checker/tools/handout.sh $(HANDOUT) $(HANDOUT_LESSONS)
+	$(Q)checker/course/handout.py $(HANDOUT) $(HANDOUT_LESSONS)
 
 # For a course on Gradescope: its autograder zip (setup.sh, run_autograder, the workbook with its
-# solutions), grading GRADESCOPE_LESSONS ("3 4"; default all) of an upload (checker/tools/gradescope/).
+# solutions), grading GRADESCOPE_LESSONS ("3 4"; default all) of an upload (checker/course/gradescope/).
 .PHONY: gradescope
 gradescope: $(WORKBOOK)
-	$(Q)checker/tools/gradescope/build.sh $(or $(GRADESCOPE_ZIP),build/gradescope/autograder.zip) $(GRADESCOPE_LESSONS)
+	$(Q)checker/course/gradescope/build.sh $(or $(GRADESCOPE_ZIP),build/gradescope/autograder.zip) $(GRADESCOPE_LESSONS)
 
 # ---- the site (pandoc) ------------------------------------------------------------------
 PANDOC ?= pandoc

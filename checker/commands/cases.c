@@ -1,5 +1,5 @@
 /* `workbook cases [--fields NAME,...] [WHAT...]`: every case the workbook's own tests grade, one
- * line each, so that the scripts that grade them (checker/tools/run-cases.sh, calibrate.sh) read
+ * line each, so that the scripts that grade them (checker/tools/run-cases.py, calibrate.sh) read
  * no file format themselves. WHAT: lessons (each solution must pass, each stub fail), features
  * (right kernels of checker/tests/features/), mutants (checker/mutants/), redteam
  * (checker/redteam/), or a case's name; none: all four kinds. --fields: the columns named, in

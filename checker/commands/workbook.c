@@ -14,7 +14,7 @@
  *   workbook compile-report SRC LOG   show a compiler log as the student's file:line messages
  *   workbook author-check             every lesson complete, no stub already solved (make test)
  *   workbook mutate FILE DIR          write the wrong kernel FILE (a .mutant) describes into DIR
- *   workbook cases [KIND|NAME...]     the workbook's own cases as a table (checker/tools/run-cases.sh)
+ *   workbook cases [KIND|NAME...]     the workbook's own cases as a table (checker/tools/run-cases.py)
  *   workbook record SRC N [--forget]  the last check of lesson N in SRC, from its record (scripts);
  *                                     --forget removes it, before a check
  *   workbook quiz N                   make quiz: lesson N's questions and fresh bank questions;

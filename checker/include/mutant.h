@@ -2,7 +2,7 @@
  * (checker/mutants/NAME.mutant) so that they follow the solution as it changes, and an edit
  * that no longer applies is an error rather than a silently different mutant. A right kernel of
  * checker/tests/features/ that is a near copy of the solution is kept the same way
- * (NAME/NN_topic/KERNEL.mutant, expect: pass; checker/tools/run-cases.sh makes it). Format:
+ * (NAME/NN_topic/KERNEL.mutant, expect: pass; checker/tools/run-cases.py makes it). Format:
  *
  *   what: one line saying what is wrong
  *   lesson: 2
@@ -25,7 +25,7 @@
  *                    ends is found sooner than at the default
  *   every-case: yes|gpu  (optional) every case runs, not only up to the first failed one (gpu:
  *                    on a GPU only), where the diagnosis comes from a later case or a gate
- *   calibrates: yes  (optional) checker/tools/calibrate.sh times it beside the solution: a
+ *   calibrates: yes  (optional) checker/bench/calibrate.sh times it beside the solution: a
  *                    near miss that sets the lesson's speed threshold
  *   --- replace
  *   exact lines of the solution (must occur exactly once)

@@ -8,7 +8,7 @@
  * kernel that hangs holds others back, and fails no one else.
  *
  * WB_GPU_LOCK_LOG=file: each hold appended as a line "WHAT waited_s held_s since alone|shared"
- * (since: when it was taken, in seconds since the epoch, as checker/tools/run-cases.sh stamps
+ * (since: when it was taken, in seconds since the epoch, as checker/tools/run-cases.py stamps
  * each case: a run's holds and cases can be laid out in time; gpu-test's last lines say where
  * the GPU's time went from it). */
 #define _GNU_SOURCE

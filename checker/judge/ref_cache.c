@@ -12,7 +12,7 @@
  * does not read back whole (size, layout, checksum) is a miss. A timed job is never kept or
  * read (jobs.c): a timing is the moment's.
  * The folder is the caller's to clear: make test gives each run one of its own, with one seed
- * (checker/tools/run-tests.sh); without WB_REF_CACHE nothing is kept or read. */
+ * (checker/tools/run-tests.py); without WB_REF_CACHE nothing is kept or read. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
@@ -184,7 +184,7 @@ static int take_entry(const struct gpu_job *job, struct gpu_job *copy, double *c
     return 0;
 }
 
-/* For the test (checker/tools/ref-cache-test.sh): WB_REF_CACHE_TRACE names a file that gets a
+/* For the test (checker/tests/steps/ref-cache-test.sh): WB_REF_CACHE_TRACE names a file that gets a
  * line per batch the cache was asked for: "hit N", "miss N" or "kept N" (N jobs). */
 static void trace(const char *what, int n)
 {

@@ -32,7 +32,7 @@
  * the unpadded tile's 32-way one (docs/gates.md). */
 #define NCU_CONFLICT_SHARE 0.05
 
-/* WB_KEEP_TOOL_LOGS=DIR keeps each tool's log there (checker/tools/gpu-gates.sh collects them
+/* WB_KEEP_TOOL_LOGS=DIR keeps each tool's log there (checker/bench/gpu-gates.sh collects them
  * as the parsers' test data): DIR/TOOL[-SUBTOOL]-WHO.log, WHO the side(s) the tool watched. */
 static void keep_log(char *const tool_argv[], const char *who, const char *text)
 {
@@ -335,7 +335,7 @@ void profile_counters(const char *ncu, const struct check_case sized[2], uint64_
     struct watched run = {SIDE_STUDENT | 1 << ROLE_BASELINE, 2, {sized[0].rows, sized[1].rows},
                           {sized[0].cols, sized[1].cols}, {stream, stream + 1}};
 
-    /* WB_NCU_EXTRA: more metrics, for measuring only (checker/tools/speed-set.sh NCU=1, the time
+    /* WB_NCU_EXTRA: more metrics, for measuring only (checker/bench/speed-set.sh NCU=1, the time
      * model's calibration); the verdict reads its own columns by name and ignores them. */
     static char metrics[4096];
     const char *extra = getenv("WB_NCU_EXTRA");

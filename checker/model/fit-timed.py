@@ -3,7 +3,7 @@
 calibration set and of its baseline, turned into a predicted time per launch, and the predicted
 speed-up (the baseline's predicted time over the kernel's) set against the one the GPU judge
 measured in the same set. Two sources of counts:
-  --emu: the emulator's at its counting size (checker/tools/speed-set.sh EMU=1 keeps its records);
+  --emu: the emulator's at its counting size (checker/bench/speed-set.sh EMU=1 keeps its records);
          only the ratios carry over;
   NCU:   Nsight Compute's at the timed size (speed-set.sh NCU=1 with WB_NCU_EXTRA's metrics, a
          folder of raw CSVs, or the table --ncu-table makes of them, committed beside the
@@ -28,7 +28,7 @@ counter does not mean what the model takes it to.
     --fit: the factors fitted to the set; --cv: each lesson's error with factors fitted to the others;
     --phases: the blocks' own latency, wave after wave, as one more resource (Nsight Compute's counts)
            checker/model/fit-timed.py --compare NCU.tsv EMU_TIMED_DIR   (the emulator's counts at the
-           timed size, from EMU=1 SAMPLE=N checker/tools/speed-set.sh, against Nsight Compute's)
+           timed size, from EMU=1 SAMPLE=N checker/bench/speed-set.sh, against Nsight Compute's)
            checker/model/fit-timed.py CALIBRATION.tsv --rules build/speed-set/emu/rows.tsv   (the
            emulator's speed verdicts, its rules as they are, against the GPU's: the kernels that differ;
            --gates build/speed-set/gate/rows.tsv: the GPU's with its Nsight Compute gate, as make grade)
@@ -364,7 +364,7 @@ def compare(ncu_path, emu_dir):
 
 def rules(calibration, emu_rows, gate_rows=None):
     """The emulator's speed case as it is (its rules on counts, no time model) against the GPU
-    judge's timed speed case, kernel by kernel: the rows of EMU=1 checker/tools/speed-set.sh (kind
+    judge's timed speed case, kernel by kernel: the rows of EMU=1 checker/bench/speed-set.sh (kind
     name lesson verdict) beside the calibration table's, over the kernels the GPU timed (their
     output right at the timed size in every run). With gate_rows (GATE=1 speed-set.sh's rows), the
     GPU judge's speed verdict as make grade makes it: the timing, and the Nsight Compute gate, whose

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A stand-in for Slurm's sbatch, for testing checker/tools/grade-slurm.sh where there is no
+# A stand-in for Slurm's sbatch, for testing checker/course/grade_slurm.py where there is no
 # cluster: an array job's tasks run here as many at once as there are cores, as a cluster runs
 # them side by side, with SLURM_ARRAY_TASK_ID set as Slurm sets it; --wrap runs its command; --test-only accepts any request; other options are
 # accepted and ignored. Everything after the script's path is the script's own arguments, as

@@ -178,7 +178,7 @@ static void zero_size_lane_is_skipped(void **state)
 /* ---- the model against the H200 ----
  * checker/tests/data/h200-shared-wavefronts.csv: one warp's 4-, 8- and 16-byte loads and stores
  * in 30 patterns each, with the wavefronts and bank conflicts Nsight Compute counted for them
- * (checker/tools/shared-wavefronts.sh; docs/emulator.md). Every row must be priced exactly. */
+ * (checker/bench/shared-wavefronts.sh; docs/emulator.md). Every row must be priced exactly. */
 static void shared_patterns_measured_on_h200(void **state)
 {
     (void)state;

@@ -74,6 +74,11 @@ if [ -n "${EMU:-}" ]; then
   [ -f /usr/include/seccomp.h ] || install_or_say libseccomp-dev "libseccomp (the emulator's sandbox)" "Fedora: sudo dnf install libseccomp-devel"
 fi
 
+# Grading a class (make grade-all, which says WB_COURSE=1) is Python 3's: checker/course/.
+if [ -n "${WB_COURSE:-}" ] && ! command -v python3 >/dev/null 2>&1; then
+  install_or_say python3 "python3 (make grade-all: checker/course/)" "Fedora: sudo dnf install python3"
+fi
+
 # make watch needs a file watcher, nothing else does: at set-up (make lessonN, make doctor, make
 # watch; WB_SETUP=1) it is installed as root, else mentioned. Never a reason to refuse a check:
 # a grader offline, or without root, grades without it.

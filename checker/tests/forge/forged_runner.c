@@ -1,5 +1,5 @@
 /* A runner that lies: the judge's test that a side's copy of the job is read only where that
- * side may write (checker/tools/forged-side-test.sh). It stands where build/common/ptx-runner
+ * side may write (checker/tests/steps/forged-side-test.sh). It stands where build/common/ptx-runner
  * stands, runs the real runner (ptx-runner.real beside it) on the job it was given, and then,
  * on the student's side, writes every field of the job that side may not speak for: which roles
  * ran, the reference's and the baseline's counts, timings and attributes, the device, the

@@ -1,6 +1,6 @@
 /* The sanitized-test step's canary: a heap overflow after sandbox_enter, built as the sanitized
  * runner is (build/asan/canary). Its report must come out whole, with the line it names
- * (checker/tests/steps/sanitized-test.sh): a sanitizer that the seccomp filter silenced, or that
+ * (checker/tests/steps/sanitized-test.py): a sanitizer that the seccomp filter silenced, or that
  * ended with the filter's exit code instead of its own, would let every real report pass unseen. */
 #include <stdio.h>
 #include <stdlib.h>

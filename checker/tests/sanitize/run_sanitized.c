@@ -1,4 +1,4 @@
-/* The sanitized runner's driver (make sanitized-test, checker/tests/steps/sanitized-test.sh): the
+/* The sanitized runner's driver (make sanitized-test, checker/tests/steps/sanitized-test.py): the
  * PTX runner built with AddressSanitizer and UndefinedBehaviorSanitizer (build/asan/ptx-runner),
  * run as the judge runs it, a process of its own with the job on fd 3 and its seccomp filter on,
  * on each kernel of a list. Not the judge itself: ASan reserves terabytes of address space, which

@@ -7,7 +7,7 @@
 set -u
 make=${MAKE:-make}
 $make --no-print-directory build-all || exit 1
-checker/tools/ref-cache-test.sh || exit 1
+checker/tests/steps/ref-cache-test.sh || exit 1
 if [ ! -d solutions ]; then
   MAKE=$make WB_JUDGE=check-emu build/workbook check exercises fail $(build/workbook lessons number) \
     > build/emu-exercises.log 2>&1 || { cat build/emu-exercises.log; exit 1; }
@@ -74,4 +74,4 @@ else
   ! grep -q 'Bank map' <<<"$out" && ! ls build/solutions/04_padding/bank-map-*.svg > /dev/null 2>&1 ||
     { echo "a bank map for lesson 4's solution, which has no bank conflict"; exit 1; }
 fi
-MAKE=$make EMU=1 exec checker/tools/run-cases.sh features mutants
+MAKE=$make EMU=1 exec checker/tools/run-cases.py features mutants

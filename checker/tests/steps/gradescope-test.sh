@@ -3,7 +3,7 @@
 # (source/, submission/, results/), and its run_autograder (without setup.sh: the tools are
 # here) on a submission uploaded flat as Gradescope lays one out: lessons 3 and 4's solutions
 # and lesson 5's stub. Its results.json must be Gradescope's format (checked by
-# checker/tools/gradescope/validate-results.py) and give the solutions full marks, the stub 0.
+# checker/course/gradescope/validate-results.py) and give the solutions full marks, the stub 0.
 # Also: the zip holds what grading needs and not the wrong kernels or the tests; a grading the
 # grader spoiled (a grader-faults line) writes no results.json and says so; and the validator
 # fails with its sentence when results.json is missing.
@@ -12,7 +12,7 @@ make=${MAKE:-make}
 dir=$PWD/build/gradescope-test
 zip=$dir/autograder.zip
 ag=$dir/autograder # Gradescope's /autograder
-validate=checker/tools/gradescope/validate-results.py
+validate=checker/course/gradescope/validate-results.py
 failed=0
 bad() { echo "  WRONG: $1"; failed=1; }
 rm -rf "$dir" && mkdir -p "$ag/submission" "$ag/results" || exit 1

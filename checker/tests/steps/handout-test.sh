@@ -24,7 +24,7 @@ $make -s --no-print-directory $common/ptx-runner || exit 1
 rm -rf $test && mkdir -p $test || exit 1
 probe=handout-untracked-probe.txt
 echo "an instructor's note" > $probe
-checker/tools/handout.sh $test/workbook.tar.gz > $test/handout.log; rc=$?
+checker/course/handout.py $test/workbook.tar.gz > $test/handout.log; rc=$?
 rm -f $probe
 [ $rc -eq 0 ] || { cat $test/handout.log; exit 1; }
 secret='/(solutions|checker/mutants|checker/redteam|checker/tests)/|untracked-probe'

@@ -4,4 +4,4 @@
 set -u
 make=${MAKE:-make}
 $make --no-print-directory build-all || exit 1
-MAKE=$make EMU=1 exec checker/tools/run-cases.sh redteam
+MAKE=$make EMU=1 exec checker/tools/run-cases.py redteam

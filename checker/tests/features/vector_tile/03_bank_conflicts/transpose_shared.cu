@@ -1,6 +1,6 @@
 /* A right transpose written with CUDA features beyond the lessons' own (each folder of
  * checker/tests/features/ is laid out like a hand-in): both judges must compile it and pass it
- * (checker/tools/run-cases.sh, in make test). Features: __ldg, __fmaf_rn, float4 and float2
+ * (checker/tools/run-cases.py, in make test). Features: __ldg, __fmaf_rn, float4 and float2
  * loads and stores of shared memory through reinterpret_cast (LDS.128/STS.128, LDS.64/STS.64,
  * all conflict-free), make_float4, make_float2, min, max, __float_as_int, __int_as_float,
  * __popc, __threadfence_block. checker/mutants/float4_misaligned.mutant and float2_swapped.mutant
