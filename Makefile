@@ -450,6 +450,17 @@ build/tests/test_ptx_run build/tests/test_ptx_isa: build/tests/%: checker/tests/
 	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_kernels.ptx"' \
 	  '-DWB_PTX_SOURCE="checker/tests/ptx/kernels.cu"' -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
 
+# test_ptx_hopper runs lesson 11's machinery (checker/tests/ptx/hopper.cu, made PTX for sm_90a).
+build/tests/ptx_hopper.ptx: checker/tests/ptx/hopper.cu
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) -ptx -lineinfo -arch=sm_90a -o $@ $<
+
+build/tests/test_ptx_hopper: checker/tests/test_ptx_hopper.c checker/tests/ptx/hopper_cases.h build/tests/ptx_hopper.ptx $(PTX_INTERPRETER) \
+    $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -ffp-contract=off -Ichecker/runner/ptx '-DWB_PTX_KERNELS="build/tests/ptx_hopper.ptx"' \
+	  '-DWB_PTX_SOURCE="checker/tests/ptx/hopper.cu"' -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
+
 build/tests/test_ptx_read: checker/tests/test_ptx_read.c $(PTX_INTERPRETER) \
     $(addprefix $(COMMON)/emu/,emu_trace.o emu_report.o) $(LIBCHECKER) $(HEADERS) $(TEST_HEADERS)
 	$(Q)mkdir -p $(@D)

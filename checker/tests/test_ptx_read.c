@@ -48,7 +48,26 @@ REFUSALS_TEST(unrunnable_instructions_are_refused_by_name, parse_instruction,
     {"cvt.rm.f16.f32 %rs1, %f1;", 0, "of half precision the interpreter runs"},
     {"cp.async.ca.shared.global.L2::cache_hint [%r1], [%rd1], 16, %rd2;", 0, "with a cache policy"},
     {"cp.async.wait_group -1;", 0, "a count of groups"},
-    {"cp.async.bulk.shared::cluster.global [%r1], [%rd1], 16, [%rd2];", 0, "not the bulk copies"},
+    {"cp.async.bulk.shared::cluster.global [%r1], [%rd1], 16, [%rd2];", 0, "cp.async.bulk.tensor.2d"},
+    /* Hopper's asynchronous instructions: the forms the interpreter runs, and no other */
+    {"mbarrier.test_wait.parity.shared::cta.b64 %p1, [%r1], %r2;", 0, "of mbarrier the interpreter runs init"},
+    {"mbarrier.try_wait.parity.shared::cta.b64 %r1, [%r1], %r2;", 0, "its first operand is the predicate it sets"},
+    {"mbarrier.init.shared::cta.b64 [k_param_0], %r1;", 0, "operand 1 lies outside shared memory"},
+    {"cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1, %r2, %r3}], "
+     "[%r2];", 0, "a 2-D tile from global"},
+    {"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [k_param_0, {%r1, %r2}], "
+     "[%r2];", 0, "the tensor map must be the generic address of one of the kernel's __grid_constant__"},
+    {"ld.global.u32 %r1, [%rd1, {%r1, %r2}];", 0, "has coordinates where the instruction takes none"},
+    {"fence.proxy.tensormap::generic.release.gpu;", 0, "of the proxy fences the interpreter runs"},
+    {"wgmma.wait_group.sync.aligned 9;", 0, "a constant from 0 to 7"},
+    {"wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %p1, 1, 1, 0, 0;", 0,
+     ".m64nNk16.f32.f16.f16 alone"},
+    {"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, {%r0, %r1, %r2, %r3}, %rd2, %p1, 1, 1, "
+     "0, 0;", 0, "A and B from shared memory"},
+    {"wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %p1, 1, 1, 0, 0;", 0,
+     "operand 1 is a vector of 4 where the instruction takes another number"},
+    {"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %p1, 2, 1, 0, 0;", 0,
+     "imm-scale-a and -b are 1 or -1"},
     {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f1,%f2,%f3,%f4};",
      0, "m16n8k16.row.col.f32.f16.f16.f32 alone"},
     /* registers: each index the interpreter would use, resolved here */
@@ -108,6 +127,11 @@ static void valid_forms_are_read(void **state)
         "setp.eq.s32 _|%p1, %r1, 5;", "setp.eq.s32 %p1|_, %r1, 5;", "setp.eq.s32 _, %r1, 5;",
         "atom.global.add.u32 _, [%rd1], 1;", "mov.b64 {%r1, _}, %rd1;", "ld.param.u32 %r1, [k_param_0+4];",
         "ld.shared.v4.u32 {%r0, %r1, %r2, %r3}, [s];", "ld.const.u32 %r1, [c+12];", "mov.u32 %r1, %nsmid;",
+        "mbarrier.init.shared::cta.b64 [s], 1;", "mbarrier.arrive.expect_tx.shared::cta.b64 _, [s], 64;",
+        "mbarrier.try_wait.parity.shared::cta.b64 %p1, [s+8], 1;", "fence.proxy.async.shared::cta;",
+        "fence.mbarrier_init.release.cluster;", "wgmma.fence.sync.aligned;", "wgmma.wait_group.sync.aligned 1;",
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %p1, 1, -1, 0, 1;",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [s];",
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         char err[400] = "";

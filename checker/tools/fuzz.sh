@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make fuzz: libFuzzer over the PTX reader and the interpreter (checker/tests/fuzz/ptx_fuzz.c, built
 # with clang, AddressSanitizer and UndefinedBehaviorSanitizer) for FUZZ_SECONDS (60), from seeds
-# made of every lesson's PTX (solutions, stubs, baselines), each kernel of checker/tests/ptx/kernels.cu
-# in a file of its own (the harness runs a file's first kernel), the cases' PTX that
+# made of every lesson's PTX (solutions, stubs, baselines), Hopper's test kernels (hopper.cu's
+# module), each kernel of checker/tests/ptx/kernels.cu in a file of its own (the harness runs a file's first kernel), the cases' PTX that
 # sanitized-test made (build/asan/cases/, where it ran) and the crashes found before
 # (checker/tests/fuzz/crash-*.ptx: each runs first, so a bug that comes back fails at once), with
 # the dictionary checker/tests/fuzz/ptx.dict. Its folder (FUZZ_OUT, build/fuzz/run) holds the seeds,
@@ -25,13 +25,13 @@ if ! command -v "$cc" > /dev/null ||
   exit 0
 fi
 $make -s --no-print-directory build-all || exit 1
-$make -s --no-print-directory -j"$(nproc)" $fuzz/ptx-fuzz $fuzz/kernels.ptx || exit 1
+$make -s --no-print-directory -j"$(nproc)" $fuzz/ptx-fuzz $fuzz/kernels.ptx build/tests/ptx_hopper.ptx || exit 1
 
 # The seeds, made again each run (a kernel once, by its bytes).
 seeds=$out/seeds
 rm -rf "$seeds" && mkdir -p "$seeds" "$out/corpus" "$out/crashes"
 for f in build/common/*/*.ptx build/solutions/*/student.ptx build/exercises/*/student.ptx build/asan/cases/*.ptx \
-  checker/tests/fuzz/crash-*.ptx; do
+  checker/tests/fuzz/crash-*.ptx build/tests/ptx_hopper.ptx; do
   [ -f "$f" ] && cp "$f" "$seeds/$(sha256sum < "$f" | cut -c1-16).ptx"
 done
 # kernels.cu's kernels, each with the module's header and trailer (its .file lines) around it.

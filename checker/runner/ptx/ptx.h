@@ -52,6 +52,9 @@ enum ptx_op {
     OP_ATOM, OP_RED, OP_CALL, OP_NANOSLEEP, OP_TRAP, OP_PMEVENT,
     OP_LDMATRIX, OP_MMA, /* the tensor cores' operand load and product, warp-wide */
     OP_CP_ASYNC,         /* cp.async: a copy from global to shared memory that lands at a wait */
+    /* Hopper's asynchronous machinery (ptx_async.c): mbarriers, the tensor memory accelerator's
+     * copies (cp.async.bulk.tensor), and the warpgroup's matrix product (wgmma) */
+    OP_MBARRIER, OP_BULK_TENSOR, OP_WGMMA,
 };
 
 /* Modifiers, as bits of ptx_insn.flags. */
@@ -60,6 +63,7 @@ enum {
     F_APPROX = 1 << 6, F_TO = 1 << 7, F_CC = 1 << 8, F_VOLATILE = 1 << 9, F_NOFTZ = 1 << 10,
     F_TRANS = 1 << 11, /* ldmatrix .trans */
     F_SHIFTAMT = 1 << 12, /* bfind .shiftamt: the left shift that brings the highest bit to the top */
+    F_PARITY = 1 << 13,   /* mbarrier.try_wait .parity */
 };
 /* Rounding (cvt, float arithmetic). */
 enum ptx_round { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI };
@@ -76,9 +80,14 @@ enum ptx_sub {
     BAR_SYNC, BAR_ARRIVE, BAR_RED_POPC, BAR_RED_AND, BAR_RED_OR,
     MATCH_ANY, MATCH_ALL,
     CP_COPY, CP_COMMIT, CP_WAIT, CP_WAIT_ALL,
+    MB_INIT, MB_ARRIVE, MB_ARRIVE_EXPECT, MB_EXPECT_TX, MB_TRY_WAIT, /* mbarrier's */
+    FENCE_PROXY_ASYNC, FENCE_MBAR_INIT,                              /* fence's (OP_MEMBAR) */
+    WG_FENCE, WG_COMMIT, WG_WAIT, WG_MMA,                            /* wgmma's */
 };
 
-enum ptx_okind { K_NONE, K_REG, K_IMM, K_FIMM, K_SYM, K_SPECIAL, K_VEC, K_MEM, K_LABEL };
+/* K_BIGVEC: a vector of more than 4 registers (wgmma's accumulators), nvec of them from
+ * ptx_kernel.pool[reg]; only wgmma takes one. */
+enum ptx_okind { K_NONE, K_REG, K_IMM, K_FIMM, K_SYM, K_SPECIAL, K_VEC, K_MEM, K_LABEL, K_BIGVEC };
 
 /* Special registers (the clocks, SM and warp-slot ids among them are refused when the PTX is read:
  * a kernel's result must not depend on when or where it runs). */
@@ -100,14 +109,14 @@ struct ptx_operand {
                       a register of its own (ptx_kernel.sink) */
     int sym;       /* K_SYM, K_MEM with a variable as base: its index (-1: none) */
     int64_t imm;   /* K_IMM, K_FIMM (the bits: 0f... as a float's, 0d... as a double's), K_MEM's offset */
-    int vec[4];    /* K_VEC: registers */
+    int vec[4];    /* K_VEC: registers; K_MEM: a tensor copy's coordinates, nvec of them */
 };
 
 /* The longest name the parser takes; a longer one is refused (never cut: two cut names could
  * be one). */
 #define PTX_NAME_MAX 256
 
-#define PTX_MAX_OPERANDS 6
+#define PTX_MAX_OPERANDS 8 /* wgmma.mma_async's d, a, b, scale-d, imm-scale-a/b, imm-trans-a/b */
 struct ptx_insn {
     uint8_t op;               /* ptx_op */
     uint8_t space;            /* ptx_space */
@@ -134,6 +143,7 @@ struct ptx_var {
     size_t bytes;
     size_t offset;       /* in its space's window (S_GLOBAL: in the module's string data) */
     unsigned char *init; /* const: the initial bytes (NULL: zeros) */
+    int dynamic;         /* `extern __shared__` memory: its bytes the launch's, after the kernel's own */
 };
 
 struct ptx_reg {
@@ -158,6 +168,8 @@ struct ptx_kernel {
     struct ptx_reg *regs;
     int nregs;
     int sink; /* the register that stands for `_`, which instructions write and nothing reads (-1: none) */
+    int *pool; /* the registers of K_BIGVEC operands */
+    int npool;
     struct ptx_insn *insns;
     int ninsns;
     size_t shared_bytes, local_bytes;
@@ -181,6 +193,8 @@ struct ptx_module {
     size_t string_bytes;
     unsigned char *string_data;
     int has_vprintf; /* the module declares vprintf (a kernel calls printf) */
+    size_t dynamic_offset; /* where `extern __shared__` memory starts: after every kernel's own shared
+                              variables, at the largest alignment it was declared with (0: none) */
     char *files[PTX_MAX_FILES + 1]; /* .file N "name", by N */
     char error[400];
 };

@@ -13,6 +13,8 @@
 /* ---- what an instruction's operands may be, checked once here so that ptx_exec.c can trust
  * every index it uses: a register, a special register, a variable or a parameter ---- */
 
+static int async_shape(const struct ptx_insn *in, int *lo, int *hi, int *writes);
+
 /* How many operands in takes (from *lo to *hi) and whether the first is what it writes; 0 where
  * the interpreter does not run it. */
 static int shape(const struct ptx_insn *in, int *lo, int *hi, int *writes)
@@ -65,6 +67,30 @@ static int shape(const struct ptx_insn *in, int *lo, int *hi, int *writes)
     case OP_CP_ASYNC: /* its forms: operands_fit */
         *lo = 0, *hi = 4;
         return 1;
+    case OP_BULK_TENSOR: /* [dst], [map, {x, y}], [mbarrier] */
+        *lo = *hi = 3;
+        return 1;
+    default:
+        break;
+    }
+    return async_shape(in, lo, hi, writes);
+}
+
+/* Hopper's asynchronous instructions (ptx_decode.c's forms). */
+static int async_shape(const struct ptx_insn *in, int *lo, int *hi, int *writes)
+{
+    static const signed char mbarrier[][2] = {[MB_INIT] = {2, 0}, [MB_ARRIVE] = {2, 1}, [MB_ARRIVE_EXPECT] = {3, 1},
+                                              [MB_EXPECT_TX] = {2, 0}, [MB_TRY_WAIT] = {3, 1}};
+    switch (in->op) {
+    case OP_MBARRIER:
+        if (in->sub < MB_INIT || in->sub > MB_TRY_WAIT)
+            return 0;
+        *lo = *hi = mbarrier[in->sub][0], *writes = mbarrier[in->sub][1];
+        return 1;
+    case OP_WGMMA:
+        *lo = *hi = in->sub == WG_MMA ? 8 : in->sub == WG_WAIT ? 1 : 0;
+        *writes = in->sub == WG_MMA;
+        return 1;
     default:
         return 0;
     }
@@ -82,6 +108,7 @@ static int vector_at(const struct ptx_insn *in, int j, int *n)
     case OP_SETP: case OP_SHFL: case OP_MATCH: return j == 0 && (*n = 2); /* d|p */
     case OP_LDMATRIX: return j == 0 && (*n = in->vec);
     case OP_MMA: return 1;
+    case OP_WGMMA: return j == 0 && in->sub == WG_MMA && (*n = 4 * in->vec); /* N/2 floats a thread */
     default: return 0;
     }
 }
@@ -102,7 +129,7 @@ static int check_operand(struct builder *b, const struct ptx_insn *in, int j, in
     struct lexer *lx = &b->lx;
     const struct ptx_operand *o = &in->o[j];
     int n = 0;
-    if (written && o->kind != K_REG && !(o->kind == K_VEC && vector_at(in, j, &n)))
+    if (written && o->kind != K_REG && !((o->kind == K_VEC || o->kind == K_BIGVEC) && vector_at(in, j, &n)))
         return lex_fail(lx, "'%s': operand %d is written, so it must be a register (or the sink `_`)", in->text, j + 1);
     switch (o->kind) {
     case K_REG:
@@ -115,9 +142,23 @@ static int check_operand(struct builder *b, const struct ptx_insn *in, int j, in
             if (check_reg(b, in, j, o->vec[e], written))
                 return -1;
         return 0;
+    case K_BIGVEC:
+        if (!vector_at(in, j, &n) || o->nvec != n || o->reg < 0 || o->reg + o->nvec > b->k->npool)
+            return lex_fail(lx, "'%s': operand %d is a vector of %d registers where the instruction takes %s", in->text,
+                            j + 1, o->nvec, n ? "another number" : "no such vector");
+        for (int e = 0; e < o->nvec; e++)
+            if (check_reg(b, in, j, b->k->pool[o->reg + e], written))
+                return -1;
+        return 0;
     case K_MEM:
         if (o->reg >= 0 && check_reg(b, in, j, o->reg, 0))
             return -1;
+        if (o->nvec && !(in->op == OP_BULK_TENSOR && j == 1 && o->nvec == in->vec))
+            return lex_fail(lx, "'%s': operand %d has coordinates where the instruction takes %s", in->text, j + 1,
+                            in->op == OP_BULK_TENSOR ? "as many as its dimensions" : "none");
+        for (int e = 0; e < o->nvec; e++)
+            if (check_reg(b, in, j, o->vec[e], 0))
+                return -1;
         break;
     case K_SPECIAL:
         if (o->reg < 0 || o->reg >= SR_COUNT)
@@ -216,8 +257,8 @@ int ptx_fixed_address(struct ptx_module *m, const struct ptx_kernel *k, const st
                  "memory", in->at, in->text, space_name(in->space ? in->space : S_GENERIC), what, space_name(owner));
         return -1;
     }
-    if (o->reg >= 0 || !window(m, k, in->space, &bytes))
-        return 0; /* a register's address, checked where it is used */
+    if (o->reg >= 0 || !window(m, k, in->space, &bytes) || (o->sym >= 0 && m->vars[o->sym].dynamic))
+        return 0; /* a register's address, or extern __shared__ memory: checked where it is used */
     base = o->sym <= -2 ? k->params[-2 - o->sym].offset : o->sym >= 0 ? (int64_t)m->vars[o->sym].offset : 0;
     if (__builtin_add_overflow(base, o->imm, &at) || at < 0 || (uint64_t)at > bytes ||
         (uint64_t)size > bytes - (uint64_t)at) {

@@ -28,7 +28,8 @@ static const struct {
     {"shfl", OP_SHFL},     {"vote", OP_VOTE},     {"match", OP_MATCH},   {"redux", OP_REDUX},
     {"activemask", OP_ACTIVEMASK}, {"atom", OP_ATOM}, {"red", OP_RED},   {"call", OP_CALL},
     {"nanosleep", OP_NANOSLEEP}, {"trap", OP_TRAP}, {"pmevent", OP_PMEVENT}, {"fma.rn", OP_FMA},
-    {"ldmatrix", OP_LDMATRIX}, {"mma", OP_MMA}, {"cp", OP_CP_ASYNC},
+    {"ldmatrix", OP_LDMATRIX}, {"mma", OP_MMA}, {"cp", OP_CP_ASYNC}, {"mbarrier", OP_MBARRIER},
+    {"wgmma", OP_WGMMA},
 };
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
@@ -57,6 +58,115 @@ static int approximate(const struct ptx_insn *in)
     }
 }
 
+/* ---- Hopper's asynchronous instructions (ptx_async.c runs them) ----
+ * The forms the interpreter runs, each checked against the GPU (checker/tests/conformance/):
+ *   mbarrier.init.shared::cta.b64 [a], count;   mbarrier.arrive{.expect_tx}.shared::cta.b64 _|d, [a]{, tx};
+ *   mbarrier.expect_tx.shared::cta.b64 [a], tx;  mbarrier.try_wait.parity.shared::cta.b64 p, [a], parity;
+ *   fence.proxy.async{.shared::cta};  fence.mbarrier_init.release.cluster;
+ *   cp.async.bulk.tensor.2d.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes [dst], [map, {x, y}], [a];
+ *   wgmma.fence / commit_group / wait_group N .sync.aligned;
+ *   wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {d}, a-desc, b-desc, scale-d, ±1, ±1, trans-a, trans-b. */
+enum { SEEN_COMPLETE_TX = 1, SEEN_TENSOR = 2, SEEN_SHAPE = 4, SEEN_BAD = 8 };
+
+/* One part of an async instruction's opcode: 1 where it was taken, 0 where the caller's general
+ * parts decide. */
+int ptx_decode_async(struct ptx_insn *in, const char *part, const char *opcode, int *seen)
+{
+    (void)opcode;
+    switch (in->op) {
+    case OP_MBARRIER:
+        if (!strcmp(part, "init")) in->sub = MB_INIT;
+        else if (!strcmp(part, "arrive")) in->sub = MB_ARRIVE;
+        else if (!strcmp(part, "expect_tx")) in->sub = in->sub == MB_ARRIVE ? MB_ARRIVE_EXPECT : MB_EXPECT_TX;
+        else if (!strcmp(part, "try_wait")) in->sub = MB_TRY_WAIT;
+        else if (!strcmp(part, "parity")) in->flags |= F_PARITY;
+        else if (!strcmp(part, "test_wait") || !strcmp(part, "inval") || !strcmp(part, "complete_tx") ||
+                 !strcmp(part, "pending_count") || !strcmp(part, "noComplete") || !strcmp(part, "arrive_drop"))
+            *seen |= SEEN_BAD;
+        else
+            return 0;
+        return 1;
+    case OP_MEMBAR:
+        if (!strcmp(part, "proxy")) in->sub = FENCE_PROXY_ASYNC;
+        else if (!strcmp(part, "async") && in->sub == FENCE_PROXY_ASYNC) ;
+        else if (!strcmp(part, "mbarrier_init")) in->sub = FENCE_MBAR_INIT;
+        else
+            return 0;
+        return 1;
+    case OP_BULK_TENSOR:
+        if (!strcmp(part, "tensor")) *seen |= SEEN_TENSOR;
+        else if (part[0] >= '1' && part[0] <= '5' && !strcmp(part + 1, "d")) in->vec = (uint8_t)(part[0] - '0');
+        else if (!strcmp(part, "tile")) ;
+        else if (!strcmp(part, "mbarrier::complete_tx::bytes")) *seen |= SEEN_COMPLETE_TX;
+        else if (!strcmp(part, "global")) ; /* the source's space; in->space is the destination's */
+        else if (strcmp(part, "shared::cluster") && strcmp(part, "shared::cta"))
+            *seen |= SEEN_BAD; /* im2col, multicast, cache hints, the reverse direction, reductions */
+        else
+            return 0;
+        return 1;
+    case OP_WGMMA:
+        if (!strcmp(part, "fence")) in->sub = WG_FENCE;
+        else if (!strcmp(part, "commit_group")) in->sub = WG_COMMIT;
+        else if (!strcmp(part, "wait_group")) in->sub = WG_WAIT;
+        else if (!strcmp(part, "mma_async")) in->sub = WG_MMA;
+        else if (!strcmp(part, "sync") || !strcmp(part, "aligned")) ;
+        else if (in->sub == WG_MMA && part[0] == 'm' && !(*seen & SEEN_SHAPE)) {
+            int n = 0, used = 0;
+            if (sscanf(part, "m64n%dk16%n", &n, &used) == 1 && part[used] == 0 && n >= 8 && n <= 256 && n % 8 == 0)
+                in->vec = (uint8_t)(n / 8), *seen |= SEEN_SHAPE;
+            else
+                *seen |= SEEN_BAD;
+        } else if (ptx_type_named(part) == T_NONE)
+            *seen |= SEEN_BAD; /* .sp, .satfinite, other shapes */
+        else
+            return 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The async instruction whole: what the interpreter runs of it, or a refusal that names it. */
+int ptx_decode_async_done(struct lexer *lx, struct ptx_insn *in, const char *opcode, const int *types, int ntypes,
+                          int seen)
+{
+    switch (in->op) {
+    case OP_MBARRIER:
+        if ((seen & SEEN_BAD) || in->sub == SUB_NONE || in->type != T_B64 || ntypes != 1 || in->space != S_SHARED ||
+            ((in->sub == MB_TRY_WAIT) != !!(in->flags & F_PARITY)))
+            return lex_fail(lx, "'%s': of mbarrier the interpreter runs init, arrive, arrive.expect_tx, expect_tx "
+                            "and try_wait.parity, each .shared::cta.b64", opcode);
+        return 0;
+    case OP_MEMBAR:
+        if ((seen & SEEN_BAD) || (in->sub == FENCE_PROXY_ASYNC && strcmp(opcode, "fence.proxy.async") &&
+                                  strcmp(opcode, "fence.proxy.async.shared::cta")))
+            return lex_fail(lx, "'%s': of the proxy fences the interpreter runs fence.proxy.async{.shared::cta} "
+                            "alone", opcode);
+        if (in->sub == FENCE_MBAR_INIT && !strstr(opcode, ".release.cluster"))
+            return lex_fail(lx, "'%s': fence.mbarrier_init is .release.cluster", opcode);
+        return 0;
+    case OP_BULK_TENSOR:
+        if ((seen & SEEN_BAD) || !(seen & SEEN_TENSOR) || !(seen & SEEN_COMPLETE_TX) || in->vec != 2 || ntypes ||
+            !(strstr(opcode, ".shared::cluster.global") || strstr(opcode, ".shared::cta.global")))
+            return lex_fail(lx, "'%s': of the tensor memory accelerator the interpreter runs "
+                            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes alone (a "
+                            "2-D tile from global into this block's shared memory)", opcode);
+        in->space = S_SHARED; /* the destination's: a block launched without a cluster is a cluster of one */
+        return 0;
+    case OP_WGMMA:
+        if (in->sub == WG_MMA && (!(seen & SEEN_SHAPE) || (seen & SEEN_BAD) || ntypes != 3 || types[0] != T_F32 ||
+                                  types[1] != T_F16 || types[2] != T_F16))
+            return lex_fail(lx, "'%s': of wgmma.mma_async the interpreter runs .m64nNk16.f32.f16.f16 alone (N a "
+                            "multiple of 8 up to 256)", opcode);
+        if (in->sub == SUB_NONE || (in->sub != WG_MMA && (ntypes || (seen & SEEN_BAD))))
+            return lex_fail(lx, "'%s': of wgmma the interpreter runs fence, commit_group, wait_group and mma_async",
+                            opcode);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 /* The opcode's parts after the first: types, spaces, modifiers. */
 int ptx_decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
 {
@@ -72,7 +182,7 @@ int ptx_decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
     if (in->op == OP_UNKNOWN)
         return lex_fail(lx, "the instruction '%s' is not one the interpreter knows", opcode);
     in->vec = 1;
-    int ntypes = 0, cmp_seen = 0, types[4] = {0};
+    int ntypes = 0, cmp_seen = 0, types[4] = {0}, nsteps = 0;
     while ((part = strtok_r(NULL, ".", &save))) {
         int t = ptx_type_named(part), c, r;
         if (t != T_NONE && ntypes < 4)
@@ -135,10 +245,14 @@ int ptx_decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
         else if (in->op == OP_CP_ASYNC && strcmp(part, "commit_group") == 0) in->sub = CP_COMMIT;
         else if (in->op == OP_CP_ASYNC && strcmp(part, "wait_group") == 0) in->sub = CP_WAIT;
         else if (in->op == OP_CP_ASYNC && strcmp(part, "wait_all") == 0) in->sub = CP_WAIT_ALL;
-        else if (in->op == OP_CP_ASYNC && (strcmp(part, "bulk") == 0 || strcmp(part, "mbarrier") == 0 ||
-                                           strcmp(part, "reduce") == 0 || in->sub == SUB_NONE))
+        else if (in->op == OP_CP_ASYNC && in->sub == CP_COPY && strcmp(part, "bulk") == 0)
+            in->op = OP_BULK_TENSOR, in->sub = SUB_NONE;
+        else if (in->op == OP_CP_ASYNC && (strcmp(part, "mbarrier") == 0 || strcmp(part, "reduce") == 0 ||
+                                           in->sub == SUB_NONE))
             return lex_fail(lx, "'%s': of cp the interpreter runs cp.async (with commit_group, wait_group and wait_all) "
-                            "alone, not the bulk copies of the Tensor Memory Accelerator", opcode);
+                            "and cp.async.bulk.tensor alone", opcode);
+        else if (ptx_decode_async(in, part, opcode, &nsteps) > 0)
+            ;
         /* The tensor cores' shapes: what the interpreter runs of them, checked below. */
         else if (in->op == OP_LDMATRIX && strcmp(part, "m8n8") == 0) ;
         else if (in->op == OP_LDMATRIX && strcmp(part, "x1") == 0) in->vec = 1;
@@ -149,6 +263,10 @@ int ptx_decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
                                       strcmp(part, "col") == 0)) ;
         else if (in->op == OP_MMA && (part[0] == 'm' || strcmp(part, "row") == 0 || strcmp(part, "col") == 0))
             return lex_fail(lx, "'%s': of mma the interpreter runs m16n8k16.row.col.f32.f16.f16.f32 alone", opcode);
+        else if (in->op == OP_BULK_TENSOR && strcmp(part, "shared::cluster") == 0)
+            ; /* a block launched without a cluster is a cluster of one */
+        else if (in->op == OP_MEMBAR && in->sub == FENCE_MBAR_INIT && strcmp(part, "cluster") == 0)
+            ;
         else if (strcmp(part, "shared::cluster") == 0 || strcmp(part, "cluster") == 0)
             return lex_fail(lx, "'%s': thread-block clusters are not something the interpreter runs", opcode);
         /* Modifiers that change nothing the interpreter models: caching, ordering and scope
@@ -169,6 +287,9 @@ int ptx_decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
     int halves = 0;
     for (int k = 0; k < ntypes && k < 4; k++)
         halves |= types[k] == T_F16 || types[k] == T_F16X2 || types[k] == T_BF16;
+    if (in->op == OP_MBARRIER || in->op == OP_BULK_TENSOR || in->op == OP_WGMMA ||
+        (in->op == OP_MEMBAR && in->sub != SUB_NONE))
+        return ptx_decode_async_done(lx, in, opcode, types, ntypes, nsteps);
     if (halves && !(in->op == OP_MMA || (in->op == OP_CVT && ntypes == 2 &&
                                          ((types[0] == T_F16 && (types[1] == T_F32 || types[1] == T_F64) &&
                                            (in->rnd == R_RN || in->rnd == R_RZ)) ||

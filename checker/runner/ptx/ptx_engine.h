@@ -5,7 +5,8 @@
  *                 completed, the tracer's interface, errors and their sentences
  *   ptx_insn.c    an instruction: its guard, its counts, its class's handler
  *   ptx_warp.c    a warp with all lanes on: column by column, and the tensor cores
- *   ptx_memory.c  memory: where an access lands, loads, stores, cp.async, printf, bytes in flight */
+ *   ptx_memory.c  memory: where an access lands, loads, stores, cp.async, printf, bytes in flight
+ *   ptx_async.c   Hopper's machinery: mbarriers, tensor copies, the proxy fence, wgmma */
 #ifndef WB_PTX_ENGINE_H
 #define WB_PTX_ENGINE_H
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include "ptx_values.h"
 
 #define MAX_THREADS 1024
+#define PTX_MAX_SHARED 232448 /* a block's shared memory on sm_90, static and dynamic: 227 KiB */
 /* l: each lane of the mask m, lowest first. */
 #define FOR_LANES(m, l)                                                                                           \
     for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
@@ -31,7 +33,8 @@ struct emu_uint3 {
 };
 extern struct emu_uint3 blockIdx, blockDim, gridDim;
 
-enum lane_state { READY, AT_BARRIER, AT_WARP, EXITED };
+/* AT_MBARRIER: at an mbarrier.try_wait whose phase has not completed (ptx_async.c), until it has. */
+enum lane_state { READY, AT_BARRIER, AT_WARP, EXITED, AT_MBARRIER };
 
 /* Shared memory's bytes: never written, written, written with a marked value. */
 enum { UNSET = 0, SET = 1, MARKED = 2 };
@@ -89,6 +92,12 @@ struct ptx_engine {
      * shared_marks says whether the block has read such shared memory yet, which tells the two
      * apart where it has not. */
     int value_error, shared_marks;
+    /* The async proxy (ptx_async.c): for each 16 bytes of shared memory, the number of
+     * fence.proxy.async the block must have run before the tensor cores may read what ordinary
+     * stores last wrote there (0: nothing to wait for); the fences run so far. NULL: the kernel
+     * has no wgmma. */
+    uint32_t *proxy_stamp;
+    uint32_t proxy_fences;
     char value_sentence[600];
     char error[600];
 };
@@ -243,5 +252,23 @@ int ptx_print(int insn, int t);
 void ptx_follow_loads(const struct ptx_insn *in, int i, int w, uint32_t active, uint32_t exec);
 void ptx_issue_load(int t, const struct ptx_operand *d, int bytes);
 int ptx_cp_async(const struct ptx_insn *in, int i, int w, uint32_t exec);
+/* Hopper's asynchronous machinery (ptx_async.c). */
+void ptx_async_block_start(void);
+int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_t *blocked);
+int ptx_async_release(void);
+int ptx_async_error(void);
+int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec);
+int ptx_wgmma(const struct ptx_insn *in, int i, int w);
+/* ldmatrix, mma.sync or a wgmma instruction, for a whole warp together (ptx_insn.c). */
+int ptx_full_warp(const struct ptx_insn *in, int i, int w);
+/* The schedule's order of warps (emu_set_schedule): 0 forward, 1 backward, 2 drawn. */
+int ptx_schedule_order(void);
+/* Ordinary stores wrote shared bytes [off, off + n): the tensor cores see them after a proxy fence. */
+static inline void ptx_generic_wrote(size_t off, size_t n)
+{
+    if (X.proxy_stamp && n)
+        for (size_t c = off / 16; c <= (off + n - 1) / 16; c++)
+            X.proxy_stamp[c] = X.proxy_fences + 1;
+}
 
 #endif

@@ -333,8 +333,9 @@ static int complete(int w, uint32_t mask)
     uint32_t value_marks = 0;
     int at = X.pc[first + __builtin_ctz(mask)];
     const struct ptx_insn *warp_in = &X.k->insns[at];
-    if (warp_in->op == OP_LDMATRIX || warp_in->op == OP_MMA) { /* lanes that came apart, together again */
-        int rc = warp_in->op == OP_LDMATRIX ? ptx_ldmatrix(warp_in, at, w) : ptx_mma(warp_in, w);
+    if (warp_in->op == OP_LDMATRIX || warp_in->op == OP_MMA || warp_in->op == OP_WGMMA) { /* lanes that came
+                                                                                             apart, together again */
+        int rc = ptx_full_warp(warp_in, at, w);
         if (rc)
             return X.warp_kind = rc, -1;
         FOR_LANES(mask, l) {
@@ -424,7 +425,7 @@ int ptx_resolve(int w)
         uint32_t mask = op_mask(in, t);
         /* who and where: formatted only for a failure's sentence (this loop runs at every warp operation) */
 #define NAME_THIS() (ptx_where(X.pc[t], where, sizeof where), ptx_thread_name(t, who, sizeof who))
-        if (in->op == OP_LDMATRIX || in->op == OP_MMA) { /* every lane of a full warp, at this one */
+        if (in->op == OP_LDMATRIX || in->op == OP_MMA || in->op == OP_WGMMA) { /* every lane of a full warp */
             int coming = 0; /* a lane an operation completed above goes on, and may come here */
             for (int k = 0; k < lanes; k++)
                 coming |= X.state[first + k] == READY;
@@ -535,7 +536,7 @@ static int run_warp(int w)
             int target = in->op == OP_BRA ? X.pc[w * 32 + __builtin_ctz(active)] : pc + 1;
             if (all && in->op != OP_RET && in->op != OP_EXIT && in->op != OP_BAR && in->op != OP_BAR_WARP &&
                 in->op != OP_SHFL && in->op != OP_VOTE && in->op != OP_MATCH && in->op != OP_REDUX &&
-                in->op != OP_LDMATRIX && in->op != OP_MMA) {
+                in->op != OP_LDMATRIX && in->op != OP_MMA && in->op != OP_WGMMA && in->op != OP_MBARRIER) {
                 int together = 1;
                 if (in->op == OP_BRA)
                     FOR_LANES(active, l)
@@ -613,6 +614,11 @@ void emu_set_schedule(int order, uint64_t seed)
     S.seed = seed;
 }
 
+int ptx_schedule_order(void)
+{
+    return S.order;
+}
+
 static uint64_t splitmix(uint64_t *x)
 {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
@@ -654,6 +660,7 @@ static int run_block(void)
         X.ncopies[t] = 0, X.committed[t] = 0, X.copy_bytes[t] = 0; /* (copies never waited for are dropped) */
     }
     X.unlanded = 0, X.unset_read = 0, X.copies_pending = 0;
+    ptx_async_block_start();
     if (X.counting)
         memset(X.dep, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.dep);
     for (;;) {
@@ -663,6 +670,12 @@ static int run_block(void)
             if (rc)
                 return rc;
         }
+        /* threads at an mbarrier whose phase has completed go on, before any barrier is passed */
+        int released = ptx_async_release();
+        if (released < 0)
+            return ptx_async_error();
+        if (released)
+            continue;
         emu_trace_interval_end(X.threads, 32);
         int waiting = 0;
         for (int t = 0; t < X.threads; t++)
@@ -763,6 +776,11 @@ static int refused_launch(const struct ptx_launch *L, unsigned threads)
     if (X.k->shared_bytes > 48 * 1024)
         return ptx_fail(EMU_BAD_LAUNCH, "your kernel declares %zu bytes of static shared memory; a block may declare at "
                                     "most 49152 bytes statically (48 KB), on a GPU as here", X.k->shared_bytes);
+    if (L->dynamic_shared && (L->dynamic_shared > PTX_MAX_SHARED || X.L->m->dynamic_offset == 0 ||
+                              X.L->m->dynamic_offset + L->dynamic_shared > PTX_MAX_SHARED))
+        return ptx_fail(EMU_BAD_LAUNCH, "a block of %zu bytes of shared memory (%zu of extern __shared__ memory): an "
+                        "H200's block may have at most %d", X.k->shared_bytes + L->dynamic_shared, L->dynamic_shared,
+                        PTX_MAX_SHARED);
     if (X.k->local_bytes > 64 * 1024)
         return ptx_fail(EMU_BAD_LAUNCH, "the kernel's local arrays take %zu bytes per thread, more than the "
                                     "interpreter gives (64 KiB)", X.k->local_bytes);
@@ -797,9 +815,15 @@ int ptx_run(const struct ptx_launch *L)
     X.dep = X.counting ? calloc((size_t)X.k->nregs * threads + 1, sizeof *X.dep) : NULL;
     X.regs = calloc((size_t)X.k->nregs * threads + 1, sizeof *X.regs);
     X.marks = calloc((size_t)X.k->nregs * (size_t)X.warps + 1, sizeof *X.marks);
-    X.shared_bytes = X.k->shared_bytes;
-    X.shared = aligned_alloc(256, (X.shared_bytes + 256) / 256 * 256);
+    X.shared_bytes = L->dynamic_shared ? X.L->m->dynamic_offset + L->dynamic_shared : X.k->shared_bytes;
+    X.shared = aligned_alloc(4096, (X.shared_bytes + 4096) / 4096 * 4096); /* a window aligned as a GPU's: a kernel
+                                                                           may align its own tiles in it by their address */
     X.shared_state = calloc(X.shared_bytes + 1, 1);
+    free(X.proxy_stamp);
+    X.proxy_stamp = NULL;
+    for (int i = 0; i < X.k->ninsns; i++)
+        if (X.k->insns[i].op == OP_WGMMA && !X.proxy_stamp)
+            X.proxy_stamp = calloc(X.shared_bytes / 16 + 1, sizeof *X.proxy_stamp);
     X.local_bytes = (X.k->local_bytes + 15) / 16 * 16;
     X.local = aligned_alloc(64, X.local_bytes * threads + 64);
     X.local_state = malloc(X.local_bytes * threads + 64);

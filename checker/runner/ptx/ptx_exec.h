@@ -16,6 +16,7 @@ struct ptx_launch {
                                     four corners and others drawn from the schedule's seed; its
                                     counts are those blocks' alone (a time model's sample of a
                                     launch too large to run whole) */
+    size_t dynamic_shared;       /* bytes of `extern __shared__` memory, after the kernel's own */
 };
 
 /* Runs the launch. 0, or an EMU_* code (emu.h) with emu_error() saying what went wrong and

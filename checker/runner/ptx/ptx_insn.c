@@ -56,6 +56,7 @@ static uint64_t cvta(const struct ptx_insn *in, int t, uint64_t a)
     unsigned char *base = in->space == S_SHARED ? X.shared
                           : in->space == S_LOCAL ? local_of(t)
                           : in->space == S_CONST ? X.L->m->const_data
+                          : in->space == S_PARAM ? (unsigned char *)X.L->params /* a tensor map's (ptx_async.c) */
                                                  : NULL;
     if (!base)
         return a;
@@ -614,6 +615,7 @@ static int exec_atomic(const struct step *s)
              * exchange's new value owes the old nothing: atomicExch may set a word first) */
             memset(X.shared_state + off, ((vm >> l) & 1) || (was_marked && in->sub != ATOM_EXCH) ? MARKED : SET,
                    (size_t)size);
+            ptx_generic_wrote(off, (size_t)size);
         } else if ((vm >> l) & 1)
             ptx_value_used(i, t, "adds into global memory");
         memcpy(p, &next, (size_t)size);
@@ -650,9 +652,39 @@ static int exec_tensor(const struct step *s)
             X.pc[first + (int)l]++;
         return PC_MOVED;
     }
-    int rc = in->op == OP_LDMATRIX ? ptx_ldmatrix(in, i, w) : ptx_mma(in, w);
+    return ptx_full_warp(in, i, w);
+}
+
+int ptx_full_warp(const struct ptx_insn *in, int i, int w)
+{
+    return in->op == OP_LDMATRIX ? ptx_ldmatrix(in, i, w) : in->op == OP_MMA ? ptx_mma(in, w) : ptx_wgmma(in, i, w);
+}
+
+/* mbarrier's: lanes whose wait goes on stay at it (AT_MBARRIER) until its phase completes. */
+static int exec_mbarrier(const struct step *s)
+{
+    STEP_NAMES(s);
+    uint32_t blocked;
+    int rc = ptx_mbarrier(in, i, w, exec, &blocked);
     if (rc)
         return rc;
+    FOR_LANES(s->active & ~blocked, l)
+        X.pc[first + (int)l]++;
+    return PC_MOVED;
+}
+
+static int exec_bulk_tensor(const struct step *s)
+{
+    STEP_NAMES(s);
+    return ptx_bulk_tensor(in, i, w, exec);
+}
+
+/* membar and fence: nothing to order in a block that runs one warp at a time, but the proxy fence
+ * lets the tensor cores see the ordinary stores before it (ptx_async.c). */
+static int exec_fence(const struct step *s)
+{
+    if (s->in->sub == FENCE_PROXY_ASYNC && s->exec)
+        X.proxy_fences++;
     return 0;
 }
 
@@ -712,7 +744,7 @@ static int (*const handlers[])(const struct step *) = {
     [OP_RET] = exec_exit,
     [OP_EXIT] = exec_exit,
     [OP_TRAP] = exec_trap,
-    [OP_MEMBAR] = exec_nothing,
+    [OP_MEMBAR] = exec_fence,
     [OP_NANOSLEEP] = exec_nothing,
     [OP_PMEVENT] = exec_nothing,
     [OP_BAR] = exec_barrier,
@@ -727,6 +759,9 @@ static int (*const handlers[])(const struct step *) = {
     [OP_CP_ASYNC] = exec_cp_async,
     [OP_LDMATRIX] = exec_tensor,
     [OP_MMA] = exec_tensor,
+    [OP_WGMMA] = exec_tensor,
+    [OP_MBARRIER] = exec_mbarrier,
+    [OP_BULK_TENSOR] = exec_bulk_tensor,
     [OP_CALL] = exec_call,
 };
 

@@ -67,11 +67,11 @@ static void index_reg(const struct ptx_kernel *k, int i)
 
 static int find_var(const struct ptx_module *m, const struct ptx_kernel *k, const char *name)
 {
-    /* the kernel's own first, then the module's __constant__ data and string literals (module
-     * scope holds nothing else: the parser refuses it) */
+    /* the kernel's own first, then the module's __constant__ data, string literals and extern
+     * __shared__ arrays (module scope holds nothing else: the parser refuses it) */
     for (int i = m->nvars - 1; i >= 0; i--) {
         int kernel_scoped = k && i >= k->first_var && i < k->first_var + k->nvars;
-        int module_scoped = m->vars[i].space == S_CONST || m->vars[i].space == S_GLOBAL;
+        int module_scoped = m->vars[i].space == S_CONST || m->vars[i].space == S_GLOBAL || m->vars[i].dynamic;
         if ((kernel_scoped || module_scoped) && strcmp(m->vars[i].name, name) == 0)
             return i;
     }
@@ -166,8 +166,12 @@ static int var_decl(struct builder *b, int space, int kernel_scoped)
     while (lex_accept(lx, "[")) {
         int64_t n;
         int f, f32;
-        if (lex_is(lx, "]")) {
-            return lex_fail(lx, "the array %s has no size (extern shared memory is not used by lesson files)", v->name);
+        if (lex_accept(lx, "]")) { /* extern __shared__ T name[]: the launch gives its bytes */
+            if (space != S_SHARED || kernel_scoped || count != 1 || lex_is(lx, "["))
+                return lex_fail(lx, "the array %s has no size", v->name);
+            v->dynamic = 1;
+            count = 0;
+            break;
         }
         if (lx->kind != TK_NUM || lex_number(lx, &n, &f, &f32) || n < 0 || n > (1 << 30))
             return lex_fail(lx, "the array %s needs a size", v->name);
@@ -331,16 +335,44 @@ static int operand(struct builder *b, struct ptx_operand *o, int index)
                 return lex_fail(lx, "an address offset must be an integer");
             o->imm = neg ? -v : v;
         }
+        if (lex_accept(lx, ",")) { /* [map, {x, y}]: a tensor copy's coordinates */
+            if (lex_expect(lx, "{"))
+                return -1;
+            do {
+                if (o->nvec == 4)
+                    return lex_fail(lx, "more than 4 coordinates");
+                if (register_or_sink(b, &o->vec[o->nvec++], "a coordinate"))
+                    return -1;
+            } while (lex_accept(lx, ","));
+            if (lex_expect(lx, "}"))
+                return -1;
+        }
         return lex_expect(lx, "]");
     }
     if (lex_accept(lx, "{")) {
-        o->kind = K_VEC;
+        int r[256], n = 0;
         do {
-            if (o->nvec == 4)
-                return lex_fail(lx, "a vector of more than 4 elements");
-            if (register_or_sink(b, &o->vec[o->nvec++], "a vector element"))
+            if (n == 256)
+                return lex_fail(lx, "a vector of more than 256 elements");
+            if (register_or_sink(b, &r[n++], "a vector element"))
                 return -1;
         } while (lex_accept(lx, ","));
+        o->kind = n <= 4 ? K_VEC : K_BIGVEC;
+        o->nvec = (uint8_t)(n <= 255 ? n : 255);
+        if (n > 255)
+            return lex_fail(lx, "a vector of more than 255 elements");
+        if (n <= 4)
+            memcpy(o->vec, r, (size_t)n * sizeof *r);
+        else {
+            struct ptx_kernel *k = b->k;
+            int *grown = realloc(k->pool, (size_t)(k->npool + n) * sizeof *grown);
+            if (!grown)
+                return lex_fail(lx, "out of memory");
+            k->pool = grown;
+            memcpy(k->pool + k->npool, r, (size_t)n * sizeof *r);
+            o->reg = k->npool;
+            k->npool += n;
+        }
         return lex_expect(lx, "}");
     }
     if (lex_accept(lx, "!"))
@@ -418,6 +450,63 @@ static int call(struct builder *b, struct ptx_insn *in)
     return lex_expect(lx, ";");
 }
 
+/* A value operand: a register that holds a number, or a constant. */
+static int number_operand(struct builder *b, const struct ptx_operand *o)
+{
+    return o->kind == K_IMM || (o->kind == K_REG && b->k->regs[o->reg].type != T_PRED);
+}
+
+/* Hopper's asynchronous instructions (ptx_decode.c's forms): addresses in brackets where they take
+ * one, each of shared memory (a tensor map's, of a parameter), and numbers where they take them. */
+static int async_operands_fit(struct builder *b, const struct ptx_insn *in)
+{
+    struct lexer *lx = &b->lx;
+    const struct ptx_operand *o = in->o;
+    int mem = -1, num = -1;
+    switch (in->op) {
+    case OP_MBARRIER:
+        mem = in->sub == MB_INIT || in->sub == MB_EXPECT_TX ? 0 : 1;
+        num = in->sub == MB_ARRIVE ? -1 : mem + 1;
+        if (in->sub == MB_TRY_WAIT && (o[0].kind != K_REG || b->k->regs[o[0].reg].type != T_PRED))
+            return lex_fail(lx, "'%s': its first operand is the predicate it sets", in->text);
+        break;
+    case OP_BULK_TENSOR:
+        for (int j = 0; j < 3; j++)
+            if (in->nops <= j || o[j].kind != K_MEM)
+                return lex_fail(lx, "'%s' takes [shared destination], [tensor map, {coordinates}], [mbarrier]",
+                                in->text);
+        if (o[1].reg < 0 || o[1].sym != -1 || o[1].imm)
+            return lex_fail(lx, "'%s': the tensor map must be the generic address of one of the kernel's "
+                            "__grid_constant__ parameters", in->text);
+        break;
+    case OP_WGMMA:
+        if (in->sub == WG_WAIT && (o[0].kind != K_IMM || o[0].imm < 0 || o[0].imm > 7))
+            return lex_fail(lx, "'%s' takes a count of groups, a constant from 0 to 7", in->text);
+        if (in->sub == WG_MMA) {
+            if (o[1].kind != K_REG || o[2].kind != K_REG)
+                return lex_fail(lx, "'%s': the interpreter runs A and B from shared memory, each given by a "
+                                "descriptor in a 64-bit register", in->text);
+            if (!(o[3].kind == K_IMM || (o[3].kind == K_REG && b->k->regs[o[3].reg].type == T_PRED)))
+                return lex_fail(lx, "'%s': scale-d is a predicate or a constant", in->text);
+            for (int j = 4; j < 8; j++)
+                if (o[j].kind != K_IMM || (j < 6 ? o[j].imm != 1 && o[j].imm != -1 : o[j].imm != 0 && o[j].imm != 1))
+                    return lex_fail(lx, "'%s': imm-scale-a and -b are 1 or -1, imm-trans-a and -b 0 or 1", in->text);
+        }
+        return 0;
+    default:
+        return 0;
+    }
+    if (mem >= 0 && (in->nops <= mem || o[mem].kind != K_MEM))
+        return lex_fail(lx, "'%s': operand %d must be an address in brackets", in->text, mem + 1);
+    if (num >= 0 && (in->nops <= num || !number_operand(b, &o[num])))
+        return lex_fail(lx, "'%s': operand %d must be a number", in->text, num + 1);
+    int map = in->op == OP_BULK_TENSOR ? 1 : -1;
+    for (int j = 0; j < in->nops; j++)
+        if (o[j].kind == K_MEM && j != map && (o[j].sym <= -2 || (o[j].sym >= 0 && b->m->vars[o[j].sym].space != S_SHARED)))
+            return lex_fail(lx, "'%s': operand %d lies outside shared memory", in->text, j + 1);
+    return 0;
+}
+
 /* The operands an instruction's execution reads as such: an address where it reads an address
  * (a register, a variable or a parameter in brackets, never a label or a special register, whose
  * numbers index nothing), the warp instructions' register vectors, cp.async's sizes. */
@@ -453,7 +542,7 @@ static int operands_fit(struct builder *b, const struct ptx_insn *in)
             return lex_fail(lx, "'%s' takes no operand", in->text);
         break;
     default:
-        break;
+        return async_operands_fit(b, in);
     }
     return 0;
 }
@@ -620,6 +709,27 @@ static int kernel_body(struct builder *b)
             return -1;
     }
     return 0;
+}
+
+/* `extern __shared__` arrays: all at one place after every kernel's own shared variables (a GPU
+ * gives them the same address), aligned as the most aligned of them asks. */
+static void place_dynamic_shared(struct ptx_module *m)
+{
+    size_t end = 0, align = 16;
+    int any = 0;
+    for (int i = 0; i < m->nvars; i++)
+        any |= m->vars[i].dynamic;
+    if (!any)
+        return;
+    for (int i = 0; i < m->nkernels; i++)
+        end = m->kernels[i].shared_bytes > end ? m->kernels[i].shared_bytes : end;
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].dynamic && (size_t)m->vars[i].align > align)
+            align = (size_t)m->vars[i].align;
+    m->dynamic_offset = (end + align - 1) / align * align;
+    for (int i = 0; i < m->nvars; i++)
+        if (m->vars[i].dynamic)
+            m->vars[i].offset = m->dynamic_offset;
 }
 
 /* Lays the kernel's shared and local variables out, each at its alignment. */
@@ -865,9 +975,13 @@ int ptx_parse(const char *text, struct ptx_module *m)
             break;
         } else if (lex_accept(lx, ".shared")) {
             b.k = NULL;
-            lex_fail(lx, "a __shared__ variable outside the kernel, or `extern __shared__` memory: declare shared arrays "
-                     "inside the kernel, with a size");
-            break;
+            if (var_decl(&b, S_SHARED, 0))
+                break;
+            if (!m->vars[m->nvars - 1].dynamic) {
+                lex_fail(lx, "a __shared__ variable outside the kernel (%s): declare shared arrays inside the kernel",
+                         m->vars[m->nvars - 1].name);
+                break;
+            }
         } else
             lex_fail(lx, "the directive '%s' is not one the interpreter knows", lx->text);
     }
@@ -876,6 +990,7 @@ int ptx_parse(const char *text, struct ptx_module *m)
     free(b.fixups);
     if (lx->failed || m->error[0])
         return -1;
+    place_dynamic_shared(m);
     if (lay_out(m, S_CONST, 0, "__constant__ data: a GPU has 64 KiB of it", &m->const_data, &m->const_bytes) ||
         lay_out(m, S_GLOBAL, 1, "string literals: more than a kernel's printf needs", &m->string_data, &m->string_bytes))
         return -1;
@@ -893,6 +1008,7 @@ void ptx_free(struct ptx_module *m)
             free((void *)m->kernels[i].insns[j].text);
         free(m->kernels[i].insns);
         free(m->kernels[i].regs);
+        free(m->kernels[i].pool);
     }
     for (int i = 0; i < m->nvars; i++)
         free(m->vars[i].init);

@@ -79,6 +79,10 @@ struct builder {
 /* ---- instructions (ptx_decode.c) ---- */
 /* An instruction's opcode with its modifiers, into in; what the interpreter does not run refused. */
 int ptx_decode(struct lexer *lx, struct ptx_insn *in, const char *opcode);
+/* Hopper's asynchronous instructions: one part of the opcode (1: taken), then the whole. */
+int ptx_decode_async(struct ptx_insn *in, const char *part, const char *opcode, int *seen);
+int ptx_decode_async_done(struct lexer *lx, struct ptx_insn *in, const char *opcode, const int *types, int ntypes,
+                          int seen);
 /* The index of a special register's name (%tid.x, ...), or -1; whether a name is one of the
  * clocks and ids a lesson file may not read. */
 int ptx_special_named(const char *s);

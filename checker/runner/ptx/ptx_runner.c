@@ -78,7 +78,7 @@ static int launch(const struct kernel_entry *k, const struct gpu_job *j, const v
     unsigned g[2];
     family_grid(f, j->rows, j->cols, g);
     struct ptx_launch L = {&e->module, pk, {g[0], g[1], 1}, {(unsigned)f->block_x, (unsigned)f->block_y, 1}, params,
-                           e->source, e->registers, (unsigned)(j->sample_blocks > 0 ? j->sample_blocks : 0)};
+                           e->source, e->registers, (unsigned)(j->sample_blocks > 0 ? j->sample_blocks : 0), 0};
     return ptx_run(&L);
 }
 

@@ -11,7 +11,7 @@ import os, re, shutil, subprocess, sys
 # room (its sources): the headers they may read: a folder ends in /, a name is checker/include/NAME
 rules = {
     'checker/runner': 'checker/runner/ bank_model.h counts.h family.h gpu_job.h gpu_turn.h half.h isolate.h '
-                      'lazy_input.h occupancy.h poison.h residues.h tolerance.h',
+                      'lazy_input.h occupancy.h poison.h residues.h tensor_map.h tolerance.h',
     'checker/families': 'family.h reference.h residues.h tolerance.h',
     'checker/model': 'bank_model.h counts.h',
     'checker/src': 'checker/include/',
@@ -23,7 +23,7 @@ rules = {
 # The interpreter's engine header is its running rooms' own (docs/architecture.md): the rest of the
 # runner calls ptx_exec.h.
 engine = 'checker/runner/ptx/ptx_engine.h'
-engine_rooms = {engine} | {f'checker/runner/ptx/ptx_{room}.c' for room in ('exec', 'insn', 'warp', 'memory')}
+engine_rooms = {engine} | {f'checker/runner/ptx/ptx_{room}.c' for room in ('exec', 'insn', 'warp', 'memory', 'async')}
 # Inside the judge, its own files stand in layers, the lowest first (docs/architecture.md): a file
 # (its .c and its .h) may read only the headers of the files on the layers below its own, so
 # that their calls go one way and none calls back up. A file on no layer is refused too: a new

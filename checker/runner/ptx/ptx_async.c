@@ -1,0 +1,499 @@
+/* Hopper's asynchronous machinery, as the PTX ISA defines it: mbarriers (phases that complete when
+ * the expected threads have arrived and the expected bytes have landed), the tensor memory
+ * accelerator's copies (cp.async.bulk.tensor: a box of a tensor map into shared memory, swizzled as
+ * the map says, completing bytes on an mbarrier), the proxy fence, and the warpgroup's matrix
+ * product (wgmma.mma_async, reading A and B from shared memory through descriptors, retired by
+ * wgmma.wait_group).
+ *
+ * Where a GPU leaves the time open, the interpreter takes the moment that shows a missing wait:
+ * a copy lands when a thread waits for its mbarrier's phase (in the forward schedule, at once: a
+ * producer that overwrites a stage before its consumers are done shows there), and a product reads
+ * shared memory when its group is waited for. A wait for a phase that cannot complete (every
+ * other thread waits or has returned) is said with what the mbarrier still expects. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ptx_engine.h"
+#include "tensor_map.h"
+
+#define MAX_MBARRIERS 64
+#define MAX_BULK 256   /* copies in flight in a block */
+#define MAX_WG_OPS 64  /* products in flight in a warp */
+
+struct mbar {
+    uint32_t off, expected, pending, phase;
+    int64_t tx; /* bytes expected and not landed (negative: landed before they were expected) */
+};
+struct bulk {
+    uint32_t dst, bar, bytes;
+    struct wb_tensor_map map;
+    int32_t x, y;
+    int insn;
+};
+struct wg_op {
+    const struct ptx_insn *in;
+    int insn, scale_d;
+    uint64_t da, db;
+    uint32_t group; /* 0: not committed yet */
+};
+struct wg_warp {
+    int fenced, nops;
+    uint32_t groups; /* committed so far */
+    struct wg_op ops[MAX_WG_OPS];
+};
+static struct {
+    struct mbar bar[MAX_MBARRIERS];
+    int nbar;
+    struct bulk bulk[MAX_BULK];
+    int nbulk;
+    struct wg_warp wg[MAX_WARPS];
+} A;
+
+/* A block starts: no mbarrier, no copy or product in flight, no generic write waiting for a fence. */
+void ptx_async_block_start(void)
+{
+    A.nbar = A.nbulk = 0;
+    for (int w = 0; w < X.warps; w++)
+        A.wg[w].fenced = A.wg[w].nops = 0, A.wg[w].groups = 0;
+    X.proxy_fences = 0;
+    if (X.proxy_stamp)
+        memset(X.proxy_stamp, 0, (X.shared_bytes / 16 + 1) * sizeof *X.proxy_stamp);
+}
+
+static int last_kind; /* the last error's kind, for the callers of what returns NULL or -1 */
+
+static int fail_at(int kind, int i, int t, const char *what)
+{
+    char where[160], who[40];
+    last_kind = kind;
+    return ptx_fail(kind, "block (%u,%u): %s runs %s (%s): %s", blockIdx.x, blockIdx.y,
+                    ptx_thread_name(t, who, sizeof who), X.k->insns[i].text, ptx_where(i, where, sizeof where), what);
+}
+
+/* ---- mbarriers ---- */
+
+/* The mbarrier at operand o's shared address for thread t (made where create is set); NULL with
+ * the error set. */
+static struct mbar *bar_at(int i, int t, const struct ptx_operand *o, int create)
+{
+    if (o->reg >= 0 && (*mark(o->reg, t / 32) >> (t % 32) & 1))
+        ptx_value_used(i, t, "uses as an mbarrier's address");
+    uint64_t off = address_of(o, t);
+    char why[200];
+    if (off % 8 || off > X.shared_bytes || X.shared_bytes - off < 8) {
+        snprintf(why, sizeof why, "an mbarrier is 8 bytes of shared memory at a multiple of 8, not at byte %lld of "
+                 "the block's %zu", (long long)off, X.shared_bytes);
+        fail_at(EMU_OUT_OF_BOUNDS, i, t, why);
+        return NULL;
+    }
+    for (int b = 0; b < A.nbar; b++)
+        if (A.bar[b].off == off)
+            return &A.bar[b];
+    if (!create) {
+        snprintf(why, sizeof why, "no mbarrier was initialized at shared byte %llu: mbarrier.init it first (one "
+                 "thread), then fence.mbarrier_init and __syncthreads()", (unsigned long long)off);
+        fail_at(EMU_BAD_LAUNCH, i, t, why);
+        return NULL;
+    }
+    if (A.nbar == MAX_MBARRIERS) {
+        fail_at(EMU_BAD_LAUNCH, i, t, "more mbarriers than the interpreter keeps (64)");
+        return NULL;
+    }
+    A.bar[A.nbar] = (struct mbar){.off = (uint32_t)off};
+    return &A.bar[A.nbar++];
+}
+
+static void complete_if_done(struct mbar *b)
+{
+    if (b->pending == 0 && b->tx == 0)
+        b->phase++, b->pending = b->expected;
+}
+
+/* The swizzle of a shared byte address: the 16-byte chunk's bits 4-6 (128-byte span), 4-5 (64) or
+ * 4 (32) XORed with the address's bits 7-9, 7-8 or 7 (lesson 5's and 10's XOR, on the address). */
+static uint32_t swizzled(uint32_t a, uint32_t span)
+{
+    uint32_t bits = span == 128 ? 0x70u : span == 64 ? 0x30u : span == 32 ? 0x10u : 0;
+    return a ^ ((a >> 3) & bits);
+}
+
+/* Copy c lands: the box, read from global memory (zeros outside the tensor), into shared memory
+ * at the swizzled places; its bytes complete on its mbarrier. */
+static void land_bulk(const struct bulk *c)
+{
+    const struct wb_tensor_map *m = &c->map;
+    uint32_t e = m->elem_bytes;
+    for (uint32_t r = 0; r < m->box[1]; r++)
+        for (uint32_t k = 0; k < m->box[0]; k++) {
+            int64_t gx = (int64_t)c->x + k, gy = (int64_t)c->y + r;
+            uint32_t at = swizzled(c->dst + (r * m->box[0] + k) * e, m->swizzle);
+            if (gx >= 0 && gy >= 0 && (uint64_t)gx < m->dims[0] && (uint64_t)gy < m->dims[1])
+                memcpy(X.shared + at, (const unsigned char *)(uintptr_t)m->base + (uint64_t)gy * m->row_bytes +
+                                          (uint64_t)gx * e, e);
+            else
+                memset(X.shared + at, 0, e);
+            memset(X.shared_state + at, SET, e);
+            if (X.proxy_stamp)
+                X.proxy_stamp[at / 16] = 0;
+        }
+    for (int b = 0; b < A.nbar; b++)
+        if (A.bar[b].off == c->bar) {
+            A.bar[b].tx -= c->bytes;
+            complete_if_done(&A.bar[b]);
+        }
+}
+
+/* Lands the oldest copy in flight that completes on mbarrier b; 0 where there is none. */
+static int land_one_for(const struct mbar *b)
+{
+    for (int k = 0; k < A.nbulk; k++)
+        if (A.bulk[k].bar == b->off) {
+            struct bulk c = A.bulk[k];
+            memmove(&A.bulk[k], &A.bulk[k + 1], (size_t)(A.nbulk - k - 1) * sizeof c);
+            A.nbulk--;
+            land_bulk(&c);
+            return 1;
+        }
+    return 0;
+}
+
+/* Whether the phase of the given parity has completed (the PTX ISA's try_wait.parity), landing
+ * the copies that complete on it one by one until it has: no more than the phase needs (a phase
+ * that completes before all its copies land, its expect_tx short of their bytes, leaves the rest
+ * in flight, as a GPU may). */
+static int phase_done(struct mbar *b, uint32_t parity)
+{
+    while ((b->phase & 1) == parity)
+        if (!land_one_for(b))
+            return 0;
+    return 1;
+}
+
+/* mbarrier.init / arrive / arrive.expect_tx / expect_tx / try_wait.parity for the lanes of exec;
+ * *blocked: the lanes whose wait goes on (AT_MBARRIER). */
+int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_t *blocked)
+{
+    const struct ptx_operand *o = in->o;
+    int at = in->sub == MB_INIT || in->sub == MB_EXPECT_TX ? 0 : 1;
+    *blocked = 0;
+    FOR_LANES(exec, l) {
+        int t = w * 32 + (int)l;
+        struct mbar *b = bar_at(i, t, &o[at], in->sub == MB_INIT);
+        if (!b)
+            return last_kind;
+        uint64_t n = in->sub == MB_ARRIVE ? 0 : val(&o[at + 1], T_U32, t) & 0xffffffffu;
+        if (in->sub != MB_ARRIVE && o[at + 1].kind == K_REG && (*mark(o[at + 1].reg, w) >> l & 1))
+            ptx_value_used(i, t, "gives an mbarrier");
+        switch (in->sub) {
+        case MB_INIT:
+            if (n == 0 || n >= (1u << 20))
+                return fail_at(EMU_BAD_LAUNCH, i, t, "an mbarrier's count of arrivals is from 1 to 2^20 - 1");
+            *b = (struct mbar){.off = b->off, .expected = (uint32_t)n, .pending = (uint32_t)n};
+            break;
+        case MB_EXPECT_TX:
+            b->tx += (int64_t)n;
+            break;
+        case MB_ARRIVE:
+        case MB_ARRIVE_EXPECT:
+            b->tx += (int64_t)n;
+            if (b->pending == 0)
+                return fail_at(EMU_BAD_LAUNCH, i, t, "an arrival at an mbarrier whose arrivals are all in and whose "
+                               "bytes have not landed: more threads arrive than it was initialized to count");
+            if (o[0].reg != X.k->sink) {
+                put(o[0].reg, t, b->phase, T_U64);
+                set_marks(o[0].reg, w, 1u << l, 0);
+            }
+            b->pending--;
+            complete_if_done(b);
+            break;
+        case MB_TRY_WAIT:
+            if (phase_done(b, (uint32_t)(n & 1))) {
+                put(o[0].reg, t, 1, T_PRED);
+                set_marks(o[0].reg, w, 1u << l, 0);
+            } else {
+                X.state[t] = AT_MBARRIER;
+                *blocked |= 1u << l;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+/* The kind of the error a call here returned -1 for. */
+int ptx_async_error(void)
+{
+    return last_kind;
+}
+
+/* After a round of the block's warps: the threads whose phase has completed since go on. Returns
+ * how many; where none can and some wait, -1 and the error (the wait can never end). */
+int ptx_async_release(void)
+{
+    int released = 0, waiting = 0, first = -1;
+    for (int t = 0; t < X.threads; t++) {
+        if (X.state[t] != AT_MBARRIER)
+            continue;
+        const struct ptx_insn *in = &X.k->insns[X.pc[t]];
+        struct mbar *b = bar_at(X.pc[t], t, &in->o[1], 0);
+        if (!b)
+            return -1;
+        if (phase_done(b, (uint32_t)(val(&in->o[2], T_U32, t) & 1)))
+            X.state[t] = READY, released++;
+        else if (waiting++ == 0)
+            first = t;
+    }
+    if (released || !waiting)
+        return released;
+    const struct ptx_insn *in = &X.k->insns[X.pc[first]];
+    struct mbar *b = bar_at(X.pc[first], first, &in->o[1], 0);
+    char why[360];
+    snprintf(why, sizeof why, "it waits for phase %u of the mbarrier at shared byte %u (parity %d), which never "
+             "completes: it still expects %u arrival%s and %lld byte%s, and no thread of the block can go on (%d "
+             "wait so). A wait on the wrong parity, a count at init that more or fewer threads reach, or an "
+             "expect_tx that is not the bytes the copies bring?",
+             b ? b->phase : 0, b ? b->off : 0, (int)(val(&in->o[2], T_U32, first) & 1), b ? b->pending : 0,
+             b && b->pending == 1 ? "" : "s", b ? (long long)b->tx : 0, b && b->tx == 1 ? "" : "s", waiting);
+    fail_at(EMU_BARRIER_DIVERGENCE, X.pc[first], first, why);
+    return -1;
+}
+
+/* ---- the tensor memory accelerator ---- */
+
+int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec)
+{
+    const struct ptx_operand *o = in->o;
+    FOR_LANES(exec, l) {
+        int t = w * 32 + (int)l;
+        for (int j = 0; j < 2; j++)
+            if (o[j].reg >= 0 && (*mark(o[j].reg, w) >> l & 1))
+                ptx_value_used(i, t, "uses as an address");
+        for (int e = 0; e < o[1].nvec; e++)
+            if (*mark(o[1].vec[e], w) >> l & 1)
+                ptx_value_used(i, t, "uses as a tensor coordinate");
+        uint64_t map_at = address_of(&o[1], t), params = (uint64_t)(uintptr_t)X.L->params;
+        int p = -1;
+        for (int k = 0; k < X.k->nparams && map_at >= params; k++)
+            if (map_at - params == (uint64_t)X.k->params[k].offset && X.k->params[k].bytes == WB_TENSOR_MAP_BYTES)
+                p = k;
+        struct bulk c = {.insn = i};
+        if (p < 0 || wb_tensor_map_get(X.L->params + X.k->params[p].offset, &c.map))
+            return fail_at(EMU_BAD_LAUNCH, i, t, "its tensor map is not one the lesson gave: the operand must be "
+                           "the address of one of the kernel's `const __grid_constant__ CUtensorMap` parameters");
+        const struct wb_tensor_map *m = &c.map;
+        c.bytes = m->box[0] * m->box[1] * m->elem_bytes;
+        c.dst = (uint32_t)address_of(&o[0], t);
+        c.x = (int32_t)*reg(o[1].vec[0], t);
+        c.y = (int32_t)*reg(o[1].vec[1], t);
+        char why[300];
+        if (address_of(&o[0], t) % 128 || address_of(&o[0], t) > X.shared_bytes ||
+            X.shared_bytes - address_of(&o[0], t) < c.bytes) {
+            snprintf(why, sizeof why, "its destination, shared byte %lld, must be a multiple of 128 with the box's %u "
+                     "bytes after it inside the block's %zu", (long long)address_of(&o[0], t), c.bytes, X.shared_bytes);
+            return fail_at(EMU_OUT_OF_BOUNDS, i, t, why);
+        }
+        if (m->swizzle && (m->box[0] * m->elem_bytes != m->swizzle || c.dst % (8 * m->swizzle)))
+            return fail_at(EMU_BAD_LAUNCH, i, t, "a swizzled copy's destination must be aligned to the swizzle's "
+                           "whole pattern (8 rows of its span: 1024 bytes for the 128-byte swizzle)");
+        struct mbar *b = bar_at(i, t, &o[2], 0);
+        if (!b)
+            return last_kind;
+        c.bar = b->off;
+        if (ptx_schedule_order() == 0) { /* forward: at once, over whatever the stage held */
+            land_bulk(&c);
+            continue;
+        }
+        if (A.nbulk == MAX_BULK)
+            return fail_at(EMU_BAD_LAUNCH, i, t, "more tensor copies in flight than the interpreter keeps (256)");
+        A.bulk[A.nbulk++] = c;
+    }
+    return 0;
+}
+
+/* ---- wgmma ---- */
+
+/* The shared byte of element (mn, k) of a 16-deep operand that descriptor d describes (the PTX
+ * ISA's "matrix descriptor"): its start, leading and stride byte offsets, and its swizzle;
+ * k-major (mn_major 0: a row of k per mn) or mn-major (a row of mn per k). Rows of span bytes
+ * (16 unswizzled) in groups of 8, the 8-row groups SBO apart, the spans LBO apart. */
+static uint32_t element_at(uint64_t d, int mn_major, int mn, int k)
+{
+    static const uint32_t spans[4] = {16, 128, 64, 32};
+    uint32_t start = (uint32_t)(d & 0x3FFF) << 4, lbo = (uint32_t)(d >> 16 & 0x3FFF) << 4,
+             sbo = (uint32_t)(d >> 32 & 0x3FFF) << 4, span = spans[d >> 62];
+    uint32_t row = mn_major ? (uint32_t)k : (uint32_t)mn, col = 2u * (uint32_t)(mn_major ? mn : k);
+    uint32_t a = start + row / 8 * sbo + col / span * lbo + row % 8 * span + col % span;
+    return span == 16 ? a : swizzled(a, span);
+}
+
+/* Reads element (mn, k) as a float, its mark into *marked; -1 (the error set) where it lies outside
+ * shared memory, in a copy not landed yet, or where ordinary stores wrote it without a fence. */
+static int operand_half(const struct wg_op *op, int which, int mn, int k, float *v, int *marked, int t)
+{
+    uint64_t d = which ? op->db : op->da;
+    int mn_major = (int)op->in->o[6 + which].imm;
+    uint32_t a = element_at(d, mn_major, mn, k);
+    char why[360];
+    if ((uint64_t)a + 2 > X.shared_bytes) {
+        snprintf(why, sizeof why, "%s's descriptor puts element (%d, %d) at shared byte %u, outside the block's %zu: "
+                 "its start address, byte offsets or swizzle mode do not describe the tile", which ? "B" : "A", mn, k, a,
+                 X.shared_bytes);
+        return fail_at(EMU_OUT_OF_BOUNDS, op->insn, t, why);
+    }
+    for (int c = 0; c < A.nbulk; c++)
+        if (a >= A.bulk[c].dst && a < A.bulk[c].dst + A.bulk[c].bytes) {
+            char there[160];
+            snprintf(why, sizeof why, "it reads %s at shared byte %u, where the tensor copy (%s) has not landed: wait "
+                     "on its mbarrier's phase before the product", which ? "B" : "A", a,
+                     ptx_where(A.bulk[c].insn, there, sizeof there));
+            return fail_at(EMU_RACE, op->insn, t, why);
+        }
+    if (X.proxy_stamp && X.proxy_stamp[a / 16] > X.proxy_fences) {
+        snprintf(why, sizeof why, "it reads %s at shared byte %u, which ordinary stores wrote with no "
+                 "fence.proxy.async after them: the tensor cores read shared memory through the async proxy, which "
+                 "sees such writes only after that fence (and a barrier, where other threads wrote)",
+                 which ? "B" : "A", a);
+        return fail_at(EMU_RACE, op->insn, t, why);
+    }
+    uint16_t h;
+    memcpy(&h, X.shared + a, 2);
+    *v = half_to_float(h);
+    *marked = X.shared_state[a] != SET || X.shared_state[a + 1] != SET;
+    if (X.shared_state[a] == UNSET || X.shared_state[a + 1] == UNSET) { /* (the sentence's first unwritten read) */
+        X.shared_marks = 1;
+        if (!X.unset_read)
+            X.unset_read = op->insn + 1;
+    }
+    return 0;
+}
+
+/* Warp w's part of a product: its 16 rows of D (64 x N) = A (64 x 16) B (16 x N) + D, eight
+ * columns at a time, each element summed as mma.sync's (ptx_tensor_mma). */
+static int retire(int w, const struct wg_op *op)
+{
+    const struct ptx_operand *d = &op->in->o[0];
+    const int *dreg = d->kind == K_BIGVEC ? &X.k->pool[d->reg] : d->vec;
+    int n8 = op->in->vec, row0 = 16 * (w % 4), t0 = w * 32;
+    float sa = op->in->o[4].imm < 0 ? -1.0f : 1.0f, sb = op->in->o[5].imm < 0 ? -1.0f : 1.0f;
+    float Af[16][16];
+    int mA[16][16];
+    for (int m = 0; m < 16; m++)
+        for (int k = 0; k < 16; k++) {
+            if (operand_half(op, 0, row0 + m, k, &Af[m][k], &mA[m][k], t0))
+                return last_kind;
+            Af[m][k] *= sa;
+        }
+    for (int nb = 0; nb < n8; nb++) {
+        float Bf[16][8], Cf[16][8];
+        int mB[16][8], mC[16][8];
+        for (int k = 0; k < 16; k++)
+            for (int n = 0; n < 8; n++) {
+                if (operand_half(op, 1, 8 * nb + n, k, &Bf[k][n], &mB[k][n], t0))
+                    return last_kind;
+                Bf[k][n] *= sb;
+            }
+        for (int l = 0; l < 32; l++)
+            for (int e = 0; e < 4; e++) { /* register 4 nb + e: row l/4 (+8 for e >= 2), column 2 (l % 4) + e % 2 */
+                int r = dreg[4 * nb + e], m = l / 4 + 8 * (e / 2), n = 2 * (l % 4) + e % 2;
+                Cf[m][n] = op->scale_d ? as_f(*reg(r, t0 + l)) : 0.0f;
+                mC[m][n] = op->scale_d && (*mark(r, w) >> l & 1);
+            }
+        uint32_t D[16][8];
+        ptx_tensor_mma(Af, Bf, Cf, D);
+        for (int e = 0; e < 4; e++) {
+            int r = dreg[4 * nb + e];
+            uint32_t marks = 0;
+            for (int l = 0; l < 32; l++) {
+                int m = l / 4 + 8 * (e / 2), n = 2 * (l % 4) + e % 2, marked = mC[m][n];
+                for (int k = 0; k < 16; k++)
+                    marked |= mA[m][k] | mB[k][n];
+                *reg(r, t0 + l) = D[m][n];
+                marks |= (uint32_t)marked << l;
+            }
+            set_marks(r, w, ~0u, marks);
+        }
+        emu_trace_mma(); /* an m16n8k16's worth of the tensor cores' work */
+    }
+    return 0;
+}
+
+/* A uniform 64-bit operand of the warp (every lane the same); -1 with the error set where not. */
+static int uniform(const struct ptx_insn *in, int i, int w, int j, const char *what, uint64_t *v)
+{
+    for (int l = 0; l < 32; l++) {
+        int t = w * 32 + l;
+        if (in->o[j].kind == K_REG && (*mark(in->o[j].reg, w) >> l & 1))
+            ptx_value_used(i, t, what);
+        uint64_t x = val(&in->o[j], in->o[j].kind == K_REG && X.k->regs[in->o[j].reg].type == T_PRED ? T_PRED : T_U64, t);
+        if (in->o[j].kind == K_REG && X.k->regs[in->o[j].reg].type == T_PRED)
+            x &= 1;
+        if (l == 0)
+            *v = x;
+        else if (x != *v)
+            return fail_at(EMU_WARP_MISMATCH, i, t, "its lanes give different descriptors or scale-d: every thread of "
+                           "the warpgroup must give the same");
+    }
+    return 0;
+}
+
+/* wgmma.fence / mma_async / commit_group / wait_group for the whole warp w. */
+int ptx_wgmma(const struct ptx_insn *in, int i, int w)
+{
+    int g = w / 4, t0 = w * 32;
+    if (X.warps < 4 * g + 4 || X.threads < 128 * (g + 1)) {
+        char why[200];
+        snprintf(why, sizeof why, "wgmma runs on a warpgroup, four whole warps (threads 128g to 128g + 127), and "
+                 "the block's %d threads leave warp %d's group short", X.threads, w);
+        return fail_at(EMU_WARP_MISMATCH, i, t0, why);
+    }
+    struct wg_warp *s = &A.wg[w];
+    switch (in->sub) {
+    case WG_FENCE:
+        s->fenced = 1;
+        return 0;
+    case WG_COMMIT:
+        s->groups++;
+        for (int k = 0; k < s->nops; k++)
+            if (s->ops[k].group == 0)
+                s->ops[k].group = s->groups;
+        return 0;
+    case WG_WAIT: {
+        uint32_t keep = (uint32_t)in->o[0].imm;
+        int kept = 0;
+        for (int k = 0; k < s->nops; k++) {
+            const struct wg_op *op = &s->ops[k];
+            if (op->group != 0 && op->group + keep <= s->groups) {
+                int rc = retire(w, op);
+                if (rc)
+                    return rc;
+            } else
+                s->ops[kept++] = *op;
+        }
+        s->nops = kept;
+        return 0;
+    }
+    default:
+        break;
+    }
+    if (!s->fenced)
+        return fail_at(EMU_RACE, i, t0, "a wgmma.mma_async with no wgmma.fence before it in this warp: the fence "
+                       "orders the accumulators' earlier writes before the asynchronous product reads them");
+    if (s->nops == MAX_WG_OPS)
+        return fail_at(EMU_BAD_LAUNCH, i, t0, "more than 64 products in flight in one warp: wgmma.wait_group them");
+    struct wg_op op = {.in = in, .insn = i};
+    uint64_t scale = 1;
+    if (uniform(in, i, w, 1, "uses as A's descriptor", &op.da) || uniform(in, i, w, 2, "uses as B's descriptor", &op.db) ||
+        uniform(in, i, w, 3, "uses as scale-d", &scale))
+        return EMU_WARP_MISMATCH;
+    for (int j = 1; j <= 2; j++) {
+        uint64_t d = j == 1 ? op.da : op.db;
+        if (d >> 49 & 7)
+            return fail_at(EMU_BAD_LAUNCH, i, t0, "a descriptor with a base offset (bits 49-51): the interpreter "
+                           "runs tiles whose swizzle pattern starts at the tile (aligned to its 8 rows)");
+    }
+    op.scale_d = scale != 0;
+    s->ops[s->nops++] = op;
+    return 0;
+}

@@ -1,0 +1,315 @@
+/* Tests of the interpreter's Hopper machinery (checker/runner/ptx/ptx_async.c) on the kernels of
+ * checker/tests/ptx/hopper.cu: lesson 11's GEMM (tensor copies into swizzled stages, full and
+ * empty mbarriers, wgmma through descriptors) gives the product, bit for bit, in every schedule;
+ * each mistake its switch makes is refused with the sentence that names it, or gives a wrong
+ * product; wgmma of tiles written by ordinary stores needs the proxy fence.
+ *   -DWB_PTX_KERNELS='"build/tests/ptx_hopper.ptx"' -DWB_PTX_SOURCE='"checker/tests/ptx/hopper.cu"' */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "emu.h"
+#include "half.h"
+#include "ptx.h"
+#include "ptx_exec.h"
+#include "tensor_map.h"
+#include "text.h"
+#include "ptx_launch.h"
+#include "ptx_kernels_test.h"
+#include "ptx/hopper_cases.h"
+
+#define GEMM "_Z4gemm14CUtensorMap_stS_Pfii"
+#define STORED_TILES "_Z12stored_tilesPKtS0_Pfi"
+#define TMA_PROBE "_Z9tma_probe14CUtensorMap_stPjiii"
+#define WGMMA_PROBE "_Z11wgmma_probePKtPKfPfyyi"
+#define RECORD "checker/tests/conformance/records/hopper.tsv"
+enum { RIGHT, WRONG_PARITY, NO_EMPTY_WAIT, NO_WGMMA_FENCE, B_SWIZZLE_64, SHORT_EXPECT, NO_WAIT_GROUP };
+#define STAGES 3
+#define DYNAMIC_SHARED (STAGES * 32768 + 1024)
+
+static uint16_t *ha, *hb; /* N x N halves, small integers over 4: every sum exact in float */
+static float *c, *ref;
+
+/* C = A B on the CPU (exact: see ha's values). */
+static void reference(int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int k = 0; k < n; k++)
+                s += (double)half_to_float(ha[(size_t)i * n + k]) * half_to_float(hb[(size_t)k * n + j]);
+            ref[(size_t)i * n + j] = (float)s;
+        }
+}
+
+static void fill(int n)
+{
+    uint64_t x = 12345;
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        ha[i] = float_to_half((float)((int)(x >> 60) - 8) / 4, 0);
+        hb[i] = float_to_half((float)((int)(x >> 56 & 15) - 8) / 4, 0);
+    }
+}
+
+/* The gemm kernel on n x n (its maps as lesson 11's harness makes them), under the schedule. */
+static int run_gemm(int n, int bug, int order)
+{
+    const struct ptx_kernel *k = ptx_find_kernel(&module, GEMM);
+    assert_non_null(k);
+    assert_int_equal(k->nparams, 5);
+    unsigned char params[512] = {0};
+    struct wb_tensor_map a = {.base = (uint64_t)(uintptr_t)ha, .dims = {(uint64_t)n, (uint64_t)n},
+                              .row_bytes = (uint64_t)n * 2, .box = {64, 128}, .elem_bytes = 2, .swizzle = 128};
+    struct wb_tensor_map b = a;
+    b.base = (uint64_t)(uintptr_t)hb, b.box[1] = 64;
+    wb_tensor_map_put(params + k->params[0].offset, &a);
+    wb_tensor_map_put(params + k->params[1].offset, &b);
+    uint64_t cp = (uint64_t)(uintptr_t)c;
+    memcpy(params + k->params[2].offset, &cp, 8);
+    memcpy(params + k->params[3].offset, &n, 4);
+    memcpy(params + k->params[4].offset, &bug, 4);
+    struct emu_buffer out_buf = {(const char *)c, (const char *)(c + (size_t)n * n), 0, "C", 0, 4, 0, 0, 0};
+    emu_set_buffers(&out_buf, 1);
+    memset(c, 0, (size_t)n * n * sizeof *c);
+    emu_set_schedule(order, 7);
+    struct ptx_launch L = {&module, k, {(unsigned)n / 128, (unsigned)n / 128, 1}, {160, 1, 1}, params,
+                           WB_PTX_SOURCE, 0, 0, DYNAMIC_SHARED};
+    int rc = ptx_run(&L);
+    emu_set_schedule(0, 0);
+    return rc;
+}
+
+static int differences(int n)
+{
+    int wrong = 0;
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        wrong += c[i] != ref[i];
+    return wrong;
+}
+
+static int setup_gemm(void **state)
+{
+    int n = 256;
+    ha = malloc((size_t)n * n * 2), hb = malloc((size_t)n * n * 2);
+    c = malloc((size_t)n * n * 4), ref = malloc((size_t)n * n * 4);
+    if (!ha || !hb || !c || !ref)
+        return -1;
+    fill(n);
+    reference(n);
+    return setup(state);
+}
+
+static int teardown_gemm(void **state)
+{
+    free(ha), free(hb), free(c), free(ref);
+    return teardown(state);
+}
+
+static void gemm_is_exact_in_every_schedule(void **state)
+{
+    (void)state;
+    for (int order = 0; order < 3; order++) {
+        assert_run(run_gemm(256, RIGHT, order), 0);
+        assert_int_equal(differences(256), 0);
+    }
+}
+
+static void wrong_parity_reads_stages_not_landed(void **state)
+{
+    (void)state;
+    assert_run(run_gemm(128, WRONG_PARITY, 1), EMU_RACE);
+    assert_said("where the tensor copy");
+    assert_said("has not landed: wait on its mbarrier's phase");
+}
+
+/* A producer that does not wait for its consumers runs a stage's full mbarrier two phases ahead of
+ * them (forward: its copies land at once) or arrives again before the bytes of its last arrival
+ * landed (backward: they land late); either way the consumers' wait cannot end as written. */
+static void producer_without_empty_wait_is_refused(void **state)
+{
+    (void)state;
+    assert_run(run_gemm(256, NO_EMPTY_WAIT, 0), EMU_BARRIER_DIVERGENCE);
+    assert_said("which never completes");
+    assert_run(run_gemm(256, NO_EMPTY_WAIT, 1), EMU_BAD_LAUNCH);
+    assert_said("more threads arrive than it was initialized to count");
+}
+
+static void product_without_wgmma_fence_is_refused(void **state)
+{
+    (void)state;
+    assert_run(run_gemm(128, NO_WGMMA_FENCE, 0), EMU_RACE);
+    assert_said("with no wgmma.fence before it");
+}
+
+static void descriptor_without_the_copies_swizzle_is_wrong(void **state)
+{
+    (void)state;
+    /* (the 64-byte swizzle's rows of 64 bytes reach bytes no copy wrote) */
+    assert_run(run_gemm(128, B_SWIZZLE_64, 0), EMU_UNSET_SHARED_READ);
+    assert_said("a value it read from shared memory that no thread of the block has written");
+}
+
+/* expect_tx of half the stage's bytes: the phase completes when A's copy has landed, B's not yet. */
+static void expect_tx_short_of_the_bytes_completes_early(void **state)
+{
+    (void)state;
+    assert_run(run_gemm(128, SHORT_EXPECT, 1), EMU_RACE);
+    assert_said("it reads B at shared byte");
+    assert_said("has not landed");
+}
+
+static void accumulators_read_before_wait_group_are_stale(void **state)
+{
+    (void)state;
+    assert_run(run_gemm(128, NO_WAIT_GROUP, 0), 0);
+    assert_true(differences(128) > 0);
+}
+
+/* A 64 x 16 by 16 x 8 product of tiles ordinary stores wrote: right with the proxy fence, refused
+ * without it. */
+static void stored_tiles_need_the_proxy_fence(void **state)
+{
+    (void)state;
+    static uint16_t a[64 * 16], b[16 * 8];
+    static float d[64 * 8];
+    for (int i = 0; i < 64 * 16; i++)
+        a[i] = float_to_half((float)(i % 7 - 3), 0);
+    for (int i = 0; i < 16 * 8; i++)
+        b[i] = float_to_half((float)(i % 5 - 2) / 2, 0);
+    struct emu_buffer bufs[3] = {{(const char *)a, (const char *)(a + 64 * 16), 0, "A", 1, 2, 0, 0, 0},
+                                 {(const char *)b, (const char *)(b + 16 * 8), 0, "B", 1, 2, 0, 0, 0},
+                                 {(const char *)d, (const char *)(d + 64 * 8), 0, "C", 0, 4, 0, 0, 0}};
+    emu_set_buffers(bufs, 3);
+    assert_run(launch(STORED_TILES, 1, 128, 4, P(a), P(b), P(d), I(1)), 0);
+    for (int m = 0; m < 64; m++)
+        for (int n = 0; n < 8; n++) {
+            float s = 0;
+            for (int k = 0; k < 16; k++)
+                s += half_to_float(a[m * 16 + k]) * half_to_float(b[k * 8 + n]);
+            assert_true(d[m * 8 + n] == s);
+        }
+    assert_run(launch(STORED_TILES, 1, 128, 4, P(a), P(b), P(d), I(0)), EMU_RACE);
+    assert_said("no fence.proxy.async after them");
+}
+
+/* ---- the probes, against the GPU's record ---- */
+
+/* Launches kernel name (one block of 128 threads, dynamic shared memory `dynamic`) with the
+ * parameters in params; its buffers are bufs. */
+static int run_probe(const char *name, const unsigned char *params, size_t dynamic, const struct emu_buffer *bufs,
+                     int nbufs)
+{
+    const struct ptx_kernel *k = ptx_find_kernel(&module, name);
+    assert_non_null(k);
+    emu_set_buffers(bufs, nbufs);
+    struct ptx_launch L = {&module, k, {1, 1, 1}, {128, 1, 1}, params, WB_PTX_SOURCE, 0, 0, dynamic};
+    return ptx_run(&L);
+}
+
+static void put_param(const struct ptx_kernel *k, unsigned char *params, int i, const void *v)
+{
+    memcpy(params + k->params[i].offset, v, (size_t)k->params[i].bytes);
+}
+
+/* The record's hash of a case ("name\thash" lines after # comments); 0 where it has none. */
+static uint64_t recorded(const char *record, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = record; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && p[n] == '\t')
+            return strtoull(p + n + 1, NULL, 16);
+    return 0;
+}
+
+/* The interpreter's answer to one probe against the record: 1 where they agree, 0 where the record
+ * has none (pending: make the record on a GPU), and a failure naming the case where they differ. */
+static int compare(const char *record, const char *name, const void *answer, size_t bytes)
+{
+    uint64_t want = record ? recorded(record, name) : 0, got = hopper_hash(answer, bytes);
+    if (!want) {
+        print_message("pending (no GPU answer recorded): %s\n", name);
+        return 0;
+    }
+    if (want != got) {
+        char path[300];
+        snprintf(path, sizeof path, "build/tests/hopper-%016llx.bin", (unsigned long long)got);
+        FILE *f = fopen(path, "wb");
+        if (f)
+            fwrite(answer, 1, bytes, f), fclose(f);
+        print_error("%s: the interpreter's answer (%s) differs from the GPU's\n", name, path);
+    }
+    assert_true(want == got);
+    return 1;
+}
+
+static void probes_match_the_gpu_record(void **state)
+{
+    (void)state;
+    char *record = ptx_read_file(RECORD, 1 << 20);
+    int agreed = 0;
+    static uint16_t tensor[TMA_ROWS * TMA_ROW_BYTES / 2];
+    static uint32_t box[16384];
+    for (int i = 0; i < TMA_ROWS * TMA_ROW_BYTES / 2; i++)
+        tensor[i] = tma_element(i);
+    const struct ptx_kernel *k = ptx_find_kernel(&module, TMA_PROBE);
+    assert_non_null(k);
+    for (int i = 0; i < TMA_CASES; i++) {
+        const struct tma_case *c = &tma_cases[i];
+        unsigned char params[512] = {0};
+        struct wb_tensor_map m = {.base = (uint64_t)(uintptr_t)tensor, .dims = {TMA_COLS, TMA_ROWS},
+                                  .row_bytes = TMA_ROW_BYTES, .box = {(uint32_t)c->box_x, (uint32_t)c->box_y},
+                                  .elem_bytes = 2, .swizzle = (uint32_t)c->swizzle};
+        wb_tensor_map_put(params + k->params[0].offset, &m);
+        uint64_t out_p = (uint64_t)(uintptr_t)box;
+        int bytes = c->box_x * c->box_y * 2;
+        put_param(k, params, 1, &out_p), put_param(k, params, 2, &c->x), put_param(k, params, 3, &c->y);
+        put_param(k, params, 4, &bytes);
+        struct emu_buffer b = {(const char *)box, (const char *)box + bytes, 0, "out", 0, 4, 0, 0, 0};
+        assert_run(run_probe(TMA_PROBE, params, (size_t)bytes + 1024, &b, 1), 0);
+        agreed += compare(record, c->name, box, (size_t)bytes);
+    }
+    static uint16_t tile[16384];
+    static float cin[64 * 16], d[64 * 16];
+    hopper_inputs(tile, cin);
+    k = ptx_find_kernel(&module, WGMMA_PROBE);
+    assert_non_null(k);
+    for (int i = 0; i < WGMMA_CASES; i++) {
+        const struct wgmma_case *c = &wgmma_cases[i];
+        unsigned char params[512] = {0};
+        uint64_t tp = (uint64_t)(uintptr_t)tile, cp = (uint64_t)(uintptr_t)cin, dp = (uint64_t)(uintptr_t)d;
+        uint64_t da = hopper_desc(c->a_start, c->a_lbo, c->a_sbo, (uint64_t)c->mode),
+                 db = hopper_desc(c->b_start, c->b_lbo, c->b_sbo, (uint64_t)c->mode);
+        put_param(k, params, 0, &tp), put_param(k, params, 1, &cp), put_param(k, params, 2, &dp);
+        put_param(k, params, 3, &da), put_param(k, params, 4, &db), put_param(k, params, 5, &c->trans_b);
+        struct emu_buffer b[3] = {{(const char *)tile, (const char *)(tile + 16384), 0, "tile", 1, 2, 0, 0, 0},
+                                  {(const char *)cin, (const char *)(cin + 1024), 0, "cin", 1, 4, 0, 0, 0},
+                                  {(const char *)d, (const char *)(d + 1024), 0, "out", 0, 4, 0, 0, 0}};
+        assert_run(run_probe(WGMMA_PROBE, params, 32768 + 1024, b, 3), 0);
+        agreed += compare(record, c->name, d, sizeof d);
+    }
+    print_message("%d of %d probes agree with the GPU's record (%s)\n", agreed, TMA_CASES + WGMMA_CASES, RECORD);
+    free(record);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gemm_is_exact_in_every_schedule),
+        cmocka_unit_test(wrong_parity_reads_stages_not_landed),
+        cmocka_unit_test(producer_without_empty_wait_is_refused),
+        cmocka_unit_test(product_without_wgmma_fence_is_refused),
+        cmocka_unit_test(descriptor_without_the_copies_swizzle_is_wrong),
+        cmocka_unit_test(expect_tx_short_of_the_bytes_completes_early),
+        cmocka_unit_test(accumulators_read_before_wait_group_are_stale),
+        cmocka_unit_test(stored_tiles_need_the_proxy_fence),
+        cmocka_unit_test(probes_match_the_gpu_record),
+    };
+    return cmocka_run_group_tests(tests, setup_gemm, teardown_gemm);
+}
