@@ -28,8 +28,10 @@
 #define STORED_TILES "_Z12stored_tilesPKtS0_Pfi"
 #define TMA_PROBE "_Z9tma_probe14CUtensorMap_stPjiii"
 #define WGMMA_PROBE "_Z11wgmma_probePKtPKfPfyyi"
+#define MAP_PEEK "_Z8map_peek14CUtensorMap_stPy"
 #define RECORD "checker/tests/conformance/records/hopper.tsv"
-enum { RIGHT, WRONG_PARITY, NO_EMPTY_WAIT, NO_WGMMA_FENCE, B_SWIZZLE_64, SHORT_EXPECT, NO_WAIT_GROUP };
+enum { RIGHT, WRONG_PARITY, NO_EMPTY_WAIT, NO_WGMMA_FENCE, B_SWIZZLE_64, SHORT_EXPECT, NO_WAIT_GROUP,
+       ARRIVE_BEFORE_WAIT };
 #define STAGES 3
 #define DYNAMIC_SHARED (STAGES * 32768 + 1024)
 
@@ -124,20 +126,31 @@ static void gemm_is_exact_in_every_schedule(void **state)
 static void wrong_parity_reads_stages_not_landed(void **state)
 {
     (void)state;
-    assert_run(run_gemm(128, WRONG_PARITY, 1), EMU_RACE);
-    assert_said("where the tensor copy");
-    assert_said("has not landed: wait on its mbarrier's phase");
+    /* each schedule finds it its own way, each sentence naming it: a phase the consumers wait for
+     * after it passed (the producer first, its copies landing at once: "A wait on the wrong
+     * parity"), a stage read before its copy was issued (consumers first), or before it landed */
+    int seen[3] = {0, 0, 0};
+    for (int order = 0; order <= 2; order++) {
+        int rc = run_gemm(128, WRONG_PARITY, order);
+        int k = rc == EMU_BARRIER_DIVERGENCE ? 0 : rc == EMU_UNSET_SHARED_READ ? 1 : rc == EMU_RACE ? 2 : -1;
+        if (k < 0)
+            print_error("order %d: %d, %s\n", order, rc, said());
+        assert_true(k >= 0);
+        assert_said(k == 0 ? "A wait on the wrong parity" : k == 1 ? "the wrong parity?" : "has not landed: wait on");
+        seen[k] = 1;
+    }
+    assert_true(seen[0] + seen[1] + seen[2] >= 2); /* the schedules differ: more than one way shows */
 }
 
 /* A producer that does not wait for its consumers runs a stage's full mbarrier two phases ahead of
  * them (forward: its copies land at once) or arrives again before the bytes of its last arrival
- * landed (backward: they land late); either way the consumers' wait cannot end as written. */
+ * landed (drawn: they land late); either way the consumers' wait cannot end as written. */
 static void producer_without_empty_wait_is_refused(void **state)
 {
     (void)state;
     assert_run(run_gemm(256, NO_EMPTY_WAIT, 0), EMU_BARRIER_DIVERGENCE);
     assert_said("which never completes");
-    assert_run(run_gemm(256, NO_EMPTY_WAIT, 1), EMU_BAD_LAUNCH);
+    assert_run(run_gemm(256, NO_EMPTY_WAIT, 2), EMU_BAD_LAUNCH);
     assert_said("more threads arrive than it was initialized to count");
 }
 
@@ -160,7 +173,7 @@ static void descriptor_without_the_copies_swizzle_is_wrong(void **state)
 static void expect_tx_short_of_the_bytes_completes_early(void **state)
 {
     (void)state;
-    assert_run(run_gemm(128, SHORT_EXPECT, 1), EMU_RACE);
+    assert_run(run_gemm(128, SHORT_EXPECT, 2), EMU_RACE);
     assert_said("it reads B at shared byte");
     assert_said("has not landed");
 }
@@ -170,6 +183,15 @@ static void accumulators_read_before_wait_group_are_stale(void **state)
     (void)state;
     assert_run(run_gemm(128, NO_WAIT_GROUP, 0), 0);
     assert_true(differences(128) > 0);
+}
+
+/* Consumers that free a stage (arrive at its empty mbarrier) before their products have read it:
+ * backward, the producer runs first and its copy lands over the stage. */
+static void stage_freed_before_its_products_read_it_is_wrong(void **state)
+{
+    (void)state;
+    assert_run(run_gemm(256, ARRIVE_BEFORE_WAIT, 1), 0);
+    assert_true(differences(256) > 0);
 }
 
 /* A 64 x 16 by 16 x 8 product of tiles ordinary stores wrote: right with the proxy fence, refused
@@ -197,6 +219,26 @@ static void stored_tiles_need_the_proxy_fence(void **state)
         }
     assert_run(launch(STORED_TILES, 1, 128, 4, P(a), P(b), P(d), I(0)), EMU_RACE);
     assert_said("no fence.proxy.async after them");
+}
+
+/* A tensor map's bytes are the driver's on a GPU and the emulator's here: no kernel may read them. */
+static void reading_a_tensor_map_is_refused(void **state)
+{
+    (void)state;
+    const struct ptx_kernel *k = ptx_find_kernel(&module, MAP_PEEK);
+    assert_non_null(k);
+    static unsigned long long peeked[32];
+    unsigned char params[512] = {0};
+    struct wb_tensor_map m = {.base = (uint64_t)(uintptr_t)peeked, .dims = {32, 1}, .row_bytes = 64, .box = {32, 1},
+                              .elem_bytes = 2};
+    wb_tensor_map_put(params + k->params[0].offset, &m);
+    uint64_t p = (uint64_t)(uintptr_t)peeked;
+    memcpy(params + k->params[1].offset, &p, 8);
+    struct emu_buffer b = {(const char *)peeked, (const char *)(peeked + 32), 0, "out", 0, 8, 0, 0, 0};
+    emu_set_buffers(&b, 1);
+    struct ptx_launch L = {&module, k, {1, 1, 1}, {32, 1, 1}, params, WB_PTX_SOURCE, 0, 0, 0};
+    assert_run(ptx_run(&L), EMU_OUT_OF_BOUNDS); /* (the kind of every load stopped where it lands) */
+    assert_said("reads the bytes of a tensor map");
 }
 
 /* ---- the probes, against the GPU's record ---- */
@@ -308,7 +350,9 @@ int main(void)
         cmocka_unit_test(descriptor_without_the_copies_swizzle_is_wrong),
         cmocka_unit_test(expect_tx_short_of_the_bytes_completes_early),
         cmocka_unit_test(accumulators_read_before_wait_group_are_stale),
+        cmocka_unit_test(stage_freed_before_its_products_read_it_is_wrong),
         cmocka_unit_test(stored_tiles_need_the_proxy_fence),
+        cmocka_unit_test(reading_a_tensor_map_is_refused),
         cmocka_unit_test(probes_match_the_gpu_record),
     };
     return cmocka_run_group_tests(tests, setup_gemm, teardown_gemm);

@@ -5,11 +5,15 @@
  * product (wgmma.mma_async, reading A and B from shared memory through descriptors, retired by
  * wgmma.wait_group).
  *
- * Where a GPU leaves the time open, the interpreter takes the moment that shows a missing wait:
- * a copy lands when a thread waits for its mbarrier's phase (in the forward schedule, at once: a
- * producer that overwrites a stage before its consumers are done shows there), and a product reads
- * shared memory when its group is waited for. A wait for a phase that cannot complete (every
- * other thread waits or has returned) is said with what the mbarrier still expects. */
+ * Where a GPU leaves the time open, the interpreter takes the moment that shows a missing wait: in
+ * the schedule drawn from the seed a copy lands when a thread waits for its mbarrier's phase (a
+ * consumer that does not wait for it reads the stage before it); in the forward and backward ones
+ * at once (a producer that overwrites a stage before its consumers are done shows there). A
+ * product reads shared memory when its group is waited for, and a warp that arrives at an
+ * mbarrier with products in flight lets the other warps run first (a consumer that frees its
+ * stage before its products have read it shows in the backward schedule, the producer first). A
+ * wait for a phase that cannot complete (every other thread waits or has returned) is said with
+ * what the mbarrier still expects. */
 #include <stdio.h>
 #include <string.h>
 
@@ -195,6 +199,8 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
             break;
         case MB_ARRIVE:
         case MB_ARRIVE_EXPECT:
+            if (A.wg[w].nops) /* its products still read shared memory: others may run before they do */
+                X.state[t] = YIELDED;
             b->tx += (int64_t)n;
             if (b->pending == 0)
                 return fail_at(EMU_BAD_LAUNCH, i, t, "an arrival at an mbarrier whose arrivals are all in and whose "
@@ -234,6 +240,8 @@ int ptx_async_release(void)
 {
     int released = 0, waiting = 0, first = -1;
     for (int t = 0; t < X.threads; t++) {
+        if (X.state[t] == YIELDED)
+            X.state[t] = READY, released++;
         if (X.state[t] != AT_MBARRIER)
             continue;
         const struct ptx_insn *in = &X.k->insns[X.pc[t]];
@@ -301,7 +309,7 @@ int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec)
         if (!b)
             return last_kind;
         c.bar = b->off;
-        if (ptx_schedule_order() == 0) { /* forward: at once, over whatever the stage held */
+        if (ptx_schedule_order() != 2) { /* forward and backward: at once, over what the stage held */
             land_bulk(&c);
             continue;
         }

@@ -33,8 +33,9 @@ struct emu_uint3 {
 };
 extern struct emu_uint3 blockIdx, blockDim, gridDim;
 
-/* AT_MBARRIER: at an mbarrier.try_wait whose phase has not completed (ptx_async.c), until it has. */
-enum lane_state { READY, AT_BARRIER, AT_WARP, EXITED, AT_MBARRIER };
+/* AT_MBARRIER: at an mbarrier.try_wait whose phase has not completed (ptx_async.c), until it has;
+ * YIELDED: past an arrival its warp made with products in flight, until the next round of warps. */
+enum lane_state { READY, AT_BARRIER, AT_WARP, EXITED, AT_MBARRIER, YIELDED };
 
 /* Shared memory's bytes: never written, written, written with a marked value. */
 enum { UNSET = 0, SET = 1, MARKED = 2 };

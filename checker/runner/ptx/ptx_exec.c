@@ -193,6 +193,10 @@ void ptx_value_used(int insn, int t, const char *what)
                  "a cp.async (%s) copies there, but its copy had not landed: a cp.async.wait_group (or wait_all) "
                  "for its group, then a barrier, must come before the read",
                  ptx_where(X.unlanded - 1, where, sizeof where));
+    else if (X.proxy_stamp)
+        snprintf(X.value_sentence + n, sizeof X.value_sentence - (size_t)n,
+                 "a stage read before its tensor copy was issued or had landed (a wait on its mbarrier's other "
+                 "phase, the wrong parity?), or a tile element nobody loaded");
     else
         snprintf(X.value_sentence + n, sizeof X.value_sentence - (size_t)n,
                  "a tile element nobody loaded, an index outside the loaded part, or a read that maps indices "

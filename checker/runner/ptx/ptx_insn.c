@@ -23,6 +23,12 @@ static int issue_kind(const struct ptx_insn *in)
         return in->sub == CP_COPY ? ISSUE_GLOBAL : ISSUE_CONTROL;
     case OP_MMA:
         return ISSUE_TENSOR;
+    case OP_WGMMA:
+        return in->sub == WG_MMA ? ISSUE_TENSOR : ISSUE_CONTROL;
+    case OP_BULK_TENSOR:
+        return ISSUE_GLOBAL;
+    case OP_MBARRIER:
+        return ISSUE_SHARED;
     case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_ACTIVEMASK:
         return ISSUE_WARP;
     case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH:

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ptx_engine.h"
+#include "tensor_map.h"
 
 /* ---- memory ---- */
 
@@ -53,6 +54,19 @@ static int not_global(int insn, int t, const unsigned char *p, uint64_t size, in
          blockIdx.x, blockIdx.y, ptx_thread_name(t, who, sizeof who), write ? "writes" : "reads", what,
          ptx_where(insn, where, sizeof where));
     return 1;
+}
+
+/* Whether parameter bytes [a, a + size) lie in one of the launch's tensor maps (tensor_map.h). */
+static int reads_tensor_map(uint64_t a, int size)
+{
+    for (int p = 0; p < X.k->nparams; p++) {
+        const struct ptx_param *q = &X.k->params[p];
+        struct wb_tensor_map m;
+        if (q->bytes == WB_TENSOR_MAP_BYTES && a < (uint64_t)q->offset + (uint64_t)q->bytes &&
+            a + (uint64_t)size > (uint64_t)q->offset && wb_tensor_map_get(X.L->params + q->offset, &m) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* Where an access of `size` bytes at address a in space sp lands, for thread t: a pointer the
@@ -102,6 +116,13 @@ unsigned char *ptx_locate(int insn, int t, int sp, uint64_t a, int size, int wri
         if (write || !fits(a, (uint64_t)size, (uint64_t)X.k->param_bytes)) {
             ptx_fail(EMU_BAD_LAUNCH, "a parameter access outside the kernel's parameters (%s)",
                  ptx_where(insn, where, sizeof where));
+            return NULL;
+        }
+        if (reads_tensor_map(a, size)) {
+            ptx_fail(EMU_BAD_LAUNCH, "block (%u,%u): %s reads the bytes of a tensor map (%s): they are the driver's "
+                     "on a GPU and the emulator's here, and mean nothing to a kernel; give the map to "
+                     "cp.async.bulk.tensor alone", blockIdx.x, blockIdx.y, ptx_thread_name(t, who, sizeof who),
+                     ptx_where(insn, where, sizeof where));
             return NULL;
         }
         return (unsigned char *)X.L->params + a;
