@@ -9,7 +9,8 @@
 // copies. Against cublasGemmEx in the same run, each the median of 20 launches (no L2 flush between,
 // the same for both), on inputs whose sums are exact in float (the outputs must match bit for bit).
 //   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o build/hgemm-wgmma checker/bench/hgemm-wgmma.cu -lcublas
-//   build/hgemm-wgmma [N]   (N a multiple of 128; -DSTAGES=n, -DB_LBO, -DB_SBO: B's descriptor offsets)
+//   build/hgemm-wgmma [N]   (N a multiple of 128, of BN; -DSTAGES=n, -DB_LBO, -DB_SBO: B's descriptor offsets;
+//                           -DBN=256 -DCONSUMERS=2: two warpgroups multiply a 128 x 256 block, one m64 each)
 // docs/measurements.md has what it measured on an H100 (2026-12-06).
 #include <cstdio>
 #include <cstdlib>
@@ -25,7 +26,12 @@
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 #define BM 128
-#define BN 128
+#ifndef BN
+#define BN 128       // 128 or 256: the block's columns, and each product's n
+#endif
+#ifndef CONSUMERS
+#define CONSUMERS 1  // warpgroups that multiply: 1 (both m64 halves each) or 2 (one each)
+#endif
 #define BK 64
 #ifndef STAGES
 #define STAGES 4
@@ -88,10 +94,25 @@ __device__ static inline void wgmma_64x128x16(float *d, uint64_t da, uint64_t db
                  : "l"(da), "l"(db));
 }
 
-// Block: warps 0-3, one warpgroup, multiply (128 x 128 of C, two m64 halves); warp 4's first
-// lane copies. Dynamic shared memory: STAGES x (A 128 x 64, B as two 64 x 64 boxes), 1024-aligned.
-__global__ void __launch_bounds__(160) hgemm_wgmma(const __grid_constant__ CUtensorMap mapA,
-                                                    const __grid_constant__ CUtensorMap mapB, float *C, int N)
+// d (128 floats a thread) += A(64 x 16, K-major) * B(16 x 256, N-major).
+__device__ static inline void wgmma_64x256x16(float *d, uint64_t da, uint64_t db)
+{
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+                 "%128, %129, p, 1, 1, 0, 1;\n}"
+                 : D8(0), D8(8), D8(16), D8(24), D8(32), D8(40), D8(48), D8(56), D8(64), D8(72), D8(80), D8(88), D8(96), D8(104), D8(112), D8(120)
+                 : "l"(da), "l"(db));
+}
+
+// Block: CONSUMERS warpgroups multiply (each HALVES of the block's two m64 halves of BM x BN), and
+// the first lane of the warp after them copies. Dynamic shared memory: STAGES x (A BM x 64, B as
+// BN / 64 boxes of 64 x 64), 1024-aligned.
+#define HALVES (2 / CONSUMERS)
+#define ACC (BN / 2) /* floats a thread holds of one m64 x BN product */
+#define THREADS (128 * CONSUMERS + 32)
+__global__ void __launch_bounds__(THREADS) hgemm_wgmma(const __grid_constant__ CUtensorMap mapA,
+                                                        const __grid_constant__ CUtensorMap mapB, float *C, int N)
 {
     extern __shared__ __align__(1024) unsigned char raw[];
     unsigned char *buf = (unsigned char *)(((uintptr_t)raw + 1023) & ~(uintptr_t)1023);
@@ -101,14 +122,14 @@ __global__ void __launch_bounds__(160) hgemm_wgmma(const __grid_constant__ CUten
     if (t == 0) {
         for (int s = 0; s < STAGES; s++) {
             bar_init(&full[s], 1);
-            bar_init(&empty[s], 128);
+            bar_init(&empty[s], 128 * CONSUMERS);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
 
-    if (t >= 128) { // the copier
-        if (t == 128)
+    if (t >= 128 * CONSUMERS) { // the copier
+        if (t == 128 * CONSUMERS)
             for (int kt = 0; kt < ktiles; kt++) {
                 int s = kt % STAGES;
                 if (kt >= STAGES)
@@ -116,17 +137,18 @@ __global__ void __launch_bounds__(160) hgemm_wgmma(const __grid_constant__ CUten
                 unsigned char *a = buf + s * STAGE_BYTES, *b = a + A_BYTES;
                 bar_expect(&full[s], STAGE_BYTES);
                 tma_2d(a, &mapA, kt * BK, m0, &full[s]);
-                tma_2d(b, &mapB, n0, kt * BK, &full[s]);
-                tma_2d(b + B_BYTES / 2, &mapB, n0 + 64, kt * BK, &full[s]);
+                for (int j = 0; j < BN / 64; j++)
+                    tma_2d(b + j * (BK * 128), &mapB, n0 + 64 * j, kt * BK, &full[s]);
             }
         return;
     }
 
-    float acc[2][64];
+    int wg = t / 128;
+    float acc[HALVES][ACC];
 #pragma unroll
-    for (int h = 0; h < 2; h++)
+    for (int h = 0; h < HALVES; h++)
 #pragma unroll
-        for (int i = 0; i < 64; i++)
+        for (int i = 0; i < ACC; i++)
             acc[h][i] = 0.0f;
     for (int kt = 0; kt < ktiles; kt++) {
         int s = kt % STAGES;
@@ -136,20 +158,27 @@ __global__ void __launch_bounds__(160) hgemm_wgmma(const __grid_constant__ CUten
 #pragma unroll
         for (int k = 0; k < BK / 16; k++)
 #pragma unroll
-            for (int h = 0; h < 2; h++)
-                wgmma_64x128x16(acc[h], desc(a + h * 64 * 128 + k * 32, 16, 1024), desc(b + k * 16 * 128, B_LBO, B_SBO));
+            for (int h = 0; h < HALVES; h++) {
+                uint64_t da = desc(a + (wg * HALVES + h) * 64 * 128 + k * 32, 16, 1024),
+                         db = desc(b + k * 16 * 128, B_LBO, B_SBO);
+#if BN == 256
+                wgmma_64x256x16(acc[h], da, db);
+#else
+                wgmma_64x128x16(acc[h], da, db);
+#endif
+            }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         bar_arrive(&empty[s]);
     }
-    // The accumulators: warp w's lanes hold rows 16w + lane/4 (+8) of each m64 half, two columns
-    // in each group of 8.
+    // The accumulators: warp w's lanes hold rows 16 (w % 4) + lane/4 (+8) of each m64 half, two
+    // columns in each group of 8.
     int w = t / 32, l = t % 32;
 #pragma unroll
-    for (int h = 0; h < 2; h++)
+    for (int h = 0; h < HALVES; h++)
 #pragma unroll
-        for (int i = 0; i < 64; i++) {
-            int row = m0 + h * 64 + 16 * w + l / 4 + 8 * ((i / 2) % 2);
+        for (int i = 0; i < ACC; i++) {
+            int row = m0 + (wg * HALVES + h) * 64 + 16 * (w % 4) + l / 4 + 8 * ((i / 2) % 2);
             int col = n0 + 8 * (i / 4) + 2 * (l % 4) + i % 2;
             C[(size_t)row * N + col] = acc[h][i];
         }
@@ -200,7 +229,7 @@ int main(int argc, char **argv)
     dim3 grid(n / BN, n / BM);
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0), cudaEventCreate(&e1);
-    auto ours = [&] { hgemm_wgmma<<<grid, 160, bytes>>>(ma, mb, C, n); };
+    auto ours = [&] { hgemm_wgmma<<<grid, THREADS, bytes>>>(ma, mb, C, n); };
     cublasHandle_t hd;
     cublasCreate(&hd);
     float one = 1, zero = 0;
@@ -231,7 +260,8 @@ int main(int argc, char **argv)
     };
     float t_ours = time(ours), t_cublas = time(theirs);
     double flop = 2.0 * n * n * n;
-    printf("N=%d stages=%d lbo=%d sbo=%d: %zu of %zu elements differ from cuBLAS", n, STAGES, B_LBO, B_SBO, wrong, nn);
+    printf("N=%d BN=%d consumers=%d stages=%d lbo=%d sbo=%d: %zu of %zu elements differ from cuBLAS", n, BN, CONSUMERS,
+           STAGES, B_LBO, B_SBO, wrong, nn);
     if (wrong)
         printf(" (first at %zu,%zu: %g, cuBLAS %g)", first / n, first % n, c[first], r[first]);
     printf("\n  wgmma %.3f ms %.0f TFLOP/s; cublasGemmEx %.3f ms %.0f TFLOP/s; %.1f%% of cuBLAS\n", t_ours,

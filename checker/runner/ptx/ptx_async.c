@@ -302,6 +302,11 @@ int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec)
                      "bytes after it inside the block's %zu", (long long)address_of(&o[0], t), c.bytes, X.shared_bytes);
             return fail_at(EMU_OUT_OF_BOUNDS, i, t, why);
         }
+        if (((int64_t)c.x * m->elem_bytes) % 16) {
+            snprintf(why, sizeof why, "the box's first column, x = %d, lies %lld bytes into a row, not at a multiple of "
+                     "16: a GPU stops the kernel there (an illegal instruction)", c.x, (long long)c.x * m->elem_bytes);
+            return fail_at(EMU_MISALIGNED, i, t, why);
+        }
         if (m->swizzle && (m->box[0] * m->elem_bytes != m->swizzle || c.dst % (8 * m->swizzle)))
             return fail_at(EMU_BAD_LAUNCH, i, t, "a swizzled copy's destination must be aligned to the swizzle's "
                            "whole pattern (8 rows of its span: 1024 bytes for the 128-byte swizzle)");
