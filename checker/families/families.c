@@ -62,7 +62,7 @@ static const char *builtin_code(const char *base, int is_unsigned, int is_signed
 static int read_param(const char *p, size_t n, const char **code, int *pointer, int *pointee_const)
 {
     static const char *const bases[] = {"float", "double", "int", "char", "bool"};
-    int is_unsigned = 0, is_signed = 0, shorts = 0, longs = 0, is_const = 0, named = 0, words = 0;
+    int is_unsigned = 0, is_signed = 0, shorts = 0, longs = 0, is_const = 0, named = 0, words = 0, map = 0;
     const char *base = "";
     *pointer = *pointee_const = 0;
     for (size_t i = 0; i < n;) {
@@ -95,12 +95,17 @@ static int read_param(const char *p, size_t n, const char **code, int *pointer, 
             words++;
         } else if (k < 5 && !*base)
             base = bases[k], words++;
+        else if (strcmp(word, "CUtensorMap") == 0 && !words)
+            map = 1, words++; /* the driver's typedef of struct CUtensorMap_st, by value (lesson 11's maps) */
         else if (words)
             named = 1; /* the parameter's name */
         else
             return -1; /* a type this does not know (a struct, a typedef, __half) */
     }
-    *code = words ? builtin_code(base, is_unsigned, is_signed, shorts, longs) : NULL;
+    if (map)
+        *code = *pointer || words > 1 ? NULL : "14CUtensorMap_st";
+    else
+        *code = words ? builtin_code(base, is_unsigned, is_signed, shorts, longs) : NULL;
     return *code ? 0 : -1;
 }
 
@@ -118,9 +123,9 @@ static void back_reference(char *out, size_t len, int k)
 
 int family_kernel_symbol(const struct family *f, const char *kernel, char *buf, size_t len)
 {
-    /* The candidates for back-references, each as its type's full mangling: a pointer's and a
-     * qualified type's are, an arithmetic type's is not. */
-    char seen[16][16];
+    /* The candidates for back-references, each as its type's full mangling: a pointer's, a
+     * qualified type's and a class's are, an arithmetic type's is not. */
+    char seen[16][24];
     int nseen = 0;
     size_t at = (size_t)snprintf(buf, len, "_Z%zu%s", strlen(kernel), kernel);
     for (const char *p = f->params; at < len;) {
@@ -131,7 +136,7 @@ int family_kernel_symbol(const struct family *f, const char *kernel, char *buf, 
             snprintf(buf, len, "%.*s", (int)n, p);
             return -1;
         }
-        char full_k[4], full_p[8], part[12], inner[8];
+        char full_k[4], full_p[8], part[24], inner[8];
         snprintf(full_k, sizeof full_k, "K%.1s", code);
         snprintf(full_p, sizeof full_p, "P%.2s", pointee_const ? full_k : code);
         int kp = 0, kk = 0;
@@ -139,7 +144,15 @@ int family_kernel_symbol(const struct family *f, const char *kernel, char *buf, 
             kp++;
         while (kk < nseen && strcmp(seen[kk], full_k) != 0)
             kk++;
-        if (!pointer)
+        if (!pointer && strlen(code) > 1) { /* a class: itself the first time, a back-reference after */
+            int kc = 0;
+            while (kc < nseen && strcmp(seen[kc], code) != 0)
+                kc++;
+            if (kc < nseen)
+                back_reference(part, sizeof part, kc);
+            else
+                snprintf(part, sizeof part, "%s", code), snprintf(seen[nseen++], sizeof seen[0], "%s", code);
+        } else if (!pointer)
             snprintf(part, sizeof part, "%s", code);
         else if (kp < nseen)
             back_reference(part, sizeof part, kp);

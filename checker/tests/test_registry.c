@@ -344,6 +344,9 @@ static void kernel_symbols_made_from_parameters(void **state)
         {"const float *__restrict__ in, float *const out, const int rows, unsigned short int cols", "_Z2k3PKfPfit"},
         {"const double *a, const double *b, const float *c, const double *d, double *e, double *f, const float *g",
          "_Z2k4PKdS0_PKfS0_PdS3_S2_"},
+        /* lesson 11's tensor maps, by value (nvcc -ptx of `const __grid_constant__ CUtensorMap`, 2026-12-06) */
+        {"const CUtensorMap A_map, const CUtensorMap B_map, float *C, int N", "_Z2k514CUtensorMap_stS_Pfi"},
+        {"const CUtensorMap m, unsigned *out, int x, int y, int bytes", "_Z2k614CUtensorMap_stPjiii"},
     };
     for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
         struct family f = {.params = made[i].params};
@@ -353,7 +356,8 @@ static void kernel_symbols_made_from_parameters(void **state)
         assert_string_equal(sym, made[i].symbol);
     }
     static const char *const refused[] = {"const __half *A", "float **p", "struct pair *p", "void", "",
-                                          "long short x", "unsigned signed x", "const float *a b"};
+                                          "long short x", "unsigned signed x", "const float *a b",
+                                          "const CUtensorMap *m", "unsigned CUtensorMap m"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         struct family f = {.params = refused[i]};
         assert_int_equal(family_kernel_symbol(&f, "k", sym, sizeof sym), -1);

@@ -674,15 +674,14 @@ static int run_block(void)
             if (rc)
                 return rc;
         }
-        /* threads at an mbarrier whose phase has completed go on, before any barrier is passed */
+        emu_trace_interval_end(X.threads, 32);
+        /* threads at an mbarrier whose phase has completed go on, before any barrier is passed (the
+         * race check's interval ends here too: what an mbarrier orders is no race to it) */
         int released = ptx_async_release();
         if (released < 0)
             return ptx_async_error();
-        if (released)
-            continue;
-        emu_trace_interval_end(X.threads, 32);
         int waiting = 0;
-        for (int t = 0; t < X.threads; t++)
+        for (int t = 0; t < X.threads && !released; t++)
             waiting += X.state[t] == AT_BARRIER;
         int rc = waiting ? check_barrier() : 0;
         if (rc)
@@ -696,6 +695,8 @@ static int run_block(void)
         int bad = emu_report_bad_access(X.error, sizeof X.error);
         if (bad)
             return bad;
+        if (released)
+            continue;
         if (!waiting)
             return 0;
         int count = 0, all = 1, any = 0;
