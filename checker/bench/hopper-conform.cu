@@ -1,11 +1,11 @@
 // The GPU's answers to the Hopper probes (checker/tests/ptx/hopper_cases.h), which the interpreter
 // must give bit for bit (test_ptx_hopper.c replays them in make test): each tensor copy's box as
 // it lies in shared memory, each wgmma product; and lesson 11's GEMM (hopper.cu's `gemm`) on exact
-// inputs against the CPU. Prints the record (checker/tests/conformance/records/hopper.tsv): a
+// inputs against the CPU. Prints the record (checker/tests/conformance/records/hopper-probes.txt): a
 // header naming the GPU, its driver and the date, then a case and its FNV-1a hash a line; with a
 // folder argument, each answer's bytes there too (for a difference's diff).
 //   nvcc -O2 -gencode arch=compute_90a,code=sm_90a -o build/hopper-conform checker/bench/hopper-conform.cu -lcuda
-//   build/hopper-conform [DIR] > checker/tests/conformance/records/hopper.tsv
+//   build/hopper-conform [DIR] > checker/tests/conformance/records/hopper-probes.txt
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     strftime(day, sizeof day, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     printf("# Hopper probes (checker/tests/ptx/hopper_cases.h) answered by %s, CUDA driver %d, %s:\n"
-           "#   build/hopper-conform > checker/tests/conformance/records/hopper.tsv\n", prop.name, driver, day);
+           "#   build/hopper-conform > checker/tests/conformance/records/hopper-probes.txt\n", prop.name, driver, day);
 
     // Tensor copies.
     std::vector<uint16_t> tensor(TMA_ROWS * TMA_ROW_BYTES / 2);

@@ -193,8 +193,8 @@ struct ptx_module {
     size_t string_bytes;
     unsigned char *string_data;
     int has_vprintf; /* the module declares vprintf (a kernel calls printf) */
-    size_t dynamic_offset; /* where `extern __shared__` memory starts: after every kernel's own shared
-                              variables, at the largest alignment it was declared with (0: none) */
+    size_t dynamic_align; /* `extern __shared__` memory's alignment, the largest it was declared with
+                             (0: none); it starts after the launched kernel's own shared variables */
     char *files[PTX_MAX_FILES + 1]; /* .file N "name", by N */
     char error[400];
 };

@@ -22,7 +22,7 @@
 
 #define MAX_MBARRIERS 64
 #define MAX_BULK 256   /* copies in flight in a block */
-#define MAX_WG_OPS 64  /* products in flight in a warp */
+#define MAX_WG_OPS 32  /* products in flight in a warp */
 
 struct mbar {
     uint32_t off, expected, pending, phase;
@@ -38,12 +38,24 @@ struct wg_op {
     const struct ptx_insn *in;
     int insn, scale_d;
     uint64_t da, db;
-    uint32_t group; /* 0: not committed yet */
+    uint32_t group;         /* 0: not committed yet */
+    const int *dreg;        /* its accumulators, nd of them */
+    int nd;
+    uint64_t read;          /* a hash of the shared bytes it read */
 };
 struct wg_warp {
-    int fenced, nops;
+    int nops;
     uint32_t groups; /* committed so far */
+    uint32_t issued; /* products issued so far */
     struct wg_op ops[MAX_WG_OPS];
+};
+/* A warpgroup's products as its first warp to issue each gave them: the other three warps must give
+ * the same (the k-th product of every warp of a warpgroup is one product). */
+#define WG_SEEN 256
+struct wg_seen {
+    uint32_t seq; /* which product (+1; 0: none yet) */
+    int insn, scale_d;
+    uint64_t da, db;
 };
 static struct {
     struct mbar bar[MAX_MBARRIERS];
@@ -51,20 +63,28 @@ static struct {
     struct bulk bulk[MAX_BULK];
     int nbulk;
     struct wg_warp wg[MAX_WARPS];
+    struct wg_seen seen[MAX_WARPS / 4][WG_SEEN];
+    uint8_t timed_out[MAX_THREADS]; /* the thread's try_wait returned false once for the phase it waits for */
 } A;
 
 /* A block starts: no mbarrier, no copy or product in flight, no generic write waiting for a fence. */
 void ptx_async_block_start(void)
 {
     A.nbar = A.nbulk = 0;
+    memset(A.timed_out, 0, sizeof A.timed_out);
     for (int w = 0; w < X.warps; w++)
-        A.wg[w].fenced = A.wg[w].nops = 0, A.wg[w].groups = 0;
-    X.proxy_fences = 0;
+        A.wg[w].nops = 0, A.wg[w].groups = 0, A.wg[w].issued = 0;
+    memset(A.seen, 0, sizeof A.seen);
+    memset(X.proxy_fences, 0, sizeof X.proxy_fences);
     if (X.proxy_stamp)
         memset(X.proxy_stamp, 0, (X.shared_bytes / 16 + 1) * sizeof *X.proxy_stamp);
 }
 
 static int last_kind; /* the last error's kind, for the callers of what returns NULL or -1 */
+
+/* An mbarrier's 8 bytes while it lives (the interpreter keeps its state beside them): a store or a
+ * copy over them changes them, which its next use finds. */
+#define MBAR_BYTES "\x4d\x42\x41\x52\x80\x80\x80\x80"
 
 static int fail_at(int kind, int i, int t, const char *what)
 {
@@ -91,8 +111,16 @@ static struct mbar *bar_at(int i, int t, const struct ptx_operand *o, int create
         return NULL;
     }
     for (int b = 0; b < A.nbar; b++)
-        if (A.bar[b].off == off)
+        if (A.bar[b].off == off) {
+            if (!create && memcmp(X.shared + off, MBAR_BYTES, 8)) {
+                snprintf(why, sizeof why, "the mbarrier at shared byte %llu was overwritten since its init (an "
+                         "ordinary store, or a copy whose box covers it): its 8 bytes are the mbarrier's",
+                         (unsigned long long)off);
+                fail_at(EMU_RACE, i, t, why);
+                return NULL;
+            }
             return &A.bar[b];
+        }
     if (!create) {
         snprintf(why, sizeof why, "no mbarrier was initialized at shared byte %llu: mbarrier.init it first (one "
                  "thread), then fence.mbarrier_init and __syncthreads()", (unsigned long long)off);
@@ -193,6 +221,8 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
             if (n == 0 || n >= (1u << 20))
                 return fail_at(EMU_BAD_LAUNCH, i, t, "an mbarrier's count of arrivals is from 1 to 2^20 - 1");
             *b = (struct mbar){.off = b->off, .expected = (uint32_t)n, .pending = (uint32_t)n};
+            memcpy(X.shared + b->off, MBAR_BYTES, 8); /* what a read of them finds: unwritten bytes */
+            memset(X.shared_state + b->off, UNSET, 8);
             break;
         case MB_EXPECT_TX:
             b->tx += (int64_t)n;
@@ -212,9 +242,11 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
             b->pending--;
             complete_if_done(b);
             break;
-        case MB_TRY_WAIT:
-            if (phase_done(b, (uint32_t)(n & 1))) {
-                put(o[0].reg, t, 1, T_PRED);
+        case MB_TRY_WAIT: /* false once (its time limit, as on a GPU; nothing lands), then it waits */
+            if ((b->phase & 1) != (uint32_t)(n & 1) || !A.timed_out[t] || phase_done(b, (uint32_t)(n & 1))) {
+                int done = (b->phase & 1) != (uint32_t)(n & 1);
+                A.timed_out[t] = !done;
+                put(o[0].reg, t, (uint64_t)done, T_PRED);
                 set_marks(o[0].reg, w, 1u << l, 0);
             } else {
                 X.state[t] = AT_MBARRIER;
@@ -330,14 +362,19 @@ int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec)
 /* The shared byte of element (mn, k) of a 16-deep operand that descriptor d describes (the PTX
  * ISA's "matrix descriptor"): its start, leading and stride byte offsets, and its swizzle;
  * k-major (mn_major 0: a row of k per mn) or mn-major (a row of mn per k). Rows of span bytes
- * (16 unswizzled) in groups of 8, the 8-row groups SBO apart, the spans LBO apart. */
+ * (16 unswizzled: the 8 x 16-byte core matrices) in groups of 8: k-major, the groups of 8 mn SBO
+ * apart and the spans of k LBO apart; mn-major swizzled, the groups of 8 k SBO apart and the spans
+ * of mn LBO apart; mn-major unswizzled, the other way round (CUTLASS's canonical layouts). */
 static uint32_t element_at(uint64_t d, int mn_major, int mn, int k)
 {
     static const uint32_t spans[4] = {16, 128, 64, 32};
     uint32_t start = (uint32_t)(d & 0x3FFF) << 4, lbo = (uint32_t)(d >> 16 & 0x3FFF) << 4,
              sbo = (uint32_t)(d >> 32 & 0x3FFF) << 4, span = spans[d >> 62];
     uint32_t row = mn_major ? (uint32_t)k : (uint32_t)mn, col = 2u * (uint32_t)(mn_major ? mn : k);
-    uint32_t a = start + row / 8 * sbo + col / span * lbo + row % 8 * span + col % span;
+    uint32_t rows_apart = sbo, spans_apart = lbo;
+    if (mn_major && span == 16)
+        rows_apart = lbo, spans_apart = sbo;
+    uint32_t a = start + row / 8 * rows_apart + col / span * spans_apart + row % 8 * span + col % span;
     return span == 16 ? a : swizzled(a, span);
 }
 
@@ -363,11 +400,13 @@ static int operand_half(const struct wg_op *op, int which, int mn, int k, float 
                      ptx_where(A.bulk[c].insn, there, sizeof there));
             return fail_at(EMU_RACE, op->insn, t, why);
         }
-    if (X.proxy_stamp && X.proxy_stamp[a / 16] > X.proxy_fences) {
-        snprintf(why, sizeof why, "it reads %s at shared byte %u, which ordinary stores wrote with no "
-                 "fence.proxy.async after them: the tensor cores read shared memory through the async proxy, which "
-                 "sees such writes only after that fence (and a barrier, where other threads wrote)",
-                 which ? "B" : "A", a);
+    uint64_t stamp = X.proxy_stamp ? X.proxy_stamp[a / 16] : 0;
+    if (stamp && (uint32_t)stamp > X.proxy_fences[stamp >> 32]) {
+        char who[40];
+        snprintf(why, sizeof why, "it reads %s at shared byte %u, which %s wrote with an ordinary store and no "
+                 "fence.proxy.async after it: the tensor cores read shared memory through the async proxy, which "
+                 "sees a thread's writes only after that thread's fence (then a barrier)",
+                 which ? "B" : "A", a, ptx_thread_name((int)(stamp >> 32), who, sizeof who));
         return fail_at(EMU_RACE, op->insn, t, why);
     }
     uint16_t h;
@@ -382,12 +421,35 @@ static int operand_half(const struct wg_op *op, int which, int mn, int k, float 
     return 0;
 }
 
-/* Warp w's part of a product: its 16 rows of D (64 x N) = A (64 x 16) B (16 x N) + D, eight
- * columns at a time, each element summed as mma.sync's (ptx_tensor_mma). */
-static int retire(int w, const struct wg_op *op)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-    const struct ptx_operand *d = &op->in->o[0];
-    const int *dreg = d->kind == K_BIGVEC ? &X.k->pool[d->reg] : d->vec;
+    return (h ^ v) * 0x100000001b3ull;
+}
+
+/* A hash of the shared bytes warp w's part of the product reads (A's 16 rows, all of B). */
+static uint64_t operand_bytes(int w, const struct wg_op *op)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    int n = 8 * op->in->vec;
+    for (int which = 0; which < 2; which++)
+        for (int mn = which ? 0 : 16 * (w % 4); mn < (which ? n : 16 * (w % 4) + 16); mn++)
+            for (int k = 0; k < 16; k++) {
+                uint32_t a = element_at(which ? op->db : op->da, (int)op->in->o[6 + which].imm, mn, k);
+                uint16_t v = 0;
+                if ((uint64_t)a + 2 <= X.shared_bytes)
+                    memcpy(&v, X.shared + a, 2);
+                h = mix(h, (uint64_t)a << 16 | v);
+            }
+    return h;
+}
+
+/* Warp w's part of a product, at its issue: its 16 rows of D (64 x N) = A (64 x 16) B (16 x N) +
+ * D, eight columns at a time, each element summed as mma.sync's (ptx_tensor_mma). D's registers
+ * take the result at once: ptxas makes any instruction that reads or writes them wait for the
+ * product first (its warnings C7517 and C7519 say where), so a kernel sees them so on a GPU too.
+ * What it read in shared memory is kept (a hash), for its wait_group to find unchanged. */
+static int issue(int w, struct wg_op *op)
+{
     int n8 = op->in->vec, row0 = 16 * (w % 4), t0 = w * 32;
     float sa = op->in->o[4].imm < 0 ? -1.0f : 1.0f, sb = op->in->o[5].imm < 0 ? -1.0f : 1.0f;
     float Af[16][16];
@@ -409,14 +471,14 @@ static int retire(int w, const struct wg_op *op)
             }
         for (int l = 0; l < 32; l++)
             for (int e = 0; e < 4; e++) { /* register 4 nb + e: row l/4 (+8 for e >= 2), column 2 (l % 4) + e % 2 */
-                int r = dreg[4 * nb + e], m = l / 4 + 8 * (e / 2), n = 2 * (l % 4) + e % 2;
+                int r = op->dreg[4 * nb + e], m = l / 4 + 8 * (e / 2), n = 2 * (l % 4) + e % 2;
                 Cf[m][n] = op->scale_d ? as_f(*reg(r, t0 + l)) : 0.0f;
                 mC[m][n] = op->scale_d && (*mark(r, w) >> l & 1);
             }
         uint32_t D[16][8];
         ptx_tensor_mma(Af, Bf, Cf, D);
         for (int e = 0; e < 4; e++) {
-            int r = dreg[4 * nb + e];
+            int r = op->dreg[4 * nb + e];
             uint32_t marks = 0;
             for (int l = 0; l < 32; l++) {
                 int m = l / 4 + 8 * (e / 2), n = 2 * (l % 4) + e % 2, marked = mC[m][n];
@@ -429,6 +491,20 @@ static int retire(int w, const struct wg_op *op)
         }
         emu_trace_mma(); /* an m16n8k16's worth of the tensor cores' work */
     }
+    op->read = operand_bytes(w, op);
+    return 0;
+}
+
+/* Product k of warp w waited for: the shared memory it read unchanged since its issue (a GPU's
+ * tensor cores read it at some time between the two). */
+static int retire(int w, int k)
+{
+    const struct wg_op *op = &A.wg[w].ops[k];
+    if (operand_bytes(w, op) != op->read)
+        return fail_at(EMU_RACE, op->insn, w * 32, "shared memory it reads changed between its issue and the "
+                       "wgmma.wait_group that waits for it: a stage its product was still reading was copied or "
+                       "stored over (free a stage only once its products are waited for; issue a product only once "
+                       "its stage has landed)");
     return 0;
 }
 
@@ -463,8 +539,7 @@ int ptx_wgmma(const struct ptx_insn *in, int i, int w)
     }
     struct wg_warp *s = &A.wg[w];
     switch (in->sub) {
-    case WG_FENCE:
-        s->fenced = 1;
+    case WG_FENCE: /* (ptxas adds one where a product needs it: warning C7519) */
         return 0;
     case WG_COMMIT:
         s->groups++;
@@ -474,11 +549,11 @@ int ptx_wgmma(const struct ptx_insn *in, int i, int w)
         return 0;
     case WG_WAIT: {
         uint32_t keep = (uint32_t)in->o[0].imm;
-        int kept = 0;
-        for (int k = 0; k < s->nops; k++) {
+        int kept = 0, n = s->nops;
+        for (int k = 0; k < n; k++) {
             const struct wg_op *op = &s->ops[k];
             if (op->group != 0 && op->group + keep <= s->groups) {
-                int rc = retire(w, op);
+                int rc = retire(w, k);
                 if (rc)
                     return rc;
             } else
@@ -490,11 +565,8 @@ int ptx_wgmma(const struct ptx_insn *in, int i, int w)
     default:
         break;
     }
-    if (!s->fenced)
-        return fail_at(EMU_RACE, i, t0, "a wgmma.mma_async with no wgmma.fence before it in this warp: the fence "
-                       "orders the accumulators' earlier writes before the asynchronous product reads them");
     if (s->nops == MAX_WG_OPS)
-        return fail_at(EMU_BAD_LAUNCH, i, t0, "more than 64 products in flight in one warp: wgmma.wait_group them");
+        return fail_at(EMU_BAD_LAUNCH, i, t0, "more than 32 products in flight in one warp: wgmma.wait_group them");
     struct wg_op op = {.in = in, .insn = i};
     uint64_t scale = 1;
     if (uniform(in, i, w, 1, "uses as A's descriptor", &op.da) || uniform(in, i, w, 2, "uses as B's descriptor", &op.db) ||
@@ -507,6 +579,23 @@ int ptx_wgmma(const struct ptx_insn *in, int i, int w)
                            "runs tiles whose swizzle pattern starts at the tile (aligned to its 8 rows)");
     }
     op.scale_d = scale != 0;
+    uint32_t seq = ++s->issued;
+    struct wg_seen *seen = &A.seen[g][seq % WG_SEEN];
+    if (seen->seq != seq)
+        *seen = (struct wg_seen){seq, i, op.scale_d, op.da, op.db};
+    else if (seen->insn != i || seen->da != op.da || seen->db != op.db || seen->scale_d != op.scale_d) {
+        char why[300], there[160];
+        snprintf(why, sizeof why, "the warps of its warpgroup give its product #%u different descriptors or scale-d "
+                 "(another warp gave it at %s): all 128 threads of a warpgroup give one product the same operands",
+                 seq, ptx_where(seen->insn, there, sizeof there));
+        return fail_at(EMU_WARP_MISMATCH, i, t0, why);
+    }
+    const struct ptx_operand *d = &in->o[0];
+    op.dreg = d->kind == K_BIGVEC ? &X.k->pool[d->reg] : d->vec;
+    op.nd = d->nvec;
+    int rc = issue(w, &op);
+    if (rc)
+        return rc;
     s->ops[s->nops++] = op;
     return 0;
 }

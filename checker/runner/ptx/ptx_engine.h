@@ -53,6 +53,7 @@ struct ptx_engine {
     int vote[MAX_THREADS];  /* its predicate at a bar.red */
     unsigned char *shared, *shared_state;
     size_t shared_bytes;
+    size_t dynamic_offset; /* where the launch's extern __shared__ memory starts */
     unsigned char *local; /* [thread][local_bytes] */
     unsigned char *local_state; /* the same, a byte's UNSET, SET or MARKED, as shared_state's */
     size_t local_bytes;
@@ -93,12 +94,12 @@ struct ptx_engine {
      * shared_marks says whether the block has read such shared memory yet, which tells the two
      * apart where it has not. */
     int value_error, shared_marks;
-    /* The async proxy (ptx_async.c): for each 16 bytes of shared memory, the number of
-     * fence.proxy.async the block must have run before the tensor cores may read what ordinary
-     * stores last wrote there (0: nothing to wait for); the fences run so far. NULL: the kernel
-     * has no wgmma. */
-    uint32_t *proxy_stamp;
-    uint32_t proxy_fences;
+    /* The async proxy (ptx_async.c): for each 16 bytes of shared memory, the thread whose ordinary
+     * store last wrote there (high 32 bits) and the number of fence.proxy.async it must have run
+     * before the tensor cores may read them (low 32; 0: nothing to wait for); each thread's fences
+     * so far. NULL: the kernel has no wgmma. */
+    uint64_t *proxy_stamp;
+    uint32_t proxy_fences[MAX_THREADS];
     char value_sentence[600];
     char error[600];
 };
@@ -157,6 +158,8 @@ static inline uint64_t sym_address(const struct ptx_operand *o)
     const struct ptx_var *v = &X.L->m->vars[o->sym];
     if (v->space == S_GLOBAL) /* a string literal: its place in the runner's memory */
         return (uint64_t)(uintptr_t)(X.L->m->string_data + v->offset);
+    if (v->dynamic)
+        return (uint64_t)X.dynamic_offset;
     return (uint64_t)v->offset;
 }
 
@@ -264,12 +267,13 @@ int ptx_wgmma(const struct ptx_insn *in, int i, int w);
 int ptx_full_warp(const struct ptx_insn *in, int i, int w);
 /* The schedule's order of warps (emu_set_schedule): 0 forward, 1 backward, 2 drawn. */
 int ptx_schedule_order(void);
-/* Ordinary stores wrote shared bytes [off, off + n): the tensor cores see them after a proxy fence. */
-static inline void ptx_generic_wrote(size_t off, size_t n)
+/* Thread t's ordinary stores wrote shared bytes [off, off + n): the tensor cores see them after
+ * its next proxy fence. */
+static inline void ptx_generic_wrote(int t, size_t off, size_t n)
 {
     if (X.proxy_stamp && n)
         for (size_t c = off / 16; c <= (off + n - 1) / 16; c++)
-            X.proxy_stamp[c] = X.proxy_fences + 1;
+            X.proxy_stamp[c] = (uint64_t)t << 32 | (X.proxy_fences[t] + 1u);
 }
 
 #endif

@@ -265,7 +265,7 @@ static const char *op_name(const struct ptx_insn *in)
 /* The mask operand of a warp operation (its last). */
 static uint32_t op_mask(const struct ptx_insn *in, int t)
 {
-    if (in->op == OP_LDMATRIX || in->op == OP_MMA) /* .sync.aligned: the whole warp */
+    if (in->op == OP_LDMATRIX || in->op == OP_MMA || in->op == OP_WGMMA) /* .sync.aligned: the whole warp */
         return ~0u;
     return (uint32_t)val(&in->o[in->nops - 1], T_B32, t);
 }
@@ -414,9 +414,17 @@ static int complete(int w, uint32_t mask)
     return 0;
 }
 
+/* A lane an mbarrier holds back (a wait not done, an arrival with products in flight): it comes
+ * to the warp's operation in a later round. */
+static int held_back(int t)
+{
+    return X.state[t] == AT_MBARRIER || X.state[t] == YIELDED;
+}
+
 /* Completes every warp operation of warp w whose lanes have all arrived, when none of its lanes
  * can go on. A lane a mask names that returned, waits at a barrier or at another operation can
- * never arrive: an error. Returns how many completed, or -1 with X.error set. */
+ * never arrive: an error (one an mbarrier holds back comes later). Returns how many completed, or
+ * -1 with X.error set. */
 int ptx_resolve(int w)
 {
     int first = w * 32, lanes = X.threads - first < 32 ? X.threads - first : 32, completed = 0;
@@ -432,7 +440,7 @@ int ptx_resolve(int w)
         if (in->op == OP_LDMATRIX || in->op == OP_MMA || in->op == OP_WGMMA) { /* every lane of a full warp */
             int coming = 0; /* a lane an operation completed above goes on, and may come here */
             for (int k = 0; k < lanes; k++)
-                coming |= X.state[first + k] == READY;
+                coming |= X.state[first + k] == READY || held_back(first + k);
             for (int k = 0; k < 32 && !coming; k++) {
                 int u = first + k;
                 if (k < lanes && X.state[u] == AT_WARP && X.pc[u] == X.pc[t])
@@ -479,13 +487,18 @@ int ptx_resolve(int w)
                  X.threads);
             return -1;
         }
-        for (int k = 0; k < 32; k++) {
+        int coming = 0;
+        for (int k = 0; k < 32 && !coming; k++) {
             if (!(mask >> k & 1) || k == l)
                 continue;
             int u = first + k;
             const struct ptx_insn *g = &X.k->insns[X.pc[u] < X.k->ninsns ? X.pc[u] : 0];
             if (X.state[u] == AT_WARP && g->op == in->op && op_mask(g, u) == mask)
                 continue;
+            if (held_back(u)) {
+                coming = 1;
+                break;
+            }
             NAME_THIS();
             ptx_thread_name(u, other, sizeof other);
             if (X.state[u] == EXITED)
@@ -509,6 +522,8 @@ int ptx_resolve(int w)
                      ptx_where(X.pc[u], there, sizeof there), op_mask(g, u));
             return -1;
         }
+        if (coming)
+            continue;
         if (complete(w, mask))
             return -1;
         completed++;
@@ -781,10 +796,14 @@ static int refused_launch(const struct ptx_launch *L, unsigned threads)
     if (X.k->shared_bytes > 48 * 1024)
         return ptx_fail(EMU_BAD_LAUNCH, "your kernel declares %zu bytes of static shared memory; a block may declare at "
                                     "most 49152 bytes statically (48 KB), on a GPU as here", X.k->shared_bytes);
-    if (L->dynamic_shared && (L->dynamic_shared > PTX_MAX_SHARED || X.L->m->dynamic_offset == 0 ||
-                              X.L->m->dynamic_offset + L->dynamic_shared > PTX_MAX_SHARED))
-        return ptx_fail(EMU_BAD_LAUNCH, "a block of %zu bytes of shared memory (%zu of extern __shared__ memory): an "
-                        "H200's block may have at most %d", X.k->shared_bytes + L->dynamic_shared, L->dynamic_shared,
+    size_t align = X.L->m->dynamic_align;
+    X.dynamic_offset = align ? (X.k->shared_bytes + align - 1) / align * align : X.k->shared_bytes;
+    if (L->dynamic_shared && !align)
+        return ptx_fail(EMU_BAD_LAUNCH, "the launch gives %zu bytes of extern __shared__ memory to a kernel that "
+                        "declares none", L->dynamic_shared);
+    if (L->dynamic_shared > PTX_MAX_SHARED || X.dynamic_offset + L->dynamic_shared > PTX_MAX_SHARED)
+        return ptx_fail(EMU_BAD_LAUNCH, "a block of %zu bytes of shared memory (%zu of them extern __shared__): an "
+                        "H200's block may have at most %d", X.dynamic_offset + L->dynamic_shared, L->dynamic_shared,
                         PTX_MAX_SHARED);
     if (X.k->local_bytes > 64 * 1024)
         return ptx_fail(EMU_BAD_LAUNCH, "the kernel's local arrays take %zu bytes per thread, more than the "
@@ -820,7 +839,7 @@ int ptx_run(const struct ptx_launch *L)
     X.dep = X.counting ? calloc((size_t)X.k->nregs * threads + 1, sizeof *X.dep) : NULL;
     X.regs = calloc((size_t)X.k->nregs * threads + 1, sizeof *X.regs);
     X.marks = calloc((size_t)X.k->nregs * (size_t)X.warps + 1, sizeof *X.marks);
-    X.shared_bytes = L->dynamic_shared ? X.L->m->dynamic_offset + L->dynamic_shared : X.k->shared_bytes;
+    X.shared_bytes = L->dynamic_shared ? X.dynamic_offset + L->dynamic_shared : X.k->shared_bytes;
     X.shared = aligned_alloc(4096, (X.shared_bytes + 4096) / 4096 * 4096); /* a window aligned as a GPU's: a kernel
                                                                            may align its own tiles in it by their address */
     X.shared_state = calloc(X.shared_bytes + 1, 1);

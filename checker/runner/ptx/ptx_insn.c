@@ -621,7 +621,7 @@ static int exec_atomic(const struct step *s)
              * exchange's new value owes the old nothing: atomicExch may set a word first) */
             memset(X.shared_state + off, ((vm >> l) & 1) || (was_marked && in->sub != ATOM_EXCH) ? MARKED : SET,
                    (size_t)size);
-            ptx_generic_wrote(off, (size_t)size);
+            ptx_generic_wrote(t, off, (size_t)size);
         } else if ((vm >> l) & 1)
             ptx_value_used(i, t, "adds into global memory");
         memcpy(p, &next, (size_t)size);
@@ -689,8 +689,9 @@ static int exec_bulk_tensor(const struct step *s)
  * lets the tensor cores see the ordinary stores before it (ptx_async.c). */
 static int exec_fence(const struct step *s)
 {
-    if (s->in->sub == FENCE_PROXY_ASYNC && s->exec)
-        X.proxy_fences++;
+    if (s->in->sub == FENCE_PROXY_ASYNC)
+        FOR_LANES(s->exec, l)
+            X.proxy_fences[s->w * 32 + (int)l]++;
     return 0;
 }
 

@@ -379,7 +379,7 @@ int ptx_store_shared(const struct ptx_insn *in, int i, int w, uint32_t exec, uin
             memcpy(p + e * size, &v, (size_t)size);
         }
         memset(X.shared_state + at[l], (value_marks >> l) & 1 ? MARKED : SET, (size_t)bytes);
-        ptx_generic_wrote(at[l], (size_t)bytes);
+        ptx_generic_wrote(t, at[l], (size_t)bytes);
     }
     ptx_price_warp(i, 1, 0);
     return 1;
@@ -396,7 +396,7 @@ int ptx_store(int insn, int t, int sp, uint64_t a, int size, const void *src, in
         trace(insn, t, p, size, 1, land);
     if (off != (size_t)-1) {
         memset(X.shared_state + off, marked ? MARKED : SET, (size_t)size);
-        ptx_generic_wrote(off, (size_t)size);
+        ptx_generic_wrote(t, off, (size_t)size);
     } else if (land == IN_LOCAL)
         memset(X.local_state + (p - X.local), marked ? MARKED : SET, (size_t)size);
     else if (marked && land == IN_GLOBAL)
@@ -613,7 +613,7 @@ static void land(int t, const struct pending_copy *c)
         memcpy(p, c->src, c->from_src);
     memset(p + c->from_src, 0, (size_t)(c->bytes - c->from_src));
     memset(X.shared_state + c->dst, SET, c->bytes);
-    ptx_generic_wrote(c->dst, c->bytes);
+    ptx_generic_wrote(t, c->dst, c->bytes);
 }
 
 /* Lands thread t's copies of the groups before `upto` (all, uncommitted too, when all is set). */

@@ -469,6 +469,9 @@ static int async_operands_fit(struct builder *b, const struct ptx_insn *in)
         num = in->sub == MB_ARRIVE ? -1 : mem + 1;
         if (in->sub == MB_TRY_WAIT && (o[0].kind != K_REG || b->k->regs[o[0].reg].type != T_PRED))
             return lex_fail(lx, "'%s': its first operand is the predicate it sets", in->text);
+        if ((in->sub == MB_ARRIVE || in->sub == MB_ARRIVE_EXPECT) && (o[0].kind != K_REG || o[0].reg != b->k->sink))
+            return lex_fail(lx, "'%s': the interpreter runs arrivals whose state goes to the sink `_` (its waits "
+                            "are by parity)", in->text);
         break;
     case OP_BULK_TENSOR:
         for (int j = 0; j < 3; j++)
@@ -483,6 +486,8 @@ static int async_operands_fit(struct builder *b, const struct ptx_insn *in)
         if (in->sub == WG_WAIT && (o[0].kind != K_IMM || o[0].imm < 0 || o[0].imm > 7))
             return lex_fail(lx, "'%s' takes a count of groups, a constant from 0 to 7", in->text);
         if (in->sub == WG_MMA) {
+            if (o[0].kind != K_VEC && o[0].kind != K_BIGVEC)
+                return lex_fail(lx, "'%s': its accumulators are a {vector} of registers", in->text);
             if (o[1].kind != K_REG || o[2].kind != K_REG)
                 return lex_fail(lx, "'%s': the interpreter runs A and B from shared memory, each given by a "
                                 "descriptor in a 64-bit register", in->text);
@@ -711,25 +716,17 @@ static int kernel_body(struct builder *b)
     return 0;
 }
 
-/* `extern __shared__` arrays: all at one place after every kernel's own shared variables (a GPU
- * gives them the same address), aligned as the most aligned of them asks. */
+/* `extern __shared__` arrays: one place, after the launched kernel's own shared variables (a GPU
+ * gives them all the same address), aligned as the most aligned of them asks (ptx_exec.c places
+ * them at each launch). */
 static void place_dynamic_shared(struct ptx_module *m)
 {
-    size_t end = 0, align = 16;
-    int any = 0;
     for (int i = 0; i < m->nvars; i++)
-        any |= m->vars[i].dynamic;
-    if (!any)
-        return;
-    for (int i = 0; i < m->nkernels; i++)
-        end = m->kernels[i].shared_bytes > end ? m->kernels[i].shared_bytes : end;
-    for (int i = 0; i < m->nvars; i++)
-        if (m->vars[i].dynamic && (size_t)m->vars[i].align > align)
-            align = (size_t)m->vars[i].align;
-    m->dynamic_offset = (end + align - 1) / align * align;
-    for (int i = 0; i < m->nvars; i++)
-        if (m->vars[i].dynamic)
-            m->vars[i].offset = m->dynamic_offset;
+        if (m->vars[i].dynamic) {
+            size_t a = m->vars[i].align > 16 ? (size_t)m->vars[i].align : 16;
+            m->dynamic_align = a > m->dynamic_align ? a : m->dynamic_align;
+            m->vars[i].offset = 0;
+        }
 }
 
 /* Lays the kernel's shared and local variables out, each at its alignment. */

@@ -17,7 +17,7 @@
 
 // The mistakes (gemm's `bug`).
 enum { RIGHT, WRONG_PARITY, NO_EMPTY_WAIT, NO_WGMMA_FENCE, B_SWIZZLE_64, SHORT_EXPECT, NO_WAIT_GROUP,
-       ARRIVE_BEFORE_WAIT };
+       ARRIVE_BEFORE_WAIT, WAIT_ONE, ISSUE_BEFORE_WAIT, OTHER_HALF_IN_ODD_WARPS };
 
 __device__ static inline uint32_t smem(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(160) gemm(const __grid_constant__ CUtensorMap 
     if (t == 0) {
         for (int s = 0; s < STAGES; s++) {
             bar_init(&full[s], 1);
-            bar_init(&empty[s], 128);
+            bar_init(&empty[s], bug == WAIT_ONE ? 4 : 128);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -102,15 +102,26 @@ __global__ void __launch_bounds__(160) gemm(const __grid_constant__ CUtensorMap 
             acc[h][i] = 0.0f;
     for (int kt = 0; kt < ktiles; kt++) {
         int s = kt % STAGES;
-        bar_wait(&full[s], ((kt / STAGES) & 1) ^ (bug == WRONG_PARITY));
+        if (bug != ISSUE_BEFORE_WAIT)
+            bar_wait(&full[s], ((kt / STAGES) & 1) ^ (bug == WRONG_PARITY));
         uint32_t a = smem(buf + s * STAGE_BYTES), b = a + A_BYTES;
         if (bug != NO_WGMMA_FENCE)
             asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
         for (int k = 0; k < BK / 16; k++)
-            for (int h = 0; h < 2; h++)
-                wgmma_64x128x16(acc[h], desc(a + h * 64 * 128 + k * 32, 16, 1024, 1),
+            for (int h = 0; h < 2; h++) {
+                int half = bug == OTHER_HALF_IN_ODD_WARPS && t / 32 % 2 ? 1 - h : h;
+                wgmma_64x128x16(acc[h], desc(a + half * 64 * 128 + k * 32, 16, 1024, 1),
                                 desc(b + k * 16 * 128, BK * 128, 1024, bug == B_SWIZZLE_64 ? 2 : 1));
+            }
+        if (bug == ISSUE_BEFORE_WAIT)
+            bar_wait(&full[s], (kt / STAGES) & 1);
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        if (bug == WAIT_ONE) { // right too: this K-step's products overlap the next one's wait; the stage
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory"); // before it is free once its
+            if (kt > 0 && t % 32 == 0)                                     // products are waited for: a
+                bar_arrive(&empty[(kt - 1) % STAGES]);                     // warp's first lane says so
+            continue;
+        }
         if (bug == ARRIVE_BEFORE_WAIT)
             bar_arrive(&empty[s]);
         if (bug != NO_WAIT_GROUP || kt + 1 < ktiles)
@@ -118,6 +129,8 @@ __global__ void __launch_bounds__(160) gemm(const __grid_constant__ CUtensorMap 
         if (bug != ARRIVE_BEFORE_WAIT)
             bar_arrive(&empty[s]);
     }
+    if (bug == WAIT_ONE)
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     int w = t / 32, l = t % 32;
     for (int h = 0; h < 2; h++)
         for (int i = 0; i < 64; i++) {

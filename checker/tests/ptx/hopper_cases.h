@@ -1,5 +1,5 @@
 /* The probes of hopper.cu that the GPU answers once (checker/bench/hopper-conform.cu records its
- * answers in checker/tests/conformance/records/hopper.tsv) and the interpreter must answer the same,
+ * answers in checker/tests/conformance/records/hopper-probes.txt) and the interpreter must answer the same,
  * bit for bit (test_ptx_hopper.c): tensor copies in each swizzle mode, inside, across and before
  * the tensor's edges; wgmma products of random halves through descriptors of each swizzle mode,
  * k-major and mn-major. Plain C, for the test and for the GPU's host code alike. */
