@@ -6,6 +6,7 @@
 // folder argument, each answer's bytes there too (for a difference's diff).
 //   nvcc -O2 -gencode arch=compute_90a,code=sm_90a -o build/hopper-conform checker/bench/hopper-conform.cu -lcuda
 //   build/hopper-conform [DIR] > checker/tests/conformance/records/hopper-probes.txt
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -131,7 +132,7 @@ int main(int argc, char **argv)
             float av = a[i * n + k] >> 15 ? -1.0f : 1.0f;
             for (int j = 0; j < n; j++) {
                 uint16_t h = b[k * n + j];
-                float bv = h == 0 ? 0.0f : (float)(1 << ((h >> 10) - 15)); // 0, or 2^(e-15)
+                float bv = h == 0 ? 0.0f : ldexpf(1.0f, (h >> 10) - 15); // 0, or 2^(e - 15)
                 cpu[i * n + j] += av * bv;
             }
         }
