@@ -9,11 +9,12 @@
  * the schedule drawn from the seed a copy lands when a thread waits for its mbarrier's phase (a
  * consumer that does not wait for it reads the stage before it); in the forward and backward ones
  * at once (a producer that overwrites a stage before its consumers are done shows there). A
- * product reads shared memory when its group is waited for, and a warp that arrives at an
- * mbarrier with products in flight lets the other warps run first (a consumer that frees its
- * stage before its products have read it shows in the backward schedule, the producer first). A
- * wait for a phase that cannot complete (every other thread waits or has returned) is said with
- * what the mbarrier still expects. */
+ * product reads shared memory at its issue and finds it unchanged at its wait_group (the tensor
+ * cores read it at some time between), and a warp that arrives at an mbarrier with products in
+ * flight lets the other warps run first (a consumer that frees its stage before its products are
+ * waited for shows in the backward schedule, the producer first). A wait for a phase that cannot
+ * complete (every other thread waits or has returned) is said with what the mbarrier still
+ * expects. docs/emulator.md says what each refusal is for. */
 #include <stdio.h>
 #include <string.h>
 
@@ -72,12 +73,13 @@ void ptx_async_block_start(void)
 {
     A.nbar = A.nbulk = 0;
     memset(A.timed_out, 0, sizeof A.timed_out);
+    if (!X.proxy_stamp) /* no wgmma in the kernel (every lesson before 11): nothing more to clear */
+        return;
     for (int w = 0; w < X.warps; w++)
         A.wg[w].nops = 0, A.wg[w].groups = 0, A.wg[w].issued = 0;
     memset(A.seen, 0, sizeof A.seen);
     memset(X.proxy_fences, 0, sizeof X.proxy_fences);
-    if (X.proxy_stamp)
-        memset(X.proxy_stamp, 0, (X.shared_bytes / 16 + 1) * sizeof *X.proxy_stamp);
+    memset(X.proxy_stamp, 0, (X.shared_bytes / 16 + 1) * sizeof *X.proxy_stamp);
 }
 
 static int last_kind; /* the last error's kind, for the callers of what returns NULL or -1 */
