@@ -451,7 +451,7 @@ build/tests/test_ptx_run build/tests/test_ptx_isa: build/tests/%: checker/tests/
 	  '-DWB_PTX_SOURCE="checker/tests/ptx/kernels.cu"' -o $@ $< $(filter %.o %.a,$^) $(CMOCKA_LIBS) -lm
 
 # test_ptx_hopper runs lesson 11's machinery (checker/tests/ptx/hopper.cu, made PTX for sm_90a).
-build/tests/ptx_hopper.ptx: checker/tests/ptx/hopper.cu
+build/tests/ptx_hopper.ptx: checker/tests/ptx/hopper.cu checker/tests/ptx/hopper_asm.cuh
 	$(Q)mkdir -p $(@D)
 	$(Q)$(NVCC) -ptx -lineinfo -arch=sm_90a -o $@ $<
 
