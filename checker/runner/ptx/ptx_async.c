@@ -73,10 +73,10 @@ void ptx_async_block_start(void)
 {
     A.nbar = A.nbulk = 0;
     memset(A.timed_out, 0, sizeof A.timed_out);
-    if (!X.proxy_stamp) /* no wgmma in the kernel (every lesson before 11): nothing more to clear */
-        return;
     for (int w = 0; w < X.warps; w++)
         A.wg[w].nops = 0, A.wg[w].groups = 0, A.wg[w].issued = 0;
+    if (!X.proxy_stamp) /* no wgmma in the kernel (every lesson before 11): nothing more to clear */
+        return;
     memset(A.seen, 0, sizeof A.seen);
     memset(X.proxy_fences, 0, sizeof X.proxy_fences);
     memset(X.proxy_stamp, 0, (X.shared_bytes / 16 + 1) * sizeof *X.proxy_stamp);
@@ -237,11 +237,7 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
             if (b->pending == 0)
                 return fail_at(EMU_BAD_LAUNCH, i, t, "an arrival at an mbarrier whose arrivals are all in and whose "
                                "bytes have not landed: more threads arrive than it was initialized to count");
-            if (o[0].reg != X.k->sink) {
-                put(o[0].reg, t, b->phase, T_U64);
-                set_marks(o[0].reg, w, 1u << l, 0);
-            }
-            b->pending--;
+            b->pending--; /* (its state goes to the sink: the reader takes no other destination) */
             complete_if_done(b);
             break;
         case MB_TRY_WAIT: /* false once (its time limit, as on a GPU; nothing lands), then it waits */
