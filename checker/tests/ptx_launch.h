@@ -28,7 +28,7 @@ static int ptx_test_launch(const struct ptx_module *m, const char *file, const c
         assert_true(k->params[i].bytes == 4 || k->params[i].bytes == 8);
         memcpy(params + k->params[i].offset, &v, (size_t)k->params[i].bytes); /* little-endian */
     }
-    struct ptx_launch L = {m, k, {gx, 1, 1}, {bx, 1, 1}, params, source, 0, ptx_test_sample};
+    struct ptx_launch L = {m, k, {gx, 1, 1}, {bx, 1, 1}, params, source, 0, ptx_test_sample, 0};
     return ptx_run(&L);
 }
 #endif
