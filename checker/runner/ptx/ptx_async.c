@@ -322,14 +322,14 @@ int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec)
                            "the address of one of the kernel's `const __grid_constant__ CUtensorMap` parameters");
         const struct wb_tensor_map *m = &c.map;
         c.bytes = m->box[0] * m->box[1] * m->elem_bytes;
-        c.dst = (uint32_t)address_of(&o[0], t);
+        uint64_t dst = address_of(&o[0], t);
+        c.dst = (uint32_t)dst;
         c.x = (int32_t)*reg(o[1].vec[0], t);
         c.y = (int32_t)*reg(o[1].vec[1], t);
         char why[300];
-        if (address_of(&o[0], t) % 128 || address_of(&o[0], t) > X.shared_bytes ||
-            X.shared_bytes - address_of(&o[0], t) < c.bytes) {
+        if (dst % 128 || dst > X.shared_bytes || X.shared_bytes - dst < c.bytes) {
             snprintf(why, sizeof why, "its destination, shared byte %lld, must be a multiple of 128 with the box's %u "
-                     "bytes after it inside the block's %zu", (long long)address_of(&o[0], t), c.bytes, X.shared_bytes);
+                     "bytes after it inside the block's %zu", (long long)dst, c.bytes, X.shared_bytes);
             return fail_at(EMU_OUT_OF_BOUNDS, i, t, why);
         }
         if (((int64_t)c.x * m->elem_bytes) % 16) {

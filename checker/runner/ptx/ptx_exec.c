@@ -796,9 +796,7 @@ static int refused_launch(const struct ptx_launch *L, unsigned threads)
     if (X.k->shared_bytes > 48 * 1024)
         return ptx_fail(EMU_BAD_LAUNCH, "your kernel declares %zu bytes of static shared memory; a block may declare at "
                                     "most 49152 bytes statically (48 KB), on a GPU as here", X.k->shared_bytes);
-    size_t align = X.L->m->dynamic_align;
-    X.dynamic_offset = align ? (X.k->shared_bytes + align - 1) / align * align : X.k->shared_bytes;
-    if (L->dynamic_shared && !align)
+    if (L->dynamic_shared && !X.L->m->dynamic_align)
         return ptx_fail(EMU_BAD_LAUNCH, "the launch gives %zu bytes of extern __shared__ memory to a kernel that "
                         "declares none", L->dynamic_shared);
     if (L->dynamic_shared > PTX_MAX_SHARED || X.dynamic_offset + L->dynamic_shared > PTX_MAX_SHARED)
@@ -821,6 +819,8 @@ int ptx_run(const struct ptx_launch *L)
     X.unlanded = 0;
     X.unset_read = 0;
     unsigned threads = L->block[0] * L->block[1] * L->block[2];
+    size_t align = X.L->m->dynamic_align; /* extern __shared__ memory starts after the kernel's own */
+    X.dynamic_offset = align ? (X.k->shared_bytes + align - 1) / align * align : X.k->shared_bytes;
     int refused = refused_launch(L, threads);
     if (refused)
         return refused;
