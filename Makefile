@@ -281,11 +281,16 @@ $(SEALED_COMPILE): $(SEALED_SOURCES) $(wildcard checker/compile/*.h) checker/inc
 # trees; WB_SEALED_CACHE= turns it off.
 WB_SEALED_CACHE ?= build/sealed-cache
 SEALED = NVCC="$(NVCC)" WB_SEALED_CACHE="$(WB_SEALED_CACHE)" $(SEALED_COMPILE)
-cubin_cmd = $(SEALED) cubin $(1) $@ -- -arch=sm_$(CUDA_ARCH)
+# cubin_cmd(source, family), ptx_cmd(source, family). A family built for sm_90a (family.h: lesson
+# 11's wgmma, which only that architecture has) gets it in both, and the driver's header, whose
+# CUtensorMap its kernels take: the harness includes it (-include), as nvcc includes the runtime's.
+SM90A_FAMILIES := matmul_f16_tma
+family_flags = $(if $(filter $(SM90A_FAMILIES),$(1)),-arch=sm_90a -include cuda.h)
+cubin_cmd = $(SEALED) cubin $(1) $@ -- $(or $(call family_flags,$(2)),-arch=sm_$(CUDA_ARCH))
 # The emulator's input: what nvcc makes of the file for one fixed architecture, with the source
 # lines (.loc) its messages quote.
 PTX_FLAGS := -ptx -lineinfo -arch=sm_90
-ptx_cmd = $(SEALED) ptx $(1) $@
+ptx_cmd = $(SEALED) ptx $(1) $@$(if $(call family_flags,$(2)), -- $(call family_flags,$(2)))
 base_kernel = $(basename $(notdir $(call baseline,$(1))))
 
 define LESSON_BUILD
@@ -294,9 +299,9 @@ define LESSON_BUILD
 $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu: FORCE | $(WORKBOOK)
 	$(Q)$(WORKBOOK) intake --need $(SRC) $(STAGE) $(1)
 $(BUILD)/$(call folder,$(1))/student.cubin: $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK) $(SEALED_COMPILE)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin,$$(call shown,$(1)))
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<,$(call family,$(1))),cubin,$$(call shown,$(1)))
 $(BUILD)/$(call folder,$(1))/student.ptx: $(STAGE)/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK) $(SEALED_COMPILE)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx,$$(call shown,$(1)))
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<,$(call family,$(1))),ptx,$$(call shown,$(1)))
 $(BUILD)/$(call folder,$(1))/check: $(COMMON)/$(call folder,$(1))/judge $(BUILD)/$(call folder,$(1))/student.cubin \
     $(COMMON)/$(call folder,$(1))/baseline.cubin $(if $(call has_solution,$(1)),$(COMMON)/$(call folder,$(1))/solution.cubin) $(GPU_RUNNER)
 	$(Q)cp $$< $$@ && echo "$$(call shown,$(1))" > $$(@D)/source
@@ -307,13 +312,13 @@ $(BUILD)/$(call folder,$(1))/check-emu: $(COMMON)/$(call folder,$(1))/judge $(BU
 
 # The reference side, once: the solution (absent in a handout) and the baseline.
 $(COMMON)/$(call folder,$(1))/baseline.cubin: $(call baseline,$(1)) | $(WORKBOOK) $(SEALED_COMPILE)
-	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call cubin_cmd,$$<),cubin)
+	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call cubin_cmd,$$<,$(call base_family,$(1))),cubin)
 $(COMMON)/$(call folder,$(1))/baseline.ptx: $(call baseline,$(1)) | $(WORKBOOK) $(SEALED_COMPILE)
-	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call ptx_cmd,$$<),ptx)
+	$$(call kernel_steps,$$<,$(call base_kernel,$(1)),$(call base_family,$(1)),$$(call ptx_cmd,$$<,$(call base_family,$(1))),ptx)
 $(COMMON)/$(call folder,$(1))/solution.cubin: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK) $(SEALED_COMPILE)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<),cubin)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call cubin_cmd,$$<,$(call family,$(1))),cubin)
 $(COMMON)/$(call folder,$(1))/solution.ptx: solutions/$(call folder,$(1))/$(call kernel,$(1)).cu | $(WORKBOOK) $(SEALED_COMPILE)
-	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<),ptx)
+	$$(call kernel_steps,$$<,$(call kernel,$(1)),$(call family,$(1)),$$(call ptx_cmd,$$<,$(call family,$(1))),ptx)
 
 # The judge: the lesson's cases, and nothing of any kernel.
 $(COMMON)/$(call folder,$(1))/cases.o: lessons/$(call folder,$(1))/check.c $(HEADERS)

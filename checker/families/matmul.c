@@ -1,7 +1,9 @@
 /* The matmul families (family.h): C = A * B for N x N matrices. `matmul`: floats, one thread
  * per element of C in 32 x 32 blocks (lessons 1 and 2); `matmul_128`: floats, 256 threads per
  * 128 x 128 block of C, 64 elements each (lesson 8, the register-blocked SGEMM); `matmul_f16`:
- * A and B in half precision, C in float, the same launch (lesson 10, on the tensor cores). */
+ * A and B in half precision, C in float, the same launch (lesson 10, on the tensor cores);
+ * `matmul_f16_tma`: the same product, A and B given as tensor maps, 288 threads per 128 x 256 block
+ * of C (lesson 11, Hopper's copies and wgmma). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -166,3 +168,34 @@ const struct family family_matmul_f16 = {
     .grains = {{8, 16, 32, 64, 128}}, /* a 16-byte chunk, an mma's k, a warp's n, the K-step, the block's */
 };
 WB_FAMILY(family_matmul_f16);
+
+/* The same product as matmul_f16, A and B given as tensor maps (lesson 11): 128-byte-swizzled
+ * boxes of 64 halves a row (A: 128 rows of m, one K-step of a 128-row block; B: 64 rows of k),
+ * copied by the tensor memory accelerator. 288 threads (two warpgroups that multiply, one warp
+ * that copies) per 128 x 256 block of C, 200 KiB of dynamic shared memory (four 48 KiB stages and
+ * the 1 KiB that aligns them fit), built for sm_90a. N a multiple of 8: a map's rows are whole
+ * 16-byte units. */
+const struct family family_matmul_f16_tma = {
+    .name = "matmul_f16_tma",
+    .ninputs = 2, .input_names = {"A", "B"}, .output_name = "C", .input_half = 1,
+    .params = "const CUtensorMap A, const CUtensorMap B, float *C, int N",
+    .nscalars = 1,
+    .block_x = 288, .block_y = 1, .tile_x = 256, .tile_y = 128,
+    MATMUL_JUDGING,
+    .mistakes = {SWAPPED},
+    .limit = FLOPS_PER_SECOND("cublasGemmEx"),
+    .output_tile = 128,
+    .input_bits = 6,
+    .count_rows = 256, .count_cols = 256, /* 1 x 2 blocks, 4 K-steps of 64 */
+    /* Not drawn: 384 (2 x 3 blocks, 6 K-steps; 128 would be one block making twice the product,
+     * mostly its store). */
+    .count_draw = {{128, 3, 3}},
+    .grains = {{8, 16, 64, 128, 256}}, /* a map's row unit, a product's k, the K-step, the block's rows and cols */
+    .input_box = {{64, 128}, {64, 64}},
+    .tensor_swizzle = 128,
+    .size_step = 8,
+    .dynamic_shared = 200 * 1024,
+    .sm_90a = 1,
+    .emu_cost = 0.25, /* N = 384, its residue class of 128, in about a second */
+};
+WB_FAMILY(family_matmul_f16_tma);

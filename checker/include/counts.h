@@ -44,6 +44,10 @@ struct mem_counts {
     /* ... and the multiply-adds done by the tensor cores (2048 per warp's mma.sync m16n8k16), and
      * the float multiplies on the ordinary cores (each lane's fma, mad or mul of f32 or f64). */
     uint64_t mma_multiply_adds, core_multiplies;
+    /* ... of them, those issued by wgmma while a tensor copy was on its way for a later stage (its
+     * mbarrier's phase not yet waited for by the warp, which then waits for it): products that
+     * overlap the copies (lesson 11). */
+    uint64_t mma_ahead_multiply_adds;
     uint64_t issued[ISSUE_KINDS]; /* the emulator's alone, as above */
     /* The emulator's alone: the most warps of one block that changed one shared word with float
      * adds (atom/red.shared.add.f32) between two barriers. The GPU runs each such add as a

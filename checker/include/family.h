@@ -87,6 +87,23 @@ struct family {
      * smaller tiles, its vector width; ascending, 0-terminated): the RESIDUES case (check.h)
      * covers every residue class they make (residues.h). */
     int grains[2][MAX_GRAINS];
+    /* Lesson 11's: the inputs given as tensor maps (`const __grid_constant__ CUtensorMap`, the
+     * kernel's only way to them), which the runners build over the input buffers (on a GPU with
+     * cuTensorMapEncodeTiled, in the emulator its own, tensor_map.h): what one copy moves, box
+     * columns x rows of input k, and the swizzle, in bytes (128: CU_TENSOR_MAP_SWIZZLE_128B).
+     * box_cols 0: the inputs are pointers. */
+    struct tensor_box {
+        int cols, rows;
+    } input_box[2];
+    int tensor_swizzle;
+    int size_step;      /* the sizes are multiples of this (a tensor map's rows are whole 16-byte
+                           units: 8 halves); 0: any */
+    int dynamic_shared; /* the bytes of `extern __shared__` each block gets */
+    int sm_90a;         /* the kernel is built for sm_90a (wgmma): it runs on a GPU of compute
+                           capability 9.0 alone, or in the emulator */
+    double emu_cost;    /* the emulator's cost of one multiply-add of work() against the ordinary
+                           cores' (0: 1), for the sizes it runs (check_run.h's EMU_MAX_WORK): a
+                           wgmma's are summed natively, a warpgroup's product at once */
 };
 
 /* Each family file registers its descriptor: WB_FAMILY(family_matmul); the families are then

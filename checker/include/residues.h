@@ -26,4 +26,8 @@ struct shape {
  * dimensions at their largest grain. Returns how many (at most max). */
 int residue_shapes(const int grains[2][MAX_GRAINS], int square, struct shape *out, int max);
 
+/* The n shapes rounded up to multiples of step (a family's size_step: a tensor map's rows are
+ * whole 16-byte units), each kept once, in place; returns how many are left (step <= 1: n). */
+int residue_shapes_stepped(int step, struct shape *shapes, int n);
+
 #endif

@@ -37,6 +37,9 @@ struct thresholds {
      * so the warps on a word take turns (lesson 7: two warps a word as fast as required on an
      * H100, four not). */
     double max_float_atomic_warps;
+    /* And in the emulator, at least this share of the tensor cores' products issued while a tensor
+     * copy for a later stage is on its way (lesson 11: a pipeline of two stages or more). */
+    double min_copy_overlap_share;
     /* On a GPU with PROFILE=1, where no_bank_conflicts is set: Nsight Compute's bank conflicts at
      * most this share of the kernel's shared wavefronts (0: the default, 5%; docs/gates.md). */
     double max_conflict_share;

@@ -60,6 +60,8 @@ struct traffic_rules {
                                      baseline's (the emulator's counts; none from Nsight Compute) */
     double max_float_atomic_warps; /* at most this many warps of a block on one shared word with
                                       float adds between two barriers (the emulator's count) */
+    double min_copy_overlap_share; /* at least this share of the tensor cores' multiply-adds issued
+                                      while a tensor copy ran ahead (counts.h; the emulator's) */
 };
 /* Returns 0 if the student's counts keep the rules; else -1 with the broken rules' sentences. A
  * broken sector rule is said with the figures of the table (loads and stores) and its cause, from

@@ -43,6 +43,9 @@ int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solution_confl
     if (t->max_instruction_ratio > 0)
         snprintf(rules[n++], RULE_TEXT, "warp instructions issued at most %.2f of the baseline's",
                  t->max_instruction_ratio);
+    if (t->min_copy_overlap_share > 0)
+        snprintf(rules[n++], RULE_TEXT, "at least %.2f of the tensor cores' multiply-adds issued while a tensor copy "
+                 "runs ahead", t->min_copy_overlap_share);
     if (t->max_float_atomic_warps > 0)
         snprintf(rules[n++], RULE_TEXT, "at most %.0f warps of a block adding into one shared word with float atomics "
                  "between two barriers", t->max_float_atomic_warps);
@@ -139,7 +142,8 @@ static struct traffic_rules lesson_rules(int rows, int cols)
                                   .min_tensor_core_share = t->min_tensor_core_share,
                                   .work = checking.lesson->family->work(rows, cols),
                                   .max_instruction_ratio = t->max_instruction_ratio,
-                                  .max_float_atomic_warps = t->max_float_atomic_warps};
+                                  .max_float_atomic_warps = t->max_float_atomic_warps,
+                                  .min_copy_overlap_share = t->min_copy_overlap_share};
 }
 
 /* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
@@ -196,6 +200,13 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
             rules.work);
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6.2f\n", labels[i], (double)shown[i].mma_multiply_adds / rules.work);
+    }
+    if (checking.limits.min_copy_overlap_share > 0) {
+        say("  The tensor cores' multiply-adds issued while a tensor copy for a later stage was on its way, as a share "
+            "of theirs:\n");
+        for (int i = 0; i < nshown; i++)
+            say("    %-19s %6.2f\n", labels[i], shown[i].mma_multiply_adds ?
+                (double)shown[i].mma_ahead_multiply_adds / (double)shown[i].mma_multiply_adds : 0.0);
     }
     *solution = rep->counts[ROLE_SOLUTION];
     job_free(&m);

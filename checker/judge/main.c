@@ -273,7 +273,9 @@ static void case_correct(const struct check_case *c, uint64_t stream)
 static int residue_cases(struct shape *shapes)
 {
     const struct family *f = checking.lesson->family;
-    return residue_shapes(f->grains, f->nscalars == 1, shapes, MAX_RESIDUE_SHAPES);
+    /* (a family whose sizes are multiples of a step: the classes of the step's multiples) */
+    return residue_shapes_stepped(f->size_step, shapes, residue_shapes(f->grains, f->nscalars == 1, shapes,
+                                                                        MAX_RESIDUE_SHAPES));
 }
 
 /* Correct at each of those shapes, in turn; the first wrong one fails the case with its size. */
@@ -489,7 +491,8 @@ static void case_shared_bytes(const struct check_case *c)
 /* The emulator's cost of a case, in multiply-adds' worth (the family's estimate). */
 static double case_work(const struct check_case *c)
 {
-    return checking.lesson->family->work(c->rows, c->cols);
+    const struct family *f = checking.lesson->family;
+    return f->work(c->rows, c->cols) * (f->emu_cost > 0 ? f->emu_cost : 1);
 }
 
 /* The case behind each entry of the record, and the entry for case c (a lesson case or a gate). */

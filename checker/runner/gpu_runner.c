@@ -12,6 +12,7 @@
  * --plain: each role once without guard zones, for compute-sanitizer and Nsight Compute; the
  * job then comes in the file WB_JOB_FILE names. The last form runs the baseline and then the
  * student's kernel in one process, for one Nsight Compute run that starts one process. */
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -565,7 +566,38 @@ struct loaded_kernel {
     const struct family *family; /* the one it is written for, whose launch it gets */
 };
 
-/* The family's arguments: its inputs, the output, then rows (and cols). */
+/* ---- tensor maps (lesson 11: family.h's input_box) ---- */
+
+typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                    const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* The map of input k, n x n halves at base, as family f gives it: boxes of input_box[k], swizzled,
+ * zeros outside (the driver's cuTensorMapEncodeTiled, reached through the runtime: no -lcuda). */
+static cudaError_t encode_map(const struct family *f, int k, const void *base, int n, CUtensorMap *map)
+{
+    static encode_tiled_fn encode;
+    if (!encode) {
+        enum cudaDriverEntryPointQueryResult found;
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
+                                                         cudaEnableDefault, &found);
+        if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || !encode)
+            return e != cudaSuccess ? e : cudaErrorSymbolNotFound;
+    }
+    cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n}, strides[1] = {(cuuint64_t)n * 2};
+    cuuint32_t box[2] = {(cuuint32_t)f->input_box[k].cols, (cuuint32_t)f->input_box[k].rows}, step[2] = {1, 1};
+    CUtensorMapSwizzle swizzle = f->tensor_swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                 : f->tensor_swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                 : f->tensor_swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                           : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, (void *)base, dims, strides, box, step,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/* The family's arguments: its inputs (pointers, or tensor maps over them), the output, then rows
+ * (and cols). */
 static int launch_loaded(const struct kernel_entry *k, const struct gpu_job *job, const void *in0, const void *in1,
                          float *out)
 {
@@ -575,14 +607,37 @@ static int launch_loaded(const struct kernel_entry *k, const struct gpu_job *job
     family_grid(f, rows, cols, g);
     dim3 block = {(unsigned)f->block_x, (unsigned)f->block_y, 1}, grid = {g[0], g[1], 1};
     void *args[6];
-    args[n++] = &in0;
-    if (f->ninputs > 1)
-        args[n++] = &in1;
+    /* The maps of the last launch, kept: encoding is host work, between a timed launch's events. */
+    static struct {
+        const void *in[2];
+        int n;
+        CUtensorMap map[2];
+    } maps;
+    if (f->input_box[0].cols > 0) {
+        if (f->size_step > 1 && rows % f->size_step)
+            return (int)cudaErrorInvalidValue;
+        if (maps.in[0] != in0 || maps.in[1] != in1 || maps.n != rows) {
+            const void *in[2] = {in0, in1};
+            for (int i = 0; i < f->ninputs; i++) {
+                cudaError_t e = encode_map(f, i, in[i], rows, &maps.map[i]);
+                if (e != cudaSuccess)
+                    return (int)e;
+            }
+            maps.in[0] = in0, maps.in[1] = in1, maps.n = rows;
+        }
+        args[n++] = &maps.map[0];
+        if (f->ninputs > 1)
+            args[n++] = &maps.map[1];
+    } else {
+        args[n++] = &in0;
+        if (f->ninputs > 1)
+            args[n++] = &in1;
+    }
     args[n++] = &out;
     args[n++] = &rows;
     if (f->nscalars > 1)
         args[n++] = &cols;
-    return (int)cudaLaunchKernel(k->handle, grid, block, args, 0, 0);
+    return (int)cudaLaunchKernel(k->handle, grid, block, args, (size_t)f->dynamic_shared, 0);
 }
 
 static int attributes_loaded(const struct kernel_entry *k, size_t *static_smem, int *regs)
@@ -613,6 +668,16 @@ static const struct kernel_entry *load_kernel(struct gpu_job *job, int role, con
              "name (%s).", role_names[role]);
         return NULL;
     }
+    /* wgmma and the tensor maps' copies as sm_90a builds them run on compute capability 9.0 alone. */
+    if (lk->family->sm_90a && !(job->rep.cc_major == 9 && job->rep.cc_minor == 0)) {
+        snprintf(job->rep.failure, sizeof job->rep.failure,
+                 "%s is built for sm_90a: wgmma and the tensor memory accelerator's copies, which only a GPU of compute "
+                 "capability 9.0 runs (H100, H200). This GPU, %s, is %d.%d: `make check EMU=1` grades the lesson in the "
+                 "emulator, which runs them.", role_names[role], job->rep.device, job->rep.cc_major, job->rep.cc_minor);
+        job->rep.failed_role = role;
+        job->rep.cuda_error = (int)cudaErrorNoKernelImageForDevice;
+        return NULL;
+    }
     cudaError_t e = cudaLibraryLoadFromFile(&lib, path, NULL, NULL, 0, NULL, NULL, 0);
     if (e != cudaSuccess) {
         fail(job, role, e, "%s cannot be loaded on this GPU (%s): was it built for another GPU? `make clean` rebuilds "
@@ -626,6 +691,13 @@ static const struct kernel_entry *load_kernel(struct gpu_job *job, int role, con
     }
     if (e != cudaSuccess) {
         fail(job, role, e, "%s has no kernel with the contract's name and parameters (%s).", role_names[role]);
+        return NULL;
+    }
+    if (lk->family->dynamic_shared > 0 &&
+        (e = cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  lk->family->dynamic_shared)) != cudaSuccess) {
+        fail(job, role, e, "%s cannot have the launch's dynamic shared memory (%s): with its own static shared "
+                           "memory it needs more than a block may have.", role_names[role]);
         return NULL;
     }
     lk->entry = (struct kernel_entry){lk->name, launch_loaded, attributes_loaded, (void *)kernel};

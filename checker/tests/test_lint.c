@@ -54,6 +54,8 @@ REFUSALS_TEST(refuses_each_breach, lint_k,
     {"__host__ __device__ int both(int x) { return x; }\n" KERNEL_OK, 1, "host code is not allowed"},
     {KERNEL_OK "int main(void) { return 0; }\n", 5, "a main function"},
     {"extern __shared__ float dyn[];\n" KERNEL_OK, 1, "extern declarations"},
+    {KERNEL_DOING("extern int elsewhere;"), 3, "extern declarations"}, /* in a kernel: only __shared__ */
+    {KERNEL_DOING("extern \"C\" int f(void);"), 3, "extern declarations"},
     {KERNEL_OK "void run(float *a) { k<<<1, 1>>>(a, a, 1); }\n", 5, "kernel launches"},
     /* Libraries and the CUDA runtime, inside the kernel too. */
     {KERNEL_DOING("cublasSgemm(0);"), 3, "library calls"},
@@ -117,6 +119,8 @@ static const char *const allowed[] = {
     "__device__ int cube(int x) { return x * x * x; }\n" KERNEL_OK, /* "cub" only as a whole name */
     /* An index inside an index and a char '\'' (the tokenizer's tricks above, the other way). */
     KERNEL_DOING("int i[2] = {0, 1};\n    out[i[1]] = in[i[0]] + (float)'\\'';"),
+    /* The launch's dynamic shared memory (lesson 11), declared in a kernel. */
+    KERNEL_DOING("extern __shared__ __align__(1024) unsigned char raw[];\n    out[0] = raw[0];"),
     /* Inline assembly in a device function's body. */
     "__device__ void wait(void) { asm volatile(\"cp.async.wait_all;\" ::: \"memory\"); }\n" KERNEL_OK,
     KERNEL_DOING("__asm__(\"bar.sync 0;\");"),

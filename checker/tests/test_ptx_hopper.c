@@ -77,8 +77,10 @@ static int run_gemm(int n, int bug, int order)
     memcpy(params + k->params[2].offset, &cp, 8);
     memcpy(params + k->params[3].offset, &n, 4);
     memcpy(params + k->params[4].offset, &bug, 4);
-    struct emu_buffer out_buf = {(const char *)c, (const char *)(c + (size_t)n * n), 0, "C", 0, 4, 0, 0, 0};
-    emu_set_buffers(&out_buf, 1);
+    struct emu_buffer bufs[3] = {{(const char *)c, (const char *)(c + (size_t)n * n), 0, "C", 0, 4, 0, 0, 0},
+                                 {(const char *)ha, (const char *)(ha + (size_t)n * n), 0, "A", 1, 2, 0, 0, 0},
+                                 {(const char *)hb, (const char *)(hb + (size_t)n * n), 0, "B", 1, 2, 0, 0, 0}};
+    emu_set_buffers(bufs, 3); /* (the copies read A and B as any load does: checked, counted) */
     memset(c, 0, (size_t)n * n * sizeof *c);
     emu_set_schedule(order, 7);
     struct ptx_launch L = {&module, k, {(unsigned)n / 128, (unsigned)n / 128, 1}, {160, 1, 1}, params,
@@ -173,9 +175,10 @@ static void fence_and_wait_that_ptxas_adds_are_not_needed(void **state)
 static void descriptor_without_the_copies_swizzle_is_wrong(void **state)
 {
     (void)state;
-    /* (the 64-byte swizzle's rows of 64 bytes reach bytes no copy wrote) */
-    assert_run(run_gemm(128, B_SWIZZLE_64, 0), EMU_UNSET_SHARED_READ);
-    assert_said("a value it read from shared memory that no thread of the block has written");
+    /* (said at the first element read where a copy swizzled otherwise: the cause, not what follows) */
+    assert_run(run_gemm(128, B_SWIZZLE_64, 0), EMU_BAD_LAUNCH);
+    assert_said("B's descriptor names the 64-byte swizzle");
+    assert_said("The descriptor must name the copy's swizzle (mode 1)");
 }
 
 /* expect_tx of half the stage's bytes: the phase completes when A's copy has landed, B's not yet. */
@@ -335,8 +338,9 @@ static void probes_match_the_gpu_record(void **state)
         int bytes = c->box_x * c->box_y * 2;
         put_param(k, params, 1, &out_p), put_param(k, params, 2, &c->x), put_param(k, params, 3, &c->y);
         put_param(k, params, 4, &bytes);
-        struct emu_buffer b = {(const char *)box, (const char *)box + bytes, 0, "out", 0, 4, 0, 0, 0};
-        int rc = run_probe(TMA_PROBE, params, (size_t)bytes + 1024, &b, 1);
+        struct emu_buffer b[2] = {{(const char *)box, (const char *)box + bytes, 0, "out", 0, 4, 0, 0, 0},
+                                  {(const char *)tensor, (const char *)tensor + sizeof tensor, 0, "tensor", 1, 2, 0, 0, 0}};
+        int rc = run_probe(TMA_PROBE, params, (size_t)bytes + 1024, b, 2);
         if (rc) { /* the GPU's answer must be a fault too */
             char fault[200], line[200];
             snprintf(fault, sizeof fault, "\n%s\tfault\n", c->name);

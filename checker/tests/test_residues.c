@@ -14,8 +14,8 @@
 #include "residues.h"
 #include "unit.h"
 
-static const char *const families[] = {"matmul", "matmul_128", "matmul_f16", "transpose", "transpose_32x8", "reduce",
-                                       "reduce_4096"};
+static const char *const families[] = {"matmul", "matmul_128", "matmul_f16", "matmul_f16_tma", "transpose",
+                                       "transpose_32x8", "reduce", "reduce_4096"};
 
 static int has(const int *v, int n, int (*ok)(int v, int g), int g)
 {
@@ -56,6 +56,30 @@ static void each_dimension_in_every_class(void **state)
         }
 }
 
+/* A family whose sizes are multiples of a step (lesson 11's tensor maps: 8) keeps the classes of
+ * the step's multiples: every shape rounded up, once each, both block edges and one past them. */
+static void stepped_shapes_are_multiples_once_each(void **state)
+{
+    (void)state;
+    const struct family *f = family_named("matmul_f16_tma");
+    assert_int_equal(f->size_step, 8);
+    struct shape s[MAX_RESIDUE_SHAPES];
+    int n = residue_shapes_stepped(f->size_step, s, residue_shapes(f->grains, 1, s, MAX_RESIDUE_SHAPES));
+    int has[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(s[i].rows % 8, 0);
+        assert_int_equal(s[i].rows, s[i].cols);
+        for (int k = 0; k < i; k++)
+            assert_false(s[k].rows == s[i].rows);
+        has[0] |= s[i].rows == 8, has[1] |= s[i].rows == 256, has[2] |= s[i].rows == 264;
+    }
+    assert_true(has[0] && has[1] && has[2]);
+    /* and a step of 1 changes nothing */
+    struct shape t[2] = {{3, 5}, {3, 5}};
+    assert_int_equal(residue_shapes_stepped(1, t, 2), 2);
+    assert_int_equal(t[1].cols, 5);
+}
+
 static void rows_and_cols_in_different_classes(void **state)
 {
     (void)state;
@@ -67,7 +91,7 @@ static void rows_and_cols_in_different_classes(void **state)
         for (int i = 0; i < n; i++) {
             assert_true(s[i].rows >= 1 && s[i].cols >= 1);
             /* the emulator runs every one of them (it skips only sizes above this) */
-            assert_true(fam->work(s[i].rows, s[i].cols) <= EMU_MAX_WORK);
+            assert_true(fam->work(s[i].rows, s[i].cols) * (fam->emu_cost > 0 ? fam->emu_cost : 1) <= EMU_MAX_WORK);
             if (fam->nscalars == 1)
                 assert_int_equal(s[i].rows, s[i].cols);
         }
@@ -91,4 +115,5 @@ static void rows_and_cols_in_different_classes(void **state)
 
 UNIT_TESTS_MAIN(
     cmocka_unit_test(each_dimension_in_every_class),
+    cmocka_unit_test(stepped_shapes_are_multiples_once_each),
     cmocka_unit_test(rows_and_cols_in_different_classes))

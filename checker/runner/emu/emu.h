@@ -145,6 +145,8 @@ void emu_trace_threads(uint64_t n);
 /* One warp's mma.sync m16n8k16 ran: 2048 multiply-adds on the tensor cores; and n lanes' float
  * fma, mad or mul on the ordinary cores. */
 void emu_trace_mma(void);
+/* ... and n of them issued while a tensor copy for a later stage was on its way (counts.h). */
+void emu_trace_mma_ahead(uint32_t n);
 void emu_trace_core_multiplies(uint64_t n);
 void emu_trace_issue(int kind); /* one warp instruction issued, of enum issue_kind */
 

@@ -254,6 +254,12 @@ void emu_trace_mma(void)
         tr.total.mma_multiply_adds += 16 * 8 * 16;
 }
 
+void emu_trace_mma_ahead(uint32_t n)
+{
+    if (tr.on)
+        tr.total.mma_ahead_multiply_adds += (uint64_t)n * 16 * 8 * 16;
+}
+
 void emu_trace_core_multiplies(uint64_t n)
 {
     if (tr.on)

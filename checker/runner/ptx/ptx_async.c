@@ -28,6 +28,7 @@
 struct mbar {
     uint32_t off, expected, pending, phase;
     int64_t tx; /* bytes expected and not landed (negative: landed before they were expected) */
+    uint32_t copied; /* 1 + the phase during which its latest copy was issued (0: none yet) */
 };
 struct bulk {
     uint32_t dst, bar, bytes;
@@ -66,6 +67,15 @@ static struct {
     struct wg_warp wg[MAX_WARPS];
     struct wg_seen seen[MAX_WARPS / 4][WG_SEEN];
     uint8_t timed_out[MAX_THREADS]; /* the thread's try_wait returned false once for the phase it waits for */
+    uint32_t waited[MAX_WARPS][MAX_MBARRIERS]; /* the phases of each mbarrier a warp has seen complete */
+    /* m16n8k16s a warp issued while a copy on an mbarrier was ahead of it, credited as ahead once
+     * the warp waits through that phase (a copy nobody waits for is no stage of the pipeline) */
+    uint32_t pending[MAX_WARPS][MAX_MBARRIERS];
+    /* Per 16 bytes of shared memory, the swizzle of the tensor copy that wrote them last, as a
+     * descriptor's span: 16 (none), 32, 64, 128; 0: no copy (what an ordinary store wrote is the
+     * proxy stamp's). A product's descriptor must name the same. */
+    uint8_t copy_span[PTX_MAX_SHARED / 16 + 1];
+    int copy_insn[PTX_MAX_SHARED / 16 + 1];
 } A;
 
 /* A block starts: no mbarrier, no copy or product in flight, no generic write waiting for a fence. */
@@ -78,6 +88,9 @@ void ptx_async_block_start(void)
     if (!X.proxy_stamp) /* no wgmma in the kernel (every lesson before 11): nothing more to clear */
         return;
     memset(A.seen, 0, sizeof A.seen);
+    memset(A.waited, 0, sizeof A.waited);
+    memset(A.pending, 0, sizeof A.pending);
+    memset(A.copy_span, 0, (X.shared_bytes / 16 + 1) * sizeof *A.copy_span);
     memset(X.proxy_fences, 0, sizeof X.proxy_fences);
     memset(X.proxy_stamp, 0, (X.shared_bytes / 16 + 1) * sizeof *X.proxy_stamp);
 }
@@ -151,12 +164,42 @@ static uint32_t swizzled(uint32_t a, uint32_t span)
     return a ^ ((a >> 3) & bits);
 }
 
+/* The global bytes copy c reads, each row's run inside the tensor: checked and made as any read
+ * of an input is (emu_trace.c: a lazily made input's pages come here), and counted as the
+ * sectors they cover, a row's 16-byte pieces as the lanes of one request (up to 32). */
+static void read_box(const struct bulk *c)
+{
+    const struct wb_tensor_map *m = &c->map;
+    struct emu_lane_access lanes[32];
+    int n = 0;
+    for (uint32_t r = 0; r < m->box[1]; r++) {
+        int64_t gy = (int64_t)c->y + r, x0 = c->x < 0 ? 0 : c->x, x1 = (int64_t)c->x + m->box[0];
+        if (gy < 0 || (uint64_t)gy >= m->dims[1] || x0 >= (int64_t)m->dims[0])
+            continue;
+        if ((uint64_t)x1 > m->dims[0])
+            x1 = (int64_t)m->dims[0];
+        const char *row = (const char *)(uintptr_t)(m->base + (uint64_t)gy * m->row_bytes);
+        if (x1 <= x0)
+            continue;
+        emu_trace_read_bytes(row + x0 * m->elem_bytes, (uint32_t)((x1 - x0) * m->elem_bytes), (uintptr_t)c->insn + 1);
+        for (int64_t b = x0 * m->elem_bytes; b < x1 * m->elem_bytes; b += 16) {
+            int64_t left = x1 * m->elem_bytes - b;
+            lanes[n] = (struct emu_lane_access){(uintptr_t)(row + b), (uint32_t)(left < 16 ? left : 16), n};
+            if (++n == 32)
+                emu_trace_price((uintptr_t)c->insn + 1, GLOBAL_LD, 0, lanes, n), n = 0;
+        }
+    }
+    if (n)
+        emu_trace_price((uintptr_t)c->insn + 1, GLOBAL_LD, 0, lanes, n);
+}
+
 /* Copy c lands: the box, read from global memory (zeros outside the tensor), into shared memory
  * at the swizzled places; its bytes complete on its mbarrier. */
 static void land_bulk(const struct bulk *c)
 {
     const struct wb_tensor_map *m = &c->map;
     uint32_t e = m->elem_bytes;
+    read_box(c);
     for (uint32_t r = 0; r < m->box[1]; r++)
         for (uint32_t k = 0; k < m->box[0]; k++) {
             int64_t gx = (int64_t)c->x + k, gy = (int64_t)c->y + r;
@@ -167,8 +210,11 @@ static void land_bulk(const struct bulk *c)
             else
                 memset(X.shared + at, 0, e);
             memset(X.shared_state + at, SET, e);
-            if (X.proxy_stamp)
+            if (X.proxy_stamp) {
                 X.proxy_stamp[at / 16] = 0;
+                A.copy_span[at / 16] = (uint8_t)(m->swizzle ? m->swizzle : 16);
+                A.copy_insn[at / 16] = c->insn;
+            }
         }
     for (int b = 0; b < A.nbar; b++)
         if (A.bar[b].off == c->bar) {
@@ -244,6 +290,11 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
             if ((b->phase & 1) != (uint32_t)(n & 1) || !A.timed_out[t] || phase_done(b, (uint32_t)(n & 1))) {
                 int done = (b->phase & 1) != (uint32_t)(n & 1);
                 A.timed_out[t] = !done;
+                if (done && X.proxy_stamp) { /* (a kernel with wgmma) the phases this warp has waited through */
+                    A.waited[w][b - A.bar] = b->phase;
+                    emu_trace_mma_ahead(A.pending[w][b - A.bar]);
+                    A.pending[w][b - A.bar] = 0;
+                }
                 put(o[0].reg, t, (uint64_t)done, T_PRED);
                 set_marks(o[0].reg, w, 1u << l, 0);
             } else {
@@ -344,6 +395,7 @@ int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec)
         if (!b)
             return last_kind;
         c.bar = b->off;
+        b->copied = b->phase + 1;
         if (ptx_schedule_order() != 2) { /* forward and backward: at once, over what the stage held */
             land_bulk(&c);
             continue;
@@ -399,6 +451,20 @@ static int operand_half(const struct wg_op *op, int which, int mn, int k, float 
             return fail_at(EMU_RACE, op->insn, t, why);
         }
     uint64_t stamp = X.proxy_stamp ? X.proxy_stamp[a / 16] : 0;
+    static const uint32_t spans[4] = {16, 128, 64, 32};
+    uint32_t span = spans[d >> 62], copied = stamp ? 0 : A.copy_span[a / 16];
+    if (copied && copied != span) {
+        char there[160];
+        static const char *const named[] = {"no swizzle", "the 128-byte swizzle", "the 64-byte swizzle",
+                                            "the 32-byte swizzle"};
+        snprintf(why, sizeof why, "%s's descriptor names %s (mode %d in bits 62-63), but the tensor copy that wrote "
+                 "the bytes it reads (%s) swizzled them %u bytes: the tensor cores would undo another XOR than the "
+                 "copy made and read the tile's elements from the wrong places. The descriptor must name the copy's "
+                 "swizzle (mode %d)", which ? "B" : "A", named[d >> 62], (int)(d >> 62),
+                 ptx_where(A.copy_insn[a / 16], there, sizeof there), copied,
+                 copied == 128 ? 1 : copied == 64 ? 2 : copied == 32 ? 3 : 0);
+        return fail_at(EMU_BAD_LAUNCH, op->insn, t, why);
+    }
     if (stamp && (uint32_t)stamp > X.proxy_fences[stamp >> 32]) {
         char who[40];
         snprintf(why, sizeof why, "it reads %s at shared byte %u, which %s wrote with an ordinary store and no "
@@ -448,7 +514,10 @@ static uint64_t operand_bytes(int w, const struct wg_op *op)
  * What it read in shared memory is kept (a hash), for its wait_group to find unchanged. */
 static int issue(int w, struct wg_op *op)
 {
-    int n8 = op->in->vec, row0 = 16 * (w % 4), t0 = w * 32;
+    int n8 = op->in->vec, row0 = 16 * (w % 4), t0 = w * 32, ahead = -1;
+    for (int b = 0; b < A.nbar && ahead < 0; b++) /* a copy on its way for a phase this warp has yet to wait for */
+        if (A.bar[b].copied > 0 && A.bar[b].copied - 1 >= A.waited[w][b])
+            ahead = b;
     float sa = op->in->o[4].imm < 0 ? -1.0f : 1.0f, sb = op->in->o[5].imm < 0 ? -1.0f : 1.0f;
     float Af[16][16];
     int mA[16][16];
@@ -488,6 +557,8 @@ static int issue(int w, struct wg_op *op)
             set_marks(r, w, ~0u, marks);
         }
         emu_trace_mma(); /* an m16n8k16's worth of the tensor cores' work */
+        if (ahead >= 0)
+            A.pending[w][ahead]++;
     }
     op->read = operand_bytes(w, op);
     return 0;

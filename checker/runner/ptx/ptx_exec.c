@@ -796,9 +796,7 @@ static int refused_launch(const struct ptx_launch *L, unsigned threads)
     if (X.k->shared_bytes > 48 * 1024)
         return ptx_fail(EMU_BAD_LAUNCH, "your kernel declares %zu bytes of static shared memory; a block may declare at "
                                     "most 49152 bytes statically (48 KB), on a GPU as here", X.k->shared_bytes);
-    if (L->dynamic_shared && !X.L->m->dynamic_align)
-        return ptx_fail(EMU_BAD_LAUNCH, "the launch gives %zu bytes of extern __shared__ memory to a kernel that "
-                        "declares none", L->dynamic_shared);
+    /* (a kernel that declares no extern __shared__ array has the bytes all the same, unused, as on a GPU) */
     if (L->dynamic_shared > PTX_MAX_SHARED || X.dynamic_offset + L->dynamic_shared > PTX_MAX_SHARED)
         return ptx_fail(EMU_BAD_LAUNCH, "a block of %zu bytes of shared memory (%zu of them extern __shared__): an "
                         "H200's block may have at most %d", X.dynamic_offset + L->dynamic_shared, L->dynamic_shared,

@@ -19,6 +19,7 @@
 #include "ptx_exec.h"
 #include "runner.h"
 #include "sandbox.h"
+#include "tensor_map.h"
 
 const struct kernel_entry *runner_kernels[ROLE_COUNT];
 
@@ -52,13 +53,27 @@ static void stop_run(const char *sentence)
     _exit(JOB_KERNEL_FAILED);
 }
 
-/* The family's arguments, laid out as the kernel's .param list says: its inputs, the output,
- * rows (and cols). */
+/* Input k as the tensor map the family gives it (family.h's input_box), over the n x n halves at
+ * base: the emulator's own map (tensor_map.h) in the parameter's 128 bytes. */
+static void put_tensor_map(const struct family *f, int k, const void *base, int n, unsigned char *param)
+{
+    struct wb_tensor_map m = {.base = (uint64_t)(uintptr_t)base,
+                              .dims = {(uint64_t)n, (uint64_t)n},
+                              .row_bytes = (uint64_t)n * 2,
+                              .box = {(uint32_t)f->input_box[k].cols, (uint32_t)f->input_box[k].rows},
+                              .elem_bytes = 2,
+                              .swizzle = (uint32_t)f->tensor_swizzle};
+    wb_tensor_map_put(param, &m);
+}
+
+/* The family's arguments, laid out as the kernel's .param list says: its inputs (pointers, or
+ * tensor maps), the output, rows (and cols). */
 static int launch(const struct kernel_entry *k, const struct gpu_job *j, const void *in0, const void *in1, float *out)
 {
     const struct ptx_entry *e = (const struct ptx_entry *)k;
     const struct family *f = e->family;
     const struct ptx_kernel *pk = e->kernel;
+    int maps = f->input_box[0].cols > 0;
     uint64_t values[6];
     int n = 0;
     values[n++] = (uint64_t)(uintptr_t)in0;
@@ -68,17 +83,26 @@ static int launch(const struct kernel_entry *k, const struct gpu_job *j, const v
     values[n++] = (uint64_t)(uint32_t)j->rows;
     if (f->nscalars > 1)
         values[n++] = (uint64_t)(uint32_t)j->cols;
-    unsigned char params[256] = {0};
+    unsigned char params[1024] = {0};
     if (pk->nparams != n || pk->param_bytes > (int)sizeof params) {
         snprintf((char *)emu_error(), 100, "the kernel's parameters are not the contract's");
         return EMU_BAD_LAUNCH;
     }
+    if (maps && f->size_step > 1 && j->rows % f->size_step) {
+        snprintf((char *)emu_error(), 160, "the family %s takes sizes that are multiples of %d (a tensor map's rows "
+                 "are whole 16-byte units), not %d", f->name, f->size_step, j->rows);
+        return EMU_BAD_LAUNCH;
+    }
     for (int i = 0; i < n; i++)
-        memcpy(params + pk->params[i].offset, &values[i], (size_t)pk->params[i].bytes);
+        if (maps && i < f->ninputs)
+            put_tensor_map(f, i, (const void *)(uintptr_t)values[i], j->rows, params + pk->params[i].offset);
+        else
+            memcpy(params + pk->params[i].offset, &values[i], (size_t)pk->params[i].bytes);
     unsigned g[2];
     family_grid(f, j->rows, j->cols, g);
     struct ptx_launch L = {&e->module, pk, {g[0], g[1], 1}, {(unsigned)f->block_x, (unsigned)f->block_y, 1}, params,
-                           e->source, e->registers, (unsigned)(j->sample_blocks > 0 ? j->sample_blocks : 0), 0};
+                           e->source, e->registers, (unsigned)(j->sample_blocks > 0 ? j->sample_blocks : 0),
+                           (size_t)f->dynamic_shared};
     return ptx_run(&L);
 }
 

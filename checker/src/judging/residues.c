@@ -50,6 +50,22 @@ static int add_shape(struct shape *out, int n, int max, int rows, int cols)
     return n;
 }
 
+int residue_shapes_stepped(int step, struct shape *shapes, int n)
+{
+    if (step <= 1)
+        return n;
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        struct shape s = {(shapes[i].rows + step - 1) / step * step, (shapes[i].cols + step - 1) / step * step};
+        int seen = 0;
+        for (int k = 0; k < kept; k++)
+            seen |= shapes[k].rows == s.rows && shapes[k].cols == s.cols;
+        if (!seen)
+            shapes[kept++] = s;
+    }
+    return kept;
+}
+
 int residue_shapes(const int grains[2][MAX_GRAINS], int square, struct shape *out, int max)
 {
     int r[MAX_RESIDUE_SIZES], c[MAX_RESIDUE_SIZES], n = 0;

@@ -62,6 +62,7 @@ int counts_named(const struct mem_counts *c, struct named_count *out, int max)
     NAMED("%s", "threads", c->threads);
     NAMED("%s", "mma_multiply_adds", c->mma_multiply_adds);
     NAMED("%s", "core_multiplies", c->core_multiplies);
+    NAMED("%s", "mma_ahead_multiply_adds", c->mma_ahead_multiply_adds);
     NAMED("%s", "least_burst", least_burst(c));
     NAMED("%s", "float_atomic_warps", c->float_atomic_warps);
 #undef NAMED
@@ -138,6 +139,7 @@ void counts_scaled(struct mem_counts *c, double k)
     c->barrier_arrivals = times(c->barrier_arrivals, k), c->threads = times(c->threads, k);
     c->burst_threads = times(c->burst_threads, k);
     c->mma_multiply_adds = times(c->mma_multiply_adds, k), c->core_multiplies = times(c->core_multiplies, k);
+    c->mma_ahead_multiply_adds = times(c->mma_ahead_multiply_adds, k);
     for (int u = 0; u < ISSUE_KINDS; u++)
         c->issued[u] = times(c->issued[u], k);
 }
@@ -252,6 +254,16 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
                  "%.2f of the multiply-adds on the tensor cores (mma.sync: %" PRIu64 " of %.0f), where at least %.2f "
                  "is required: the lesson's products must come from mma.sync",
                  on_tensor_cores, student->mma_multiply_adds, rules->work, rules->min_tensor_core_share);
+        broken(why, len, rule);
+    }
+    double ahead = student->mma_multiply_adds ? (double)student->mma_ahead_multiply_adds / (double)student->mma_multiply_adds : 0;
+    if (rules->min_copy_overlap_share > 0 && ahead < rules->min_copy_overlap_share) {
+        snprintf(rule, sizeof rule,
+                 "%.2f of the tensor cores' multiply-adds were issued while a tensor copy for a later stage was on its "
+                 "way, where at least %.2f is required: the copies do not run ahead of the products (one stage, or a "
+                 "copier that waits for each stage to be read before it copies the next), so the tensor cores wait "
+                 "for every copy and the copies for every product",
+                 ahead, rules->min_copy_overlap_share);
         broken(why, len, rule);
     }
     /* ... and not beside them: mma.sync run for show while the ordinary cores make the product. */

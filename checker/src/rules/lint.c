@@ -433,6 +433,14 @@ static int lint_spliced(const char *text, const int *lines, const char *kernel, 
             return problem(p, t.line, "attributes ([[...]]) are not allowed (one can run code when the checker starts)");
         const char *why = t.kind == TOK_IDENT ? banned_name(t.text) : NULL;
         int in_function = depth > 0 && (has_word(&s, "__device__") || has_word(&s, "__global__"));
+        if (why && is(&t, "extern") && in_function) { /* `extern __shared__`: the launch's dynamic shared
+                                                         memory (lesson 11), no declaration of anything */
+            struct lexer ahead = lx;
+            struct token n;
+            next_token(&ahead, &n);
+            if (is(&n, "__shared__"))
+                why = NULL;
+        }
         if (why && !(is_asm(t.text) && in_function))
             return problem(p, t.line, "`%s`: %s", t.text, why);
         if (is(&t, "(") && prev.kind == TOK_IDENT &&

@@ -414,6 +414,12 @@ int contract_signature_mismatch(const char *text, const char *kernel, const char
     one_line(at, (size_t)(end - at), 1, got, sizeof got);
     snprintf(wanted, sizeof wanted, "__global__ void %s(%s)", kernel, params);
     one_line(wanted, strlen(wanted), 1, want, sizeof want);
+    /* `__grid_constant__` (lesson 11's tensor maps) says where a parameter lives, not its type: the
+     * judges' symbol is the same with it or without. */
+    for (char *q; (q = strstr(got, "__grid_constant__"));) {
+        size_t drop = strlen("__grid_constant__") + (q[17] == ' ');
+        memmove(q, q + drop, strlen(q + drop) + 1);
+    }
     return strcmp(got, want) != 0;
 }
 
