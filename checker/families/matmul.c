@@ -197,5 +197,6 @@ const struct family family_matmul_f16_tma = {
     .dynamic_shared = 200 * 1024,
     .sm_90a = 1,
     .emu_cost = 0.25, /* N = 384, its residue class of 128, in about a second */
+    .reordered_elems = 384 * 384, /* six K-steps: stages 0 and 1 refilled */
 };
 WB_FAMILY(family_matmul_f16_tma);

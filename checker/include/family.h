@@ -101,6 +101,9 @@ struct family {
     int dynamic_shared; /* the bytes of `extern __shared__` each block gets */
     int sm_90a;         /* the kernel is built for sm_90a (wgmma): it runs on a GPU of compute
                            capability 9.0 alone, or in the emulator */
+    int reordered_elems; /* the emulator runs the student's kernel again in other warp orders up to
+                            inputs of this many elements (0: emu_job.c's default, a matmul's N =
+                            128): lesson 11's ring reuses its stages from N = 320 on */
     double emu_cost;    /* the emulator's cost of one multiply-add of work() against the ordinary
                            cores' (0: 1), for the sizes it runs (check_run.h's EMU_MAX_WORK): a
                            wgmma's are summed natively, a warpgroup's product at once */

@@ -340,7 +340,8 @@ int gpu_job_run(void *arg)
             return JOB_KERNEL_FAILED;
         copy_out(job, OUT_STUDENT, &out[ROLE_STUDENT]);
         check_guards(job, &out[ROLE_STUDENT]);
-        if (!job->count && job->rep.guard_writes == 0 && job->in_elems[0] <= MAX_REORDERED &&
+        if (!job->count && job->rep.guard_writes == 0 &&
+            job->in_elems[0] <= (f->reordered_elems ? (size_t)f->reordered_elems : MAX_REORDERED) &&
             other_orders(job, &in, &out[ROLE_STUDENT]) != 0)
             return JOB_KERNEL_FAILED;
     } else {

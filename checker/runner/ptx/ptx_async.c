@@ -32,6 +32,8 @@ struct mbar {
 };
 struct bulk {
     uint32_t dst, bar, bytes;
+    uint32_t phase; /* its mbarrier's phase when it was issued: the one it completes */
+    int bar_index;
     struct wb_tensor_map map;
     int32_t x, y;
     int insn;
@@ -66,11 +68,14 @@ static struct {
     int nbulk;
     struct wg_warp wg[MAX_WARPS];
     struct wg_seen seen[MAX_WARPS / 4][WG_SEEN];
-    uint8_t timed_out[MAX_THREADS]; /* the thread's try_wait returned false once for the phase it waits for */
+    int timed_out[MAX_THREADS]; /* 1 + the try_wait that returned false once for the phase the thread waits
+                                 * for: that instruction then waits (a loop around it); another is a new try */
     uint32_t waited[MAX_WARPS][MAX_MBARRIERS]; /* the phases of each mbarrier a warp has seen complete */
     /* m16n8k16s a warp issued while a copy on an mbarrier was ahead of it, credited as ahead once
      * the warp waits through that phase (a copy nobody waits for is no stage of the pipeline) */
     uint32_t pending[MAX_WARPS][MAX_MBARRIERS];
+    uint32_t awaiting[MAX_WARPS][MAX_MBARRIERS]; /* ... waited through, until its products read the copy's bytes */
+    uint8_t copy_bar[PTX_MAX_SHARED / 16 + 1]; /* 1 + the mbarrier of the copy that wrote the 16 bytes */
     /* Per 16 bytes of shared memory, the swizzle of the tensor copy that wrote them last, as a
      * descriptor's span: 16 (none), 32, 64, 128; 0: no copy (what an ordinary store wrote is the
      * proxy stamp's). A product's descriptor must name the same. */
@@ -90,6 +95,8 @@ void ptx_async_block_start(void)
     memset(A.seen, 0, sizeof A.seen);
     memset(A.waited, 0, sizeof A.waited);
     memset(A.pending, 0, sizeof A.pending);
+    memset(A.awaiting, 0, sizeof A.awaiting);
+    memset(A.copy_bar, 0, (X.shared_bytes / 16 + 1) * sizeof *A.copy_bar);
     memset(A.copy_span, 0, (X.shared_bytes / 16 + 1) * sizeof *A.copy_span);
     memset(X.proxy_fences, 0, sizeof X.proxy_fences);
     memset(X.proxy_stamp, 0, (X.shared_bytes / 16 + 1) * sizeof *X.proxy_stamp);
@@ -214,6 +221,7 @@ static void land_bulk(const struct bulk *c)
                 X.proxy_stamp[at / 16] = 0;
                 A.copy_span[at / 16] = (uint8_t)(m->swizzle ? m->swizzle : 16);
                 A.copy_insn[at / 16] = c->insn;
+                A.copy_bar[at / 16] = (uint8_t)(1 + c->bar_index);
             }
         }
     for (int b = 0; b < A.nbar; b++)
@@ -255,6 +263,7 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
 {
     const struct ptx_operand *o = in->o;
     int at = in->sub == MB_INIT || in->sub == MB_EXPECT_TX ? 0 : 1;
+    int lag = in->sub == MB_TRY_WAIT && ptx_schedule_order() == 2 && (ptx_schedule_draw() & 1);
     *blocked = 0;
     FOR_LANES(exec, l) {
         int t = w * 32 + (int)l;
@@ -287,13 +296,17 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
             complete_if_done(b);
             break;
         case MB_TRY_WAIT: /* false once (its time limit, as on a GPU; nothing lands), then it waits */
-            if ((b->phase & 1) != (uint32_t)(n & 1) || !A.timed_out[t] || phase_done(b, (uint32_t)(n & 1))) {
+            if ((b->phase & 1) != (uint32_t)(n & 1) || A.timed_out[t] != i + 1 || phase_done(b, (uint32_t)(n & 1))) {
                 int done = (b->phase & 1) != (uint32_t)(n & 1);
-                A.timed_out[t] = !done;
+                A.timed_out[t] = done ? 0 : i + 1;
                 if (done && X.proxy_stamp) { /* (a kernel with wgmma) the phases this warp has waited through */
                     A.waited[w][b - A.bar] = b->phase;
-                    emu_trace_mma_ahead(A.pending[w][b - A.bar]);
+                    A.awaiting[w][b - A.bar] += A.pending[w][b - A.bar];
                     A.pending[w][b - A.bar] = 0;
+                    /* In the drawn schedule a warp may be slow after its wait: the others run first,
+                     * so a stage refilled before every consumer is done with it shows. */
+                    if (lag && b->copied)
+                        X.state[t] = YIELDED;
                 }
                 put(o[0].reg, t, (uint64_t)done, T_PRED);
                 set_marks(o[0].reg, w, 1u << l, 0);
@@ -395,6 +408,8 @@ int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec)
         if (!b)
             return last_kind;
         c.bar = b->off;
+        c.phase = b->phase;
+        c.bar_index = (int)(b - A.bar);
         b->copied = b->phase + 1;
         if (ptx_schedule_order() != 2) { /* forward and backward: at once, over what the stage held */
             land_bulk(&c);
@@ -435,7 +450,7 @@ static int operand_half(const struct wg_op *op, int which, int mn, int k, float 
     uint64_t d = which ? op->db : op->da;
     int mn_major = (int)op->in->o[6 + which].imm;
     uint32_t a = element_at(d, mn_major, mn, k);
-    char why[360];
+    char why[600];
     if ((uint64_t)a + 2 > X.shared_bytes) {
         snprintf(why, sizeof why, "%s's descriptor puts element (%d, %d) at shared byte %u, outside the block's %zu: "
                  "its start address, byte offsets or swizzle mode do not describe the tile", which ? "B" : "A", mn, k, a,
@@ -445,12 +460,25 @@ static int operand_half(const struct wg_op *op, int which, int mn, int k, float 
     for (int c = 0; c < A.nbulk; c++)
         if (a >= A.bulk[c].dst && a < A.bulk[c].dst + A.bulk[c].bytes) {
             char there[160];
+            if (A.bulk[c].phase > 0 && A.waited[t / 32][A.bulk[c].bar_index] == A.bulk[c].phase) {
+                snprintf(why, sizeof why, "it reads %s at shared byte %u, which the tensor copy (%s) of the stage's next "
+                         "fill is already copying over: this warp waited for the stage's last fill, but the copier "
+                         "refilled it before this warp's products read it. The stage's empty barrier must wait for "
+                         "every warp that reads the stage (its count at init, and an arrival from each after its "
+                         "products are waited for)", which ? "B" : "A", a, ptx_where(A.bulk[c].insn, there, sizeof there));
+                return fail_at(EMU_RACE, op->insn, t, why);
+            }
             snprintf(why, sizeof why, "it reads %s at shared byte %u, where the tensor copy (%s) has not landed: wait "
                      "on its mbarrier's phase before the product", which ? "B" : "A", a,
                      ptx_where(A.bulk[c].insn, there, sizeof there));
             return fail_at(EMU_RACE, op->insn, t, why);
         }
     uint64_t stamp = X.proxy_stamp ? X.proxy_stamp[a / 16] : 0;
+    int by = A.copy_bar[a / 16] - 1, w = t / 32;
+    if (!stamp && by >= 0 && A.awaiting[w][by]) { /* products that ran while this copy was on its way */
+        emu_trace_mma_ahead(A.awaiting[w][by]);
+        A.awaiting[w][by] = 0;
+    }
     static const uint32_t spans[4] = {16, 128, 64, 32};
     uint32_t span = spans[d >> 62], copied = stamp ? 0 : A.copy_span[a / 16];
     if (copied && copied != span) {

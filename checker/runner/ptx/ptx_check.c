@@ -86,6 +86,8 @@ static int async_shape(const struct ptx_insn *in, int *lo, int *hi, int *writes)
         if (in->sub < MB_INIT || in->sub > MB_TRY_WAIT)
             return 0;
         *lo = *hi = mbarrier[in->sub][0], *writes = mbarrier[in->sub][1];
+        if (in->sub == MB_TRY_WAIT) /* (a fourth: the suspend-time hint, a time a GPU may wait; ignored) */
+            *hi = 4;
         return 1;
     case OP_WGMMA:
         *lo = *hi = in->sub == WG_MMA ? 8 : in->sub == WG_WAIT ? 1 : 0;

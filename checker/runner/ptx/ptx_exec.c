@@ -624,13 +624,14 @@ static int check_barrier(void)
  * kernel whose block reads what another block wrote is a race between blocks. */
 static struct {
     int order;
-    uint64_t seed;
+    uint64_t seed, draws; /* draws: ptx_schedule_draw's state */
 } S;
 
 void emu_set_schedule(int order, uint64_t seed)
 {
     S.order = order;
     S.seed = seed;
+    S.draws = seed ^ 0x5DEECE66Dull;
 }
 
 int ptx_schedule_order(void)
@@ -644,6 +645,11 @@ static uint64_t splitmix(uint64_t *x)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+uint64_t ptx_schedule_draw(void)
+{
+    return splitmix(&S.draws);
 }
 
 /* The warps' order up to the next barrier into w[]. */
