@@ -694,8 +694,8 @@ static const struct kernel_entry *load_kernel(struct gpu_job *job, int role, con
         return NULL;
     }
     if (lk->family->dynamic_shared > 0 &&
-        (e = cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  lk->family->dynamic_shared)) != cudaSuccess) {
+        (e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             lk->family->dynamic_shared, 0)) != cudaSuccess) {
         fail(job, role, e, "%s cannot have the launch's dynamic shared memory (%s): with its own static shared "
                            "memory it needs more than a block may have.", role_names[role]);
         return NULL;
