@@ -76,6 +76,7 @@ static struct {
     uint32_t pending[MAX_WARPS][MAX_MBARRIERS];
     uint32_t awaiting[MAX_WARPS][MAX_MBARRIERS]; /* ... waited through, until its products read the copy's bytes */
     uint8_t copy_bar[PTX_MAX_SHARED / 16 + 1]; /* 1 + the mbarrier of the copy that wrote the 16 bytes */
+    uint32_t copy_phase[PTX_MAX_SHARED / 16 + 1]; /* ... and the phase it completed */
     /* Per 16 bytes of shared memory, the swizzle of the tensor copy that wrote them last, as a
      * descriptor's span: 16 (none), 32, 64, 128; 0: no copy (what an ordinary store wrote is the
      * proxy stamp's). A product's descriptor must name the same. */
@@ -222,6 +223,7 @@ static void land_bulk(const struct bulk *c)
                 A.copy_span[at / 16] = (uint8_t)(m->swizzle ? m->swizzle : 16);
                 A.copy_insn[at / 16] = c->insn;
                 A.copy_bar[at / 16] = (uint8_t)(1 + c->bar_index);
+                A.copy_phase[at / 16] = c->phase;
             }
         }
     for (int b = 0; b < A.nbar; b++)
@@ -475,6 +477,18 @@ static int operand_half(const struct wg_op *op, int which, int mn, int k, float 
         }
     uint64_t stamp = X.proxy_stamp ? X.proxy_stamp[a / 16] : 0;
     int by = A.copy_bar[a / 16] - 1, w = t / 32;
+    /* Bytes a copy of a phase this warp has not waited for brought, where it waits on that mbarrier
+     * (waited > 0: a consumer of it; a warp ordered by __syncthreads after another's wait is not
+     * held to this): the stage was refilled before this warp's products read the fill it waited for. */
+    if (!stamp && by >= 0 && A.waited[w][by] > 0 && A.copy_phase[a / 16] >= A.waited[w][by]) {
+        char there[160];
+        snprintf(why, sizeof why, "it reads %s at shared byte %u, which the tensor copy (%s) of the stage's next fill "
+                 "has already copied over: this warp waited for the stage's last fill, but the copier refilled it "
+                 "before this warp's products read it. The stage's empty barrier must wait for every warp that reads "
+                 "the stage (its count at init, and an arrival from each after its products are waited for)",
+                 which ? "B" : "A", a, ptx_where(A.copy_insn[a / 16], there, sizeof there));
+        return fail_at(EMU_RACE, op->insn, t, why);
+    }
     if (!stamp && by >= 0 && A.awaiting[w][by]) { /* products that ran while this copy was on its way */
         emu_trace_mma_ahead(A.awaiting[w][by]);
         A.awaiting[w][by] = 0;
