@@ -10,7 +10,9 @@
 // the same for both), on inputs whose sums are exact in float (the outputs must match bit for bit).
 //   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o build/hgemm-wgmma checker/bench/hgemm-wgmma.cu -lcublas
 //   build/hgemm-wgmma [N]   (N a multiple of 128, of BN; -DSTAGES=n, -DB_LBO, -DB_SBO: B's descriptor offsets;
-//                           -DBN=256 -DCONSUMERS=2: two warpgroups multiply a 128 x 256 block, one m64 each)
+//                           -DBN=256 -DCONSUMERS=2: two warpgroups multiply a 128 x 256 block, one m64 each;
+//                           -DSWIZZLE=64 or 32: the copies and descriptors swizzle 64 or 32 bytes, the tiles
+//                           copied as boxes that many bytes wide, 128 / SWIZZLE times as many)
 // docs/measurements.md has what it measured on an H100 (2026-12-06).
 #include <cstdio>
 #include <cstdlib>
@@ -36,11 +38,16 @@
 #ifndef STAGES
 #define STAGES 4
 #endif
+#ifndef SWIZZLE
+#define SWIZZLE 128        // bytes: a box's row, and the span the copy engine's XOR permutes
+#endif
+#define SPAN_ELEMS (SWIZZLE / 2)
+#define SW_MODE (SWIZZLE == 128 ? 1 : SWIZZLE == 64 ? 2 : 3) // the descriptor's bits 62-63
 #ifndef B_LBO
-#define B_LBO (BK * 128)   // bytes from one 64-column half of B's tile to the next
+#define B_LBO (BK * SWIZZLE) // bytes from one box of B's columns to the next
 #endif
 #ifndef B_SBO
-#define B_SBO 1024         // bytes from 8 rows of k to the next 8
+#define B_SBO (8 * SWIZZLE)  // bytes from 8 rows of k to the next 8
 #endif
 #define A_BYTES (BM * BK * 2)
 #define B_BYTES (BK * BN * 2)
@@ -60,8 +67,8 @@ __device__ static inline void wgmma_64x256x16(float *d, uint64_t da, uint64_t db
 }
 
 // Block: CONSUMERS warpgroups multiply (each HALVES of the block's two m64 halves of BM x BN), and
-// the first lane of the warp after them copies. Dynamic shared memory: STAGES x (A BM x 64, B as
-// BN / 64 boxes of 64 x 64), 1024-aligned.
+// the first lane of the warp after them copies. Dynamic shared memory, 1024-aligned: STAGES x (A as
+// BK / SPAN_ELEMS boxes of SPAN_ELEMS x BM, B as BN / SPAN_ELEMS boxes of SPAN_ELEMS x BK).
 #define HALVES (2 / CONSUMERS)
 #define ACC (BN / 2) /* floats a thread holds of one m64 x BN product */
 #define THREADS (128 * CONSUMERS + 32)
@@ -90,9 +97,10 @@ __global__ void __launch_bounds__(THREADS) hgemm_wgmma(const __grid_constant__ C
                     bar_wait(&empty[s], ((kt / STAGES) - 1) & 1);
                 unsigned char *a = buf + s * STAGE_BYTES, *b = a + A_BYTES;
                 bar_expect(&full[s], STAGE_BYTES);
-                tma_2d(a, &mapA, kt * BK, m0, &full[s]);
-                for (int j = 0; j < BN / 64; j++)
-                    tma_2d(b + j * (BK * 128), &mapB, n0 + 64 * j, kt * BK, &full[s]);
+                for (int j = 0; j < BK / SPAN_ELEMS; j++)
+                    tma_2d(a + j * (BM * SWIZZLE), &mapA, kt * BK + SPAN_ELEMS * j, m0, &full[s]);
+                for (int j = 0; j < BN / SPAN_ELEMS; j++)
+                    tma_2d(b + j * (BK * SWIZZLE), &mapB, n0 + SPAN_ELEMS * j, kt * BK, &full[s]);
             }
         return;
     }
@@ -113,8 +121,10 @@ __global__ void __launch_bounds__(THREADS) hgemm_wgmma(const __grid_constant__ C
         for (int k = 0; k < BK / 16; k++)
 #pragma unroll
             for (int h = 0; h < HALVES; h++) {
-                uint64_t da = desc(a + (wg * HALVES + h) * 64 * 128 + k * 32, 16, 1024, 1),
-                         db = desc(b + k * 16 * 128, B_LBO, B_SBO, 1);
+                // k's 32 bytes of A lie in box k * 32 / SWIZZLE, at k * 32 % SWIZZLE into its rows
+                uint64_t da = desc(a + (k * 32 / SWIZZLE) * (BM * SWIZZLE) + (wg * HALVES + h) * 64 * SWIZZLE +
+                                       k * 32 % SWIZZLE, 16, 8 * SWIZZLE, SW_MODE),
+                         db = desc(b + k * 16 * SWIZZLE, B_LBO, B_SBO, SW_MODE);
 #if BN == 256
                 wgmma_64x256x16(acc[h], da, db);
 #else
@@ -140,14 +150,16 @@ __global__ void __launch_bounds__(THREADS) hgemm_wgmma(const __grid_constant__ C
 
 static PFN_cuTensorMapEncodeTiled_v12000 encode;
 
-// A row-major rows x cols matrix of halves, read in boxes of box_cols x box_rows, swizzled 128 B.
+// A row-major rows x cols matrix of halves, read in boxes of box_cols x box_rows, swizzled SWIZZLE bytes.
 static CUtensorMap tensor_map(void *base, int rows, int cols, int box_cols, int box_rows)
 {
     CUtensorMap m;
     cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)cols * 2};
     cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows}, step[2] = {1, 1};
     CUresult r = encode(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, base, dims, strides, box, step,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE,
+                        SWIZZLE == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                       : SWIZZLE == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_32B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         fprintf(stderr, "cuTensorMapEncodeTiled: %d\n", (int)r);
@@ -160,7 +172,8 @@ int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 4096, reps = 20;
     cudaDriverEntryPointQueryResult q;
-    CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", (void **)&encode, cudaEnableDefault, &q));
+    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000, cudaEnableDefault,
+                                           &q));
     size_t nn = (size_t)n * n;
     std::vector<__half> h(nn);
     std::vector<__half> hb(nn);
@@ -177,7 +190,7 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&R, nn * 4));
     CHECK(cudaMemcpy(A, h.data(), nn * 2, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(B, hb.data(), nn * 2, cudaMemcpyHostToDevice));
-    CUtensorMap ma = tensor_map(A, n, n, BK, BM), mb = tensor_map(B, n, n, 64, BK);
+    CUtensorMap ma = tensor_map(A, n, n, SPAN_ELEMS, BM), mb = tensor_map(B, n, n, SPAN_ELEMS, BK);
     int bytes = STAGES * STAGE_BYTES + 1024;
     CHECK(cudaFuncSetAttribute(hgemm_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     dim3 grid(n / BN, n / BM);
@@ -214,8 +227,8 @@ int main(int argc, char **argv)
     };
     float t_ours = time(ours), t_cublas = time(theirs);
     double flop = 2.0 * n * n * n;
-    printf("N=%d BN=%d consumers=%d stages=%d lbo=%d sbo=%d: %zu of %zu elements differ from cuBLAS", n, BN, CONSUMERS,
-           STAGES, B_LBO, B_SBO, wrong, nn);
+    printf("N=%d BN=%d consumers=%d stages=%d swizzle=%d lbo=%d sbo=%d: %zu of %zu elements differ from cuBLAS", n,
+           BN, CONSUMERS, STAGES, SWIZZLE, B_LBO, B_SBO, wrong, nn);
     if (wrong)
         printf(" (first at %zu,%zu: %g, cuBLAS %g)", first / n, first % n, c[first], r[first]);
     printf("\n  wgmma %.3f ms %.0f TFLOP/s; cublasGemmEx %.3f ms %.0f TFLOP/s; %.1f%% of cuBLAS\n", t_ours,

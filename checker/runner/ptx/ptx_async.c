@@ -29,6 +29,8 @@ struct mbar {
     uint32_t off, expected, pending, phase;
     int64_t tx; /* bytes expected and not landed (negative: landed before they were expected) */
     uint32_t copied; /* 1 + the phase during which its latest copy was issued (0: none yet) */
+    int init_thread;  /* who initialized it, and that thread's init fences then (X.init_fences) */
+    uint32_t init_fences;
 };
 struct bulk {
     uint32_t dst, bar, bytes;
@@ -279,7 +281,8 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
         case MB_INIT:
             if (n == 0 || n >= (1u << 20))
                 return fail_at(EMU_BAD_LAUNCH, i, t, "an mbarrier's count of arrivals is from 1 to 2^20 - 1");
-            *b = (struct mbar){.off = b->off, .expected = (uint32_t)n, .pending = (uint32_t)n};
+            *b = (struct mbar){.off = b->off, .expected = (uint32_t)n, .pending = (uint32_t)n, .init_thread = t,
+                               .init_fences = X.init_fences[t]};
             memcpy(X.shared + b->off, MBAR_BYTES, 8); /* what a read of them finds: unwritten bytes */
             memset(X.shared_state + b->off, UNSET, 8);
             break;
@@ -392,7 +395,7 @@ int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec)
         c.dst = (uint32_t)dst;
         c.x = (int32_t)*reg(o[1].vec[0], t);
         c.y = (int32_t)*reg(o[1].vec[1], t);
-        char why[300];
+        char why[600];
         if (dst % 128 || dst > X.shared_bytes || X.shared_bytes - dst < c.bytes) {
             snprintf(why, sizeof why, "its destination, shared byte %lld, must be a multiple of 128 with the box's %u "
                      "bytes after it inside the block's %zu", (long long)dst, c.bytes, X.shared_bytes);
@@ -409,6 +412,15 @@ int ptx_bulk_tensor(const struct ptx_insn *in, int i, int w, uint32_t exec)
         struct mbar *b = bar_at(i, t, &o[2], 0);
         if (!b)
             return last_kind;
+        if (X.init_fences[b->init_thread] == b->init_fences) {
+            char who[40];
+            snprintf(why, sizeof why, "the copy counts its bytes on the mbarrier at shared byte %u, which %s "
+                     "initialized and has run no fence since: mbarrier.init is an ordinary write, and the copy "
+                     "engine (the async proxy) sees it only after that thread's fence.mbarrier_init.release.cluster "
+                     "(or fence.proxy.async) and a barrier; without one the copy may count on a barrier that is not "
+                     "there yet", b->off, ptx_thread_name(b->init_thread, who, sizeof who));
+            return fail_at(EMU_RACE, i, t, why);
+        }
         c.bar = b->off;
         c.phase = b->phase;
         c.bar_index = (int)(b - A.bar);

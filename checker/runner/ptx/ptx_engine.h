@@ -100,6 +100,9 @@ struct ptx_engine {
      * so far. NULL: the kernel has no wgmma. */
     uint64_t *proxy_stamp;
     uint32_t proxy_fences[MAX_THREADS];
+    /* Each thread's fence.mbarrier_init and fence.proxy.async so far, never cleared: an mbarrier's
+     * init (an ordinary write) reaches the copy engine only after one of them (ptx_async.c). */
+    uint32_t init_fences[MAX_THREADS];
     char value_sentence[600];
     char error[600];
 };
