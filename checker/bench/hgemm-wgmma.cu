@@ -12,7 +12,9 @@
 //   build/hgemm-wgmma [N]   (N a multiple of 128, of BN; -DSTAGES=n, -DB_LBO, -DB_SBO: B's descriptor offsets;
 //                           -DBN=256 -DCONSUMERS=2: two warpgroups multiply a 128 x 256 block, one m64 each;
 //                           -DSWIZZLE=64 or 32: the copies and descriptors swizzle 64 or 32 bytes, the tiles
-//                           copied as boxes that many bytes wide, 128 / SWIZZLE times as many)
+//                           copied as boxes that many bytes wide, 128 / SWIZZLE times as many;
+//                           -DGROUP=g: blocks take their tiles g rows of blocks at a time, column by
+//                           column, so the blocks resident together share more of A and B in the L2)
 // docs/measurements.md has what it measured on an H100 (2026-12-06).
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +51,9 @@
 #ifndef B_SBO
 #define B_SBO (8 * SWIZZLE)  // bytes from 8 rows of k to the next 8
 #endif
+#ifndef GROUP
+#define GROUP 0            // 0: block (x, y) makes tile (x, y), a row of tiles after another
+#endif
 #define A_BYTES (BM * BK * 2)
 #define B_BYTES (BK * BN * 2)
 #define STAGE_BYTES (A_BYTES + B_BYTES)
@@ -80,6 +85,11 @@ __global__ void __launch_bounds__(THREADS) hgemm_wgmma(const __grid_constant__ C
     __shared__ __align__(8) uint64_t full[STAGES], empty[STAGES];
     int t = threadIdx.x, ktiles = N / BK;
     int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    if (GROUP) { // the launch's i-th block takes the i-th tile down columns of GROUP rows of tiles
+        int i = blockIdx.y * gridDim.x + blockIdx.x, span = GROUP * gridDim.x, first = i / span * GROUP;
+        int rows = min(GROUP, (int)gridDim.y - first);
+        m0 = (first + i % span % rows) * BM, n0 = i % span / rows * BN;
+    }
     if (t == 0) {
         for (int s = 0; s < STAGES; s++) {
             bar_init(&full[s], 1);
@@ -227,8 +237,8 @@ int main(int argc, char **argv)
     };
     float t_ours = time(ours), t_cublas = time(theirs);
     double flop = 2.0 * n * n * n;
-    printf("N=%d BN=%d consumers=%d stages=%d swizzle=%d lbo=%d sbo=%d: %zu of %zu elements differ from cuBLAS", n,
-           BN, CONSUMERS, STAGES, SWIZZLE, B_LBO, B_SBO, wrong, nn);
+    printf("N=%d BN=%d consumers=%d stages=%d swizzle=%d group=%d lbo=%d sbo=%d: %zu of %zu elements differ from "
+           "cuBLAS", n, BN, CONSUMERS, STAGES, SWIZZLE, GROUP, B_LBO, B_SBO, wrong, nn);
     if (wrong)
         printf(" (first at %zu,%zu: %g, cuBLAS %g)", first / n, first % n, c[first], r[first]);
     printf("\n  wgmma %.3f ms %.0f TFLOP/s; cublasGemmEx %.3f ms %.0f TFLOP/s; %.1f%% of cuBLAS\n", t_ours,

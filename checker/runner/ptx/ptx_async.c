@@ -457,6 +457,19 @@ static uint32_t element_at(uint64_t d, int mn_major, int mn, int k)
     return span == 16 ? a : swizzled(a, span);
 }
 
+/* A product reads a stage the copier refilled (landed: already; else on its way) after this warp
+ * waited for the fill it means to read: an empty barrier that does not wait for every reader. */
+static int refilled_before_read(const struct wg_op *op, int which, uint32_t a, int copy_insn, int landed, int t)
+{
+    char why[600], there[160];
+    snprintf(why, sizeof why, "it reads %s at shared byte %u, which the tensor copy (%s) of the stage's next fill %s: "
+             "this warp waited for the stage's last fill, but the copier refilled it before this warp's products "
+             "read it. The stage's empty barrier must wait for every warp that reads the stage (its count at init, "
+             "and an arrival from each after its products are waited for)", which ? "B" : "A", a,
+             ptx_where(copy_insn, there, sizeof there), landed ? "has already copied over" : "is already copying over");
+    return fail_at(EMU_RACE, op->insn, t, why);
+}
+
 /* Reads element (mn, k) as a float, its mark into *marked; -1 (the error set) where it lies outside
  * shared memory, in a copy not landed yet, or where ordinary stores wrote it without a fence. */
 static int operand_half(const struct wg_op *op, int which, int mn, int k, float *v, int *marked, int t)
@@ -474,14 +487,8 @@ static int operand_half(const struct wg_op *op, int which, int mn, int k, float 
     for (int c = 0; c < A.nbulk; c++)
         if (a >= A.bulk[c].dst && a < A.bulk[c].dst + A.bulk[c].bytes) {
             char there[160];
-            if (A.bulk[c].phase > 0 && A.waited[t / 32][A.bulk[c].bar_index] == A.bulk[c].phase) {
-                snprintf(why, sizeof why, "it reads %s at shared byte %u, which the tensor copy (%s) of the stage's next "
-                         "fill is already copying over: this warp waited for the stage's last fill, but the copier "
-                         "refilled it before this warp's products read it. The stage's empty barrier must wait for "
-                         "every warp that reads the stage (its count at init, and an arrival from each after its "
-                         "products are waited for)", which ? "B" : "A", a, ptx_where(A.bulk[c].insn, there, sizeof there));
-                return fail_at(EMU_RACE, op->insn, t, why);
-            }
+            if (A.bulk[c].phase > 0 && A.waited[t / 32][A.bulk[c].bar_index] == A.bulk[c].phase)
+                return refilled_before_read(op, which, a, A.bulk[c].insn, 0, t);
             snprintf(why, sizeof why, "it reads %s at shared byte %u, where the tensor copy (%s) has not landed: wait "
                      "on its mbarrier's phase before the product", which ? "B" : "A", a,
                      ptx_where(A.bulk[c].insn, there, sizeof there));
@@ -492,15 +499,8 @@ static int operand_half(const struct wg_op *op, int which, int mn, int k, float 
     /* Bytes a copy of a phase this warp has not waited for brought, where it waits on that mbarrier
      * (waited > 0: a consumer of it; a warp ordered by __syncthreads after another's wait is not
      * held to this): the stage was refilled before this warp's products read the fill it waited for. */
-    if (!stamp && by >= 0 && A.waited[w][by] > 0 && A.copy_phase[a / 16] >= A.waited[w][by]) {
-        char there[160];
-        snprintf(why, sizeof why, "it reads %s at shared byte %u, which the tensor copy (%s) of the stage's next fill "
-                 "has already copied over: this warp waited for the stage's last fill, but the copier refilled it "
-                 "before this warp's products read it. The stage's empty barrier must wait for every warp that reads "
-                 "the stage (its count at init, and an arrival from each after its products are waited for)",
-                 which ? "B" : "A", a, ptx_where(A.copy_insn[a / 16], there, sizeof there));
-        return fail_at(EMU_RACE, op->insn, t, why);
-    }
+    if (!stamp && by >= 0 && A.waited[w][by] > 0 && A.copy_phase[a / 16] >= A.waited[w][by])
+        return refilled_before_read(op, which, a, A.copy_insn[a / 16], 1, t);
     if (!stamp && by >= 0 && A.awaiting[w][by]) { /* products that ran while this copy was on its way */
         emu_trace_mma_ahead(A.awaiting[w][by]);
         A.awaiting[w][by] = 0;
