@@ -39,6 +39,10 @@ static int run_param_at(float *o, long long offset)
     return launch("_Z8param_atPfx", 1, 32, 2, P(o), (uint64_t)offset);
 }
 static int run_named_barrier(float *o, int count) { return launch("_Z13named_barrierPfi", 1, 64, 2, P(o), I(count)); }
+static int run_named_some(float *o, int threads, int count, int skip)
+{
+    return launch("_Z18named_barrier_somePfii", 1, threads, 3, P(o), I(count), I(skip));
+}
 static int run_global_of_shared(float *o) { return launch("_Z16global_of_sharedPf", 1, 32, 1, P(o)); }
 
 /* The float just below or above the exact value x (a double holding it exactly, or so close that
@@ -133,17 +137,26 @@ static void parameter_reads_outside_are_refused(void **state)
     }
 }
 
-/* A barrier for the block's threads (its warps times 32) runs; one for some of its warps is
- * refused by name, as the emulator does not run it (before, it ran as a whole-block barrier). */
-static void barriers_for_some_warps_are_refused(void **state)
+/* A barrier for the block's threads (its warps times 32) runs, and so does one for some of its
+ * warps (before, refused; before that, run as a whole-block barrier): a warp alone at a barrier
+ * for 32 threads goes on alone, so reading its neighbour's words is a race; two warps at one for
+ * 64 meet there while a third has returned; one for 96 that only two warps reach is said. */
+static void barriers_for_some_warps_hold_those_warps(void **state)
 {
     (void)state;
     assert_run(run_named_barrier(out, 64), 0);
     assert_true(out[0] == 32.0f && out[63] == 31.0f);
-    assert_run(run_named_barrier(out, 32), EMU_BAD_LAUNCH);
-    assert_said("waits at barrier 1 for 32 threads");
-    assert_said(at("named_barrier"));
-    assert_said("use __syncthreads()");
+    assert_run(run_named_barrier(out, 32), EMU_RACE);
+    assert_said("that thread (32,0) writes");
+    assert_said("with no barrier between them: a race");
+    assert_run(run_named_some(out, 96, 64, 2), 0);
+    assert_true(out[0] == 32.0f && out[40] == 8.0f && out[70] == -1.0f);
+    assert_run(run_named_some(out, 128, 96, 2), EMU_BARRIER_DIVERGENCE);
+    assert_said("waits at barrier 1 for 96 threads");
+    assert_said("which never completes: 64 arrived, 64 threads have returned");
+    assert_said(at("named_barrier_some"));
+    assert_run(run_named_some(out, 96, 48, 2), EMU_BAD_LAUNCH);
+    assert_said("a barrier counts whole warps");
 }
 
 /* ld.global of shared memory's generic address: stopped, as a GPU faults (before, it was served
@@ -163,7 +176,7 @@ int main(void)
         cmocka_unit_test(saturate_ffs_and_nsmid),
         cmocka_unit_test(sink_destinations_write_nowhere),
         cmocka_unit_test(parameter_reads_outside_are_refused),
-        cmocka_unit_test(barriers_for_some_warps_are_refused),
+        cmocka_unit_test(barriers_for_some_warps_hold_those_warps),
         cmocka_unit_test(global_access_of_shared_memory_is_stopped),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

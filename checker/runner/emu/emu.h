@@ -141,6 +141,9 @@ void emu_trace_stop(struct mem_counts *total, struct emu_line_counts *lines, int
 int emu_trace_counting(void);
 /* A thread arrives at __syncthreads(); a launch starts n threads: counted while tracing. */
 void emu_trace_barrier(void);
+/* A barrier for some of the block's warps completed (warps: their mask): until the interval ends,
+ * their accesses before it and after it are ordered, and no one else's. */
+void emu_trace_named_phase(uint32_t warps, int threads);
 void emu_trace_threads(uint64_t n);
 /* One warp's mma.sync m16n8k16 ran: 2048 multiply-adds on the tensor cores; and n lanes' float
  * fma, mad or mul on the ordinary cores. */

@@ -30,6 +30,7 @@ struct access {
     uint32_t atomic : 1;  /* part of an atomic operation */
     uint32_t float_add : 1; /* ... a float add, which the GPU runs as a compare-and-swap loop */
     uint32_t epoch : 27;  /* warp operations its thread had completed (saturating) */
+    uint32_t phase;       /* barriers for some warps its warp had completed in the interval */
 };
 #define MAX_EPOCH ((1u << 27) - 1)
 
@@ -54,6 +55,10 @@ static struct {
     size_t readable_bytes[8];
     int nreadable;
     struct log logs[MAX_THREADS];
+    /* The interval's barriers for some warps: each warp's set (0: none) and each thread's phases. */
+    uint32_t set[MAX_THREADS / 32];
+    uint32_t phase[MAX_THREADS];
+    int sets;
     struct mem_counts total;
     struct emu_line_counts lines[EMU_MAX_LINES];
     int nlines;
@@ -81,6 +86,7 @@ struct global_word {
     uint32_t stamp;
     uint16_t thread[G_KINDS][2];
     uint32_t pc[G_KINDS][2];
+    uint32_t phase[G_KINDS][2];
 };
 static struct {
     struct global_word *words[8];
@@ -370,6 +376,14 @@ static int rc_found(void);
 static void race_found(int thread, int other, int write, int atomic, uintptr_t pc, uintptr_t other_pc,
                        const char *buffer, long element);
 
+/* Whether threads a and b (of different warps) are ordered within the interval: their warps met at
+ * a barrier for some warps (one set) and the accesses lie in different phases of it. */
+static int ordered_by_set(int a, int b, uint32_t phase_a, uint32_t phase_b)
+{
+    uint32_t set = tr.set[a / 32];
+    return set && (set >> (b / 32) & 1) && phase_a != phase_b;
+}
+
 /* Within the running block: word by word, an access of a thread against those of other warps
  * between the same two barriers (a plain write races with any access, an atomic with plain ones,
  * a plain read with writes and atomics); and the word's last writer. */
@@ -398,7 +412,7 @@ static void check_within_block(int i, const char *c, uint32_t size, int write, u
         for (int k = 0; k < 3 && against[kind][k] >= 0 && !rc_found(); k++)
             for (int j = 0; j < 2; j++) {
                 int o = x->thread[against[kind][k]][j] - 1;
-                if (o >= 0 && o / 32 != me / 32) {
+                if (o >= 0 && o / 32 != me / 32 && !ordered_by_set(me, o, tr.phase[me], x->phase[against[kind][k]][j])) {
                     int other = against[kind][k];
                     race_found(me, o, kind == G_ATOMIC ? other == G_WRITE : write,
                                kind == G_ATOMIC ? 1 : other == G_ATOMIC ? 2 : 0, pc, x->pc[other][j], b->name,
@@ -407,11 +421,11 @@ static void check_within_block(int i, const char *c, uint32_t size, int write, u
                 }
             }
         uint16_t *t = x->thread[kind];
-        uint32_t *p = x->pc[kind];
+        uint32_t *p = x->pc[kind], *ph = x->phase[kind];
         if (!t[0])
-            t[0] = (uint16_t)(me + 1), p[0] = (uint32_t)pc;
+            t[0] = (uint16_t)(me + 1), p[0] = (uint32_t)pc, ph[0] = tr.phase[me];
         else if (!t[1] && (t[0] - 1) / 32 != me / 32)
-            t[1] = (uint16_t)(me + 1), p[1] = (uint32_t)pc;
+            t[1] = (uint16_t)(me + 1), p[1] = (uint32_t)pc, ph[1] = tr.phase[me];
     }
 }
 
@@ -587,7 +601,7 @@ static void log_shared(const char *c, uint32_t size, int write, uintptr_t pc)
     uint32_t op = write ? SHARED_ST : SHARED_LD;
     uint32_t epoch = (uint32_t)tr.epoch < MAX_EPOCH ? (uint32_t)tr.epoch : MAX_EPOCH;
     l->a[l->n++] = (struct access){pc, (uintptr_t)c, size, op, (uint32_t)(tr.atomic != 0), (uint32_t)(tr.float_add != 0),
-                                   epoch};
+                                   epoch, tr.phase[tr.current]};
     tr.atomics_seen |= tr.atomic;
     tr.float_adds_seen |= tr.float_add;
 }
@@ -773,6 +787,18 @@ static void race_found(int thread, int other, int write, int atomic, uintptr_t p
     rc.race = (struct emu_race){thread, other, write, 0, atomic, pc, other_pc, buffer, element};
 }
 
+/* Who counts as one in a set: a thread, a warp, or a set of warps that met at a barrier for some
+ * warps (a warp that met none: itself). */
+enum { BY_THREAD, BY_WARP, BY_SET };
+static int same_one(int a, int b, int by)
+{
+    if (by == BY_THREAD)
+        return a == b;
+    if (a / 32 == b / 32)
+        return 1;
+    return by == BY_SET && tr.set[a / 32] && (tr.set[a / 32] >> (b / 32) & 1);
+}
+
 /* Unit w of access a by thread t: in pass 0 remembered where it is the first of its kind, in
  * pass 1 compared with the firsts it races with. */
 static void check_unit(size_t w, const struct access *a, int t, int pass, int by_warp, int atomics, uint64_t stamp)
@@ -795,7 +821,7 @@ static void check_unit(size_t w, const struct access *a, int t, int pass, int by
     for (int k = 0; against[k] >= 0 && !rc.found; k++) {
         const struct first_access *f = &rc.first[against[k]];
         int o = f->stamp[w] == stamp ? f->thread[w] : -1;
-        if (o < 0 || (by_warp ? o / 32 == t / 32 : o == t))
+        if (o < 0 || same_one(o, t, by_warp))
             continue;
         rc.found = 1;
         rc.race = (struct emu_race){t, o, a->op == SHARED_ST, o / 32 == t / 32, a->atomic || against[k] == FIRST_ATOMIC,
@@ -822,6 +848,38 @@ static void check_set(int from, int to, const size_t *begin, const size_t *end, 
             }
 }
 
+/* Each set of warps that met at barriers for some warps: its accesses of one phase (between two
+ * such barriers) against each other's, by warp. */
+static void check_phases(int threads, size_t *cur, size_t *stop)
+{
+    for (int w = 0; w * 32 < threads && !rc.found; w++) {
+        uint32_t set = tr.set[w];
+        if (!set || __builtin_ctz(set) != w) /* (each set once, from its first warp) */
+            continue;
+        int from = w * 32, to = (32 - __builtin_clz(set)) * 32;
+        to = to < threads ? to : threads;
+        for (int t = from; t < to; t++)
+            cur[t - from] = stop[t - from] = 0;
+        for (;;) {
+            uint32_t phase = UINT32_MAX;
+            for (int t = from; t < to; t++)
+                if ((set >> (t / 32) & 1) && cur[t - from] < tr.logs[t].n && tr.logs[t].a[cur[t - from]].phase < phase)
+                    phase = tr.logs[t].a[cur[t - from]].phase;
+            if (phase == UINT32_MAX || rc.found)
+                break;
+            for (int t = from; t < to; t++) {
+                size_t i = cur[t - from];
+                while ((set >> (t / 32) & 1) && i < tr.logs[t].n && tr.logs[t].a[i].phase == phase)
+                    i++;
+                stop[t - from] = i;
+            }
+            check_set(from, to, cur, stop, BY_WARP);
+            for (int t = from; t < to; t++)
+                cur[t - from] = stop[t - from];
+        }
+    }
+}
+
 static void check_races(int threads)
 {
     static size_t begin[MAX_THREADS], end[MAX_THREADS];
@@ -838,7 +896,7 @@ static void check_races(int threads)
     /* No warp operation in this interval: nothing orders any two threads (one pass). A race
      * within a warp found so is reported only if no two warps race too: those need a barrier,
      * and a __syncwarp() would not do. */
-    if (lo >= hi) {
+    if (lo >= hi && !tr.sets) {
         check_set(0, threads, begin, end, 0);
         if (rc.found && rc.race.same_warp) {
             struct emu_race within = rc.race;
@@ -849,8 +907,11 @@ static void check_races(int threads)
         }
         return;
     }
-    /* Threads of different warps: nothing orders them between two barriers. */
-    check_set(0, threads, begin, end, 1);
+    /* Threads of different warps (different sets of them, where barriers for some warps met):
+     * nothing orders them between two barriers; warps of one set, one phase at a time. */
+    check_set(0, threads, begin, end, BY_SET);
+    if (tr.sets)
+        check_phases(threads, begin, end);
     /* Lanes of one warp: one epoch at a time (each log is in its thread's order, epochs rising). */
     for (int first = 0; first < threads && !rc.found; first += 32) {
         int lanes = threads - first < 32 ? threads - first : 32;
@@ -895,8 +956,18 @@ static void filter_next(void)
     }
 }
 
+static void sets_clear(void)
+{
+    if (!tr.sets)
+        return;
+    memset(tr.set, 0, sizeof tr.set);
+    memset(tr.phase, 0, sizeof tr.phase);
+    tr.sets = 0;
+}
+
 void emu_trace_reset_races(void)
 {
+    sets_clear();
     filter_next();
     rc.found = 0;
     ba.found = 0;
@@ -948,6 +1019,16 @@ static void count_float_add_turns(int threads, int warp_size)
     free(ww);
 }
 
+void emu_trace_named_phase(uint32_t warps, int threads)
+{
+    tr.sets = 1;
+    for (int t = 0; t < threads; t++)
+        if (warps >> (t / 32) & 1) {
+            tr.set[t / 32] = warps;
+            tr.phase[t]++;
+        }
+}
+
 void emu_trace_interval_end(int threads, int warp_size)
 {
     if (tr.on && tr.float_adds_seen)
@@ -956,6 +1037,7 @@ void emu_trace_interval_end(int threads, int warp_size)
     gl.now++;
     if (filter.suspect)
         check_races(threads);
+    sets_clear();
     filter_next();
     tr.atomics_seen = 0;
     if (tr.on)

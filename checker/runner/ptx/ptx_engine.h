@@ -34,8 +34,9 @@ struct emu_uint3 {
 extern struct emu_uint3 blockIdx, blockDim, gridDim;
 
 /* AT_MBARRIER: at an mbarrier.try_wait whose phase has not completed (ptx_async.c), until it has;
- * YIELDED: past an arrival its warp made with products in flight, until the next round of warps. */
-enum lane_state { READY, AT_BARRIER, AT_WARP, EXITED, AT_MBARRIER, YIELDED };
+ * YIELDED: past an arrival its warp made with products in flight, until the next round of warps;
+ * AT_NAMED: at a barrier for some of the block's warps (bar.sync id, count) not yet complete. */
+enum lane_state { READY, AT_BARRIER, AT_WARP, EXITED, AT_MBARRIER, YIELDED, AT_NAMED };
 
 /* Shared memory's bytes: never written, written, written with a marked value. */
 enum { UNSET = 0, SET = 1, MARKED = 2 };
@@ -51,6 +52,15 @@ struct ptx_engine {
     uint8_t state[MAX_THREADS];
     int epoch[MAX_THREADS]; /* warp operations each lane completed (the race check's order) */
     int vote[MAX_THREADS];  /* its predicate at a bar.red */
+    /* Barriers for some of the block's warps (bar.sync id, count): each id's count while in use (0:
+     * not), the threads arrived (32 a warp) and their warps; the id a lane waits at; the set of
+     * warps each warp met at one in this round (0: none); whether one completed in this pass. */
+    struct {
+        uint32_t count, arrived, warps;
+    } named[16];
+    uint8_t named_id[MAX_THREADS];
+    uint32_t named_set[MAX_WARPS];
+    int named_progress;
     unsigned char *shared, *shared_state;
     size_t shared_bytes;
     size_t dynamic_offset; /* where the launch's extern __shared__ memory starts */

@@ -616,6 +616,28 @@ static int check_barrier(void)
                 exited == 1 ? "s" : "ve");
 }
 
+/* No thread can go on and some wait at a barrier for some of the block's warps: the sentence. */
+static int stuck_at_named(void)
+{
+    for (int t = 0; t < X.threads; t++)
+        if (X.state[t] == AT_NAMED) {
+            int id = X.named_id[t], exited = 0, elsewhere = 0;
+            for (int u = 0; u < X.threads; u++)
+                if (X.state[u] == EXITED)
+                    exited++;
+                else if (X.state[u] != AT_NAMED || X.named_id[u] != id)
+                    elsewhere++;
+            char who[40], where[160];
+            return ptx_fail(EMU_BARRIER_DIVERGENCE,
+                            "block (%u,%u): %s waits at barrier %d for %u threads (%s), which never completes: %u "
+                            "arrived, %d threads have returned and %d wait elsewhere, and none can go on. A count "
+                            "larger than the warps that reach it, or an early `return` before it?",
+                            blockIdx.x, blockIdx.y, ptx_thread_name(t, who, sizeof who), id, X.named[id].count,
+                            ptx_where(X.pc[t], where, sizeof where), X.named[id].arrived, exited, elsewhere);
+        }
+    return 0;
+}
+
 /* The order of a block's warps between two barriers (emu_set_schedule): forward, backward, or
  * drawn anew at every barrier from the seed and the block, so that a race between warps that
  * the race check cannot see (atomics beside plain accesses are seen; an order of float atomics
@@ -685,26 +707,36 @@ static int run_block(void)
         X.ncopies[t] = 0, X.committed[t] = 0, X.copy_bytes[t] = 0; /* (copies never waited for are dropped) */
     }
     X.unlanded = 0, X.unset_read = 0, X.copies_pending = 0;
+    memset(X.named, 0, sizeof X.named);
+    memset(X.named_set, 0, sizeof X.named_set);
     ptx_async_block_start();
     if (X.counting)
         memset(X.dep, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.dep);
     for (;;) {
         next_order(order, &rnd);
-        for (int k = 0; k < X.warps; k++) {
-            int rc = run_warp(order[k]);
-            if (rc)
-                return rc;
-        }
+        do { /* again while a barrier for some warps releases them: they go on in this round */
+            X.named_progress = 0;
+            for (int k = 0; k < X.warps; k++) {
+                int rc = run_warp(order[k]);
+                if (rc)
+                    return rc;
+            }
+        } while (X.named_progress);
         emu_trace_interval_end(X.threads, 32);
-        /* threads at an mbarrier whose phase has completed go on, before any barrier is passed (the
-         * race check's interval ends here too: what an mbarrier orders is no race to it) */
+        memset(X.named_set, 0, sizeof X.named_set);
+        /* threads at an mbarrier whose phase has completed go on, and the warps a barrier for some
+         * of the block's warps released, before any barrier is passed (the race check's interval
+         * ends here too: what an mbarrier or such a barrier orders is no race to it) */
         int released = ptx_async_release();
         if (released < 0)
             return ptx_async_error();
         int waiting = 0;
         for (int t = 0; t < X.threads && !released; t++)
             waiting += X.state[t] == AT_BARRIER;
-        int rc = waiting ? check_barrier() : 0;
+        int rc = released ? 0 : stuck_at_named();
+        if (rc)
+            return rc;
+        rc = waiting ? check_barrier() : 0;
         if (rc)
             return rc;
         if (emu_report_race(X.error, sizeof X.error))

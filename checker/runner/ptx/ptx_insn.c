@@ -70,30 +70,96 @@ static uint64_t cvta(const struct ptx_insn *in, int t, uint64_t a)
 }
 
 /* bar.sync a{, b} (and bar.red's a, b): barrier a of 16, for b threads counted by warps (32 for
- * each that arrives). The emulator runs whole-block barriers alone (its race check orders a block's
- * threads by barriers they all reach): b, where given, must be the block's warps times 32. */
-static int whole_block_barrier(const struct ptx_insn *in, int i, int w, uint32_t exec)
+ * each that arrives; b absent: the block's). A barrier for the whole block waits for every thread
+ * (AT_BARRIER, released by the scheduler: ptx_exec.c). One for some of the block's warps (bar.sync
+ * only) completes when its count of threads has arrived, whole warps at a time (named_arrival). */
+static int barrier_operands(const struct ptx_insn *in, int i, int w, uint32_t exec, int *id_out, uint32_t *count_out)
 {
     int red = in->sub >= BAR_RED_POPC, counted = in->nops == (red ? 4 : 2), whole = X.warps * 32;
     char who[40], where[160];
+    int first = 1;
     FOR_LANES(exec, l) {
         int t = w * 32 + (int)l;
         uint64_t id = val(&in->o[red], T_U32, t) & 0xffffffffu;
         uint64_t count = counted ? val(&in->o[red + 1], T_U32, t) & 0xffffffffu : (uint64_t)whole;
-        if (id <= 15 && count == (uint64_t)whole)
-            continue;
-        ptx_thread_name(t, who, sizeof who);
-        ptx_where(i, where, sizeof where);
+#define SAY(...) (ptx_thread_name(t, who, sizeof who), ptx_where(i, where, sizeof where), ptx_fail(__VA_ARGS__))
         if (id > 15)
-            return ptx_fail(EMU_BAD_LAUNCH, "block (%u,%u): %s waits at barrier %llu (%s): a block has barriers 0 to 15",
-                        blockIdx.x, blockIdx.y, who, (unsigned long long)id, where);
-        return ptx_fail(EMU_BAD_LAUNCH,
-                    "block (%u,%u): %s waits at barrier %llu for %llu threads (%s), where the block has %d in %d "
-                    "warps: a barrier for some of a block's warps (a named barrier with a thread count) is not "
-                    "something the emulator runs, since its race check orders a block's threads by barriers they "
-                    "all reach; use __syncthreads()",
-                    blockIdx.x, blockIdx.y, who, (unsigned long long)id, (unsigned long long)count, where, X.threads,
-                    X.warps);
+            return SAY(EMU_BAD_LAUNCH, "block (%u,%u): %s waits at barrier %llu (%s): a block has barriers 0 to 15",
+                       blockIdx.x, blockIdx.y, who, (unsigned long long)id, where);
+        if (count != (uint64_t)whole && (red || count == 0 || count % 32 || count > (uint64_t)whole))
+            return SAY(EMU_BAD_LAUNCH,
+                       "block (%u,%u): %s waits at barrier %llu for %llu threads (%s), where the block has %d in %d "
+                       "warps: %s", blockIdx.x, blockIdx.y, who, (unsigned long long)id, (unsigned long long)count,
+                       where, X.threads, X.warps,
+                       red ? "a bar.red for some of a block's warps is not something the emulator runs; use "
+                             "__syncthreads_count(), _and() or _or()"
+                           : count > (uint64_t)whole ? "more than arrive, so it never completes"
+                                                     : "a barrier counts whole warps, a multiple of 32 from 32 up");
+        if (first) {
+            *id_out = (int)id, *count_out = (uint32_t)count, first = 0;
+        } else if ((int)id != *id_out || (uint32_t)count != *count_out)
+            return SAY(EMU_BAD_LAUNCH, "block (%u,%u): %s waits at barrier %llu for %llu threads (%s), where another lane "
+                       "of its warp names barrier %d for %u: a warp's lanes must name one barrier and one count",
+                       blockIdx.x, blockIdx.y, who, (unsigned long long)id, (unsigned long long)count, where,
+                       *id_out, *count_out);
+#undef SAY
+    }
+    return 0;
+}
+
+/* Warp w's lanes exec arrive at barrier id for count threads (fewer than the block's). */
+static int named_arrival(int i, int w, uint32_t exec, int id, uint32_t count)
+{
+    char who[40], where[160];
+    uint32_t lanes = 0;
+    for (int l = 0; l < 32 && w * 32 + l < X.threads; l++)
+        if (X.state[w * 32 + l] != EXITED)
+            lanes |= 1u << l;
+    ptx_thread_name(w * 32 + __builtin_ctz(exec), who, sizeof who);
+    if (exec != lanes)
+        return ptx_fail(EMU_BARRIER_DIVERGENCE, "block (%u,%u): %s waits at barrier %d for %u threads (%s) with "
+                        "lanes 0x%08x of its warp, not all of its lanes that have not returned (0x%08x): a barrier "
+                        "counts whole warps, so its warp must reach it together", blockIdx.x, blockIdx.y, who, id,
+                        count, ptx_where(i, where, sizeof where), exec, lanes);
+    if (X.named[id].count && X.named[id].count != count)
+        return ptx_fail(EMU_BARRIER_DIVERGENCE, "block (%u,%u): %s waits at barrier %d for %u threads (%s), where "
+                        "warps already wait at it for %u: every warp must name the same count", blockIdx.x,
+                        blockIdx.y, who, id, count, ptx_where(i, where, sizeof where), X.named[id].count);
+    X.named[id].count = count;
+    X.named[id].arrived += 32;
+    X.named[id].warps |= 1u << w;
+    FOR_LANES(exec, l) {
+        X.state[w * 32 + (int)l] = AT_NAMED;
+        X.named_id[w * 32 + (int)l] = (uint8_t)id;
+        emu_trace_barrier();
+    }
+    if (X.named[id].arrived < count)
+        return 0;
+    /* Complete. Every warp of the block that has not returned: as __syncthreads(), its warps go on
+     * in the next round. Some: they go on in this round, ordered among themselves alone (the race
+     * check's phase of a set of warps); a set must keep to itself between two rounds. */
+    uint32_t warps = X.named[id].warps, alive = 0;
+    X.named[id].count = X.named[id].arrived = X.named[id].warps = 0;
+    for (int t = 0; t < X.threads; t++)
+        if (X.state[t] != EXITED)
+            alive |= 1u << (t / 32);
+    for (int v = 0; v < X.warps && warps != alive; v++)
+        if ((warps >> v & 1) && X.named_set[v] && X.named_set[v] != warps)
+            return ptx_fail(EMU_BAD_LAUNCH, "block (%u,%u): %s completes barrier %d (%s) with warps 0x%08x, where "
+                            "warp %d met warps 0x%08x at a barrier since the last barrier of the whole block: the "
+                            "emulator's race check orders warps by barriers for some of them only where each set "
+                            "of warps keeps to itself; use __syncthreads() between the two", blockIdx.x, blockIdx.y,
+                            who, id, ptx_where(i, where, sizeof where), warps, v, X.named_set[v]);
+    for (int t = 0; t < X.threads; t++)
+        if (X.state[t] == AT_NAMED && X.named_id[t] == id) {
+            X.state[t] = warps == alive ? YIELDED : READY;
+            X.pc[t]++;
+            X.epoch[t]++; /* (orders its warp's lanes, as a warp operation does) */
+            X.named_set[t / 32] = warps == alive ? 0 : warps;
+        }
+    if (warps != alive) {
+        emu_trace_named_phase(warps, X.threads);
+        X.named_progress = 1;
     }
     return 0;
 }
@@ -530,9 +596,17 @@ static int exec_nothing(const struct step *s)
 static int exec_barrier(const struct step *s)
 {
     STEP_NAMES(s);
-    int rc = whole_block_barrier(in, i, w, exec);
+    int id = 0;
+    uint32_t count = 0;
+    int rc = barrier_operands(in, i, w, exec, &id, &count);
     if (rc)
         return rc;
+    if (exec && count < (uint32_t)X.warps * 32) {
+        FOR_LANES(active & ~exec, l)
+            X.pc[first + (int)l]++;
+        rc = named_arrival(i, w, exec, id, count);
+        return rc ? rc : PC_MOVED;
+    }
     FOR_LANES(exec, l) {
         int t = first + (int)l;
         X.state[t] = AT_BARRIER;

@@ -262,6 +262,21 @@ __global__ void named_barrier(float *out, int count)
     out[threadIdx.x] = s[(threadIdx.x + 32) % 64];
 }
 
+/* Warps 0 and 1 at a barrier for `count` threads, then each reads the other's words; warps from
+ * `skip` on return first (grid 1, block 96 or 128). */
+__global__ void named_barrier_some(float *out, int count, int skip)
+{
+    __shared__ float s[64];
+    int w = threadIdx.x / 32;
+    if (w >= skip) {
+        out[threadIdx.x] = -1.0f;
+        return;
+    }
+    s[threadIdx.x % 64] = (float)threadIdx.x;
+    asm volatile("bar.sync 1, %0;" ::"r"(count) : "memory"); /* L:named_barrier_some */
+    out[threadIdx.x] = s[(threadIdx.x + 32) % 64];
+}
+
 /* ld.global of a generic address of shared memory: on a GPU a fault. */
 __global__ void global_of_shared(float *out)
 {
