@@ -157,6 +157,13 @@ static void barriers_for_some_warps_hold_those_warps(void **state)
     assert_said(at("named_barrier_some"));
     assert_run(run_named_some(out, 96, 48, 2), EMU_BAD_LAUNCH);
     assert_said("a barrier counts whole warps");
+    /* (found by a review: each passed before) */
+    assert_run(launch("_Z19named_barrier_wrongPfi", 1, 128, 2, P(out), I(0)), EMU_RACE);
+    assert_said("with no barrier between them: a race");
+    assert_run(launch("_Z19named_barrier_wrongPfi", 1, 128, 2, P(out), I(1)), EMU_RACE);
+    assert_said("which warps meet there depends on timing");
+    assert_run(launch("_Z19named_barrier_wrongPfi", 1, 128, 2, P(out), I(2)), EMU_BARRIER_DIVERGENCE);
+    assert_said("while other threads wait at barrier");
 }
 
 /* ld.global of shared memory's generic address: stopped, as a GPU faults (before, it was served

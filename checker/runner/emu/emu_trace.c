@@ -422,10 +422,15 @@ static void check_within_block(int i, const char *c, uint32_t size, int write, u
             }
         uint16_t *t = x->thread[kind];
         uint32_t *p = x->pc[kind], *ph = x->phase[kind];
-        if (!t[0])
-            t[0] = (uint16_t)(me + 1), p[0] = (uint32_t)pc, ph[0] = tr.phase[me];
-        else if (!t[1] && (t[0] - 1) / 32 != me / 32)
-            t[1] = (uint16_t)(me + 1), p[1] = (uint32_t)pc, ph[1] = tr.phase[me];
+        int j = !t[0] ? 0 : !t[1] && (t[0] - 1) / 32 != me / 32 ? 1 : -1;
+        /* an access of the set that an earlier phase's access of it is ordered before takes its
+         * place: it races with every access the earlier one races with, and later ones of the
+         * set are compared with it (two places would otherwise fill with old phases) */
+        for (int k = 0; k < 2 && j < 0; k++)
+            if (t[k] && ordered_by_set(me, t[k] - 1, tr.phase[me], ph[k]))
+                j = k;
+        if (j >= 0)
+            t[j] = (uint16_t)(me + 1), p[j] = (uint32_t)pc, ph[j] = tr.phase[me];
     }
 }
 

@@ -53,10 +53,11 @@ struct ptx_engine {
     int epoch[MAX_THREADS]; /* warp operations each lane completed (the race check's order) */
     int vote[MAX_THREADS];  /* its predicate at a bar.red */
     /* Barriers for some of the block's warps (bar.sync id, count): each id's count while in use (0:
-     * not), the threads arrived (32 a warp) and their warps; the id a lane waits at; the set of
+     * not), the threads arrived (32 a warp) and their warps, and the warps that last completed it
+     * since the last barrier of the whole block; the id a lane waits at (either kind); the set of
      * warps each warp met at one in this round (0: none); whether one completed in this pass. */
     struct {
-        uint32_t count, arrived, warps;
+        uint32_t count, arrived, warps, last;
     } named[16];
     uint8_t named_id[MAX_THREADS];
     uint32_t named_set[MAX_WARPS];

@@ -582,12 +582,22 @@ static int run_warp(int w)
  * barrier), and none has returned; else the sentence. */
 static int check_barrier(void)
 {
-    int waiting = 0, exited = 0, other = 0, pc = -1, other_pc = -1;
+    int waiting = 0, exited = 0, other = 0, pc = -1, other_pc = -1, id = -1;
     for (int t = 0; t < X.threads; t++) {
         if (X.state[t] == EXITED) {
             exited++;
             continue;
         }
+        if (id >= 0 && X.state[t] == AT_BARRIER && X.named_id[t] != id) {
+            char a[160], b[160], who[40];
+            return ptx_fail(EMU_BARRIER_DIVERGENCE,
+                            "block (%u,%u): %s waits at barrier %d (%s) while other threads wait at barrier %d (%s), "
+                            "each for the whole block: neither completes until every thread reaches the same one",
+                            blockIdx.x, blockIdx.y, ptx_thread_name(t, who, sizeof who), X.named_id[t],
+                            ptx_where(X.pc[t], a, sizeof a), id, ptx_where(pc, b, sizeof b));
+        }
+        if (id < 0 && X.state[t] == AT_BARRIER)
+            id = X.named_id[t];
         const struct ptx_insn *in = &X.k->insns[X.pc[t]];
         if (pc < 0 || X.pc[t] == pc ||
             (in->line && in->line == X.k->insns[pc].line && in->col == X.k->insns[pc].col)) {
@@ -770,6 +780,8 @@ static int run_block(void)
                 X.state[t] = READY;
                 X.pc[t]++;
             }
+        for (int id = 0; id < 16; id++) /* a barrier for some warps may meet other warps now */
+            X.named[id].last = 0;
     }
 }
 

@@ -135,15 +135,20 @@ static int named_arrival(int i, int w, uint32_t exec, int id, uint32_t count)
     }
     if (X.named[id].arrived < count)
         return 0;
-    /* Complete. Every warp of the block that has not returned: as __syncthreads(), its warps go on
-     * in the next round. Some: they go on in this round, ordered among themselves alone (the race
-     * check's phase of a set of warps); a set must keep to itself between two rounds. */
-    uint32_t warps = X.named[id].warps, alive = 0;
+    /* Complete: its warps go on in this round, ordered among themselves alone (the race check's
+     * phase of a set of warps), even where they are all the warps left (the others that returned
+     * may still be running on a GPU). Until the next barrier of the whole block, a barrier must
+     * complete with the same warps each time, and a set must keep to itself until the round ends. */
+    uint32_t warps = X.named[id].warps, last = X.named[id].last;
     X.named[id].count = X.named[id].arrived = X.named[id].warps = 0;
-    for (int t = 0; t < X.threads; t++)
-        if (X.state[t] != EXITED)
-            alive |= 1u << (t / 32);
-    for (int v = 0; v < X.warps && warps != alive; v++)
+    if (last && last != warps && count > 32) /* (a warp alone meets no other, whichever it is) */
+        return ptx_fail(EMU_RACE, "block (%u,%u): %s completes barrier %d (%s) with warps 0x%08x, where warps 0x%08x "
+                        "completed it before, with no barrier of the whole block between: on a GPU its first %u "
+                        "threads to arrive complete it, whichever warps they are, so which warps meet there depends "
+                        "on timing (a race). Give each set of warps a barrier of its own", blockIdx.x, blockIdx.y,
+                        who, id, ptx_where(i, where, sizeof where), warps, last, count);
+    X.named[id].last = warps;
+    for (int v = 0; v < X.warps; v++)
         if ((warps >> v & 1) && X.named_set[v] && X.named_set[v] != warps)
             return ptx_fail(EMU_BAD_LAUNCH, "block (%u,%u): %s completes barrier %d (%s) with warps 0x%08x, where "
                             "warp %d met warps 0x%08x at a barrier since the last barrier of the whole block: the "
@@ -152,15 +157,13 @@ static int named_arrival(int i, int w, uint32_t exec, int id, uint32_t count)
                             who, id, ptx_where(i, where, sizeof where), warps, v, X.named_set[v]);
     for (int t = 0; t < X.threads; t++)
         if (X.state[t] == AT_NAMED && X.named_id[t] == id) {
-            X.state[t] = warps == alive ? YIELDED : READY;
+            X.state[t] = READY;
             X.pc[t]++;
             X.epoch[t]++; /* (orders its warp's lanes, as a warp operation does) */
-            X.named_set[t / 32] = warps == alive ? 0 : warps;
+            X.named_set[t / 32] = warps;
         }
-    if (warps != alive) {
-        emu_trace_named_phase(warps, X.threads);
-        X.named_progress = 1;
-    }
+    emu_trace_named_phase(warps, X.threads);
+    X.named_progress = 1;
     return 0;
 }
 
@@ -610,6 +613,7 @@ static int exec_barrier(const struct step *s)
     FOR_LANES(exec, l) {
         int t = first + (int)l;
         X.state[t] = AT_BARRIER;
+        X.named_id[t] = (uint8_t)id;
         X.vote[t] = in->sub >= BAR_RED_POPC ? (int)(val(&o[in->nops - 1], T_PRED, t) & 1) : 0;
         emu_trace_barrier();
     }

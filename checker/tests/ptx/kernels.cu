@@ -277,6 +277,24 @@ __global__ void named_barrier_some(float *out, int count, int skip)
     out[threadIdx.x] = s[(threadIdx.x + 32) % 64];
 }
 
+/* Barriers for some warps gone wrong (grid 1, block 128): `kind` 0, warps 0 and 1 write and
+ * return while warps 2 and 3 meet at a barrier for 64 and read what they wrote (on a GPU the
+ * writers may not have run yet); 1, every warp at one barrier for 64, pairs as they arrive; 2,
+ * warps 0-1 and 2-3 at barriers 1 and 0, each counting the whole block. */
+__global__ void named_barrier_wrong(float *out, int kind)
+{
+    __shared__ float s[128];
+    int w = threadIdx.x / 32;
+    s[threadIdx.x] = (float)threadIdx.x;
+    if (kind == 0 && w < 2)
+        return;
+    if (kind == 2)
+        asm volatile("bar.sync %0, 128;" ::"r"(w < 2 ? 1 : 0) : "memory"); /* L:named_barrier_wrong */
+    else
+        asm volatile("bar.sync 1, 64;" ::: "memory");
+    out[threadIdx.x] = s[(threadIdx.x + 64) % 128];
+}
+
 /* ld.global of a generic address of shared memory: on a GPU a fault. */
 __global__ void global_of_shared(float *out)
 {
