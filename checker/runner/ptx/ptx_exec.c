@@ -734,9 +734,9 @@ static int run_block(void)
         } while (X.named_progress);
         emu_trace_interval_end(X.threads, 32);
         memset(X.named_set, 0, sizeof X.named_set);
-        /* threads at an mbarrier whose phase has completed go on, and the warps a barrier for some
-         * of the block's warps released, before any barrier is passed (the race check's interval
-         * ends here too: what an mbarrier or such a barrier orders is no race to it) */
+        /* threads at an mbarrier whose phase has completed go on, before any barrier is passed (the
+         * race check's interval ends here too: what an mbarrier orders is no race to it); warps a
+         * barrier for some warps released went on in the round (the do loop above) */
         int released = ptx_async_release();
         if (released < 0)
             return ptx_async_error();
