@@ -347,6 +347,10 @@ def kill_survivors():
 def main(args):
     for sig in (signal.SIGPIPE, signal.SIGINT):  # as a shell has them: the program ends, no traceback
         signal.signal(sig, signal.SIG_DFL)
+    # On a fresh machine the workbook is not built yet: build it (the judges' cases need it anyway).
+    if not os.path.exists(WORKBOOK) and subprocess.run(MAKE + ["-s", "--no-print-directory", WORKBOOK]).returncode:
+        print(f"run-cases: {WORKBOOK} is not built and `make {WORKBOOK}` failed (its output above)", file=sys.stderr)
+        return 2
     p = subprocess.run([WORKBOOK, "cases", "--fields", FIELDS] + args, stdout=subprocess.PIPE)
     if p.returncode != 0:
         return 2
