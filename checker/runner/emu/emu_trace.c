@@ -376,12 +376,17 @@ static int rc_found(void);
 static void race_found(int thread, int other, int write, int atomic, uintptr_t pc, uintptr_t other_pc,
                        const char *buffer, long element);
 
-/* Whether threads a and b (of different warps) are ordered within the interval: their warps met at
- * a barrier for some warps (one set) and the accesses lie in different phases of it. */
+/* Whether the warps of threads a and b met at a barrier for some warps in this interval (one set). */
+static int in_one_set(int a, int b)
+{
+    return tr.set[a / 32] && (tr.set[a / 32] >> (b / 32) & 1);
+}
+
+/* Whether accesses of threads a and b (of different warps) are ordered within the interval: one
+ * set's, in different phases of it. */
 static int ordered_by_set(int a, int b, uint32_t phase_a, uint32_t phase_b)
 {
-    uint32_t set = tr.set[a / 32];
-    return set && (set >> (b / 32) & 1) && phase_a != phase_b;
+    return in_one_set(a, b) && phase_a != phase_b;
 }
 
 /* Within the running block: word by word, an access of a thread against those of other warps
@@ -799,14 +804,12 @@ static int same_one(int a, int b, int by)
 {
     if (by == BY_THREAD)
         return a == b;
-    if (a / 32 == b / 32)
-        return 1;
-    return by == BY_SET && tr.set[a / 32] && (tr.set[a / 32] >> (b / 32) & 1);
+    return a / 32 == b / 32 || (by == BY_SET && in_one_set(a, b));
 }
 
 /* Unit w of access a by thread t: in pass 0 remembered where it is the first of its kind, in
  * pass 1 compared with the firsts it races with. */
-static void check_unit(size_t w, const struct access *a, int t, int pass, int by_warp, int atomics, uint64_t stamp)
+static void check_unit(size_t w, const struct access *a, int t, int pass, int by, int atomics, uint64_t stamp)
 {
     int kinds[2] = {a->atomic ? FIRST_ATOMIC : a->op == SHARED_ST ? FIRST_WRITE : -1,
                     a->atomic || !atomics ? -1 : FIRST_PLAIN};
@@ -826,7 +829,7 @@ static void check_unit(size_t w, const struct access *a, int t, int pass, int by
     for (int k = 0; against[k] >= 0 && !rc.found; k++) {
         const struct first_access *f = &rc.first[against[k]];
         int o = f->stamp[w] == stamp ? f->thread[w] : -1;
-        if (o < 0 || same_one(o, t, by_warp))
+        if (o < 0 || same_one(o, t, by))
             continue;
         rc.found = 1;
         rc.race = (struct emu_race){t, o, a->op == SHARED_ST, o / 32 == t / 32, a->atomic || against[k] == FIRST_ATOMIC,
@@ -835,8 +838,8 @@ static void check_unit(size_t w, const struct access *a, int t, int pass, int by
 }
 
 /* The accesses of one set: lanes [from, to) of the block, entries [begin[t], end[t]) of each
- * thread's log. by_warp: two threads differ when their warps do (the set is an interval). */
-static void check_set(int from, int to, const size_t *begin, const size_t *end, int by_warp)
+ * thread's log. by: who counts as one (BY_WARP, BY_SET: the set is an interval or a phase). */
+static void check_set(int from, int to, const size_t *begin, const size_t *end, int by)
 {
     int atomics = tr.atomics_seen;
     uint64_t stamp = ++rc.stamp;
@@ -849,7 +852,7 @@ static void check_set(int from, int to, const size_t *begin, const size_t *end, 
                     continue;
                 size_t at = (size_t)(a->addr - (uintptr_t)tr.shared_begin), last = at + (a->size ? a->size : 1) - 1;
                 for (size_t w = at / UNIT; w <= last / UNIT && w < units && !rc.found; w++)
-                    check_unit(w, a, t, pass, by_warp, atomics, stamp);
+                    check_unit(w, a, t, pass, by, atomics, stamp);
             }
 }
 
@@ -902,11 +905,11 @@ static void check_races(int threads)
      * within a warp found so is reported only if no two warps race too: those need a barrier,
      * and a __syncwarp() would not do. */
     if (lo >= hi && !tr.sets) {
-        check_set(0, threads, begin, end, 0);
+        check_set(0, threads, begin, end, BY_THREAD);
         if (rc.found && rc.race.same_warp) {
             struct emu_race within = rc.race;
             rc.found = 0;
-            check_set(0, threads, begin, end, 1);
+            check_set(0, threads, begin, end, BY_WARP);
             if (!rc.found)
                 rc.race = within, rc.found = 1;
         }
@@ -937,7 +940,7 @@ static void check_races(int threads)
                     i++;
                 stop[l] = i;
             }
-            check_set(first, first + lanes, cur, stop, 0);
+            check_set(first, first + lanes, cur, stop, BY_THREAD);
             for (int l = 0; l < lanes; l++)
                 cur[l] = stop[l];
         }
