@@ -334,8 +334,8 @@ int ptx_async_error(void)
 }
 
 /* After a round of the block's warps: the threads whose phase has completed since go on, and those
- * that yielded (past an arrival with products in flight, or a barrier every warp reached).
- * Returns how many; where none can and some wait, -1 and the error (the wait can never end). */
+ * that yielded (past an arrival their warp made with products in flight). Returns how many; where
+ * none can and some wait, -1 and the error (the wait can never end). */
 int ptx_async_release(void)
 {
     int released = 0, waiting = 0, first = -1;
