@@ -32,6 +32,11 @@ struct thresholds {
      * that issues that many cannot be the speed-up faster (lesson 10: mma does in one instruction
      * the 2,048 multiply-adds lesson 8 issues 64 FMAs for). */
     double max_instruction_ratio;
+    /* And in the emulator, the student's shared-memory instructions (loads, stores, atomics,
+     * ldmatrix) at most this fraction of the baseline's: each takes its own turn in the SM's
+     * queue to shared memory, and its own latency in the warp's chain (lesson 10: one ldmatrix.x4
+     * brings a lane what four 4-byte loads of mma.sync's layout would, and more for B's pairs). */
+    double max_shared_instruction_ratio;
     /* And in the emulator, at most this many warps of a block adding floats into one shared word
      * with atomics between two barriers: the GPU runs each such add as a compare-and-swap loop,
      * so the warps on a word take turns (lesson 7: two warps a word as fast as required on an

@@ -58,6 +58,8 @@ struct traffic_rules {
     double work;                  /* the family's multiply-adds at the counted size */
     double max_instruction_ratio; /* the student's warp instructions at most this times the
                                      baseline's (the emulator's counts; none from Nsight Compute) */
+    double max_shared_instruction_ratio; /* the student's shared-memory instructions at most this
+                                            times the baseline's (the emulator's counts) */
     double max_float_atomic_warps; /* at most this many warps of a block on one shared word with
                                       float adds between two barriers (the emulator's count) */
     double min_copy_overlap_share; /* at least this share of the tensor cores' multiply-adds issued

@@ -43,6 +43,9 @@ int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solution_confl
     if (t->max_instruction_ratio > 0)
         snprintf(rules[n++], RULE_TEXT, "warp instructions issued at most %.2f of the baseline's",
                  t->max_instruction_ratio);
+    if (t->max_shared_instruction_ratio > 0)
+        snprintf(rules[n++], RULE_TEXT, "shared-memory instructions issued at most %.2f of the baseline's",
+                 t->max_shared_instruction_ratio);
     if (t->min_copy_overlap_share > 0)
         snprintf(rules[n++], RULE_TEXT, "at least %.2f of the tensor cores' multiply-adds issued while a tensor copy "
                  "runs ahead", t->min_copy_overlap_share);
@@ -142,6 +145,7 @@ static struct traffic_rules lesson_rules(int rows, int cols)
                                   .min_tensor_core_share = t->min_tensor_core_share,
                                   .work = checking.lesson->family->work(rows, cols),
                                   .max_instruction_ratio = t->max_instruction_ratio,
+                                  .max_shared_instruction_ratio = t->max_shared_instruction_ratio,
                                   .max_float_atomic_warps = t->max_float_atomic_warps,
                                   .min_copy_overlap_share = t->min_copy_overlap_share};
 }

@@ -100,6 +100,18 @@ static void each_rule_fails_with_its_sentence(void **state)
     struct mem_counts unknown = tile_counts(1024, 1024, 4);
     assert_int_equal(traffic_verdict(&c, &unknown, NULL, 0, &instructions, why, sizeof why), 0);
 
+    /* Shared-memory instructions: fragments read word by word where ldmatrix would read four. */
+    c = tile_counts(1024, 1024, 4);
+    base.issued[ISSUE_SHARED] = 1000;
+    c.issued[ISSUE_SHARED] = 201;
+    struct traffic_rules shared = {.max_shared_instruction_ratio = 0.2};
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &shared, why, sizeof why), -1);
+    assert_contains(why, "201 shared-memory instructions issued, 0.20 of the baseline's 1000, where at most 0.20 is allowed");
+    c.issued[ISSUE_SHARED] = 200;
+    assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &shared, why, sizeof why), 0);
+    /* Nsight Compute's counts have no instructions: no rule to keep. */
+    assert_int_equal(traffic_verdict(&c, &unknown, NULL, 0, &shared, why, sizeof why), 0);
+
     /* Float atomics on one shared word: three warps of a block where two may, named by its line. */
     c = tile_counts(1024, 1024, 4);
     c.float_atomic_warps = 3;

@@ -23,6 +23,7 @@ static const struct field {
     {"max_barriers_per_thread", offsetof(struct thresholds, max_barriers_per_thread), 0, 1, " barriers"},
     {"min_tensor_core_share", offsetof(struct thresholds, min_tensor_core_share), 0, 100, "%"},
     {"max_instruction_ratio", offsetof(struct thresholds, max_instruction_ratio), 0, 1, ""},
+    {"max_shared_instruction_ratio", offsetof(struct thresholds, max_shared_instruction_ratio), 0, 1, ""},
     {"max_float_atomic_warps", offsetof(struct thresholds, max_float_atomic_warps), 0, 1, " warps"},
     {"min_copy_overlap_share", offsetof(struct thresholds, min_copy_overlap_share), 0, 100, "%"},
     {"max_conflict_share", offsetof(struct thresholds, max_conflict_share), 0, 100, "%"},

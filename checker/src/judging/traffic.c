@@ -303,5 +303,16 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
                  student->issued[most]);
         broken(why, len, rule);
     }
+    uint64_t shared = student->issued[ISSUE_SHARED], baseline_shared = baseline->issued[ISSUE_SHARED];
+    double shared_ratio = baseline_shared ? (double)shared / (double)baseline_shared : 0;
+    if (rules->max_shared_instruction_ratio > 0 && shared_ratio > rules->max_shared_instruction_ratio) {
+        snprintf(rule, sizeof rule,
+                 "%" PRIu64 " shared-memory instructions issued, %.2f of the baseline's %" PRIu64 ", where at most %.2f "
+                 "is allowed: each waits its turn in the SM's queue to shared memory and adds its latency to the "
+                 "warp's chain; one ldmatrix.x4 gives each lane its share of four 8 x 8 matrices, what four or more "
+                 "loads of single words would",
+                 shared, shared_ratio, baseline_shared, rules->max_shared_instruction_ratio);
+        broken(why, len, rule);
+    }
     return len && why[0] ? -1 : 0;
 }
