@@ -309,8 +309,8 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
         snprintf(rule, sizeof rule,
                  "%" PRIu64 " shared-memory instructions issued, %.2f of the baseline's %" PRIu64 ", where at most %.2f "
                  "is allowed: each waits its turn in the SM's queue to shared memory and adds its latency to the "
-                 "warp's chain; one ldmatrix.x4 gives each lane its share of four 8 x 8 matrices, what four or more "
-                 "loads of single words would",
+                 "warp's chain, so wider reads do more a turn: one ldmatrix.x4 gives each lane its share of four 8 x 8 "
+                 "matrices, one 16-byte load four words",
                  shared, shared_ratio, baseline_shared, rules->max_shared_instruction_ratio);
         broken(why, len, rule);
     }
