@@ -267,7 +267,7 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
 {
     const struct ptx_operand *o = in->o;
     int at = in->sub == MB_INIT || in->sub == MB_EXPECT_TX ? 0 : 1;
-    int lag = in->sub == MB_TRY_WAIT && ptx_schedule_order() == 2 && (ptx_schedule_draw() & 1);
+    int lag = in->sub == MB_TRY_WAIT && w / 4 == ptx_schedule_slow_warpgroup();
     *blocked = 0;
     FOR_LANES(exec, l) {
         int t = w * 32 + (int)l;
@@ -308,8 +308,9 @@ int ptx_mbarrier(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_
                     A.waited[w][b - A.bar] = b->phase;
                     A.awaiting[w][b - A.bar] += A.pending[w][b - A.bar];
                     A.pending[w][b - A.bar] = 0;
-                    /* In the drawn schedule a warp may be slow after its wait: the others run first,
-                     * so a stage refilled before every consumer is done with it shows. */
+                    /* In the drawn order one warpgroup is slow after each wait for a copy: the
+                     * others run first, so a stage refilled before every consumer is done with it
+                     * shows. */
                     if (lag && b->copied)
                         X.state[t] = YIELDED;
                 }

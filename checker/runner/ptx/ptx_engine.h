@@ -281,8 +281,8 @@ int ptx_wgmma(const struct ptx_insn *in, int i, int w);
 int ptx_full_warp(const struct ptx_insn *in, int i, int w);
 /* The schedule's order of warps (emu_set_schedule): 0 forward, 1 backward, 2 drawn. */
 int ptx_schedule_order(void);
-/* A number drawn from the drawn schedule's seed (where it lets a warp lag: ptx_async.c). */
-uint64_t ptx_schedule_draw(void);
+/* The warpgroup that lags after its waits in the drawn order, -1 in the others (ptx_async.c). */
+int ptx_schedule_slow_warpgroup(void);
 /* Thread t's ordinary stores wrote shared bytes [off, off + n): the tensor cores see them after
  * its next proxy fence. */
 static inline void ptx_generic_wrote(int t, size_t off, size_t n)

@@ -656,14 +656,13 @@ static int stuck_at_named(void)
  * kernel whose block reads what another block wrote is a race between blocks. */
 static struct {
     int order;
-    uint64_t seed, draws; /* draws: ptx_schedule_draw's state */
+    uint64_t seed;
 } S;
 
 void emu_set_schedule(int order, uint64_t seed)
 {
     S.order = order;
     S.seed = seed;
-    S.draws = seed ^ 0x5DEECE66Dull;
 }
 
 int ptx_schedule_order(void)
@@ -679,9 +678,16 @@ static uint64_t splitmix(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-uint64_t ptx_schedule_draw(void)
+/* In the drawn order, the block's slow warpgroup: the next one in each next block (the first drawn
+ * from the seed), so that in a grid of as many blocks as the block has warpgroups each is slow in
+ * one block, whatever the seed. A coin per wait let a race between warpgroups pass under some
+ * seeds. -1 in the other orders. */
+int ptx_schedule_slow_warpgroup(void)
 {
-    return splitmix(&S.draws);
+    if (S.order != 2)
+        return -1;
+    uint64_t block = ((uint64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x, seed = S.seed;
+    return (int)((splitmix(&seed) + block) % (uint64_t)((X.warps + 3) / 4));
 }
 
 /* The warps' order up to the next barrier into w[]. */
