@@ -35,6 +35,13 @@ static double reference_at(const float *A, const float *B, int rows, int cols, s
     return ref_matmul_at(A, B, rows, (int)(i / (size_t)cols), (int)(i % (size_t)cols));
 }
 
+static void reference_each(const float *A, const float *B, int rows, int cols, const uint64_t *order, size_t n,
+                           double *want)
+{
+    (void)cols;
+    ref_matmul_each(A, B, rows, order, n, want);
+}
+
 /* C[r][c] reads row r of A and column c of B. */
 static void input_run(int rows, int cols, size_t i, int k, size_t *first, size_t *count, size_t *stride)
 {
@@ -117,7 +124,8 @@ static double work(int rows, int cols)
     .params = "const float *A, const float *B, float *C, int N", .nscalars = 1
 #define MATMUL_JUDGING                                                                               \
     .output_shape = output_shape, .size_text = size_text, .tolerance = tolerance,                    \
-    .reference_at = reference_at, .input_run = input_run, .output_is_sum = 1, .work = work,      \
+    .reference_at = reference_at, .reference_each = reference_each, .input_run = input_run,          \
+    .output_is_sum = 1, .work = work,                                                                \
     .timed_output_blocks = 1 /* a block's K loop at N = 4096: about a second in the emulator */
 #define FLOPS_PER_SECOND(routine) {routine, flops, "TFLOP/s", 1e12, "floating-point operations per second"}
 /* The float matmuls: a block of threads_x x threads_y threads per tile x tile block of C, cuBLAS's

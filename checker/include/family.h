@@ -7,6 +7,7 @@
 #ifndef WB_FAMILY_H
 #define WB_FAMILY_H
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tolerance.h"
 #include "residues.h"
@@ -42,6 +43,11 @@ struct family {
      * timed size) before it asks reference_at. Needed where timed_sample or timed_output_blocks
      * is set. */
     void (*input_run)(int rows, int cols, size_t i, int k, size_t *first, size_t *count, size_t *stride);
+    /* Optional: reference_at of the n elements of order, bit for bit, into want[] (order sorted
+     * by element), where one element at a time is slow: a sampled matmul block's 32768 elements
+     * each read a column of B, 4096 floats N apart. */
+    void (*reference_each)(const float *in0, const float *in1, int rows, int cols, const uint64_t *order, size_t n,
+                           double *want);
     /* The likely mistakes, for the diagnosis: what each would have produced (it fills out, the
      * output's shape, and returns 0, or -1 when too large to compute) and the sentence that names
      * it (matmul's B*A: "A and B are swapped"). The first NULL ends the list. */

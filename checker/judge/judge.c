@@ -266,6 +266,45 @@ static void lazy_fill(const struct gpu_job *job, float *in, int k, size_t first,
     }
 }
 
+/* The runs of an input a sample's reference has filled already (each element of a matmul's output
+ * reads a whole row of A and a column of B, which the block's other elements read again): an
+ * open-addressed set of (input, first, count, stride), so that each run is made from the seed once. */
+struct filled_runs {
+    uint64_t *keys; /* 4 a slot; first + 1 in the second, so that 0 marks a free slot */
+    size_t slots;
+};
+
+static int filled_before(struct filled_runs *s, int k, size_t first, size_t count, size_t stride)
+{
+    if (!s->keys)
+        return 0;
+    uint64_t key[4] = {(uint64_t)k, (uint64_t)first + 1, (uint64_t)count, (uint64_t)stride};
+    size_t h = (size_t)(((key[0] * 0x9E3779B97F4A7C15ull ^ key[1]) * 0xC2B2AE3D27D4EB4Full ^ key[2] ^ key[3] << 32) *
+                        0x165667B19E3779F9ull >> 20) & (s->slots - 1);
+    for (;; h = (h + 1) & (s->slots - 1)) {
+        uint64_t *slot = s->keys + 4 * h;
+        if (slot[1] == 0) {
+            memcpy(slot, key, sizeof key);
+            return 0;
+        }
+        if (!memcmp(slot, key, sizeof key))
+            return 1;
+    }
+}
+
+/* A written element's place in the output, and in the runner's list of them. */
+struct written_at {
+    uint64_t element;
+    size_t i;
+};
+
+static int by_element(const void *a, const void *b)
+{
+    const struct written_at *x = a, *y = b;
+    return x->element != y->element ? (x->element > y->element) - (x->element < y->element)
+                                     : (x->i > y->i) - (x->i < y->i);
+}
+
 /* A sample's output (gpu_report's sampled_written): each element its blocks wrote against the CPU
  * reference, whose inputs are made from the seed where it reads them: a kernel wrong only at the
  * size a GPU times is seen there. 0, or -1 with the first wrong elements said. */
@@ -291,25 +330,57 @@ static int judge_sampled_output(const struct gpu_job *job, const char *sz)
     out_shape(job, &orows, &ocols);
     struct tolerance tol = tolerance_for(job);
     char lines[5][160];
+    /* at most one run an input an element: twice the slots keep the set half empty (without
+     * memory for it, every run is made again: slower, the same verdict) */
+    struct filled_runs runs = {NULL, 1};
+    while (runs.slots < 2 * n * (size_t)f->ninputs)
+        runs.slots *= 2;
+    runs.keys = calloc(4 * runs.slots, sizeof *runs.keys);
+    /* The elements in the output's order (a row's together, as reference_each takes them), each
+     * with its place in w; without memory for that, one at a time as they were written. */
+    struct written_at *order = malloc((n ? n : 1) * sizeof *order);
+    uint64_t *at = f->reference_each ? malloc((n ? n : 1) * sizeof *at) : NULL;
+    double *want = f->reference_each ? malloc((n ? n : 1) * sizeof *want) : NULL;
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (w[i].element >= job->out_elems)
             continue;
         for (k = 0; k < f->ninputs; k++) {
             size_t first, count, stride;
             f->input_run(job->rows, job->cols, w[i].element, k, &first, &count, &stride);
-            lazy_fill(job, in[k], k, first, count, stride);
+            if (!filled_before(&runs, k, first, count, stride))
+                lazy_fill(job, in[k], k, first, count, stride);
         }
-        double want = f->reference_at(in[0], in[1], job->rows, job->cols, w[i].element);
-        if (within(w[i].value, want, tol))
+        if (order)
+            order[m++] = (struct written_at){w[i].element, i};
+    }
+    int each = order && at && want;
+    if (order)
+        qsort(order, m, sizeof *order, by_element);
+    if (each) {
+        for (size_t j = 0; j < m; j++)
+            at[j] = order[j].element;
+        f->reference_each(in[0], in[1], job->rows, job->cols, at, m, want);
+    }
+    for (size_t j = 0; j < (order ? m : n); j++) {
+        size_t i = order ? order[j].i : j;
+        if (w[i].element >= job->out_elems)
+            continue;
+        double ref = each ? want[j] : f->reference_at(in[0], in[1], job->rows, job->cols, w[i].element);
+        if (within(w[i].value, ref, tol))
             continue;
         if (shown < 5) {
             char got[48];
             describe_value(got, sizeof got, w[i].value);
             snprintf(lines[shown++], sizeof lines[0], "    row %5zu, col %5zu: expected %.7g, got %s\n",
-                     (size_t)w[i].element / (size_t)ocols, (size_t)w[i].element % (size_t)ocols, want, got);
+                     (size_t)w[i].element / (size_t)ocols, (size_t)w[i].element % (size_t)ocols, ref, got);
         }
         wrong++;
     }
+    free(order);
+    free(at);
+    free(want);
+    free(runs.keys);
     for (k = 0; k < f->ninputs; k++)
         munmap(in[k], job->in_elems[k] * sizeof(float));
     if (n == 0) {

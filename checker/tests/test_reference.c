@@ -80,6 +80,29 @@ static void matmul_swapped_agrees_with_at(void **state)
             assert_true(BA[r * N + c] == (float)ref_matmul_at(B, A, N, r, c));
 }
 
+/* Elements of a matmul many at a time, bit for bit what ref_matmul_at gives one at a time: inputs
+ * whose sums round in double (not exact), rows with one element, several, an element twice,
+ * the last row and column. */
+static void matmul_each_is_at_bit_for_bit(void **state)
+{
+    (void)state;
+    enum { N = 37 };
+    static float A[N * N], B[N * N];
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < N * N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        A[i] = (float)(x % 100003) / 7919.0f - 6.0f;
+        B[i] = (float)((x >> 20) % 65521) / 1e9f * ((x & 1) ? 1.0f : -1.0f);
+    }
+    const uint64_t at[] = {0, 5, 5, N - 1, N + 3, 2 * N, 2 * N + 1, 2 * N + 30, (uint64_t)N * N - N, (uint64_t)N * N - 1};
+    enum { M = sizeof at / sizeof at[0] };
+    double want[M];
+    ref_matmul_each(A, B, N, at, M, want);
+    for (int i = 0; i < M; i++)
+        assert_memory_equal(&want[i], &(double){ref_matmul_at(A, B, N, (int)(at[i] / N), (int)(at[i] % N))},
+                            sizeof(double));
+}
+
 /* Every element of small known transposes. */
 static void transposes_known(void **state)
 {
@@ -248,6 +271,7 @@ UNIT_TESTS_MAIN(
     cmocka_unit_test(matmul_accumulates_in_double),
     cmocka_unit_test(matmul_swapped_is_b_times_a),
     cmocka_unit_test(matmul_swapped_agrees_with_at),
+    cmocka_unit_test(matmul_each_is_at_bit_for_bit),
     cmocka_unit_test(transposes_known),
     cmocka_unit_test(input_runs_hold_what_the_reference_reads),
     cmocka_unit_test(sample_small_is_everything),

@@ -52,30 +52,30 @@ static void each_rule_fails_with_its_sentence(void **state)
     char why[400];
     struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(1024, 1024, 4);
     c.op[SHARED_LD].wavefronts = 64;
-    struct traffic_rules no_conflicts = {0, 1, 0, 0, 0, 0};
+    struct traffic_rules no_conflicts = {.no_conflicts = 1};
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &no_conflicts, why, sizeof why), -1);
     assert_contains(why, "32 shared-memory bank conflicts where none are allowed");
 
     c = tile_counts(1024, 1024, 4);
     c.op[GLOBAL_LD].wavefronts = 256;
-    struct traffic_rules sectors_rule = {1.0, 0, 0, 0, 0, 0};
+    struct traffic_rules sectors_rule = {.max_sector_ratio = 1.0};
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &sectors_rule, why, sizeof why), -1);
     assert_contains(why, "384 global memory sectors (256 loaded, 128 stored), 1.50 of the baseline's 256 (128, 128), "
                          "where at most 1.00 is allowed");
 
     c = tile_counts(1024 + 256, 256, 4); /* a barrier after every load */
-    struct traffic_rules in_flight = {0, 0, 16, 0, 0, 0};
+    struct traffic_rules in_flight = {.min_loaded_between_barriers = 16};
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &in_flight, why, sizeof why), -1);
     assert_contains(why, "a thread has 4 bytes of global loads in flight each time it waits for them, on average, where at least 16");
 
     c = tile_counts(9 * 256, 256, 4);
-    struct traffic_rules waits = {0, 0, 0, 4, 0, 0};
+    struct traffic_rules waits = {.max_barriers_per_thread = 4};
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &waits, why, sizeof why), -1);
     assert_contains(why, "9.0 barriers per thread, where at most 4 are allowed");
 
     c = tile_counts(1024, 1024, 4); /* half of a 4096-multiply-add product on the tensor cores */
     c.mma_multiply_adds = 2048;
-    struct traffic_rules tensor = {0, 0, 0, 0, 1.0, 4096};
+    struct traffic_rules tensor = {.min_tensor_core_share = 1.0, .work = 4096};
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &tensor, why, sizeof why), -1);
     assert_contains(why, "0.50 of the multiply-adds on the tensor cores (mma.sync: 2048 of 4096), where at least 1.00");
     c.mma_multiply_adds = 4096;
@@ -161,7 +161,7 @@ static void sector_rule_names_its_cause(void **state)
     lines[0].op[GLOBAL_LD] = (struct op_counts){32, 512, 0, 32 * 128};  /* 16 sectors a request for 128 bytes */
     lines[1].op[GLOBAL_LD] = (struct op_counts){32, 128, 0, 32 * 64};   /* 4 for 64 */
     lines[2].op[GLOBAL_ST] = (struct op_counts){32, 128, 0, 32 * 128};  /* filled */
-    struct traffic_rules sectors_rule = {1.0, 0, 0, 0, 0, 0};
+    struct traffic_rules sectors_rule = {.max_sector_ratio = 1.0};
     assert_int_equal(traffic_verdict(&c, &base, lines, 3, &sectors_rule, why, sizeof why), -1);
     assert_contains(why, "768 global memory sectors (640 loaded, 128 stored), 3.00 of the baseline's 256 (128, 128), "
                          "where at most 1.00 is allowed: k.cu:10:5 (in) global loads fetch 4.0 times the bytes they ask "
@@ -187,7 +187,7 @@ static void every_broken_rule_at_once(void **state)
     struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(1024, 1024, 4);
     c.op[SHARED_LD].wavefronts = 64;
     c.op[GLOBAL_LD].wavefronts = 256;
-    struct traffic_rules both = {1.0, 1, 0, 0, 0, 0};
+    struct traffic_rules both = {.max_sector_ratio = 1.0, .no_conflicts = 1};
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &both, why, sizeof why), -1);
     assert_contains(why, "32 shared-memory bank conflicts where none are allowed; and 384 global memory sectors");
 }
@@ -197,12 +197,12 @@ static void rules_kept_at_their_limits(void **state)
     (void)state;
     char why[400] = "";
     struct mem_counts base = tile_counts(1024, 1024, 4), c = tile_counts(256, 256, 16);
-    struct traffic_rules all = {1.0, 1, 16, 1, 0, 0};
+    struct traffic_rules all = {.max_sector_ratio = 1.0, .no_conflicts = 1, .min_loaded_between_barriers = 16, .max_barriers_per_thread = 1};
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &all, why, sizeof why), 0);
     /* No barrier at all, every thread loading its 16 bytes: kept; no rules: anything goes. */
     c = tile_counts(0, 256, 16);
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &all, why, sizeof why), 0);
-    struct traffic_rules none = {0, 0, 0, 0, 0, 0};
+    struct traffic_rules none = {0};
     c.op[SHARED_LD].wavefronts = 1000;
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &none, why, sizeof why), 0);
 }

@@ -863,6 +863,38 @@ static int refused_launch(const struct ptx_launch *L, unsigned threads)
     return 0;
 }
 
+/* A launch's arrays, kept from one launch to the next and grown where a launch needs more: each
+ * launch's fresh megabytes (lesson 11's 288 threads' registers, its 200 KiB of shared memory) had
+ * their pages faulted in again, a fifth of lesson 11's check in the emulator. 4096-aligned (the
+ * shared window's alignment, and more than any other needs). */
+struct kept_array {
+    void *p;
+    size_t bytes;
+};
+static struct {
+    struct kept_array touches, dep, regs, marks, shared, shared_state, proxy_stamp, local, local_state;
+} kept;
+
+#ifndef __has_feature /* (clang's; gcc says __SANITIZE_ADDRESS__) */
+#define __has_feature(x) 0
+#endif
+#if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
+#define EXACT_ARRAYS 1 /* under AddressSanitizer each launch's arrays their own size: an overrun shows */
+#else
+#define EXACT_ARRAYS 0
+#endif
+
+static void *launch_array(struct kept_array *a, size_t bytes)
+{
+    if (bytes <= a->bytes && !EXACT_ARRAYS)
+        return a->p;
+    free(a->p);
+    a->bytes = EXACT_ARRAYS ? bytes : (bytes + 4095) / 4096 * 4096;
+    if (posix_memalign(&a->p, 4096, a->bytes) != 0)
+        a->p = NULL, a->bytes = 0;
+    return a->p;
+}
+
 int ptx_run(const struct ptx_launch *L)
 {
     memset(X.error, 0, sizeof X.error);
@@ -880,32 +912,27 @@ int ptx_run(const struct ptx_launch *L)
         return refused;
     X.threads = (int)threads;
     X.warps = (int)((threads + 31) / 32);
-    free(X.regs);
-    free(X.marks);
-    free(X.shared);
-    free(X.shared_state);
-    free(X.local);
-    free(X.local_state);
-    free(X.dep);
-    free(X.touches);
     X.counting = emu_trace_counting();
-    X.touches = X.counting ? calloc((size_t)X.k->ninsns + 1, sizeof *X.touches) : NULL;
-    X.dep = X.counting ? calloc((size_t)X.k->nregs * threads + 1, sizeof *X.dep) : NULL;
-    X.regs = calloc((size_t)X.k->nregs * threads + 1, sizeof *X.regs);
-    X.marks = calloc((size_t)X.k->nregs * (size_t)X.warps + 1, sizeof *X.marks);
     X.shared_bytes = L->dynamic_shared ? X.dynamic_offset + L->dynamic_shared : X.k->shared_bytes;
-    X.shared = aligned_alloc(4096, (X.shared_bytes + 4096) / 4096 * 4096); /* a window aligned as a GPU's: a kernel
-                                                                           may align its own tiles in it by their address */
-    X.shared_state = calloc(X.shared_bytes + 1, 1);
-    free(X.proxy_stamp);
-    X.proxy_stamp = NULL;
-    for (int i = 0; i < X.k->ninsns; i++)
-        if (X.k->insns[i].op == OP_WGMMA && !X.proxy_stamp)
-            X.proxy_stamp = calloc(X.shared_bytes / 16 + 1, sizeof *X.proxy_stamp);
     X.local_bytes = (X.k->local_bytes + 15) / 16 * 16;
-    X.local = aligned_alloc(64, X.local_bytes * threads + 64);
-    X.local_state = malloc(X.local_bytes * threads + 64);
-    if (!X.regs || !X.marks || !X.shared || !X.shared_state || !X.local || !X.local_state || (X.counting && !X.dep))
+    int wgmma = 0;
+    for (int i = 0; i < X.k->ninsns && !wgmma; i++)
+        wgmma = X.k->insns[i].op == OP_WGMMA;
+    /* Each block clears what it uses (run_block, ptx_async_block_start); touches alone is the launch's. */
+    X.touches = X.counting ? launch_array(&kept.touches, ((size_t)X.k->ninsns + 1) * sizeof *X.touches) : NULL;
+    if (X.touches)
+        memset(X.touches, 0, ((size_t)X.k->ninsns + 1) * sizeof *X.touches);
+    X.dep = X.counting ? launch_array(&kept.dep, ((size_t)X.k->nregs * threads + 1) * sizeof *X.dep) : NULL;
+    X.regs = launch_array(&kept.regs, ((size_t)X.k->nregs * threads + 1) * sizeof *X.regs);
+    X.marks = launch_array(&kept.marks, ((size_t)X.k->nregs * (size_t)X.warps + 1) * sizeof *X.marks);
+    /* a window aligned as a GPU's: a kernel may align its own tiles in it by their address */
+    X.shared = launch_array(&kept.shared, X.shared_bytes + 1);
+    X.shared_state = launch_array(&kept.shared_state, X.shared_bytes + 1);
+    X.proxy_stamp = wgmma ? launch_array(&kept.proxy_stamp, (X.shared_bytes / 16 + 1) * sizeof *X.proxy_stamp) : NULL;
+    X.local = launch_array(&kept.local, X.local_bytes * threads + 64);
+    X.local_state = launch_array(&kept.local_state, X.local_bytes * threads + 64);
+    if (!X.regs || !X.marks || !X.shared || !X.shared_state || !X.local || !X.local_state || (X.counting && !X.dep) ||
+        (X.counting && !X.touches) || (wgmma && !X.proxy_stamp))
         return ptx_fail(EMU_OUT_OF_MEMORY, "out of memory for the block's registers");
     blockDim = (struct emu_uint3){L->block[0], L->block[1], L->block[2]};
     gridDim = (struct emu_uint3){L->grid[0], L->grid[1], L->grid[2]};

@@ -10,6 +10,24 @@ double ref_matmul_at(const float *A, const float *B, int N, int row, int col)
     return acc;
 }
 
+void ref_matmul_each(const float *A, const float *B, int N, const uint64_t *at, size_t n, double *out)
+{
+    size_t n_ = (size_t)N;
+    for (size_t i = 0; i < n; i++)
+        out[i] = 0.0;
+    for (size_t first = 0, end; first < n; first = end) { /* the elements of one row: [first, end) */
+        size_t row = at[first] / n_;
+        for (end = first; end < n && at[end] / n_ == row; end++)
+            ;
+        for (size_t k = 0; k < n_; k++) { /* in ref_matmul_at's order: k ascending, one sum each */
+            double a = A[row * n_ + k];
+            const float *b = B + k * n_;
+            for (size_t i = first; i < end; i++)
+                out[i] += a * (double)b[at[i] % n_];
+        }
+    }
+}
+
 void ref_matmul_swapped(const float *A, const float *B, int N, float *BA)
 {
     for (int r = 0; r < N; r++)
