@@ -1,8 +1,9 @@
 /* Tests of what the PTX interpreter computes where the PTX ISA defines it exactly, each found
  * running as something else by issue 45's red team: the rounding modes, .sat, bfind.shiftamt and
  * %nsmid, the sink `_` written nowhere, parameter reads outside the parameters, barriers for some
- * of the warps, and ld.global of shared memory refused. The kernels are checker/tests/ptx/kernels.cu's
- * (ptx_kernels_test.h); the bit-for-bit table against the H200 is the conformance suite's. */
+ * of the warps, ld.global of shared memory refused; and the tensor cores' sum made the fast way.
+ * The kernels are checker/tests/ptx/kernels.cu's (ptx_kernels_test.h); the bit-for-bit table
+ * against the H200 is the conformance suite's. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +16,10 @@
 #include <cmocka.h>
 
 #include "emu.h"
+#include "half.h"
 #include "ptx.h"
+#include "ptx_float.h"
+#include "rng.h"
 #include "ptx_exec.h"
 #include "ptx_launch.h"
 #include "text.h"
@@ -176,6 +180,43 @@ static void global_access_of_shared_memory_is_stopped(void **state)
     assert_said(at("global_of_shared"));
 }
 
+/* The tensor cores' sum made from rows prepared once (ptx_tensor_dot_rows, the interpreter's mma and
+ * wgmma) gives ptx_tensor_dot16's bits, which the conformance suite holds to the H200's: halves of
+ * every class (subnormal, zero, near one, any; NaNs and infinities take dot16's own way) against
+ * accumulators of every class, so that the cut to 25 bits below the largest term bites. */
+static float any_half(struct rng *r, int kind)
+{
+    uint64_t x = rng_next(r);
+    uint16_t h = kind == 0   ? (uint16_t)x
+                 : kind == 1 ? (uint16_t)(x & 0x83ff)
+                 : kind == 2 ? (uint16_t)((x & 0x8000) | (13 + (x >> 16) % 5) << 10 | (x & 0x3ff))
+                             : (uint16_t)((x & 0x83ff) | ((x >> 20) % 31) << 10);
+    return half_to_float(x >> 40 & 7 ? h : (uint16_t)(h & 0x8000));
+}
+static void tensor_rows_sum_as_dot16(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 46, 0);
+    int differ = 0;
+    for (int i = 0; i < 200000; i++) {
+        float a[16], b[16];
+        int ka = (int)(rng_next(&r) % 4), kb = (int)(rng_next(&r) % 4);
+        for (int k = 0; k < 16; k++)
+            a[k] = any_half(&r, ka), b[k] = any_half(&r, kb);
+        uint32_t cu = (uint32_t)rng_next(&r), shape = (uint32_t)(rng_next(&r) % 4);
+        cu = shape == 0 ? cu : shape == 1 ? (cu & 0x807fffffu) | (100 + cu % 60) << 23 : shape == 2 ? cu & 0x807fffffu
+                                                                                                      : cu & 0x80000000u;
+        float c;
+        memcpy(&c, &cu, 4);
+        struct tensor_row ra, rb;
+        ptx_tensor_row(&ra, a, 1);
+        ptx_tensor_row(&rb, b, 1);
+        differ += ptx_tensor_dot_rows(&ra, &rb, c) != ptx_tensor_dot16(a, b, c);
+    }
+    assert_int_equal(differ, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +226,7 @@ int main(void)
         cmocka_unit_test(parameter_reads_outside_are_refused),
         cmocka_unit_test(barriers_for_some_warps_hold_those_warps),
         cmocka_unit_test(global_access_of_shared_memory_is_stopped),
+        cmocka_unit_test(tensor_rows_sum_as_dot16),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -541,30 +541,107 @@ static int operand_half(const struct wg_op *op, int which, int mn, int k, float 
     return 0;
 }
 
+/* Whether the 16 bytes at a (8 halves of descriptor d's operand: the swizzle moves 16-byte units
+ * whole) call for none of operand_half's sentences for warp w: inside shared memory, no copy on its
+ * way over them, the copy that wrote them (a fill this warp may read) swizzled as d says, and an
+ * ordinary store to them fenced. Reads and changes nothing. */
+static int chunk_plain(uint64_t d, uint32_t a, int w)
+{
+    static const uint32_t spans[4] = {16, 128, 64, 32};
+    if ((uint64_t)a + 16 > X.shared_bytes)
+        return 0;
+    for (int c = 0; c < A.nbulk; c++)
+        if (a < A.bulk[c].dst + A.bulk[c].bytes && a + 16 > A.bulk[c].dst)
+            return 0;
+    uint64_t stamp = X.proxy_stamp ? X.proxy_stamp[a / 16] : 0;
+    if (stamp)
+        return (uint32_t)stamp <= X.proxy_fences[stamp >> 32];
+    int by = A.copy_bar[a / 16] - 1;
+    if (by >= 0 && A.waited[w][by] > 0 && A.copy_phase[a / 16] >= A.waited[w][by])
+        return 0;
+    return !A.copy_span[a / 16] || A.copy_span[a / 16] == spans[d >> 62];
+}
+
+/* The element (mn, k) that starts chunk j of rows mn0.. of an operand, 8 halves on in memory:
+ * along k (two chunks a row) where it is k-major, along mn (a chunk per 8 rows and k) where not. */
+static void chunk_start(int mn_major, int mn0, int j, int *mn, int *k)
+{
+    *mn = mn_major ? mn0 + 8 * (j / 16) : mn0 + j / 2;
+    *k = mn_major ? j % 16 : 8 * (j % 2);
+}
+
+/* Rows mn0 .. mn0 + rows - 1 (a multiple of 8) of operand which into v[mn - mn0][k], and whether
+ * each has a marked element, read 16 bytes at a time: 1 where every chunk is plain (chunk_plain),
+ * 0, having read nothing, where one is not (operand_half then reads them one by one, and the first
+ * in its order that is wrong names the cause). */
+static int operand_rows(const struct wg_op *op, int which, int mn0, int rows, float v[][16], int marked[], int t)
+{
+    uint64_t d = which ? op->db : op->da;
+    int mn_major = (int)op->in->o[6 + which].imm, w = t / 32, chunks = 2 * rows;
+    for (int j = 0; j < chunks; j++) {
+        int mn, k;
+        chunk_start(mn_major, mn0, j, &mn, &k);
+        if (!chunk_plain(d, element_at(d, mn_major, mn, k), w))
+            return 0;
+    }
+    for (int r = 0; r < rows; r++)
+        marked[r] = 0;
+    for (int j = 0; j < chunks; j++) {
+        int mn, k;
+        chunk_start(mn_major, mn0, j, &mn, &k);
+        uint32_t a = element_at(d, mn_major, mn, k);
+        int by = A.copy_bar[a / 16] - 1;
+        if (!(X.proxy_stamp && X.proxy_stamp[a / 16]) && by >= 0 && A.awaiting[w][by]) { /* as operand_half */
+            emu_trace_mma_ahead(A.awaiting[w][by]);
+            A.awaiting[w][by] = 0;
+        }
+        for (int i = 0; i < 8; i++) {
+            uint16_t h;
+            memcpy(&h, X.shared + a + 2 * i, 2);
+            const unsigned char *st = X.shared_state + a + 2 * i;
+            int r = mn_major ? mn - mn0 + i : mn - mn0;
+            v[r][mn_major ? k : k + i] = half_to_float(h);
+            marked[r] |= st[0] != SET || st[1] != SET;
+            if (st[0] == UNSET || st[1] == UNSET) {
+                X.shared_marks = 1;
+                if (!X.unset_read)
+                    X.unset_read = op->insn + 1;
+            }
+        }
+    }
+    return 1;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     return (h ^ v) * 0x100000001b3ull;
 }
 
-/* A hash of the shared bytes warp w's part of the product reads (A's 16 rows, all of B). */
+/* A hash of the shared bytes warp w's part of the product reads (A's 16 rows, all of B), a chunk
+ * of 8 halves at a time. */
 static uint64_t operand_bytes(int w, const struct wg_op *op)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    int n = 8 * op->in->vec;
-    for (int which = 0; which < 2; which++)
-        for (int mn = which ? 0 : 16 * (w % 4); mn < (which ? n : 16 * (w % 4) + 16); mn++)
-            for (int k = 0; k < 16; k++) {
-                uint32_t a = element_at(which ? op->db : op->da, (int)op->in->o[6 + which].imm, mn, k);
-                uint16_t v = 0;
-                if ((uint64_t)a + 2 <= X.shared_bytes)
-                    memcpy(&v, X.shared + a, 2);
-                h = mix(h, (uint64_t)a << 16 | v);
-            }
+    for (int which = 0; which < 2; which++) {
+        uint64_t d = which ? op->db : op->da;
+        int mn_major = (int)op->in->o[6 + which].imm, mn0 = which ? 0 : 16 * (w % 4),
+            chunks = 2 * (which ? 8 * op->in->vec : 16);
+        for (int j = 0; j < chunks; j++) {
+            int mn, k;
+            chunk_start(mn_major, mn0, j, &mn, &k);
+            uint32_t a = element_at(d, mn_major, mn, k);
+            uint64_t bytes[2] = {0, 0};
+            for (int i = 0; i < 8; i++) /* (each half inside shared memory: a wrong descriptor's may not be) */
+                if ((uint64_t)a + 2 * i + 2 <= X.shared_bytes)
+                    memcpy((char *)bytes + 2 * i, X.shared + a + 2 * i, 2);
+            h = mix(mix(mix(h, a), bytes[0]), bytes[1]);
+        }
+    }
     return h;
 }
 
 /* Warp w's part of a product, at its issue: its 16 rows of D (64 x N) = A (64 x 16) B (16 x N) +
- * D, eight columns at a time, each element summed as mma.sync's (ptx_tensor_mma). D's registers
+ * D, eight columns at a time, each element summed as mma.sync's (ptx_tensor_dot_rows). D's registers
  * take the result at once: ptxas makes any instruction that reads or writes them wait for the
  * product first (its warnings C7517 and C7519 say where), so a kernel sees them so on a GPU too.
  * What it read in shared memory is kept (a hash), for its wait_group to find unchanged. */
@@ -575,40 +652,49 @@ static int issue(int w, struct wg_op *op)
         if (A.bar[b].copied > 0 && A.bar[b].copied - 1 >= A.waited[w][b])
             ahead = b;
     float sa = op->in->o[4].imm < 0 ? -1.0f : 1.0f, sb = op->in->o[5].imm < 0 ? -1.0f : 1.0f;
-    float Af[16][16];
-    int mA[16][16];
-    for (int m = 0; m < 16; m++)
-        for (int k = 0; k < 16; k++) {
-            if (operand_half(op, 0, row0 + m, k, &Af[m][k], &mA[m][k], t0))
-                return last_kind;
-            Af[m][k] *= sa;
-        }
-    for (int nb = 0; nb < n8; nb++) {
-        float Bf[16][8], Cf[16][8];
-        int mB[16][8], mC[16][8];
-        for (int k = 0; k < 16; k++)
-            for (int n = 0; n < 8; n++) {
-                if (operand_half(op, 1, 8 * nb + n, k, &Bf[k][n], &mB[k][n], t0))
+    float Af[16][16]; /* [m][k] */
+    int row_marked[16] = {0}, marked;
+    struct tensor_row ra[16], rb[8];
+    if (!operand_rows(op, 0, row0, 16, Af, row_marked, t0))
+        for (int m = 0; m < 16; m++)
+            for (int k = 0; k < 16; k++) {
+                if (operand_half(op, 0, row0 + m, k, &Af[m][k], &marked, t0))
                     return last_kind;
-                Bf[k][n] *= sb;
+                row_marked[m] |= marked;
             }
+    for (int m = 0; m < 16; m++) {
+        for (int k = 0; k < 16; k++)
+            Af[m][k] *= sa;
+        ptx_tensor_row(&ra[m], Af[m], 1);
+    }
+    for (int nb = 0; nb < n8; nb++) {
+        float Bf[8][16], Cf[16][8]; /* Bf: [n][k] */
+        int mC[16][8], column_marked[8] = {0};
+        if (!operand_rows(op, 1, 8 * nb, 8, Bf, column_marked, t0))
+            for (int k = 0; k < 16; k++)
+                for (int n = 0; n < 8; n++) {
+                    if (operand_half(op, 1, 8 * nb + n, k, &Bf[n][k], &marked, t0))
+                        return last_kind;
+                    column_marked[n] |= marked;
+                }
+        for (int n = 0; n < 8; n++) {
+            for (int k = 0; k < 16; k++)
+                Bf[n][k] *= sb;
+            ptx_tensor_row(&rb[n], Bf[n], 1);
+        }
         for (int l = 0; l < 32; l++)
             for (int e = 0; e < 4; e++) { /* register 4 nb + e: row l/4 (+8 for e >= 2), column 2 (l % 4) + e % 2 */
                 int r = op->dreg[4 * nb + e], m = l / 4 + 8 * (e / 2), n = 2 * (l % 4) + e % 2;
                 Cf[m][n] = op->scale_d ? as_f(*reg(r, t0 + l)) : 0.0f;
                 mC[m][n] = op->scale_d && (*mark(r, w) >> l & 1);
             }
-        uint32_t D[16][8];
-        ptx_tensor_mma(Af, Bf, Cf, D);
-        for (int e = 0; e < 4; e++) {
+        for (int e = 0; e < 4; e++) { /* every C read above before any D is written */
             int r = op->dreg[4 * nb + e];
             uint32_t marks = 0;
             for (int l = 0; l < 32; l++) {
-                int m = l / 4 + 8 * (e / 2), n = 2 * (l % 4) + e % 2, marked = mC[m][n];
-                for (int k = 0; k < 16; k++)
-                    marked |= mA[m][k] | mB[k][n];
-                *reg(r, t0 + l) = D[m][n];
-                marks |= (uint32_t)marked << l;
+                int m = l / 4 + 8 * (e / 2), n = 2 * (l % 4) + e % 2;
+                *reg(r, t0 + l) = ptx_tensor_dot_rows(&ra[m], &rb[n], Cf[m][n]);
+                marks |= (uint32_t)(mC[m][n] | row_marked[m] | column_marked[n]) << l;
             }
             set_marks(r, w, ~0u, marks);
         }

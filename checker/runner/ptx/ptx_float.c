@@ -136,12 +136,21 @@ static int64_t c_on_grid(uint32_t cu, int top)
     return on_grid(ce ? (uint64_t)(cm | 0x800000) : (uint64_t)cm, (ce ? ce : 1) - 150 - (top - 25), (int)(cu >> 31));
 }
 
+/* 2^e as a double, for e within a normal double's exponents (multiplying by it is exact). */
+static inline double power_of_two(int e)
+{
+    uint64_t u = (uint64_t)(e + 1023) << 52;
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
 /* The sum on the grid of 2^(top - 25) rounded toward zero to a float's bits (0: +0). */
 static uint32_t rounded_sum(int64_t sum, int top)
 {
     if (sum == 0)
         return 0;
-    double d = ldexp((double)sum, top - 25); /* exact: |sum| < 2^32 */
+    double d = (double)sum * power_of_two(top - 25); /* exact: |sum| < 2^32 */
     float r = (float)d;
     if (fabs((double)r) > fabs(d)) /* rounded away from zero: one step back */
         r = nextafterf(r, 0.0f);
@@ -185,57 +194,56 @@ uint32_t ptx_tensor_dot16(const float *a, const float *b, float c)
     return rounded_sum(sum, top);
 }
 
-/* A half (held as a float) as the sums take it: its significand on 2^(E - 150), its exponent as
- * the alignment counts it (a subnormal half's: -14), its sign. */
-struct term {
-    uint64_t significand;
-    int e, grid, negative; /* grid: E - 150 */
-};
+#define TERM_ZERO (-(1 << 20)) /* a zero's exponent: any sum with it is below every real one */
 
-static struct term term_of(float x)
+void ptx_tensor_row(struct tensor_row *r, const float *x, int stride)
 {
-    uint32_t u = bits_of(x);
-    int e = (int)(u >> 23 & 0xff) - 127;
-    return (struct term){x == 0 ? 0 : (uint64_t)((u & 0x7fffff) | 0x800000), e < -14 ? -14 : e,
-                         (int)(u >> 23 & 0xff) - 150, (int)(u >> 31)};
+    r->special = 0;
+    for (int k = 0; k < 16; k++) {
+        float v = x[k * stride];
+        int e = (int)(bits_of(v) >> 23 & 0xff) - 127;
+        r->f[k] = v;
+        r->e[k] = v == 0 ? TERM_ZERO : e < -14 ? -14 : e;
+        r->special |= !isfinite(v);
+    }
+}
+
+/* ptx_tensor_dot16's sum without its branches: a product of two halves is exact in a float (22
+ * bits, 2^-48 or more), and so is its scaling by 2^(25 - top) onto the grid, where it is below 2^27
+ * (a product is below 2^(top + 2)) and, where it is 1 or more, a normal float; the conversion to an
+ * integer cuts it toward zero, as the tensor cores cut it (a term below 1 is 0 however the scaling
+ * rounded it). The 16 terms' sum fits 32 bits; c on the grid (in a double: 2^(25 - top) may be
+ * past a float's range), cut the same way. */
+uint32_t ptx_tensor_dot_rows(const struct tensor_row *a, const struct tensor_row *b, float c)
+{
+    if (a->special || b->special || !isfinite(c))
+        return ptx_tensor_dot16(a->f, b->f, c); /* NaNs and infinities: the general way */
+    uint32_t cu = bits_of(c);
+    int top = cu << 1 ? c_exponent(cu) : 2 * TERM_ZERO;
+    for (int k = 0; k < 16; k++) {
+        int s = a->e[k] + b->e[k];
+        top = s > top ? s : top;
+    }
+    if (top < -1000) /* every term zero: +0 */
+        return 0;
+    double scale = power_of_two(25 - top);
+    int32_t terms = 0;
+    if (25 - top < 127) { /* (else every product is 0: a nonzero one's exponents sum to -28 or more) */
+        float f = (float)scale;
+        for (int k = 0; k < 16; k++)
+            terms += (int32_t)(a->f[k] * b->f[k] * f);
+    }
+    return rounded_sum((int64_t)((double)c * scale) + terms, top);
 }
 
 void ptx_tensor_mma(const float a[16][16], const float b[16][8], const float c[16][8], uint32_t d[16][8])
 {
-    struct term ta[16][16], tb[8][16];
-    int special = 0;
+    struct tensor_row ra[16], rb[8];
     for (int m = 0; m < 16; m++)
-        for (int k = 0; k < 16; k++)
-            ta[m][k] = term_of(a[m][k]), special |= !isfinite(a[m][k]);
-    for (int k = 0; k < 16; k++)
+        ptx_tensor_row(&ra[m], a[m], 1);
+    for (int n = 0; n < 8; n++)
+        ptx_tensor_row(&rb[n], &b[0][n], 8);
+    for (int m = 0; m < 16; m++)
         for (int n = 0; n < 8; n++)
-            tb[n][k] = term_of(b[k][n]), special |= !isfinite(b[k][n]);
-    for (int m = 0; m < 16; m++)
-        for (int n = 0; n < 8; n++) {
-            float column[16];
-            if (special || !isfinite(c[m][n])) { /* NaNs and infinities: the general way */
-                for (int k = 0; k < 16; k++)
-                    column[k] = b[k][n];
-                d[m][n] = ptx_tensor_dot16(a[m], column, c[m][n]);
-                continue;
-            }
-            uint32_t cu = bits_of(c[m][n]);
-            int c_exp = c_exponent(cu), top = INT32_MIN;
-            for (int k = 0; k < 16; k++)
-                if (ta[m][k].significand && tb[n][k].significand && ta[m][k].e + tb[n][k].e > top)
-                    top = ta[m][k].e + tb[n][k].e;
-            top = c_exp > top ? c_exp : top;
-            if (top == INT32_MIN) {
-                d[m][n] = 0;
-                continue;
-            }
-            int64_t sum = c_exp == INT32_MIN ? 0 : c_on_grid(cu, top);
-            for (int k = 0; k < 16; k++) {
-                const struct term *x = &ta[m][k], *y = &tb[n][k];
-                if (x->significand && y->significand)
-                    sum += on_grid(x->significand * y->significand, x->grid + y->grid - (top - 25),
-                                   x->negative ^ y->negative);
-            }
-            d[m][n] = rounded_sum(sum, top);
-        }
+            d[m][n] = ptx_tensor_dot_rows(&ra[m], &rb[n], c[m][n]);
 }

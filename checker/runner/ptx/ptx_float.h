@@ -25,6 +25,17 @@ double ptx_sat(double x);
  * (a product's: the sum of its halves' exponents), the cut terms summed exactly, the sum rounded
  * toward zero to a float; a NaN, or infinities of both signs, give the canonical NaN. */
 uint32_t ptx_tensor_dot16(const float *a, const float *b, float c);
+/* A row of A or a column of B, its 16 halves (held as floats) made ready once for the many dot
+ * products that read it: each with its exponent as the alignment counts it. */
+struct tensor_row {
+    float f[16];
+    int32_t e[16]; /* a half's exponent (a subnormal half's: -14); far below any for a zero */
+    int special;   /* a NaN or an infinity among them */
+};
+/* r from x[0], x[stride], ..., x[15 stride]. */
+void ptx_tensor_row(struct tensor_row *r, const float *x, int stride);
+/* ptx_tensor_dot16 of a row of A and a column of B made ready, the same bits. */
+uint32_t ptx_tensor_dot_rows(const struct tensor_row *a, const struct tensor_row *b, float c);
 /* The same for a whole mma: its A (16 x 16) and B (16 x 8) read once, each element of D from c
  * (16 x 8) into d (16 x 8) as ptx_tensor_dot16 makes it. */
 void ptx_tensor_mma(const float a[16][16], const float b[16][8], const float c[16][8], uint32_t d[16][8]);

@@ -298,12 +298,17 @@ int ptx_mma(const struct ptx_insn *in, int w)
     }
     uint32_t mk[4] = {0}, D[16][8];
     ptx_tensor_mma(A, B, C, D); /* every input read above before any output is written */
+    int row_marked[16] = {0}, column_marked[8] = {0};
+    for (int k = 0; k < 16; k++) {
+        for (int m = 0; m < 16; m++)
+            row_marked[m] |= mA[m][k];
+        for (int n = 0; n < 8; n++)
+            column_marked[n] |= mB[k][n];
+    }
     for (int l = 0; l < 32; l++) {
         int t = first + l, g = l / 4, q = l % 4;
         for (int e = 0; e < 4; e++) {
-            int m = e < 2 ? g : g + 8, n = 2 * q + (e & 1), marked = mC[m][n];
-            for (int k = 0; k < 16; k++)
-                marked |= mA[m][k] | mB[k][n];
+            int m = e < 2 ? g : g + 8, n = 2 * q + (e & 1), marked = mC[m][n] | row_marked[m] | column_marked[n];
             if (d[e] >= 0)
                 *reg(d[e], t) = D[m][n];
             mk[e] |= (uint32_t)marked << l;

@@ -53,15 +53,18 @@ static int run_form(const char *ptx, const unsigned char *in, size_t in_bytes, u
     }
     unsigned char *gin = guarded(in_bytes), *gout = guarded(out_bytes);
     memcpy(gin, in, in_bytes);
-    struct emu_buffer given[2] = {{(const char *)gin, (const char *)gin + in_bytes, GUARD, "in", 1, 8},
-                                  {(const char *)gout, (const char *)gout + out_bytes, GUARD, "out", 0, 8}};
+    struct emu_buffer given[2] = {
+        {.begin = (const char *)gin, .end = (const char *)gin + in_bytes, .guard = GUARD, .name = "in", .read_only = 1,
+         .elem_bytes = 8},
+        {.begin = (const char *)gout, .end = (const char *)gout + out_bytes, .guard = GUARD, .name = "out",
+         .elem_bytes = 8}};
     emu_set_buffers(given, 2);
     unsigned char params[20];
     uint64_t pin = (uint64_t)(uintptr_t)gin, pout = (uint64_t)(uintptr_t)gout;
     uint32_t n = cases;
     memcpy(params, &pin, 8), memcpy(params + 8, &pout, 8), memcpy(params + 16, &n, 4);
-    struct ptx_launch L = {&m, &m.kernels[0], {(cases + CONFORM_THREADS - 1) / CONFORM_THREADS, 1, 1}, {CONFORM_THREADS, 1, 1}, params,
-                           "conform.ptx", 0};
+    struct ptx_launch L = {.m = &m, .k = &m.kernels[0], .grid = {(cases + CONFORM_THREADS - 1) / CONFORM_THREADS, 1, 1},
+                           .block = {CONFORM_THREADS, 1, 1}, .params = params, .source = "conform.ptx"};
     fatal[0] = '\0';
     if (sigsetjmp(leave, 1) == 0) {
         int rc = ptx_run(&L);

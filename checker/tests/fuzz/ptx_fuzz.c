@@ -78,8 +78,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         for (size_t i = 0; i < ELEMS + 2 * GUARD; i++)
             base[i] = (float)(i % 17) - 8.0f;
         buffer[b] = base + GUARD;
-        given[b] = (struct emu_buffer){(const char *)buffer[b], (const char *)(buffer[b] + ELEMS),
-                                       GUARD * sizeof(float), buffer_name[b], b != OUT, 4};
+        given[b] = (struct emu_buffer){.begin = (const char *)buffer[b], .end = (const char *)(buffer[b] + ELEMS),
+                                       .guard = GUARD * sizeof(float), .name = buffer_name[b], .read_only = b != OUT,
+                                       .elem_bytes = 4};
     }
     emu_set_buffers(given, NBUF);
     if (getenv("WB_FUZZ_BUDGET_US") && atol(getenv("WB_FUZZ_BUDGET_US")) > 0)
@@ -173,8 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ptx_parse(text, &m) == 0 && m.nkernels > 0 && m.kernels[0].param_bytes <= (int)sizeof params) {
         struct ptx_kernel *k = &m.kernels[0];
         fill_params(k, params, sizeof params);
-        struct ptx_launch L = {&m, k, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, params,
-                               "fuzz.cu", 0};
+        struct ptx_launch L = {.m = &m, .k = k, .grid = {grid[0], grid[1], grid[2]},
+                               .block = {block[0], block[1], block[2]}, .params = params, .source = "fuzz.cu"};
         if (launch(k, &L, 0) == 0)
             launch(k, &L, 1);
     }
