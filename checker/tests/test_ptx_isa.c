@@ -144,7 +144,8 @@ static void parameter_reads_outside_are_refused(void **state)
 /* A barrier for the block's threads (its warps times 32) runs, and so does one for some of its
  * warps (before, refused; before that, run as a whole-block barrier): a warp alone at a barrier
  * for 32 threads goes on alone, so reading its neighbour's words is a race; two warps at one for
- * 64 meet there while a third has returned; one for 96 that only two warps reach is said. */
+ * 64 meet there while a third has returned; one for 96 that only two warps reach is said; sets of
+ * warps that overlap with no barrier of the whole block between are refused, and said to be. */
 static void barriers_for_some_warps_hold_those_warps(void **state)
 {
     (void)state;
@@ -168,6 +169,9 @@ static void barriers_for_some_warps_hold_those_warps(void **state)
     assert_said("which warps meet there depends on timing");
     assert_run(launch("_Z19named_barrier_wrongPfi", 1, 128, 2, P(out), I(2)), EMU_BARRIER_DIVERGENCE);
     assert_said("while other threads wait at barrier");
+    assert_run(launch("_Z19named_barrier_wrongPfi", 1, 128, 2, P(out), I(3)), EMU_BAD_LAUNCH);
+    assert_said("warp 1 met warps 0x00000003 at a barrier since the last barrier of the whole block");
+    assert_said(at("named_barrier_overlap"));
 }
 
 /* ld.global of shared memory's generic address: stopped, as a GPU faults (before, it was served

@@ -144,6 +144,8 @@ void emu_trace_barrier(void);
 /* A barrier for some of the block's warps completed (warps: their mask): until the interval ends,
  * their accesses before it and after it are ordered, and no one else's. */
 void emu_trace_named_phase(uint32_t warps, int threads);
+/* The warps warp w last met at a barrier for some warps in this interval (0: none). */
+uint32_t emu_trace_named_set(int w);
 void emu_trace_threads(uint64_t n);
 /* One warp's mma.sync m16n8k16 ran: 2048 multiply-adds on the tensor cores; and n lanes' float
  * fma, mad or mul on the ordinary cores. */

@@ -1037,6 +1037,11 @@ void emu_trace_named_phase(uint32_t warps, int threads)
         }
 }
 
+uint32_t emu_trace_named_set(int w)
+{
+    return w >= 0 && w < MAX_THREADS / 32 ? tr.set[w] : 0;
+}
+
 void emu_trace_interval_end(int threads, int warp_size)
 {
     if (tr.on && tr.float_adds_seen)

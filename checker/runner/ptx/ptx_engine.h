@@ -60,7 +60,6 @@ struct ptx_engine {
         uint32_t count, arrived, warps, last;
     } named[16];
     uint8_t named_id[MAX_THREADS];
-    uint32_t named_set[MAX_WARPS];
     int named_progress;
     unsigned char *shared, *shared_state;
     size_t shared_bytes;

@@ -724,7 +724,6 @@ static int run_block(void)
     }
     X.unlanded = 0, X.unset_read = 0, X.copies_pending = 0;
     memset(X.named, 0, sizeof X.named);
-    memset(X.named_set, 0, sizeof X.named_set);
     ptx_async_block_start();
     if (X.counting)
         memset(X.dep, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.dep);
@@ -739,7 +738,6 @@ static int run_block(void)
             }
         } while (X.named_progress);
         emu_trace_interval_end(X.threads, 32);
-        memset(X.named_set, 0, sizeof X.named_set);
         /* threads at an mbarrier whose phase has completed go on, before any barrier is passed (the
          * race check's interval ends here too: what an mbarrier orders is no race to it); warps a
          * barrier for some warps released went on in the round (the do loop above) */

@@ -149,18 +149,17 @@ static int named_arrival(int i, int w, uint32_t exec, int id, uint32_t count)
                         who, id, ptx_where(i, where, sizeof where), warps, last, count);
     X.named[id].last = warps;
     for (int v = 0; v < X.warps; v++)
-        if ((warps >> v & 1) && X.named_set[v] && X.named_set[v] != warps)
+        if ((warps >> v & 1) && emu_trace_named_set(v) && emu_trace_named_set(v) != warps)
             return ptx_fail(EMU_BAD_LAUNCH, "block (%u,%u): %s completes barrier %d (%s) with warps 0x%08x, where "
                             "warp %d met warps 0x%08x at a barrier since the last barrier of the whole block: the "
                             "emulator's race check orders warps by barriers for some of them only where each set "
                             "of warps keeps to itself; use __syncthreads() between the two", blockIdx.x, blockIdx.y,
-                            who, id, ptx_where(i, where, sizeof where), warps, v, X.named_set[v]);
+                            who, id, ptx_where(i, where, sizeof where), warps, v, emu_trace_named_set(v));
     for (int t = 0; t < X.threads; t++)
         if (X.state[t] == AT_NAMED && X.named_id[t] == id) {
             X.state[t] = READY;
             X.pc[t]++;
             X.epoch[t]++; /* (orders its warp's lanes, as a warp operation does) */
-            X.named_set[t / 32] = warps;
         }
     emu_trace_named_phase(warps, X.threads);
     X.named_progress = 1;

@@ -280,14 +280,23 @@ __global__ void named_barrier_some(float *out, int count, int skip)
 /* Barriers for some warps gone wrong (grid 1, block 128): `kind` 0, warps 0 and 1 write and
  * return while warps 2 and 3 meet at a barrier for 64 and read what they wrote (on a GPU the
  * writers may not have run yet); 1, every warp at one barrier for 64, pairs as they arrive; 2,
- * warps 0-1 and 2-3 at barriers 1 and 0, each counting the whole block. */
+ * warps 0-1 and 2-3 at barriers 1 and 0, each counting the whole block; 3, warps 0-1 meet at
+ * barrier 1, then warps 1-2 at barrier 2 (sets that overlap, which the emulator does not order). */
 __global__ void named_barrier_wrong(float *out, int kind)
 {
     __shared__ float s[128];
     int w = threadIdx.x / 32;
     s[threadIdx.x] = (float)threadIdx.x;
-    if (kind == 0 && w < 2)
+    if ((kind == 0 && w < 2) || (kind == 3 && w == 3))
         return;
+    if (kind == 3) {
+        if (w < 2)
+            asm volatile("bar.sync 1, 64;" ::: "memory");
+        if (w > 0)
+            asm volatile("bar.sync 2, 64;" ::: "memory"); /* L:named_barrier_overlap */
+        out[threadIdx.x] = s[threadIdx.x];
+        return;
+    }
     if (kind == 2)
         asm volatile("bar.sync %0, 128;" ::"r"(w < 2 ? 1 : 0) : "memory"); /* L:named_barrier_wrong */
     else
