@@ -49,6 +49,9 @@ struct mem_counts {
      * overlap the copies (lesson 11). */
     uint64_t mma_ahead_multiply_adds;
     uint64_t issued[ISSUE_KINDS]; /* the emulator's alone, as above */
+    /* The emulator's alone: global loads' sectors counted once a block (the first time the block
+     * reads each): what a block's loads would ask of L2 if its SM's L1 kept what it read. */
+    uint64_t block_ld_sectors;
     /* The emulator's alone: the most warps of one block that changed one shared word with float
      * adds (atom/red.shared.add.f32) between two barriers. The GPU runs each such add as a
      * compare-and-swap loop (LDS, then ATOMS.CAST.SPIN, again while another warp changed the word

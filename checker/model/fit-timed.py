@@ -14,6 +14,9 @@ The model, per launch, in seconds: the busiest of the GPU's resources, each its 
 rate, plus a fixed cost per launch:
     t = max(dram_bytes / B_dram, l2_bytes / B_l2, wavefronts / R_shared, warp_insts / R_issue,
             fma_insts / R_fma, mma_insts / R_tensor, latency) + t0
+    (from the emulator's counts: l1_sectors / R_l1 too, every global sector passing through an
+    SM's L1, and as L2's bytes the loads' sectors each block reads for the first time, the rest
+    hits in L1: global_ld.block_sectors);
     latency = loads' bytes x load latency / (bytes in flight a thread x resident threads x SMs),
               Little's law, from the emulator's bytes in flight (Nsight Compute has no such count);
     t0 (a launch's fixed cost) only at the timed size: at the counting size only ratios hold.
@@ -44,6 +47,7 @@ GPU = {
     "dram_bytes_s": 4.1e12,      # cudaMemcpy device to device, measured: 3995-4192 GB/s
     "l2_bytes_s": 8.04e12,       # a 16 MiB buffer read 64 times, measured (reduce-bandwidth.cu)
     "shared_wavefronts_clk": 1,  # per SM: 32 banks x 4 bytes a clock
+    "l1_sectors_clk": 4,         # per SM: 128 bytes a clock through L1 (a first guess, fitted)
     "issue_clk": 4,              # per SM: four schedulers, one warp instruction a clock each
     "fma_clk": 4,                # per SM: 128 FP32 lanes = 4 warp FMAs a clock
     "hmma_clk": 1,               # per SM: a first guess (an HMMA.16816 a clock a SM), fitted
@@ -181,7 +185,7 @@ def read_record(path):
     names = {"global_ld.requests": "ld_req", "global_ld.wavefronts": "ld_sectors", "global_st.requests": "st_req",
              "global_st.wavefronts": "st_sectors", "shared_ld.requests": "shl_req", "shared_ld.wavefronts": "shl_wave",
              "shared_st.requests": "shs_req", "shared_st.wavefronts": "shs_wave", "least_burst": "inflight",
-             "resident_threads": "resident_threads"}
+             "resident_threads": "resident_threads", "global_ld.block_sectors": "block_sectors"}
     out = {"student": {}, "baseline": {}}
     try:
         lines = [l.split() for l in open(path) if l.startswith("count ")]
@@ -192,6 +196,12 @@ def read_record(path):
             continue
         name = key[len("issued."):] if key.startswith("issued.") else names.get(key, key)
         out[role][name] = float(value)
+    for m in out.values():  # a sample of the launch's blocks (SAMPLE=N): its counts for the whole grid
+        if m.get("blocks_run", 0) > 0:
+            scale = m["blocks_total"] / m["blocks_run"]
+            for k in m:
+                if k not in ("inflight", "resident_threads", "blocks_run", "blocks_total", "float_atomic_warps"):
+                    m[k] *= scale
     for m in out.values():  # conflicts: the wavefronts beyond the conflict-free ones
         for op, short in (("shared_ld", "shl"), ("shared_st", "shs")):
             if f"{op}.ideal" in m:
@@ -216,8 +226,12 @@ def emu_work(m):
     the same units as work(): seconds at the nominal rates (only their ratios matter here)."""
     g = GPU
     get = lambda k: m.get(k, 0.0)
+    # What reaches L2: a block's loads of sectors it read before hit its SM's L1 (the emulator's
+    # block_sectors, where the record has them); every sector passes through L1.
+    l2_loads = get("block_sectors") if "block_sectors" in m else get("ld_sectors")
     return {
-        "l2": (get("ld_sectors") + get("st_sectors")) * 32 / g["l2_bytes_s"],
+        "l1": per_sm(get("ld_sectors") + get("st_sectors"), g["l1_sectors_clk"]),
+        "l2": (l2_loads + get("st_sectors")) * 32 / g["l2_bytes_s"],
         "shared": per_sm(get("shl_wave") + get("shs_wave"), g["shared_wavefronts_clk"]),
         "issue": per_sm(sum(get(k) for k in ("float", "integer", "special", "warp", "shared", "global", "local",
                                              "tensor", "control")), g["issue_clk"]),

@@ -386,6 +386,20 @@ static void bytes_in_flight_are_measured(void **state)
     assert_int_equal(c.min_burst_bytes, 4);
 }
 
+/* A block's loads of sectors it read before count once in block_ld_sectors (what would reach L2
+ * past its SM's L1), each block's apart; every load's sectors still count in the loads' own. */
+static void sectors_count_once_a_block(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 32; i++)
+        out[i] = 1.0f;
+    emu_trace_start();
+    struct mem_counts c = counted(launch("_Z6rereadPKfPfi", 2, 32, 3, P(out), P(out + 32), I(5)));
+    assert_true(out[32] == 5.0f && out[63] == 5.0f);
+    assert_int_equal(c.op[GLOBAL_LD].wavefronts, 2 * 5 * 4);
+    assert_int_equal(c.block_ld_sectors, 2 * 4);
+}
+
 /* ldmatrix's registers as the PTX ISA lays them out: lane L's register j holds row L/4 of
  * matrix j, elements 2(L%4) and 2(L%4)+1 (with .trans, column L/4, rows 2(L%4) and 2(L%4)+1),
  * the low half first; element (r, c) of the 32 rows is 8r + c. */
@@ -753,6 +767,7 @@ int main(void)
         cmocka_unit_test(misaligned_float4_is_reported),
         cmocka_unit_test(masks_naming_absent_lanes_are_reported),
         cmocka_unit_test(bytes_in_flight_are_measured),
+        cmocka_unit_test(sectors_count_once_a_block),
         cmocka_unit_test(ldmatrix_gives_the_isa_layout),
         cmocka_unit_test(ldmatrix_conflicts_are_counted_per_phase),
         cmocka_unit_test(asm_blocks_scope_registers_and_labels),

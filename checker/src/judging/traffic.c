@@ -65,6 +65,7 @@ int counts_named(const struct mem_counts *c, struct named_count *out, int max)
     NAMED("%s", "mma_ahead_multiply_adds", c->mma_ahead_multiply_adds);
     NAMED("%s", "least_burst", least_burst(c));
     NAMED("%s", "float_atomic_warps", c->float_atomic_warps);
+    NAMED("%s", "global_ld.block_sectors", c->block_ld_sectors);
 #undef NAMED
     return n;
 }
@@ -140,6 +141,7 @@ void counts_scaled(struct mem_counts *c, double k)
     c->burst_threads = times(c->burst_threads, k);
     c->mma_multiply_adds = times(c->mma_multiply_adds, k), c->core_multiplies = times(c->core_multiplies, k);
     c->mma_ahead_multiply_adds = times(c->mma_ahead_multiply_adds, k);
+    c->block_ld_sectors = times(c->block_ld_sectors, k);
     for (int u = 0; u < ISSUE_KINDS; u++)
         c->issued[u] = times(c->issued[u], k);
 }

@@ -341,6 +341,17 @@ __global__ void burst_rolled(const float *in, float *out)
     out[threadIdx.x] = s[(threadIdx.x + 1) % 32] + s[32 + threadIdx.x] + s[64 + threadIdx.x] + s[96 + threadIdx.x];
 }
 
+/* Each thread of each block (grid 2, block 32) reads in[threadIdx.x] `times` times (volatile: each
+ * a load), both blocks the same 128 bytes: 4 sectors a read, the block's first read of each new. */
+__global__ void reread(const float *in, float *out, int times)
+{
+    const volatile float *v = in;
+    float sum = 0.0f;
+    for (int k = 0; k < times; k++)
+        sum += v[threadIdx.x];
+    out[blockIdx.x * 32 + threadIdx.x] = sum;
+}
+
 /* ---- the tensor cores ---- */
 
 /* One warp (grid 1, block 32) loads four 8x8 matrices of 16-bit elements with ldmatrix (.x4,
