@@ -640,6 +640,32 @@ static uint64_t operand_bytes(int w, const struct wg_op *op)
     return h;
 }
 
+/* Rows mn0 .. mn0 + rows - 1 of operand which (A's 16 rows of m, or 8 of B's n), times its scale
+ * (-1 or 1), made ready for the sums, and whether each has a marked element; -1 with the error set
+ * where one is wrong. Element by element (where a chunk is not plain) A goes row by row and B k by
+ * k, so that the first wrong element is the one the PTX ISA's order meets first. */
+static int operand_ready(const struct wg_op *op, int which, int mn0, int rows, struct tensor_row *out, int marked[],
+                         int t)
+{
+    float v[16][16], sign = op->in->o[4 + which].imm < 0 ? -1.0f : 1.0f;
+    if (!operand_rows(op, which, mn0, rows, v, marked, t)) {
+        for (int r = 0; r < rows; r++)
+            marked[r] = 0;
+        for (int i = 0; i < 16 * rows; i++) {
+            int r = which ? i % rows : i / 16, k = which ? i / rows : i % 16, one = 0;
+            if (operand_half(op, which, mn0 + r, k, &v[r][k], &one, t))
+                return -1;
+            marked[r] |= one;
+        }
+    }
+    for (int r = 0; r < rows; r++) {
+        for (int k = 0; k < 16; k++)
+            v[r][k] *= sign;
+        ptx_tensor_row(&out[r], v[r], 1);
+    }
+    return 0;
+}
+
 /* Warp w's part of a product, at its issue: its 16 rows of D (64 x N) = A (64 x 16) B (16 x N) +
  * D, eight columns at a time, each element summed as mma.sync's (ptx_tensor_dot_rows). D's registers
  * take the result at once: ptxas makes any instruction that reads or writes them wait for the
@@ -651,37 +677,15 @@ static int issue(int w, struct wg_op *op)
     for (int b = 0; b < A.nbar && ahead < 0; b++) /* a copy on its way for a phase this warp has yet to wait for */
         if (A.bar[b].copied > 0 && A.bar[b].copied - 1 >= A.waited[w][b])
             ahead = b;
-    float sa = op->in->o[4].imm < 0 ? -1.0f : 1.0f, sb = op->in->o[5].imm < 0 ? -1.0f : 1.0f;
-    float Af[16][16]; /* [m][k] */
-    int row_marked[16] = {0}, marked;
+    int row_marked[16], column_marked[8];
     struct tensor_row ra[16], rb[8];
-    if (!operand_rows(op, 0, row0, 16, Af, row_marked, t0))
-        for (int m = 0; m < 16; m++)
-            for (int k = 0; k < 16; k++) {
-                if (operand_half(op, 0, row0 + m, k, &Af[m][k], &marked, t0))
-                    return last_kind;
-                row_marked[m] |= marked;
-            }
-    for (int m = 0; m < 16; m++) {
-        for (int k = 0; k < 16; k++)
-            Af[m][k] *= sa;
-        ptx_tensor_row(&ra[m], Af[m], 1);
-    }
+    if (operand_ready(op, 0, row0, 16, ra, row_marked, t0))
+        return last_kind;
     for (int nb = 0; nb < n8; nb++) {
-        float Bf[8][16], Cf[16][8]; /* Bf: [n][k] */
-        int mC[16][8], column_marked[8] = {0};
-        if (!operand_rows(op, 1, 8 * nb, 8, Bf, column_marked, t0))
-            for (int k = 0; k < 16; k++)
-                for (int n = 0; n < 8; n++) {
-                    if (operand_half(op, 1, 8 * nb + n, k, &Bf[n][k], &marked, t0))
-                        return last_kind;
-                    column_marked[n] |= marked;
-                }
-        for (int n = 0; n < 8; n++) {
-            for (int k = 0; k < 16; k++)
-                Bf[n][k] *= sb;
-            ptx_tensor_row(&rb[n], Bf[n], 1);
-        }
+        float Cf[16][8];
+        int mC[16][8];
+        if (operand_ready(op, 1, 8 * nb, 8, rb, column_marked, t0))
+            return last_kind;
         for (int l = 0; l < 32; l++)
             for (int e = 0; e < 4; e++) { /* register 4 nb + e: row l/4 (+8 for e >= 2), column 2 (l % 4) + e % 2 */
                 int r = op->dreg[4 * nb + e], m = l / 4 + 8 * (e / 2), n = 2 * (l % 4) + e % 2;
