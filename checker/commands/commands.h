@@ -56,6 +56,8 @@ int cmd_author_check(void);
 int cmd_mutate(const char *file, const char *dir);
 /* cases.c: the table of the cases the workbook's own tests grade */
 int cmd_cases(int argc, char **argv);
+/* model.c: the time model's terms of check records, for its fit */
+int cmd_time_terms(int argc, char **argv);
 /* lessons.c: the registry's fields for the Makefile and the scripts */
 int cmd_lessons(int argc, char **argv);
 

@@ -26,11 +26,13 @@
  *                                     ldmatrix phase (ldsm, ldsm-xor)
  *   workbook lesson-list              the lessons as a Markdown list of links (the site's index)
  *   workbook counting-size FAMILY     ROWS COLS: the size the family's traffic is counted at (scripts)
+ *   workbook time-terms RECORD...     the time model's terms of the launches each check record
+ *                                     counted (checker/model/fit-timed.py fits their factors)
  *   workbook lessons [--lesson N] FIELD...  the registry's fields by name, a line per lesson (the
  *                                     Makefile and the scripts; lessons.c says more)
  *
  * Run from the workbook's top folder (the Makefile does). The commands live in student.c,
- * grading.c, authoring.c, cases.c and lessons.c, what they share in common.c (commands.h); this file only
+ * grading.c, authoring.c, cases.c, model.c and lessons.c, what they share in common.c (commands.h); this file only
  * says which command does what. The student's record is work/state; WB_STATE=file keeps it
  * elsewhere (make quiz-test, so that its answer keys never reach a student's record). */
 #include <stdio.h>
@@ -44,7 +46,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: workbook select N | next-lesson | check SRC score|pass|fail N... | record SRC N [--forget] | grade SRC DIR N... | status | hint N | reset N | "
-                    "intake [--root DIR] [--need] HANDIN STAGE|--hash [N...] | lint SOURCE KERNEL [SHOWN] | compile-report SOURCE LOG | author-check | mutate FILE DIR | cases [KIND|NAME...] | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY | lessons [--lesson N] FIELD...\n(the Makefile runs these for you: make help)\n");
+                    "intake [--root DIR] [--need] HANDIN STAGE|--hash [N...] | lint SOURCE KERNEL [SHOWN] | compile-report SOURCE LOG | author-check | mutate FILE DIR | cases [KIND|NAME...] | quiz N | quiz-md N | quiz-key N | hints-md N | bankmap 32x32|32x33|xor|ldsm|ldsm-xor | lesson-list | counting-size FAMILY | time-terms RECORD... | lessons [--lesson N] FIELD...\n(the Makefile runs these for you: make help)\n");
     return 2;
 }
 
@@ -80,6 +82,8 @@ int main(int argc, char **argv)
         return argc == 7 ? cmd_gate(argv[2], argv[3], argv[4], argv[5], argv[6]) : usage();
     if (strcmp(cmd, "compile-report") == 0)
         return argc == 4 ? (cmd_compile_report(argv[2], argv[3]), 0) : usage();
+    if (strcmp(cmd, "time-terms") == 0)
+        return argc >= 3 ? cmd_time_terms(argc - 2, argv + 2) : usage();
     if (strcmp(cmd, "lessons") == 0) /* reads the registry it is told to */
         return cmd_lessons(argc - 2, argv + 2);
     if (registry_load(REGISTRY, &reg, err, sizeof err) != 0) {

@@ -25,6 +25,9 @@ struct named_count {
     double value;
 };
 int counts_named(const struct mem_counts *c, struct named_count *out, int max);
+/* The other way: the count named key (counts_named's names) in c set to value; 0 if no count
+ * has that name. */
+int counts_set_named(struct mem_counts *c, const char *key, double value);
 
 /* The warp instructions each issued, by unit (the emulator's counts alone), as a table. */
 void issue_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n);

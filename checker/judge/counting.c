@@ -17,6 +17,7 @@
 #include "judge.h"
 #include "objgate.h"
 #include "occupancy.h"
+#include "time_model.h"
 #include "traffic.h"
 
 /* The lesson's traffic rules in their one wording, for the counts case and the list of the
@@ -151,11 +152,11 @@ static struct traffic_rules lesson_rules(int rows, int cols)
 }
 
 /* Counts at one of the two counting sizes (drawn: the seed's) and shows it; the broken rules
- * into why (empty: none). */
-static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct mem_counts *solution)
+ * into why (empty: none), each role's counts into counted, the size into sz. */
+static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct mem_counts counted[ROLE_COUNT],
+                      char sz[32])
 {
-    char sz[32];
-    struct job_mem m = counted_job(1, drawn, stream, sz, sizeof sz);
+    struct job_mem m = counted_job(1, drawn, stream, sz, 32);
     const struct gpu_report *rep = &m.job->rep;
     const char *names[ROLE_COUNT] = {"your kernel", "reference solution", "baseline"};
     const char *labels[ROLE_COUNT];
@@ -212,13 +213,14 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
             say("    %-19s %6.2f\n", labels[i], shown[i].mma_multiply_adds ?
                 (double)shown[i].mma_ahead_multiply_adds / (double)shown[i].mma_multiply_adds : 0.0);
     }
-    *solution = rep->counts[ROLE_SOLUTION];
+    memcpy(counted, rep->counts, sizeof rep->counts[0] * ROLE_COUNT);
     job_free(&m);
 }
 
 /* The student's kernel on an SM, from what ptxas gave it (the cubin both judges build): how many
- * blocks an H200's SM holds at once, and what stops one more. */
-void say_occupancy(void)
+ * blocks an H200's SM holds at once, and what stops one more. Returns the threads it holds (0: not
+ * known). */
+int say_occupancy(void)
 {
     char path[1000];
     int regs;
@@ -226,13 +228,65 @@ void say_occupancy(void)
     snprintf(path, sizeof path, "%s/student.cubin", checking.here);
     const struct family *f = checking.lesson->family;
     if (cubin_resources(path, checking.lesson->kernel, f, &regs, &shared) != 0)
-        return;
+        return 0;
     struct occupancy o = occupancy_sm90(f->block_x * f->block_y, regs, shared);
     record_add_count(&checking.record, "student", "resident_threads", (double)o.blocks * f->block_x * f->block_y);
     say("  On an H200's SM: your kernel as ptxas compiled it has %d registers a thread and %zu bytes of static shared "
         "memory a block; %d block%s of %d threads at once (%d of %d warps), limited by %s.\n",
         regs, shared, o.blocks, o.blocks == 1 ? "" : "s", f->block_x * f->block_y, o.warps, o.max_warps,
         occupancy_limit_name(o.limit));
+    return o.blocks * f->block_x * f->block_y;
+}
+
+/* The time model's prediction (time_model.h) from the counts at the first counting size: the
+ * student's speed-up over the baseline beside the lesson's threshold, where the student's time
+ * goes, and the model's own error. Said, never a verdict: the rules judge in the emulator, and
+ * the model's error is too large for a threshold (issue 46). Kept in the record for scripts. */
+static void say_prediction(const struct mem_counts counted[ROLE_COUNT], const char *sz, int resident)
+{
+    const struct gpu_figures *g = &gpu_h200;
+    double mine[TIME_TERMS], base[TIME_TERMS];
+    enum time_term bound;
+    time_terms(&counted[ROLE_STUDENT], resident, g, mine);
+    time_terms(&counted[ROLE_BASELINE], 0, g, base);
+    double t = time_predicted(mine, g, &bound), tb = time_predicted(base, g, NULL);
+    if (!role_present(ROLE_BASELINE) || t <= 0 || tb <= 0)
+        return;
+    int n = checking.lesson->number;
+    double speedup = tb / t, need = checking.limits.min_speedup;
+    double err = n > 0 && n < MODEL_LESSONS ? g->lesson_error[n] : 0;
+    record_add_count(&checking.record, "student", "model_speedup", speedup);
+    /* Beside the threshold by more than the model's error on this lesson's kernels, or not. */
+    const char *where = err <= 0 ? "the model was never measured on this lesson's kernels: only a GPU can tell"
+                        : speedup >= need * (1 + err) ? "above it by more than the model's error on this lesson"
+                        : speedup * (1 + err) <= need ? "below it by more than the model's error on this lesson: on "
+                                                        "a GPU it would likely be too slow"
+                                                      : "within the model's error on this lesson: only a GPU can tell";
+    say("  Predicted by the time model for an %s (%s), from the counts at %s: your kernel %.2fx the baseline's "
+        "speed, where a GPU requires %.2fx: %s.\n",
+        g->name, g->file, sz, speedup, need, where);
+    say("  Where your kernel's time goes, as the model sees it: bound by %s", time_term_name(bound));
+    /* The others, busiest first, each as a share of the time the bound takes. */
+    double busy[TIME_TERMS];
+    int order[TIME_TERMS], nb = 0;
+    for (int k = 0; k < TIME_TERMS; k++) {
+        busy[k] = mine[k] * g->factor[k] / t;
+        if (k != (int)bound && busy[k] >= 0.05) {
+            int i = nb++;
+            for (; i > 0 && busy[order[i - 1]] < busy[k]; i--)
+                order[i] = order[i - 1];
+            order[i] = k;
+        }
+    }
+    for (int i = 0; i < nb; i++)
+        say("%s %s %.0f%%", i ? "," : "; the other resources busy that long:", time_term_name((enum time_term)order[i]),
+            100 * busy[order[i]]);
+    say(".\n  The model's error, each lesson's kernels predicted by a fit to the other lessons' (%d kernels timed on "
+        "an %s): a median of %.0f%%, and 1 in 10 off by more than %.0f%%", g->kernels, g->name,
+        100 * g->held_out_median, 100 * g->held_out_p90);
+    if (err > 0)
+        say("; on this lesson's kernels a median of %.0f%%", 100 * err);
+    say(". It is no verdict: the rules below judge here.\n");
 }
 
 /* At the size the GPU times, a sample of each launch's blocks (family.h's timed_sample), their
@@ -304,19 +358,20 @@ static void counts_timed(const struct check_case *timed, uint64_t stream, char *
  * rules at the other), and, from a sample of blocks, at the size a GPU times. */
 void case_counts(const struct check_case *timed, uint64_t stream)
 {
-    char why[4800] = "";
-    struct mem_counts solution, unused;
-    counts_at(0, stream, why, sizeof why, &solution);
+    char why[4800] = "", sz[32], drawn_sz[32];
+    struct mem_counts counted[ROLE_COUNT], unused[ROLE_COUNT];
+    counts_at(0, stream, why, sizeof why, counted, sz);
     /* At the drawn size only what the rules need: the student's kernel and the baseline, the
      * output judged against the CPU's reference alone (as in a handout, which has no solution). */
     int had = checking.have_solution;
     checking.have_solution = 0;
-    counts_at(1, stream + 1, why, sizeof why, &unused);
+    counts_at(1, stream + 1, why, sizeof why, unused, drawn_sz);
     counts_timed(timed, stream + 2, why, sizeof why);
     checking.have_solution = had;
-    say_occupancy();
+    say_prediction(counted, sz, say_occupancy());
     char rules[TRAFFIC_RULES][RULE_TEXT];
-    for (int i = 0, n = traffic_rules(rules, solution_present() ? (long long)all_conflicts(&solution) : -1); i < n; i++)
+    for (int i = 0, n = traffic_rules(rules, solution_present() ? (long long)all_conflicts(&counted[ROLE_SOLUTION]) : -1);
+         i < n; i++)
         say("  Required: %s.\n", rules[i]);
     if (*why)
         case_fail("%s", why);

@@ -13,7 +13,8 @@ struct check_case;
 /* The emulator's speed case: the counts at both counting sizes and, from a sample of blocks, at
  * the speed case's own size (timed), shown and held to the rules. */
 void case_counts(const struct check_case *timed, uint64_t stream);
-/* How many of the student's blocks an H200's SM holds, from the cubin ptxas made, said. */
-void say_occupancy(void);
+/* How many of the student's blocks an H200's SM holds, from the cubin ptxas made, said; the
+ * threads they are (0: not known). */
+int say_occupancy(void);
 
 #endif

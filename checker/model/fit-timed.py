@@ -4,7 +4,8 @@ calibration set and of its baseline, turned into a predicted time per launch, an
 speed-up (the baseline's predicted time over the kernel's) set against the one the GPU judge
 measured in the same set. Two sources of counts:
   --emu: the emulator's at its counting size (checker/bench/speed-set.sh EMU=1 keeps its records);
-         only the ratios carry over;
+         only the ratios carry over; the terms are the judge's own model's (time_model.c, through
+         `build/workbook time-terms`), the one make check predicts with;
   NCU:   Nsight Compute's at the timed size (speed-set.sh NCU=1 with WB_NCU_EXTRA's metrics, a
          folder of raw CSVs, or the table --ncu-table makes of them, committed beside the
          calibration table); with --emu-dir, the emulator's bytes in flight and occupancy beside.
@@ -20,9 +21,11 @@ rate, plus a fixed cost per launch:
     latency = loads' bytes x load latency / (bytes in flight a thread x resident threads x SMs),
               Little's law, from the emulator's bytes in flight (Nsight Compute has no such count);
     t0 (a launch's fixed cost) only at the timed size: at the counting size only ratios hold.
-The rates start at the H200's measured or published figures (GPU below) and are scaled by one
-factor each, fitted to the set (least log error of the speed-ups); a factor far from 1 says the
-counter does not mean what the model takes it to.
+The rates start at the H200's measured or published figures (checker/model/gpu_h200.c, the file
+the judge is built with) and are scaled by one factor each, fitted to the set (least log error of
+the speed-ups); a factor far from 1 says the counter does not mean what the model takes it to.
+Without --fit, --emu predicts with that file's factors; with it, the fitted ones are printed as the
+file writes them.
 
     Usage: checker/model/fit-timed.py CALIBRATION.tsv EMU_DIR --emu [--fit] [--cv]
            checker/model/fit-timed.py CALIBRATION.tsv NCU_DIR|NCU.tsv [--emu-dir EMU_DIR] [--fit] [--cv]
@@ -40,26 +43,22 @@ import csv, glob, math, os, re, statistics, sys
 
 EMU = "--emu" in sys.argv  # the emulator's counts at its counting size, not Nsight Compute's
 
-# The H200 (SXM, 132 SMs): figures measured here (docs/measurements.md) or NVIDIA's.
-GPU = {
-    "sms": 132,
-    "clock_hz": 1.98e9,          # nvidia-smi's SM clock on the lent H200 (2026-12-05)
-    "dram_bytes_s": 4.1e12,      # cudaMemcpy device to device, measured: 3995-4192 GB/s
-    "l2_bytes_s": 8.04e12,       # a 16 MiB buffer read 64 times, measured (reduce-bandwidth.cu)
-    "shared_wavefronts_clk": 1,  # per SM: 32 banks x 4 bytes a clock
-    "l1_sectors_clk": 4,         # per SM: 128 bytes a clock through L1 (a first guess, fitted)
-    "issue_clk": 4,              # per SM: four schedulers, one warp instruction a clock each
-    "fma_clk": 4,                # per SM: 128 FP32 lanes = 4 warp FMAs a clock
-    "hmma_clk": 1,               # per SM: a first guess (an HMMA.16816 a clock a SM), fitted
-    "launch_s": 3e-6,
-    "load_latency_s": 347e-9,    # one global load alone from DRAM, measured (reduce-bandwidth.cu)
-    # The phases' term (--phases), fitted to the calibration set's absolute times at the timed size
-    # (2026-12-05): a load's latency under load (2.06x the one alone), a block's fixed cost on its
-    # SM, and the clocks a warp's instruction takes in its own dependent chain (3.7).
-    "loaded_latency_s": 714e-9,
-    "block_s": 424e-9,
-    "warp_insn_s": 1.85e-9,
-}
+def gpu_figures(path="checker/model/gpu_h200.c"):
+    """The GPU's figures and fitted factors from its file, the one the judge is built with
+    (time_model.h): {figure: value}, and {term: factor}."""
+    text = open(path).read()
+    figures = {k: float(v) for k, v in re.findall(r"^\s*\.(\w+) = ([0-9.e+-]+),", text, re.M)}
+    factors = {k.lower(): float(v) for k, v in re.findall(r"\[TIME_(\w+)\] = ([0-9.e+-]+)", text)}
+    return figures, factors
+
+
+# The H200: its file's figures, and those only the Nsight Compute path's phases use (fitted to the
+# calibration set's absolute times at the timed size, 2026-12-05: a load's latency under load,
+# 2.06x the one alone; a block's fixed cost on its SM; the clocks a warp's instruction takes in its
+# own dependent chain, 3.7).
+GPU, FACTORS = gpu_figures()
+GPU.update({"loaded_latency_s": 714e-9, "block_s": 424e-9, "warp_insn_s": 1.85e-9,
+            "launch_s": GPU.get("launch_s", 3e-6)})
 PHASES = "--phases" in sys.argv
 
 
@@ -179,36 +178,18 @@ def ncu_table(folder):
 
 
 def read_record(path):
-    """The emulator's counting case (a check record, ONLY='memory*'), its first size: for "your
-    kernel" and "baseline", the record's counts by name (check_record.h: "count student
-    global_ld.wavefronts 8192"), as the model names them. {side: {name: float}}."""
-    names = {"global_ld.requests": "ld_req", "global_ld.wavefronts": "ld_sectors", "global_st.requests": "st_req",
-             "global_st.wavefronts": "st_sectors", "shared_ld.requests": "shl_req", "shared_ld.wavefronts": "shl_wave",
-             "shared_st.requests": "shs_req", "shared_st.wavefronts": "shs_wave", "least_burst": "inflight",
-             "resident_threads": "resident_threads", "global_ld.block_sectors": "block_sectors"}
+    """Of the emulator's counting case (a check record), for --emu-dir: each side's bytes in flight
+    a loading thread keeps ("inflight"; none where no thread loads) and the threads an SM holds
+    at once. {side: {name: float}}."""
     out = {"student": {}, "baseline": {}}
     try:
         lines = [l.split() for l in open(path) if l.startswith("count ")]
     except OSError:
         return {}
     for _, role, key, value in (l for l in lines if len(l) == 4):
-        if role not in out:
-            continue
-        name = key[len("issued."):] if key.startswith("issued.") else names.get(key, key)
-        out[role][name] = float(value)
-    for m in out.values():  # a sample of the launch's blocks (SAMPLE=N): its counts for the whole grid
-        if m.get("blocks_run", 0) > 0:
-            scale = m["blocks_total"] / m["blocks_run"]
-            for k in m:
-                if k not in ("inflight", "resident_threads", "blocks_run", "blocks_total", "float_atomic_warps"):
-                    m[k] *= scale
-    for m in out.values():  # conflicts: the wavefronts beyond the conflict-free ones
-        for op, short in (("shared_ld", "shl"), ("shared_st", "shs")):
-            if f"{op}.ideal" in m:
-                m[f"{short}_conf"] = m[f"{short}_wave"] - m[f"{op}.ideal"]
-        if m.get("inflight", 0) < 0:  # -1: no thread loads, nothing in flight to measure
-            del m["inflight"]
-    return {k: v for k, v in out.items() if "ld_sectors" in v}
+        if role in out and key in ("least_burst", "resident_threads") and float(value) >= 0:
+            out[role]["inflight" if key == "least_burst" else key] = float(value)
+    return out
 
 
 def min_speedup(lesson):
@@ -221,26 +202,20 @@ def min_speedup(lesson):
     return None
 
 
-def emu_work(m):
-    """The resources' work of one launch at the counting size, from the emulator's counts, in
-    the same units as work(): seconds at the nominal rates (only their ratios matter here)."""
-    g = GPU
-    get = lambda k: m.get(k, 0.0)
-    # What reaches L2: a block's loads of sectors it read before hit its SM's L1 (the emulator's
-    # block_sectors, where the record has them); every sector passes through L1.
-    l2_loads = get("block_sectors") if "block_sectors" in m else get("ld_sectors")
-    return {
-        "l1": per_sm(get("ld_sectors") + get("st_sectors"), g["l1_sectors_clk"]),
-        "l2": (l2_loads + get("st_sectors")) * 32 / g["l2_bytes_s"],
-        "shared": per_sm(get("shl_wave") + get("shs_wave"), g["shared_wavefronts_clk"]),
-        "issue": per_sm(sum(get(k) for k in ("float", "integer", "special", "warp", "shared", "global", "local",
-                                             "tensor", "control")), g["issue_clk"]),
-        "fma": per_sm(get("float"), g["fma_clk"]),
-        "tensor": per_sm(get("tensor"), g["hmma_clk"]),
-        # Little's law: the loads' bytes over what the resident threads keep in flight per latency
-        "latency": (get("ld_sectors") * 32 * g["load_latency_s"]
-                    / (get("inflight") * m.get("resident_threads", 2048) * g["sms"]) if get("inflight") > 0 else 0.0),
-    }
+def emu_terms(paths):
+    """The time model's terms of each record's launches, from the judge's own model
+    (`workbook time-terms`, time_model.c): {path: {side: {term: seconds at the nominal rates}}}."""
+    import subprocess
+    out = {}
+    for i in range(0, len(paths), 200):
+        text = subprocess.run(["build/workbook", "time-terms"] + paths[i:i + 200], check=True,
+                              capture_output=True, text=True).stdout
+        lines = text.splitlines()
+        keys = lines[0].split("\t")[2:]
+        for line in lines[1:]:
+            f = line.split("\t")
+            out.setdefault(f[0], {})[f[1]] = dict(zip(keys, map(float, f[2:])))
+    return out
 
 
 def predict(w, scale):
@@ -267,6 +242,7 @@ def load(calibration, counts):
     out, seen = [], set()
     table = read_ncu_table(counts) if not EMU and os.path.isfile(counts) else None
     emu_dir = option("--emu-dir")
+    terms = emu_terms(sorted(glob.glob(os.path.join(counts, "*.result")))) if EMU else {}
     with open(calibration) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
@@ -284,7 +260,7 @@ def load(calibration, counts):
             elif speedup <= 0 or not os.path.exists(path):
                 continue
             else:
-                prof = read_record(path) if EMU else read_profile(path)
+                prof = terms.get(path, {}) if EMU else read_profile(path)
             if speedup <= 0 or "student" not in prof or "baseline" not in prof:
                 continue
             if emu_dir:  # the emulator's bytes in flight and occupancy beside Nsight Compute's counts
@@ -294,7 +270,7 @@ def load(calibration, counts):
                         if k in emu.get(side, {}):
                             prof[side]["emu_" + k] = emu[side][k]
             seen.add((c[0], c[1]))
-            w = emu_work if EMU else work
+            w = (lambda m: m) if EMU else work
             out.append((c[0], c[1], c[2], speedup, c[4], w(prof["student"]), w(prof["baseline"]), ms, base_ms))
     return out
 
@@ -436,16 +412,24 @@ def main():
     rows = load(sys.argv[1], sys.argv[2])
     if not rows:
         sys.exit("fit-timed: no kernel has both its timing and a profile of its and the baseline's launch")
-    scale = fit(rows) if "--fit" in sys.argv else {}
+    # Without --fit: the factors of the GPU's file, which the judge predicts with (its terms are
+    # the emulator's; Nsight Compute's path starts from none).
+    scale = fit(rows) if "--fit" in sys.argv else (dict(FACTORS) if EMU else {})
     if "--cv" in sys.argv:
         # leave one lesson out: its kernels predicted with factors fitted to the other lessons'
-        held = []
+        held, by_lesson = [], {}
         for lesson in sorted({r[2] for r in rows}, key=int):
             rest = [r for r in rows if r[2] != lesson]
-            held += errors([r for r in rows if r[2] == lesson], fit(rest))
+            mine = errors([r for r in rows if r[2] == lesson], fit(rest))
+            held += mine
+            by_lesson[int(lesson)] = statistics.median(math.exp(x) - 1 for x in mine)
         e = sorted(math.exp(x) - 1 for x in held)
         print(f"# leave one lesson out: median error {statistics.median(e):.1%}, "
               f"90th percentile {percentile(e, 0.9):.1%}", file=sys.stderr)
+        print("# .held_out_median = %.3f, .held_out_p90 = %.3f, .kernels = %d," % (
+              statistics.median(e), percentile(e, 0.9), len(rows)), file=sys.stderr)
+        print("# .lesson_error = {" + ", ".join(f"[{n}] = {v:.3f}" for n, v in sorted(by_lesson.items())) + "},",
+              file=sys.stderr)
     print("kind\tname\tlesson\tmeasured_speedup\tpredicted_speedup\terror\tbound_by\tmeasured_ms\tpredicted_ms")
     for r in rows:
         pred, worst = predicted_speedup(r, scale)
@@ -464,6 +448,9 @@ def main():
     print(f"# {len(rows)} kernels; median error of the predicted speed-up {statistics.median(e):.1%}, "
           f"90th percentile {percentile(e, 0.9):.1%}; factors: "
           + ", ".join(f"{k} {v:.2f}" for k, v in sorted(scale.items())), file=sys.stderr)
+    if EMU and "--fit" in sys.argv:  # as the GPU's file (gpu_h200.c) writes them
+        print("# .factor = {" + ", ".join(f"[TIME_{k.upper()}] = {scale[k]:.2f}" for k in FACTORS) + "}",
+              file=sys.stderr)
     if not EMU:  # at the timed size the time itself can be set against the speed case's
         t = sorted(abs(predict(r[5], scale)[0] * 1e3 / r[7] - 1) for r in rows)
         print(f"# median error of the predicted time of a launch {statistics.median(t):.1%}", file=sys.stderr)

@@ -207,8 +207,33 @@ static void rules_kept_at_their_limits(void **state)
     assert_int_equal(traffic_verdict(&c, &base, NULL, 0, &none, why, sizeof why), 0);
 }
 
+/* Every count counts_named names is read back by counts_set_named to the same value (the record
+ * a time model's fit reads, `workbook time-terms`), and a name no count has is refused. */
+static void named_counts_read_back(void **state)
+{
+    (void)state;
+    struct mem_counts c = tile_counts(1024, 512, 24), back = {0};
+    c.op[SHARED_ST].ideal = 7, c.op[GLOBAL_LD].bytes = 4096;
+    for (int k = 0; k < ISSUE_KINDS; k++)
+        c.issued[k] = 100 + (uint64_t)k;
+    c.mma_multiply_adds = 2048, c.core_multiplies = 3, c.mma_ahead_multiply_adds = 1024;
+    c.float_atomic_warps = 5, c.block_ld_sectors = 96;
+    struct named_count named[64];
+    int n = counts_named(&c, named, 64);
+    assert_true(n > 30);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(counts_set_named(&back, named[i].key, named[i].value), 1);
+    back.burst_threads = c.burst_threads; /* least_burst keeps whether, not how many, threads loaded */
+    assert_memory_equal(&back, &c, sizeof c);
+    assert_int_equal(counts_set_named(&back, "global_ld.nothing", 1), 0);
+    /* No loading thread (-1) reads back as none. */
+    assert_int_equal(counts_set_named(&back, "least_burst", -1), 1);
+    assert_true(least_burst(&back) == -1.0);
+}
+
 UNIT_TESTS_MAIN(
     cmocka_unit_test(derived_figures),
+    cmocka_unit_test(named_counts_read_back),
     cmocka_unit_test(each_rule_fails_with_its_sentence),
     cmocka_unit_test(sampled_counts_scale_to_the_grid),
     cmocka_unit_test(sector_rule_names_its_cause),

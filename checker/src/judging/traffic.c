@@ -39,35 +39,71 @@ void traffic_table(say_fn say, const char *const labels[], const struct mem_coun
 static const char *const units[ISSUE_KINDS] = {"float", "integer", "special", "warp", "shared",
                                                "global", "local", "tensor", "control"};
 
-int counts_named(const struct mem_counts *c, struct named_count *out, int max)
+/* Each plain count of c by its name, and where it sits in c (least_burst, a count made of two,
+ * apart): the one list counts_named and counts_set_named read. Returns how many. */
+#define PLAIN_COUNTS (MEM_OPS * 4 + ISSUE_KINDS + 7)
+struct count_field {
+    char key[sizeof ((struct named_count *)0)->key];
+    uint64_t *at;
+};
+static int count_fields(struct mem_counts *c, struct count_field *f)
 {
     static const char *const ops[MEM_OPS] = {"shared_ld", "shared_st", "global_ld", "global_st"};
     int n = 0;
-#define NAMED(fmt, arg, v)                                                                                           \
+#define FIELD(fmt, arg, where)                                                                                       \
     do {                                                                                                             \
-        if (n < max) {                                                                                               \
-            snprintf(out[n].key, sizeof out[n].key, fmt, arg);                                                       \
-            out[n++].value = (double)(v);                                                                            \
-        }                                                                                                            \
+        snprintf(f[n].key, sizeof f[n].key, fmt, arg);                                                               \
+        f[n++].at = &(where);                                                                                        \
     } while (0)
     for (int o = 0; o < MEM_OPS; o++) {
-        NAMED("%s.requests", ops[o], c->op[o].requests);
-        NAMED("%s.wavefronts", ops[o], c->op[o].wavefronts);
-        NAMED("%s.ideal", ops[o], c->op[o].ideal);
-        NAMED("%s.bytes", ops[o], c->op[o].bytes);
+        FIELD("%s.requests", ops[o], c->op[o].requests);
+        FIELD("%s.wavefronts", ops[o], c->op[o].wavefronts);
+        FIELD("%s.ideal", ops[o], c->op[o].ideal);
+        FIELD("%s.bytes", ops[o], c->op[o].bytes);
     }
     for (int k = 0; k < ISSUE_KINDS; k++)
-        NAMED("issued.%s", units[k], c->issued[k]);
-    NAMED("%s", "barrier_arrivals", c->barrier_arrivals);
-    NAMED("%s", "threads", c->threads);
-    NAMED("%s", "mma_multiply_adds", c->mma_multiply_adds);
-    NAMED("%s", "core_multiplies", c->core_multiplies);
-    NAMED("%s", "mma_ahead_multiply_adds", c->mma_ahead_multiply_adds);
-    NAMED("%s", "least_burst", least_burst(c));
-    NAMED("%s", "float_atomic_warps", c->float_atomic_warps);
-    NAMED("%s", "global_ld.block_sectors", c->block_ld_sectors);
-#undef NAMED
+        FIELD("issued.%s", units[k], c->issued[k]);
+    FIELD("%s", "barrier_arrivals", c->barrier_arrivals);
+    FIELD("%s", "threads", c->threads);
+    FIELD("%s", "mma_multiply_adds", c->mma_multiply_adds);
+    FIELD("%s", "core_multiplies", c->core_multiplies);
+    FIELD("%s", "mma_ahead_multiply_adds", c->mma_ahead_multiply_adds);
+    FIELD("%s", "float_atomic_warps", c->float_atomic_warps);
+    FIELD("%s", "global_ld.block_sectors", c->block_ld_sectors);
+#undef FIELD
     return n;
+}
+
+int counts_named(const struct mem_counts *c, struct named_count *out, int max)
+{
+    struct mem_counts copy = *c;
+    struct count_field f[PLAIN_COUNTS];
+    int n = 0, nf = count_fields(&copy, f);
+    for (int i = 0; i < nf && n < max; i++, n++) {
+        memcpy(out[n].key, f[i].key, sizeof out[n].key);
+        out[n].value = (double)*f[i].at;
+    }
+    if (n < max) {
+        snprintf(out[n].key, sizeof out[n].key, "least_burst");
+        out[n++].value = least_burst(c);
+    }
+    return n;
+}
+
+int counts_set_named(struct mem_counts *c, const char *key, double value)
+{
+    if (strcmp(key, "least_burst") == 0) { /* -1: no thread loads */
+        c->min_burst_bytes = value >= 0 ? (uint64_t)value : 0;
+        c->burst_threads = value >= 0;
+        return 1;
+    }
+    struct count_field f[PLAIN_COUNTS];
+    for (int i = 0, nf = count_fields(c, f); i < nf; i++)
+        if (strcmp(f[i].key, key) == 0) {
+            *f[i].at = value > 0 ? (uint64_t)(value + 0.5) : 0;
+            return 1;
+        }
+    return 0;
 }
 
 void issue_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n)

@@ -13,7 +13,7 @@ rules = {
     'checker/runner': 'checker/runner/ bank_model.h counts.h family.h gpu_job.h gpu_turn.h half.h isolate.h '
                       'lazy_input.h occupancy.h poison.h residues.h tensor_map.h tolerance.h',
     'checker/families': 'family.h reference.h residues.h tolerance.h',
-    'checker/model': 'bank_model.h counts.h',
+    'checker/model': 'bank_model.h counts.h time_model.h',
     'checker/src': 'checker/include/',
     'checker/judge': 'checker/judge/ checker/include/',
     'checker/commands': 'checker/commands/ checker/include/',

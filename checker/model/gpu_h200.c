@@ -1,0 +1,33 @@
+/* The NVIDIA H200 (SXM, 132 SMs) as the time model sees it (time_model.h). Each figure is measured
+ * on the lent H200 (docs/measurements.md) or NVIDIA's; the factors are what
+ * `checker/model/fit-timed.py checker/model/calibration/h200-2026-12-05.tsv build/speed-set/emu --emu
+ * --fit --cv` found (the records of `EMU=1 checker/bench/speed-set.sh`), and so are the errors below,
+ * each lesson's kernels predicted with the factors fitted to the other lessons' (the lines that
+ * command prints for this file). fit-timed.py reads
+ * this file: a figure changed here changes the fit's starting point too. */
+#include "time_model.h"
+
+const struct gpu_figures gpu_h200 = {
+    .name = "H200",
+    .file = __FILE__,
+    .sms = 132,
+    .clock_hz = 1.98e9,        /* nvidia-smi's SM clock (2026-12-05) */
+    .dram_bytes_s = 4.1e12,    /* cudaMemcpy device to device: 3995-4192 GB/s */
+    .l2_bytes_s = 8.04e12,     /* a 16 MiB buffer read 64 times (reduce-bandwidth.cu) */
+    .l1_sectors_clk = 4,       /* 128 bytes a clock through an SM's L1: a first guess, fitted */
+    .shared_wavefronts_clk = 1, /* 32 banks of 4 bytes a clock */
+    .issue_clk = 4,            /* four schedulers, a warp instruction a clock each */
+    .fma_clk = 4,              /* 128 FP32 lanes: four warp FMAs a clock */
+    .hmma_clk = 1,             /* a first guess, fitted */
+    .load_latency_s = 347e-9,  /* one global load alone from DRAM (reduce-bandwidth.cu) */
+    .launch_s = 3e-6,          /* a launch's fixed cost (only the timed size's fit uses it) */
+    .factor = {[TIME_L1] = 1.00, [TIME_L2] = 1.41, [TIME_SHARED] = 0.84, [TIME_ISSUE] = 1.19, [TIME_FMA] = 1.00,
+               [TIME_TENSOR] = 1.00, [TIME_LATENCY] = 1.00},
+    .held_out_median = 0.218,
+    .held_out_p90 = 0.877,
+    .kernels = 77,
+    /* Lesson 11 came after the table: none of its kernels measured. */
+    .lesson_error = {[1] = 1.035, [2] = 0.472, [3] = 0.036, [4] = 0.065, [5] = 0.052, [6] = 0.531, [7] = 0.356,
+                     [8] = 0.691, [9] = 0.105, [10] = 0.138},
+    .calibration = "checker/model/calibration/h200-2026-12-05.tsv",
+};
