@@ -286,7 +286,7 @@ static void say_prediction(const struct mem_counts counted[ROLE_COUNT], const ch
         100 * g->held_out_median, 100 * g->held_out_p90);
     if (err > 0)
         say("; on this lesson's kernels a median of %.0f%%", 100 * err);
-    say(". It is no verdict: the rules below judge here.\n");
+    say(". It is no verdict: the emulator judges by the rules on the counts, a GPU by its timing.\n");
 }
 
 /* At the size the GPU times, a sample of each launch's blocks (family.h's timed_sample), their
