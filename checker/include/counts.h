@@ -52,6 +52,10 @@ struct mem_counts {
     /* The emulator's alone: global loads' sectors counted once a block (the first time the block
      * reads each): what a block's loads would ask of L2 if its SM's L1 kept what it read. */
     uint64_t block_ld_sectors;
+    /* The emulator's alone: global sectors the launch's loads read, and apart from them those its
+     * stores wrote, each counted once a launch: what must cross between DRAM and L2 at the least
+     * (every input read, every output written), where L2 keeps what the launch touched. */
+    uint64_t launch_sectors;
     /* The emulator's alone: the most warps of one block that changed one shared word with float
      * adds (atom/red.shared.add.f32) between two barriers. The GPU runs each such add as a
      * compare-and-swap loop (LDS, then ATOMS.CAST.SPIN, again while another warp changed the word

@@ -217,7 +217,7 @@ static void named_counts_read_back(void **state)
     for (int k = 0; k < ISSUE_KINDS; k++)
         c.issued[k] = 100 + (uint64_t)k;
     c.mma_multiply_adds = 2048, c.core_multiplies = 3, c.mma_ahead_multiply_adds = 1024;
-    c.float_atomic_warps = 5, c.block_ld_sectors = 96;
+    c.float_atomic_warps = 5, c.block_ld_sectors = 96, c.launch_sectors = 12;
     struct named_count named[64];
     int n = counts_named(&c, named, 64);
     assert_true(n > 30);

@@ -193,15 +193,19 @@ static void fold_bursts(void)
     bursts.threads = 0;
 }
 
-/* The sectors the running block's global loads have read so far (block_ld_sectors): an open-
- * addressed set, emptied for each block by a new stamp. Past SECTOR_SET / 2 sectors a block's
- * further ones all count as new. */
+/* Sets of sectors, open-addressed, each emptied by a new stamp when its owner changes: the
+ * sectors the running block's global loads have read so far (block_ld_sectors; owner: the
+ * block), and those the launch's loads, and apart from them its stores, have touched
+ * (launch_sectors; owner: the launch). Past SECTOR_SET / 2 sectors a set's further ones all
+ * count as new. */
 #define SECTOR_SET (1u << 19)
-static struct {
+struct sector_set {
     uint64_t *sector;
     uint32_t *stamp, now, n;
-    long block;
-} seen = {.block = -1};
+    long owner;
+};
+static struct sector_set block_seen = {.owner = -1}, launch_seen = {.owner = -1};
+static long launches; /* the launch's number, the owner of launch_seen */
 
 void emu_trace_block(long block)
 {
@@ -247,7 +251,8 @@ void emu_trace_set_readable(const void *const *begin, const size_t *bytes, int n
 void emu_trace_start(void)
 {
     memset(&tr.total, 0, sizeof tr.total);
-    seen.block = -1; /* (a new launch's first block is a new block, whatever its number) */
+    block_seen.owner = -1; /* (a new launch's first block is a new block, whatever its number) */
+    launches++;
     memset(&bursts, 0, sizeof bursts);
     tr.nlines = 0;
     tr.on = 1;
@@ -705,29 +710,30 @@ static void keep_worst(struct shared_request *w, const struct emu_lane_access *l
     w->base = k ? (uint32_t)emu_shared_array_start(w->lanes[0].offset) : 0;
 }
 
-static int sector_first_read(uint64_t s)
+/* 1 if s is new to set since its owner became owner. */
+static int sector_new(struct sector_set *set, long owner, uint64_t s)
 {
-    if (!seen.sector) {
-        seen.sector = calloc(SECTOR_SET, sizeof *seen.sector);
-        seen.stamp = calloc(SECTOR_SET, sizeof *seen.stamp);
-        if (!seen.sector || !seen.stamp)
+    if (!set->sector) {
+        set->sector = calloc(SECTOR_SET, sizeof *set->sector);
+        set->stamp = calloc(SECTOR_SET, sizeof *set->stamp);
+        if (!set->sector || !set->stamp)
             return 1;
     }
-    if (seen.block != tr.block || seen.now == 0) {
-        seen.block = tr.block, seen.n = 0;
-        if (++seen.now == 0) { /* the stamps wrapped: start them again */
-            memset(seen.stamp, 0, SECTOR_SET * sizeof *seen.stamp);
-            seen.now = 1;
+    if (set->owner != owner || set->now == 0) {
+        set->owner = owner, set->n = 0;
+        if (++set->now == 0) { /* the stamps wrapped: start them again */
+            memset(set->stamp, 0, SECTOR_SET * sizeof *set->stamp);
+            set->now = 1;
         }
     }
-    if (seen.n >= SECTOR_SET / 2)
+    if (set->n >= SECTOR_SET / 2)
         return 1;
     for (uint32_t h = (uint32_t)((s * 0x9E3779B97F4A7C15ull) >> 45);; h = (h + 1) % SECTOR_SET) {
-        if (seen.stamp[h] != seen.now) {
-            seen.stamp[h] = seen.now, seen.sector[h] = s, seen.n++;
+        if (set->stamp[h] != set->now) {
+            set->stamp[h] = set->now, set->sector[h] = s, set->n++;
             return 1;
         }
-        if (seen.sector[h] == s)
+        if (set->sector[h] == s)
             return 0;
     }
 }
@@ -736,10 +742,14 @@ void emu_trace_price(uintptr_t pc, enum mem_op op, int atomic, struct emu_lane_a
 {
     if (!tr.on || n == 0)
         return;
-    if (op == GLOBAL_LD)
+    if (op == GLOBAL_LD || op == GLOBAL_ST)
         for (int i = 0; i < n; i++)
-            for (uint64_t s = lanes[i].addr / 32; s <= (lanes[i].addr + lanes[i].size - 1) / 32; s++)
-                tr.total.block_ld_sectors += (uint64_t)sector_first_read(s);
+            for (uint64_t s = lanes[i].addr / 32; s <= (lanes[i].addr + lanes[i].size - 1) / 32; s++) {
+                /* (a sector's read and its write are two of the launch's: the low bit says which) */
+                tr.total.launch_sectors += (uint64_t)sector_new(&launch_seen, launches, s << 1 | (op == GLOBAL_ST));
+                if (op == GLOBAL_LD)
+                    tr.total.block_ld_sectors += (uint64_t)sector_new(&block_seen, tr.block, s);
+            }
     /* A shared atomic's lanes on one word queue up: priced as words of one bank, 128 bytes apart
      * per lane, never as a broadcast (as the tracer's own pricing does). */
     if (atomic && (op == SHARED_LD || op == SHARED_ST))

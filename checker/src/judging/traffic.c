@@ -41,7 +41,7 @@ static const char *const units[ISSUE_KINDS] = {"float", "integer", "special", "w
 
 /* Each plain count of c by its name, and where it sits in c (least_burst, a count made of two,
  * apart): the one list counts_named and counts_set_named read. Returns how many. */
-#define PLAIN_COUNTS (MEM_OPS * 4 + ISSUE_KINDS + 7)
+#define PLAIN_COUNTS (MEM_OPS * 4 + ISSUE_KINDS + 8)
 struct count_field {
     char key[sizeof ((struct named_count *)0)->key];
     uint64_t *at;
@@ -70,6 +70,7 @@ static int count_fields(struct mem_counts *c, struct count_field *f)
     FIELD("%s", "mma_ahead_multiply_adds", c->mma_ahead_multiply_adds);
     FIELD("%s", "float_atomic_warps", c->float_atomic_warps);
     FIELD("%s", "global_ld.block_sectors", c->block_ld_sectors);
+    FIELD("%s", "global.launch_sectors", c->launch_sectors);
 #undef FIELD
     return n;
 }
@@ -178,6 +179,7 @@ void counts_scaled(struct mem_counts *c, double k)
     c->mma_multiply_adds = times(c->mma_multiply_adds, k), c->core_multiplies = times(c->core_multiplies, k);
     c->mma_ahead_multiply_adds = times(c->mma_ahead_multiply_adds, k);
     c->block_ld_sectors = times(c->block_ld_sectors, k);
+    c->launch_sectors = times(c->launch_sectors, k);
     for (int u = 0; u < ISSUE_KINDS; u++)
         c->issued[u] = times(c->issued[u], k);
 }
