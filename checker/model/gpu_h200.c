@@ -1,10 +1,10 @@
 /* The NVIDIA H200 (SXM, 132 SMs) as the time model sees it (time_model.h). Each figure is measured
- * on the lent H200 (docs/measurements.md) or NVIDIA's; the factors are what
- * `checker/model/fit-timed.py checker/model/calibration/h200-2026-12-05.tsv build/speed-set/emu --emu
- * --fit --cv` found (the records of `EMU=1 checker/bench/speed-set.sh`, 2026-12-07 10:15 UTC), and so are the errors below,
- * each lesson's kernels predicted with the factors fitted to the other lessons' (the lines that
- * command prints for this file). fit-timed.py reads
- * this file: a figure changed here changes the fit's starting point too. */
+ * on the lent H200 (docs/measurements.md) or NVIDIA's. The factors, and the errors below (each
+ * lesson's kernels predicted with the factors fitted to the other lessons'), are the lines that
+ * `checker/model/fit-timed.py checker/model/calibration/h200-2026-12-05.tsv build/speed-set/emu
+ * --emu --fit --cv` prints for this file, over the records of `EMU=1 checker/bench/speed-set.sh`
+ * (2026-12-07 09:52 UTC). fit-timed.py reads this file: a figure changed here changes the fit's
+ * starting point too. */
 #include "time_model.h"
 
 const struct gpu_figures gpu_h200 = {
