@@ -61,11 +61,16 @@ kernel_dir() { echo "build/$(tr / _ <<<"$1")/$(folder_of "$2")"; }
 speed_verdict() { awk '$1 == "case" && $3 == "speed" { print $2 }' "$1" 2> /dev/null; }
 export -f kernel_dir speed_verdict folder_of
 
-# Built in parallel (the GPU idle meanwhile), then timed (or counted) one kernel at a time.
+# Built in parallel (the GPU idle meanwhile), then timed (or counted) one kernel at a time. The
+# solutions' programs first, one make: what every lesson's programs share is built once, not by
+# many makes at once on a fresh tree (on an H100 on 2026-12-07, five lesson-11 entries did not
+# build that way). A build's log is kept in build/speed-set/build-logs/, for a did-not-build row.
 judge=$([ -n "${EMU:-}" ] && echo check-emu || echo check)
+mkdir -p "$set_dir/build-logs"
+$make -s --no-print-directory -j"$jobs" SRC=solutions programs > "$set_dir/build-logs/solutions.log" 2>&1
 awk -F'\t' '{ print $4 "\t" $3 }' <<<"$kernels" | sort -u | while IFS=$'\t' read -r src n; do
-  printf '%s\t%s/%s\n' "$src" "$(kernel_dir "$src" "$n")" "$judge"
-done | xargs -P "$jobs" -L 1 sh -c '$0 -s --no-print-directory SRC="$1" "$2" > /dev/null 2>&1 || true' "$make"
+  printf '%s\t%s/%s\t%s\n' "$src" "$(kernel_dir "$src" "$n")" "$judge" "$set_dir/build-logs/$(tr / _ <<<"$src")-$n.log"
+done | xargs -P "$jobs" -L 1 sh -c '$0 -s --no-print-directory SRC="$1" "$2" > "$3" 2>&1 || true' "$make"
 
 # count_kernel KIND NAME LESSON SRC (EMU=1): the emulator's counting case, its record kept.
 count_kernel() {
