@@ -257,7 +257,8 @@ static void say_prediction(const struct mem_counts counted[ROLE_COUNT], const ch
     double err = n > 0 && n < MODEL_LESSONS ? g->lesson_error[n] : 0;
     record_add_count(&checking.record, "student", "model_speedup", speedup);
     /* Beside the threshold by more than the model's error on this lesson's kernels, or not. */
-    const char *where = err <= 0 ? "the model was never measured on this lesson's kernels: only a GPU can tell"
+    const char *where = err <= 0 ? "the model's error on this lesson's kernels was never measured on this GPU: only a "
+                                   "GPU can tell"
                         : speedup >= need * (1 + err) ? "above it by more than the model's error on this lesson"
                         : speedup * (1 + err) <= need ? "below it by more than the model's error on this lesson: on "
                                                         "a GPU it would likely be too slow"
