@@ -247,10 +247,12 @@ static void say_prediction(const struct mem_counts counted[ROLE_COUNT], const ch
     const struct gpu_figures *g = &gpu_h200;
     double mine[TIME_TERMS], base[TIME_TERMS];
     enum time_term bound;
+    if (!role_present(ROLE_BASELINE))
+        return;
     time_terms(&counted[ROLE_STUDENT], resident, g, mine);
     time_terms(&counted[ROLE_BASELINE], 0, g, base);
     double t = time_predicted(mine, g, &bound), tb = time_predicted(base, g, NULL);
-    if (!role_present(ROLE_BASELINE) || t <= 0 || tb <= 0)
+    if (t <= 0 || tb <= 0) /* a launch that did nothing the model can price */
         return;
     int n = checking.lesson->number;
     double speedup = tb / t, need = checking.limits.min_speedup;
