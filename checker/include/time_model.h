@@ -19,6 +19,13 @@ enum time_term {
     TIME_TERMS
 };
 
+/* The predicted speed-up's error over one lesson's kernels (fit-timed.py --cv: predicted with the
+ * factors fitted to the other lessons'), and how many kernels it stands on (0: none measured). */
+struct model_error {
+    double median, p90;
+    int kernels;
+};
+
 /* A GPU's figures (measured here where a measurement stands behind them; else its maker's), the
  * factor the fit found for each term, and the fit's error: what the judge may say of itself. */
 struct gpu_figures {
@@ -29,12 +36,13 @@ struct gpu_figures {
     double load_latency_s, launch_s;
     double factor[TIME_TERMS];
     /* The predicted speed-up's error leaving each lesson out of the fit in turn (fit-timed.py
-     * --cv): its median and 90th percentile, over how many kernels, of which table; and the
-     * median of each lesson's own kernels (by lesson number; 0: none of its kernels measured). */
+     * --cv), over the kernels of the table but its baselines timed as the student's file (whose
+     * prediction is 1 by construction): its median and 90th percentile, over how many kernels, of
+     * which table; and each lesson's own (by lesson number). */
     double held_out_median, held_out_p90;
     int kernels;
 #define MODEL_LESSONS 16
-    double lesson_error[MODEL_LESSONS];
+    struct model_error lesson_error[MODEL_LESSONS];
     const char *calibration;
 };
 extern const struct gpu_figures gpu_h200;

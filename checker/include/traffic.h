@@ -28,6 +28,12 @@ int counts_named(const struct mem_counts *c, struct named_count *out, int max);
 /* The other way: the count named key (counts_named's names) in c set to value; 0 if no count
  * has that name. */
 int counts_set_named(struct mem_counts *c, const char *key, double value);
+/* The counts of role ("student", "baseline", ...) in a check's record as its whole launch's (a
+ * sample of its blocks, blocks_run of blocks_total, scaled to the grid; a record from before
+ * global_ld.block_sectors takes every load's sector as its block's first), and the threads an SM
+ * holds of it (0: not known). 0 if the record has none of role's. */
+struct check_record;
+int record_role_counts(const struct check_record *r, const char *role, struct mem_counts *c, double *resident);
 
 /* The warp instructions each issued, by unit (the emulator's counts alone), as a table. */
 void issue_table(say_fn say, const char *const labels[], const struct mem_counts *counts, int n);

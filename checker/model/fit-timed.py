@@ -41,9 +41,11 @@ file writes them.
 """
 import csv, glob, math, os, re, statistics, sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the workbook's top
+
 EMU = "--emu" in sys.argv  # the emulator's counts at its counting size, not Nsight Compute's
 
-def gpu_figures(path="checker/model/gpu_h200.c"):
+def gpu_figures(path):
     """The GPU's figures and fitted factors from its file, the one the judge is built with
     (time_model.h): {figure: value}, and {term: factor}."""
     text = open(path).read()
@@ -56,7 +58,7 @@ def gpu_figures(path="checker/model/gpu_h200.c"):
 # calibration set's absolute times at the timed size, 2026-12-05: a load's latency under load,
 # 2.06x the one alone; a block's fixed cost on its SM; the clocks a warp's instruction takes in its
 # own dependent chain, 3.7).
-GPU, FACTORS = gpu_figures()
+GPU, FACTORS = gpu_figures(os.path.join(ROOT, "checker/model/gpu_h200.c"))
 GPU.update({"loaded_latency_s": 714e-9, "block_s": 424e-9, "warp_insn_s": 1.85e-9,
             "launch_s": GPU.get("launch_s", 3e-6)})
 PHASES = "--phases" in sys.argv
@@ -194,7 +196,7 @@ def read_record(path):
 
 def min_speedup(lesson):
     """The lesson's own speed threshold (lessons/NN_topic/thresholds), the GPU judge's."""
-    for path in glob.glob(f"lessons/{int(lesson):02d}_*/thresholds"):
+    for path in glob.glob(os.path.join(ROOT, f"lessons/{int(lesson):02d}_*/thresholds")):
         for line in open(path):
             f = line.split()
             if len(f) == 2 and f[0] == "min_speedup":
@@ -204,14 +206,18 @@ def min_speedup(lesson):
 
 def emu_terms(paths):
     """The time model's terms of each record's launches, from the judge's own model
-    (`workbook time-terms`, time_model.c): {path: {side: {term: seconds at the nominal rates}}}."""
+    (`workbook time-terms`, time_model.c, built first so that its rates are gpu_h200.c's as this
+    script reads them): {path: {side: {term: seconds at the nominal rates}}}. A record the
+    workbook cannot read is said and left out."""
     import subprocess
+    subprocess.run([os.environ.get("MAKE", "make"), "-s", "--no-print-directory", "-C", ROOT, "build/workbook"], check=True)
     out = {}
     for i in range(0, len(paths), 200):
-        text = subprocess.run(["build/workbook", "time-terms"] + paths[i:i + 200], check=True,
-                              capture_output=True, text=True).stdout
-        lines = text.splitlines()
-        keys = lines[0].split("\t")[2:]
+        done = subprocess.run([os.path.join(ROOT, "build/workbook"), "time-terms"] + paths[i:i + 200],
+                              capture_output=True, text=True)
+        sys.stderr.write(done.stderr)
+        lines = done.stdout.splitlines()
+        keys = lines[0].split("\t")[2:] if lines else []
         for line in lines[1:]:
             f = line.split("\t")
             out.setdefault(f[0], {})[f[1]] = dict(zip(keys, map(float, f[2:])))
@@ -409,7 +415,9 @@ def main():
         return compare(option("--compare"), sys.argv[-1])
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    rows = load(sys.argv[1], sys.argv[2])
+    # A lesson's baseline timed as the student's file is predicted at 1 by construction: no test of
+    # the model, and a 0 that would make its error look smaller. Left out of the fit and the errors.
+    rows = [r for r in load(sys.argv[1], sys.argv[2]) if r[0] != "baseline"]
     if not rows:
         sys.exit("fit-timed: no kernel has both its timing and a profile of its and the baseline's launch")
     # Without --fit: the factors of the GPU's file, which the judge predicts with (its terms are
@@ -420,16 +428,16 @@ def main():
         held, by_lesson = [], {}
         for lesson in sorted({r[2] for r in rows}, key=int):
             rest = [r for r in rows if r[2] != lesson]
-            mine = errors([r for r in rows if r[2] == lesson], fit(rest))
+            mine = sorted(math.exp(x) - 1 for x in errors([r for r in rows if r[2] == lesson], fit(rest)))
             held += mine
-            by_lesson[int(lesson)] = statistics.median(math.exp(x) - 1 for x in mine)
-        e = sorted(math.exp(x) - 1 for x in held)
+            by_lesson[int(lesson)] = (statistics.median(mine), percentile(mine, 0.9), len(mine))
+        e = sorted(held)
         print(f"# leave one lesson out: median error {statistics.median(e):.1%}, "
               f"90th percentile {percentile(e, 0.9):.1%}", file=sys.stderr)
         print("# .held_out_median = %.3f, .held_out_p90 = %.3f, .kernels = %d," % (
               statistics.median(e), percentile(e, 0.9), len(rows)), file=sys.stderr)
-        print("# .lesson_error = {" + ", ".join(f"[{n}] = {v:.3f}" for n, v in sorted(by_lesson.items())) + "},",
-              file=sys.stderr)
+        print("# .lesson_error = {" + ", ".join(f"[{n}] = {{{m:.3f}, {p:.3f}, {k}}}" for n, (m, p, k)
+                                                in sorted(by_lesson.items())) + "},", file=sys.stderr)
     print("kind\tname\tlesson\tmeasured_speedup\tpredicted_speedup\terror\tbound_by\tmeasured_ms\tpredicted_ms")
     for r in rows:
         pred, worst = predicted_speedup(r, scale)

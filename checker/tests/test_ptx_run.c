@@ -403,6 +403,11 @@ static void sectors_count_once_a_block(void **state)
         assert_int_equal(c.block_ld_sectors, 2 * 4);
         assert_int_equal(c.launch_sectors, 4 + 2 * 4); /* the 128 bytes both blocks read, each its own 128 written */
     }
+    /* In place, one block: each thread writes the element it read. A sector read and written is
+     * two of the launch's (the DRAM reads it, and writes it back). */
+    emu_trace_start();
+    struct mem_counts c = counted(launch("_Z6rereadPKfPfi", 1, 32, 3, P(out + 32), P(out + 32), I(1)));
+    assert_int_equal(c.launch_sectors, 4 + 4);
 }
 
 /* ldmatrix's registers as the PTX ISA lays them out: lane L's register j holds row L/4 of

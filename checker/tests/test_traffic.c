@@ -212,12 +212,12 @@ static void rules_kept_at_their_limits(void **state)
 static void named_counts_read_back(void **state)
 {
     (void)state;
-    struct mem_counts c = tile_counts(1024, 512, 24), back = {0};
-    c.op[SHARED_ST].ideal = 7, c.op[GLOBAL_LD].bytes = 4096;
-    for (int k = 0; k < ISSUE_KINDS; k++)
-        c.issued[k] = 100 + (uint64_t)k;
-    c.mma_multiply_adds = 2048, c.core_multiplies = 3, c.mma_ahead_multiply_adds = 1024;
-    c.float_atomic_warps = 5, c.block_ld_sectors = 96, c.launch_sectors = 12;
+    /* Every count a value of its own (the struct is counts alone: a count added to it and not
+     * named would stay 0 when read back, and differ). */
+    struct mem_counts c, back = {0};
+    uint64_t *word = (uint64_t *)&c;
+    for (size_t i = 0; i < sizeof c / sizeof *word; i++)
+        word[i] = 1000 + i;
     struct named_count named[64];
     int n = counts_named(&c, named, 64);
     assert_true(n > 30);
