@@ -6,7 +6,7 @@
 const char *time_term_name(enum time_term t)
 {
     static const char *const names[TIME_TERMS] = {"L1", "L2", "shared-memory wavefronts", "warp instructions issued",
-                                                  "float instructions", "tensor-core instructions",
+                                                  "float instructions", "the tensor cores' work",
                                                   "the loads' latency"};
     return t < TIME_TERMS ? names[t] : "?";
 }
