@@ -17,6 +17,8 @@
 # EMU=1 SAMPLE=N: at the timed size instead, N blocks of each launch (COUNT_AT_SPEED_SIZE=1
 # WB_SAMPLE_BLOCKS=N, its output judged only where they wrote), the records in build/speed-set/emu-timed/ for
 # fit-timed.py --compare (the emulator's counts against Nsight Compute's at the same size).
+# SAMPLE_TIMEOUT=S: each such count's limit in CPU seconds (600 by default; a kernel that never ends
+# costs that much: 300 holds every right kernel's count with room, lesson 10's slowest mutant included).
 # NCU=1 (a GPU): each kernel's Nsight Compute gate at the timed size instead (COUNT_AT_SPEED_SIZE=1
 # PROFILE=1 ONLY='Nsight*'), the raw CSV of its and the baseline's launch kept as
 # build/speed-set/ncu/KIND-NAME.csv for checker/model/fit-timed.py (WB_NCU_EXTRA adds metrics to the
@@ -80,7 +82,7 @@ count_kernel() {
   [ -x "$dir/check-emu" ] || { printf '%s\t%s\t%s\tdid-not-build\n' "$kind" "$name" "$lesson"; return; }
   rm -f "$record"
   # (env always: after an empty first word, NAME=value words would be the command, not assignments)
-  env ${sample:+COUNT_AT_SPEED_SIZE=1 WB_SAMPLE_BLOCKS=$sample TIMEOUT=600} \
+  env ${sample:+COUNT_AT_SPEED_SIZE=1 WB_SAMPLE_BLOCKS=$sample TIMEOUT=${SAMPLE_TIMEOUT:-600}} \
     ONLY='memory*' WB_RESULT_FILE="$record" "$dir/check-emu" > /dev/null 2>&1
   verdict=$(speed_verdict "$record")
   # A kernel that failed in the counting run (a race, a read of what nobody wrote: the judge's

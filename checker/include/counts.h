@@ -10,8 +10,10 @@ enum mem_op { SHARED_LD, SHARED_ST, GLOBAL_LD, GLOBAL_ST, MEM_OPS };
  * each group of its lanes that runs it, a predicated one too): what a time model weighs (issue
  * 46). PTX instructions, not the GPU's own (ptxas folds some and splits others). */
 enum issue_kind {
-    ISSUE_FLOAT,   /* f32 and f64 arithmetic and comparisons */
-    ISSUE_INTEGER, /* integer and bit arithmetic, comparisons, moves, conversions, addresses */
+    ISSUE_FLOAT,   /* f32 arithmetic and comparisons */
+    ISSUE_DOUBLE,  /* f64 arithmetic and comparisons: half f32's rate on an H100 or H200, far less on most GPUs */
+    ISSUE_CONVERT, /* conversions to, from or between floating-point types (cvt): 16 lanes a clock an SM */
+    ISSUE_INTEGER, /* integer and bit arithmetic, comparisons, moves, integer conversions, addresses */
     ISSUE_SPECIAL, /* the special-function unit's: rcp, sqrt, rsqrt, ex2, lg2, sin, cos, tanh */
     ISSUE_WARP,    /* shuffles, votes, match, redux */
     ISSUE_SHARED,  /* loads, stores and atomics of shared memory, ldmatrix */

@@ -33,6 +33,7 @@ struct gpu_figures {
     double sms, clock_hz;
     double dram_bytes_s, l2_bytes_s;
     double l1_sectors_clk, shared_wavefronts_clk, issue_clk, fma_clk, hmma_clk; /* per SM */
+    double fma64_clk, convert_clk; /* warp instructions a clock an SM: f64 arithmetic, conversions */
     double load_latency_s, launch_s;
     double factor[TIME_TERMS];
     /* The predicted speed-up's error leaving each lesson out of the fit in turn (fit-timed.py

@@ -53,6 +53,12 @@ int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solution_confl
     if (t->max_float_atomic_warps > 0)
         snprintf(rules[n++], RULE_TEXT, "at most %.0f warps of a block adding into one shared word with float atomics "
                  "between two barriers", t->max_float_atomic_warps);
+    int lesson = checking.lesson->number;
+    const struct model_error *e = lesson > 0 && lesson < MODEL_LESSONS ? &gpu_h200.lesson_error[lesson] : NULL;
+    if (e && e->kernels)
+        snprintf(rules[n++], RULE_TEXT, "the time model's predicted speed-up above %.2fx: the %.2fx required, less "
+                 "the model's error on this lesson (1 in 10 off by more than %.0f%%)", t->min_speedup / (1 + e->p90),
+                 t->min_speedup, 100 * e->p90);
     return n;
 }
 
@@ -253,11 +259,13 @@ int say_occupancy(void)
 
 /* The time model's prediction (time_model.h) from the counts at the first counting size (each
  * launch's whole grid): the student's speed-up over the baseline beside the lesson's threshold,
- * where the student's time goes, and the model's own error. Said, never a verdict: the rules
- * judge in the emulator, and the model's error is too large for a threshold (issue 46). Under a
- * GPU judge's "Why:" (WB_EXPLAINING, set by make check's explainer) the GPU has just timed the
- * kernel, so the prediction is set beside no threshold there. Kept in the record for scripts. */
-static void say_prediction(const struct counted *at, int resident)
+ * where the student's time goes, and the model's own error. A verdict only one way: a prediction
+ * below the threshold by more than the error of 1 in 10 of the lesson's kernels (each predicted by
+ * a fit to the other lessons') fails the speed case, into why; otherwise the rules judge (issue
+ * 46: on the calibration tables of an H200 and an H100, no kernel a GPU found fast enough was
+ * below by that much). Under a GPU judge's "Why:" (WB_EXPLAINING, set by make check's explainer)
+ * the GPU has just timed the kernel: no threshold there. Kept in the record for scripts. */
+static void say_prediction(const struct counted *at, int resident, char *why, size_t len)
 {
     const struct gpu_figures *g = &gpu_h200;
     struct mem_counts mine_c = at->c[ROLE_STUDENT], base_c = at->c[ROLE_BASELINE];
@@ -285,9 +293,14 @@ static void say_prediction(const struct counted *at, int resident)
     else
         say(", where a GPU requires %.2fx: %s.\n", need,
             speedup >= need * (1 + e->p90)   ? "above it by more than the model's error on this lesson"
-            : speedup * (1 + e->p90) <= need ? "below it by more than the model's error on this lesson: on a GPU it "
-                                               "would likely be too slow"
+            : speedup * (1 + e->p90) <= need ? "below it by more than the model's error on this lesson: too slow"
                                              : "within the model's error on this lesson: only a GPU can tell");
+    if (!explaining && e && e->kernels && speedup * (1 + e->p90) <= need)
+        snprintf(why + strlen(why), len - strlen(why),
+                 "%sthe time model predicts %.2fx the baseline's speed on an %s, bound by %s: below the %.2fx required "
+                 "by more than the model's error on this lesson's kernels (1 in 10 off by more than %.0f%%), so too "
+                 "slow (what bounds it, above)", *why ? "; " : "", speedup, g->name, time_term_name(bound), need,
+                 100 * e->p90);
     say("  Where your kernel's time goes, as the model sees it: bound by %s", time_term_name(bound));
     /* The others, busiest first, each as a share of the time the bound takes. */
     double busy[TIME_TERMS];
@@ -310,7 +323,8 @@ static void say_prediction(const struct counted *at, int resident)
     if (e && e->kernels)
         say("; on this lesson's %d: a median of %.0f%%, 1 in 10 off by more than %.0f%%", e->kernels, 100 * e->median,
             100 * e->p90);
-    say(". It is no verdict: the emulator judges by the rules on the counts, a GPU by its timing.\n");
+    say(". Below the threshold by more than that, the kernel is too slow; else the emulator judges by the rules on "
+        "the counts, a GPU by its timing.\n");
 }
 
 /* At the size the GPU times, a sample of each launch's blocks (family.h's timed_sample), their
@@ -392,7 +406,7 @@ void case_counts(const struct check_case *timed, uint64_t stream)
     counts_at(1, stream + 1, why, sizeof why, &drawn);
     counts_timed(timed, stream + 2, why, sizeof why);
     checking.have_solution = had;
-    say_prediction(&first, say_occupancy());
+    say_prediction(&first, say_occupancy(), why, sizeof why);
     char rules[TRAFFIC_RULES][RULE_TEXT];
     for (int i = 0, n = traffic_rules(rules, solution_present() ? (long long)all_conflicts(&first.c[ROLE_SOLUTION]) : -1);
          i < n; i++)

@@ -4,7 +4,7 @@
 #define WB_COUNTING_H
 #include <stdint.h>
 
-#define TRAFFIC_RULES 10
+#define TRAFFIC_RULES 12
 #define RULE_TEXT 160
 /* The lesson's traffic rules, each a sentence without its full stop, into rules; how many. The
  * solution's bank conflicts said beside that rule where solution_conflicts >= 0. */

@@ -285,9 +285,12 @@ def errors(rows, scale):
     return [abs(math.log(predicted_speedup(r, scale)[0] / r[3])) for r in rows]
 
 
-def fit(rows):
-    """One factor per resource, by coordinate search over powers of 2^(1/4): least median log error."""
-    scale = {k: 1.0 for k in list(rows[0][5]) + ([] if EMU else ["launch"])}
+def fit(rows, start=None):
+    """One factor per resource, by coordinate search over powers of 2^(1/4): least median log error,
+    from 1 each or from the factors `start` (the search is greedy: from the GPU file's factors it
+    can only find ones as good or better on these rows; each lesson's held-out fit starts from 1,
+    so that what the others' fit learned of it is not in its start)."""
+    scale = {k: (start or {}).get(k, 1.0) for k in list(rows[0][5]) + ([] if EMU else ["launch"])}
     best = statistics.median(errors(rows, scale))
     for _ in range(6):
         for k in scale:
@@ -422,7 +425,7 @@ def main():
         sys.exit("fit-timed: no kernel has both its timing and a profile of its and the baseline's launch")
     # Without --fit: the factors of the GPU's file, which the judge predicts with (its terms are
     # the emulator's; Nsight Compute's path starts from none).
-    scale = fit(rows) if "--fit" in sys.argv else (dict(FACTORS) if EMU else {})
+    scale = fit(rows, FACTORS if EMU else None) if "--fit" in sys.argv else (dict(FACTORS) if EMU else {})
     if "--cv" in sys.argv:
         # leave one lesson out: its kernels predicted with factors fitted to the other lessons'
         held, by_lesson = [], {}

@@ -37,7 +37,10 @@ void time_terms(const struct mem_counts *c, double resident_threads, const struc
     terms[TIME_SHARED] = per_sm((double)(c->op[SHARED_LD].wavefronts + c->op[SHARED_ST].wavefronts),
                                 g->shared_wavefronts_clk, g);
     terms[TIME_ISSUE] = per_sm(issued, g->issue_clk, g);
-    terms[TIME_FMA] = per_sm((double)c->issued[ISSUE_FLOAT], g->fma_clk, g);
+    /* The float units' work: f32, f64 (at its own rate) and conversions (at theirs), one after the other. */
+    terms[TIME_FMA] = per_sm((double)c->issued[ISSUE_FLOAT], g->fma_clk, g) +
+                      (g->fma64_clk > 0 ? per_sm((double)c->issued[ISSUE_DOUBLE], g->fma64_clk, g) : 0) +
+                      (g->convert_clk > 0 ? per_sm((double)c->issued[ISSUE_CONVERT], g->convert_clk, g) : 0);
     /* In m16n8k16s (2,048 multiply-adds): a wgmma is many of them. */
     terms[TIME_TENSOR] = per_sm((double)c->mma_multiply_adds / 2048, g->hmma_clk, g);
     /* Little's law: the loads' bytes over the bytes the resident threads keep in flight (the

@@ -42,6 +42,10 @@ static int run_two_rounds(float *o, int with_second_barrier)
 static int run_unset_read(float *o) { return launch("_Z10unset_readPf", 1, 32, 1, P(o)); }
 static int run_dropped_read(float *o, int limit) { return launch("_Z12dropped_readPfi", 1, 32, 2, P(o), I(limit)); }
 static int run_selp_mark(float *o, int odd_unset) { return launch("_Z9selp_markPfi", 1, 32, 2, P(o), I(odd_unset)); }
+static int run_guard_mark(float *o, int unset, int through_barrier)
+{
+    return launch("_Z10guard_markPfii", 1, 32, 3, P(o), I(unset), I(through_barrier));
+}
 static int run_store_past_end(float *o) { return launch("_Z14store_past_endPf", 1, 64, 1, P(o)); }
 static int run_early_return(float *o, int first_out) { return launch("_Z12early_returnPfi", 1, 64, 2, P(o), I(first_out)); }
 static int run_shuffles(float *o) { return launch("_Z8shufflesPf", 1, 64, 1, P(o)); }
@@ -96,6 +100,11 @@ static int run_async_copy(const float *in, float *o, int mode)
 static int run_burst(const float *in, float *o, int unrolled)
 {
     return launch(unrolled ? "_Z14burst_unrolledPKfPf" : "_Z12burst_rolledPKfPf", 1, 32, 2, P(in), P(o));
+}
+static int run_float_units(const float *in, float *o) { return launch("_Z11float_unitsPKfPf", 1, 32, 2, P(in), P(o)); }
+static int run_burst_through_shared(const float *in, float *o, int chained)
+{
+    return launch("_Z20burst_through_sharedPKfPfi", 1, 32, 3, P(in), P(o), I(chained));
 }
 
 /* ---- the tests ---- */
@@ -209,6 +218,22 @@ static void unset_value_through_selp_is_reported(void **state)
     assert_said("thread (1,0) stores to global memory a value it read from shared memory that no thread of the "
                 "block has written");
     assert_said(at("selp_mark"));
+}
+
+/* A value an unwritten word decided, through a predicated instruction's guard or a barrier's
+ * vote (__syncthreads_or), carries its mark to the store; decided by a written word, no error. */
+static void unset_value_through_guard_or_vote_is_reported(void **state)
+{
+    (void)state;
+    for (int through_barrier = 0; through_barrier <= 1; through_barrier++) {
+        assert_run(run_guard_mark(out, 0, through_barrier), 0);
+        for (int t = 0; t < 32; t++)
+            assert_true(out[t] == 3.0f);
+        assert_run(run_guard_mark(out, 1, through_barrier), EMU_UNSET_SHARED_READ);
+        assert_said("stores to global memory a value it read from shared memory that no thread of the block has "
+                    "written");
+        assert_said(at("guard_mark"));
+    }
 }
 
 /* A read of unwritten shared memory whose value goes nowhere is no error (a compiler's
@@ -384,6 +409,24 @@ static void bytes_in_flight_are_measured(void **state)
     c = count_burst(0);
     assert_int_equal(c.burst_threads, 32);
     assert_int_equal(c.min_burst_bytes, 4);
+}
+
+/* A load's index that derives from a load in flight through a shared word the thread stored it
+ * to: ptxas keeps the read after the store, and the store waits for its value, so one load is in
+ * flight at a time (4 bytes); the same loads reading back a word stored with a value at hand: 16. */
+static void bytes_in_flight_follow_a_store(void **state)
+{
+    (void)state;
+    for (int chained = 1; chained >= 0; chained--) {
+        for (int i = 0; i < 128; i++)
+            out[i] = 1.0f;
+        emu_trace_start();
+        struct mem_counts c = counted(run_burst_through_shared(out, out + 128, chained));
+        for (int t = 0; t < 32; t++)
+            assert_true(out[128 + t] == 4.0f);
+        assert_int_equal(c.burst_threads, 32);
+        assert_int_equal(c.min_burst_bytes, chained ? 4 : 16);
+    }
 }
 
 /* A block's loads of sectors it read before count once in block_ld_sectors (what would reach L2
@@ -637,6 +680,18 @@ static void instructions_counted_by_unit(void **state)
     assert_int_equal(c.issued[ISSUE_TENSOR], 0);
     assert_int_equal(c.issued[ISSUE_SHARED], c.op[SHARED_LD].requests);
     assert_true(c.issued[ISSUE_INTEGER] > 0);
+    assert_int_equal(c.issued[ISSUE_DOUBLE], 0);
+    assert_int_equal(c.issued[ISSUE_CONVERT], 0);
+    /* an f32 add, an f64 fma, two conversions (f32 to f64 and back): double's and convert's own units */
+    for (int k = 0; k < 32; k++)
+        in[k] = (float)k;
+    emu_trace_start();
+    c = counted(run_float_units(in, o));
+    assert_int_equal(c.issued[ISSUE_FLOAT], 1);
+    assert_int_equal(c.issued[ISSUE_DOUBLE], 1);
+    assert_int_equal(c.issued[ISSUE_CONVERT], 2);
+    for (int k = 0; k < 32; k++)
+        assert_true(o[k] == (float)((k + 1.0) * 3.0 + 0.5));
 }
 
 /* The order of a block's warps between barriers (issue 45): forward, backward, or drawn from a
@@ -767,6 +822,7 @@ int main(void)
         cmocka_unit_test(unset_shared_read_is_reported),
         cmocka_unit_test(unset_shared_read_dropped_is_no_error),
         cmocka_unit_test(unset_value_through_selp_is_reported),
+        cmocka_unit_test(unset_value_through_guard_or_vote_is_reported),
         cmocka_unit_test(store_past_end_is_reported),
         cmocka_unit_test(shuffles_compute_what_cuda_defines),
         cmocka_unit_test(votes_and_counting_barriers),
@@ -777,6 +833,7 @@ int main(void)
         cmocka_unit_test(misaligned_float4_is_reported),
         cmocka_unit_test(masks_naming_absent_lanes_are_reported),
         cmocka_unit_test(bytes_in_flight_are_measured),
+        cmocka_unit_test(bytes_in_flight_follow_a_store),
         cmocka_unit_test(sectors_count_once_a_block),
         cmocka_unit_test(ldmatrix_gives_the_isa_layout),
         cmocka_unit_test(ldmatrix_conflicts_are_counted_per_phase),

@@ -19,7 +19,7 @@
  * SMs or the clock, comes out wrong: an SM-rate term is n / (sms 3 x rate x clock 5). */
 static const struct gpu_figures toy = {
     .name = "toy", .sms = 3, .clock_hz = 5, .l2_bytes_s = 7, .l1_sectors_clk = 2, .shared_wavefronts_clk = 11,
-    .issue_clk = 4, .fma_clk = 8, .hmma_clk = 13, .load_latency_s = 10,
+    .issue_clk = 4, .fma_clk = 8, .hmma_clk = 13, .fma64_clk = 17, .convert_clk = 19, .load_latency_s = 10,
     .factor = {[TIME_L1] = 1, [TIME_L2] = 1, [TIME_SHARED] = 1, [TIME_ISSUE] = 1, [TIME_FMA] = 1, [TIME_TENSOR] = 1,
                [TIME_LATENCY] = 1},
 };
@@ -50,6 +50,11 @@ static void each_term_from_its_count(void **state)
     c.burst_threads = 1;
     time_terms(&c, 0, &toy, t);
     CLOSE(t[TIME_LATENCY], 40.0 * 32 * 10 / (16 * 2048 * 3));
+    /* f64 arithmetic and conversions each at their own rate, in the float units' term */
+    c.issued[ISSUE_DOUBLE] = 34, c.issued[ISSUE_CONVERT] = 38;
+    time_terms(&c, 64, &toy, t);
+    CLOSE(t[TIME_FMA], 20.0 / (3 * 8 * 5) + 34.0 / (3 * 17 * 5) + 38.0 / (3 * 19 * 5));
+    CLOSE(t[TIME_ISSUE], (33.0 + 34 + 38) / (3 * 4 * 5));
 }
 
 static void bound_by_the_busiest_after_its_factor(void **state)

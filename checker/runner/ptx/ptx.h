@@ -46,7 +46,7 @@ enum ptx_op {
     OP_SETP, OP_SELP, OP_SET,
     OP_RCP, OP_SQRT, OP_RSQRT, OP_EX2, OP_LG2, OP_SIN, OP_COS, OP_TANH,
     OP_POPC, OP_CLZ, OP_BREV, OP_BFE, OP_BFI, OP_BFIND, OP_PRMT, OP_COPYSIGN, OP_TESTP, OP_MUL24, OP_MAD24,
-    OP_SAD, OP_DP4A,
+    OP_SAD, OP_DP4A, OP_SHF,
     OP_BRA, OP_RET, OP_EXIT,
     OP_BAR, OP_BAR_WARP, OP_MEMBAR, OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_ACTIVEMASK,
     OP_ATOM, OP_RED, OP_CALL, OP_NANOSLEEP, OP_TRAP, OP_PMEVENT,
@@ -64,6 +64,7 @@ enum {
     F_TRANS = 1 << 11, /* ldmatrix .trans */
     F_SHIFTAMT = 1 << 12, /* bfind .shiftamt: the left shift that brings the highest bit to the top */
     F_PARITY = 1 << 13,   /* mbarrier.try_wait .parity */
+    F_CLAMP = 1 << 14,    /* shf .clamp: a shift of at most 32 (.wrap: its count mod 32) */
 };
 /* Rounding (cvt, float arithmetic). */
 enum ptx_round { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI };
@@ -83,6 +84,7 @@ enum ptx_sub {
     MB_INIT, MB_ARRIVE, MB_ARRIVE_EXPECT, MB_EXPECT_TX, MB_TRY_WAIT, /* mbarrier's */
     FENCE_PROXY_ASYNC, FENCE_MBAR_INIT,                              /* fence's (OP_MEMBAR) */
     WG_FENCE, WG_COMMIT, WG_WAIT, WG_MMA,                            /* wgmma's */
+    SHF_L, SHF_R,                                                    /* shf's direction */
 };
 
 /* K_BIGVEC: a vector of more than 4 registers (wgmma's accumulators), nvec of them from
@@ -105,10 +107,11 @@ struct ptx_operand {
     uint8_t kind;  /* ptx_okind */
     uint8_t neg;   /* !%p */
     uint8_t nvec;  /* K_VEC: elements */
+    uint8_t fbytes; /* K_FIMM: 4 (0f..., a float's bits) or 8 (0d..., a double's) */
     int reg;       /* K_REG, K_MEM's base (-1: none), K_SPECIAL's code, K_LABEL's instruction; the sink `_` is
                       a register of its own (ptx_kernel.sink) */
     int sym;       /* K_SYM, K_MEM with a variable as base: its index (-1: none) */
-    int64_t imm;   /* K_IMM, K_FIMM (the bits: 0f... as a float's, 0d... as a double's), K_MEM's offset */
+    int64_t imm;   /* K_IMM, K_FIMM (the literal's own bits, fbytes of them), K_MEM's offset */
     int vec[4];    /* K_VEC: registers; K_MEM: a tensor copy's coordinates, nvec of them */
 };
 

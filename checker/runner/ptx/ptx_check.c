@@ -35,6 +35,7 @@ static int shape(const struct ptx_insn *in, int *lo, int *hi, int *writes)
         *lo = *hi = in->boolop ? 4 : 3;
         return 1;
     case OP_MAD: case OP_FMA: case OP_MAD24: case OP_SAD: case OP_BFE: case OP_PRMT: case OP_SELP: case OP_MMA:
+    case OP_SHF:
         *lo = *hi = 4;
         return 1;
     case OP_BFI: case OP_SHFL:

@@ -29,7 +29,7 @@ static const struct {
     {"activemask", OP_ACTIVEMASK}, {"atom", OP_ATOM}, {"red", OP_RED},   {"call", OP_CALL},
     {"nanosleep", OP_NANOSLEEP}, {"trap", OP_TRAP}, {"pmevent", OP_PMEVENT}, {"fma.rn", OP_FMA},
     {"ldmatrix", OP_LDMATRIX}, {"mma", OP_MMA}, {"cp", OP_CP_ASYNC}, {"mbarrier", OP_MBARRIER},
-    {"wgmma", OP_WGMMA},
+    {"wgmma", OP_WGMMA}, {"shf", OP_SHF},
 };
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
@@ -214,6 +214,9 @@ int ptx_decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
         else if (strcmp(part, "cc") == 0) in->flags |= F_CC;
         else if (strcmp(part, "volatile") == 0) in->flags |= F_VOLATILE;
         else if (in->op == OP_BFIND && strcmp(part, "shiftamt") == 0) in->flags |= F_SHIFTAMT;
+        else if (in->op == OP_SHF && in->sub == SUB_NONE && (!strcmp(part, "l") || !strcmp(part, "r")))
+            in->sub = part[0] == 'l' ? SHF_L : SHF_R;
+        else if (in->op == OP_SHF && !strcmp(part, "clamp")) in->flags |= F_CLAMP;
         else if ((r = index_of(rnd_names, 9, part)) > 0) in->rnd = (uint8_t)r;
         else if ((in->op == OP_SETP || in->op == OP_SET) && !cmp_seen && (c = index_of(cmp_names, 18, part)) >= 0)
             in->cmp = (uint8_t)c, cmp_seen = 1;
@@ -306,6 +309,9 @@ int ptx_decode(struct lexer *lx, struct ptx_insn *in, const char *opcode)
                         "interpreter runs; use __syncthreads()", opcode);
     if (in->op == OP_BAR && in->sub == SUB_NONE)
         return lex_fail(lx, "'%s': a barrier without .sync or .red", opcode);
+    if (in->op == OP_SHF && (in->sub == SUB_NONE || in->type != T_B32 || ntypes != 1 ||
+                             !(strstr(opcode, ".wrap") || strstr(opcode, ".clamp"))))
+        return lex_fail(lx, "'%s': of shf the interpreter runs shf.l or shf.r, .wrap or .clamp, of .b32", opcode);
     if (in->op == OP_CP_ASYNC && strstr(opcode, "cache_hint"))
         return lex_fail(lx, "'%s': cp.async with a cache policy is not one the interpreter runs", opcode);
     if (in->op == OP_CP_ASYNC && in->sub == CP_COPY && !(strstr(opcode, ".shared") && strstr(opcode, ".global")))

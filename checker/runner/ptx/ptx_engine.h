@@ -26,6 +26,7 @@
     for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 #define MAX_WARPS (MAX_THREADS / 32)
 #define MAX_COPIES 256 /* cp.async in flight per thread: a tile of 4-byte copies over few threads */
+#define MAX_STORED 16 /* a thread's stores of values still on their way, kept until it waits */
 
 /* The launch's coordinates, which the tracer's sentences read (emu_report.c). */
 struct emu_uint3 {
@@ -52,6 +53,7 @@ struct ptx_engine {
     uint8_t state[MAX_THREADS];
     int epoch[MAX_THREADS]; /* warp operations each lane completed (the race check's order) */
     int vote[MAX_THREADS];  /* its predicate at a bar.red */
+    uint8_t vote_marked[MAX_THREADS]; /* ... whose value came from memory nobody wrote */
     /* Barriers for some of the block's warps (bar.sync id, count): each id's count while in use (0:
      * not), the threads arrived (32 a warp) and their warps, and the warps that last completed it
      * since the last barrier of the whole block; the id a lane waits at (either kind); the set of
@@ -75,6 +77,15 @@ struct ptx_engine {
     int counting;
     uint32_t *dep;
     uint32_t issued[MAX_THREADS], done[MAX_THREADS], in_flight[MAX_THREADS];
+    /* A thread's stores of values that derive from its loads in flight, until it next waits: a
+     * load of those bytes by the same thread waits for them (ptxas keeps a load after a store to
+     * the same bytes, and the store waits for its value), as a chain through memory that no
+     * register shows. More than MAX_STORED of them: the thread waits. */
+    struct stored_on_way {
+        const unsigned char *p;
+        uint32_t bytes;
+    } stored[MAX_THREADS][MAX_STORED];
+    uint8_t nstored[MAX_THREADS];
     const char **touches; /* [insn]: the buffer or shared array it touched, for the line table */
     struct {
         const unsigned char *begin, *end;
@@ -196,10 +207,11 @@ static inline uint64_t val(const struct ptx_operand *o, int ty, int t)
         if (ty == T_F64)
             return of_d((double)o->imm);
         return (uint64_t)o->imm;
-    case K_FIMM:
-        if (ty == T_F32)
-            return of_f((float)as_d((uint64_t)o->imm));
-        return (uint64_t)o->imm;
+    case K_FIMM: /* a float literal's bits, as ptxas takes them: by an instruction of the other float type
+                  * as its value converted, by any other as they are (a .b32 xor with 0f80000000 flips a sign) */
+        if (o->fbytes == 4)
+            return ty == T_F64 ? of_d((double)as_f((uint64_t)o->imm)) : (uint64_t)(uint32_t)o->imm;
+        return ty == T_F32 ? of_f((float)as_d((uint64_t)o->imm)) : (uint64_t)o->imm;
     case K_SPECIAL:
         return special(o->reg, t);
     case K_SYM:
@@ -264,7 +276,7 @@ int ptx_load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst, in
 int ptx_load_shared(const struct ptx_insn *in, int i, int w, uint32_t exec);
 int ptx_load_inputs(const struct ptx_insn *in, int w, uint32_t exec);
 int ptx_store_shared(const struct ptx_insn *in, int i, int w, uint32_t exec, uint32_t value_marks);
-int ptx_store(int insn, int t, int sp, uint64_t a, int size, const void *src, int marked);
+int ptx_store(int insn, int t, int sp, uint64_t a, int size, const void *src, int marked, const struct ptx_operand *value);
 int ptx_print(int insn, int t);
 void ptx_follow_loads(const struct ptx_insn *in, int i, int w, uint32_t active, uint32_t exec);
 void ptx_issue_load(int t, const struct ptx_operand *d, int bytes);

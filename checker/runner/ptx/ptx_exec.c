@@ -719,7 +719,7 @@ static int run_block(void)
         X.pc[t] = 0;
         X.state[t] = READY;
         X.epoch[t] = 0;
-        X.issued[t] = X.done[t] = X.in_flight[t] = 0;
+        X.issued[t] = X.done[t] = X.in_flight[t] = 0, X.nstored[t] = 0;
         X.ncopies[t] = 0, X.committed[t] = 0, X.copy_bytes[t] = 0; /* (copies never waited for are dropped) */
     }
     X.unlanded = 0, X.unset_read = 0, X.copies_pending = 0;
@@ -766,12 +766,13 @@ static int run_block(void)
             continue;
         if (!waiting)
             return 0;
-        int count = 0, all = 1, any = 0;
+        int count = 0, all = 1, any = 0, marked = 0;
         for (int t = 0; t < X.threads; t++)
             if (X.state[t] == AT_BARRIER) {
                 count += X.vote[t];
                 all &= X.vote[t];
                 any |= X.vote[t];
+                marked |= X.vote_marked[t];
             }
         for (int t = 0; t < X.threads; t++)
             if (X.state[t] == AT_BARRIER) {
@@ -779,7 +780,8 @@ static int run_block(void)
                 if (in->sub >= BAR_RED_POPC) {
                     uint64_t r = in->sub == BAR_RED_POPC ? (uint64_t)count : in->sub == BAR_RED_AND ? (uint64_t)all : (uint64_t)any;
                     put(in->o[0].reg, t, r, in->type == T_PRED ? T_PRED : T_U32);
-                    set_marks(in->o[0].reg, t / 32, 1u << (t % 32), 0);
+                    /* one thread's vote from memory nobody wrote: every thread's answer so */
+                    set_marks(in->o[0].reg, t / 32, 1u << (t % 32), marked ? 1u << (t % 32) : 0);
                 }
                 X.state[t] = READY;
                 X.pc[t]++;

@@ -36,10 +36,12 @@ static int issue_kind(const struct ptx_insn *in)
     case OP_BRA: case OP_RET: case OP_EXIT: case OP_BAR: case OP_BAR_WARP: case OP_MEMBAR: case OP_CALL:
     case OP_NANOSLEEP: case OP_TRAP: case OP_PMEVENT:
         return ISSUE_CONTROL;
-    case OP_MOV: case OP_CVTA: case OP_CVT: case OP_SELP:
+    case OP_CVT: /* an integer's width alone changed is a move; a float on either side, a conversion */
+        return ptx_type_float(in->type) || ptx_type_float(in->type2) ? ISSUE_CONVERT : ISSUE_INTEGER;
+    case OP_MOV: case OP_CVTA: case OP_SELP:
         return ISSUE_INTEGER;
     default:
-        return is_f(in->type) ? ISSUE_FLOAT : ISSUE_INTEGER;
+        return in->type == T_F64 ? ISSUE_DOUBLE : is_f(in->type) ? ISSUE_FLOAT : ISSUE_INTEGER;
     }
 }
 
@@ -293,7 +295,7 @@ static int exec_store(const struct step *s)
             uint64_t v = o[1].kind == K_VEC ? (o[1].vec[e] >= 0 ? *reg(o[1].vec[e], t) : 0) : val(&o[1], ty, t);
             memcpy(buf + e * size, &v, (size_t)size);
         }
-        if (ptx_store(i, t, in->space, a, size * n, buf, (vm >> l) & 1))
+        if (ptx_store(i, t, in->space, a, size * n, buf, (vm >> l) & 1, &o[1]))
             return EMU_OUT_OF_BOUNDS;
     }
     ptx_price_warp(i, 1, 0);
@@ -493,6 +495,12 @@ static int exec_bits(const struct step *s)
                     byte = (byte & 0x80) ? 0xff : 0;
                 r |= byte << (8 * k2);
             }
+        } else if (in->op == OP_SHF) {
+            /* a funnel shift: b (the high word) and a as 64 bits, shifted by c (mod 32, or at most
+             * 32 with .clamp); shf.l keeps the high word, shf.r the low */
+            uint64_t ab = (val(&o[2], T_B32, t) & 0xffffffffu) << 32 | (val(&o[1], T_B32, t) & 0xffffffffu);
+            uint32_t c = (uint32_t)val(&o[3], T_U32, t), n = in->flags & F_CLAMP ? (c < 32 ? c : 32) : c & 31;
+            r = in->sub == SHF_L ? (ab << n) >> 32 : (ab >> n) & 0xffffffffu;
         } else if (in->op == OP_SAD) {
             int64_t a = (int64_t)extend(val(&o[1], ty, t), ty), b = (int64_t)extend(val(&o[2], ty, t), ty);
             uint64_t ua = val(&o[1], ty, t), ub = val(&o[2], ty, t);
@@ -614,6 +622,7 @@ static int exec_barrier(const struct step *s)
         X.state[t] = AT_BARRIER;
         X.named_id[t] = (uint8_t)id;
         X.vote[t] = in->sub >= BAR_RED_POPC ? (int)(val(&o[in->nops - 1], T_PRED, t) & 1) : 0;
+        X.vote_marked[t] = in->sub >= BAR_RED_POPC && (marks_of(in, in->nops - 1, w, 1u << l) != 0);
         emu_trace_barrier();
     }
     FOR_LANES(active & ~exec, l)
@@ -822,6 +831,7 @@ static int (*const handlers[])(const struct step *) = {
     [OP_BFE] = exec_bits,
     [OP_BFI] = exec_bits,
     [OP_BFIND] = exec_bits,
+    [OP_SHF] = exec_bits,
     [OP_PRMT] = exec_bits,
     [OP_SAD] = exec_bits,
     [OP_TESTP] = exec_bits,
@@ -853,13 +863,29 @@ static int (*const handlers[])(const struct step *) = {
     [OP_CALL] = exec_call,
 };
 
+/* A guard whose value came from memory nobody wrote (lanes pm) decides whether the instruction
+ * writes its result there: that result, written or kept, is marked so too. */
+static void guard_marks(const struct ptx_insn *in, int w, uint32_t pm)
+{
+    const struct ptx_operand *d = &in->o[0];
+    if (!pm || in->nops == 0 || in->op == OP_ST || in->op == OP_RED || in->op == OP_BRA || in->op == OP_BAR ||
+        in->op == OP_BAR_WARP || in->op == OP_RET || in->op == OP_EXIT)
+        return;
+    if (d->kind == K_REG && d->reg >= 0)
+        *mark(d->reg, w) |= pm;
+    else if (d->kind == K_VEC)
+        for (int e = 0; e < d->nvec; e++)
+            if (d->vec[e] >= 0)
+                *mark(d->vec[e], w) |= pm;
+}
+
 /* Executes instruction i for the lanes of `active` (all at i) of warp w: the guard, the counts,
  * then its class's handler. Returns 0, or an EMU_* code with X.error set. */
 int ptx_step(int w, int i, uint32_t active)
 {
     const struct ptx_insn *in = &X.k->insns[i];
     int first = w * 32;
-    uint32_t exec = active;
+    uint32_t exec = active, pm = 0;
     X.running_insn = i;
     if (in->pred >= 0) {
         uint32_t on = 0;
@@ -869,7 +895,7 @@ int ptx_step(int w, int i, uint32_t active)
                 on |= 1u << l;
         }
         exec = on;
-        uint32_t pm = *mark(in->pred, w) & active;
+        pm = *mark(in->pred, w) & active;
         if (pm && (in->op == OP_BRA || in->op == OP_ST || in->op == OP_ATOM || in->op == OP_RED || in->op == OP_RET ||
                    in->op == OP_EXIT))
             ptx_value_used(i, first + __builtin_ctz(pm), "decides a branch with");
@@ -884,6 +910,7 @@ int ptx_step(int w, int i, uint32_t active)
         int *pc = &X.pc[first];
         for (int l = 0; l < 32; l++)
             pc[l]++;
+        guard_marks(in, w, pm);
         return 0;
     }
     const struct step s = {in, i, w, active, exec};
@@ -896,6 +923,7 @@ int ptx_step(int w, int i, uint32_t active)
     int rc = handler(&s);
     if (rc)
         return rc == PC_MOVED ? 0 : rc;
+    guard_marks(in, w, pm);
     FOR_LANES(active, l)
         X.pc[first + (int)l]++;
     return 0;

@@ -141,6 +141,10 @@ int lex_number(struct lexer *lx, int64_t *v, int *is_float, int *is_f32)
         memcpy(v, &x, sizeof x);
         *is_float = 1;
         neg = 0;
+    } else if (d[0] == '0' && (d[1] == 'b' || d[1] == 'B') && d[2]) { /* PTX's binary integers: 0b101 */
+        *v = (int64_t)strtoull(d + 2, &end, 2);
+        if (*end == 'U' || *end == 'u')
+            end++;
     } else {
         *v = (int64_t)strtoull(d, &end, 0);
         if (*end == 'U' || *end == 'u')

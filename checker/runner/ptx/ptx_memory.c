@@ -72,6 +72,22 @@ static int reads_tensor_map(uint64_t a, int size)
 /* Where an access of `size` bytes at address a in space sp lands, for thread t: a pointer the
  * interpreter may use, or NULL after the error is set; *land says where, and *shared_off is the
  * offset in shared memory where it is there. */
+/* A local access of `size` bytes at offset a of the thread's local memory that is not a multiple
+ * of its size: on a GPU the kernel stops with "misaligned address" (the tracer checks shared and
+ * global accesses; a thread's local memory is the interpreter's own). Returns it failed. */
+static int local_misaligned(int insn, int t, uint64_t a, int size, int write)
+{
+    char where[160], who[40];
+    if (size <= 1 || a % (uint64_t)size == 0)
+        return 0;
+    ptx_fail(EMU_MISALIGNED, "block (%u,%u): %s %s %d bytes of a local array (%s) at an address %llu bytes past a "
+             "multiple of %d: a float2 or float4 access needs an address that is a multiple of its size (on a GPU the "
+             "kernel stops with \"misaligned address\"); does its index keep it one?",
+             blockIdx.x, blockIdx.y, ptx_thread_name(t, who, sizeof who), write ? "writes" : "reads", size,
+             ptx_where(insn, where, sizeof where), (unsigned long long)(a % (uint64_t)size), size);
+    return 1;
+}
+
 unsigned char *ptx_locate(int insn, int t, int sp, uint64_t a, int size, int write, int *land, size_t *shared_off)
 {
     char where[160], who[40];
@@ -100,6 +116,8 @@ unsigned char *ptx_locate(int insn, int t, int sp, uint64_t a, int size, int wri
                  write ? "write" : "read");
             return NULL;
         }
+        if (local_misaligned(insn, t, a, size, write))
+            return NULL;
         return local_of(t) + a;
     case S_CONST:
         *land = IN_CONST;
@@ -136,6 +154,8 @@ unsigned char *ptx_locate(int insn, int t, int sp, uint64_t a, int size, int wri
             *shared_off = (size_t)(p - X.shared);
         } else if (sp != S_GLOBAL && inside_window(p, (uint64_t)size, local_of(t), X.local_bytes)) {
             *land = IN_LOCAL;
+            if (local_misaligned(insn, t, (uint64_t)(p - local_of(t)), size, write))
+                return NULL;
         } else if (sp != S_GLOBAL && inside_window(p, (uint64_t)size, m->const_data, m->const_bytes)) {
             *land = IN_CONST;
             if (write) {
@@ -210,6 +230,9 @@ static inline int plain_input_read(const unsigned char *p, int bytes)
     return 0;
 }
 
+static void stored_then_loaded(int t, const unsigned char *p, int bytes);
+static void note_store(int t, const unsigned char *p, int bytes, const struct ptx_operand *value);
+
 /* Reads n elements of `size` bytes for a load; marked[e] when any byte of element e came from
  * unwritten shared memory (each element of a vector load on its own: a float4 at a tile's
  * edge may hold words nobody wrote beside the one the kernel uses). */
@@ -222,6 +245,8 @@ int ptx_load(int insn, int t, int sp, uint64_t a, int size, int n, void *dst, in
         return -1;
     if (land == IN_SHARED || (land == IN_GLOBAL && !plain_input_read(p, size * n)))
         trace(insn, t, p, size * n, 0, land);
+    if (X.counting)
+        stored_then_loaded(t, p, size * n);
     /* (a local array's bytes have states too: an element never written reads as what the GPU's
      * memory held, a variable never given a value) */
     const unsigned char *state = off != (size_t)-1 ? X.shared_state + off
@@ -301,8 +326,11 @@ int ptx_load_shared(const struct ptx_insn *in, int i, int w, uint32_t exec)
         int t = first + (int)l;
         const unsigned char *p = X.shared + at[l], *state = X.shared_state + at[l];
         emu_trace_shared_access(t, X.epoch[t], p, (uint32_t)bytes, 0, (uintptr_t)i + 1);
-        if (X.counting && W.n[0] < 32)
-            W.lanes[0][W.n[0]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)bytes, (int)l};
+        if (X.counting) {
+            if (W.n[0] < 32)
+                W.lanes[0][W.n[0]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)bytes, (int)l};
+            stored_then_loaded(t, p, bytes);
+        }
         int written = all_set(state, bytes);
         for (int e = 0; !written && e < n; e++) {
             int mk = 0;
@@ -372,8 +400,11 @@ int ptx_store_shared(const struct ptx_insn *in, int i, int w, uint32_t exec, uin
         int t = first + (int)l;
         unsigned char *p = X.shared + at[l];
         emu_trace_shared_access(t, X.epoch[t], p, (uint32_t)bytes, 1, (uintptr_t)i + 1);
-        if (X.counting && W.n[0] < 32)
-            W.lanes[0][W.n[0]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)bytes, (int)l};
+        if (X.counting) {
+            if (W.n[0] < 32)
+                W.lanes[0][W.n[0]++] = (struct emu_lane_access){(uintptr_t)p, (uint32_t)bytes, (int)l};
+            note_store(t, p, bytes, &o[1]);
+        }
         for (int e = 0; e < n; e++) {
             uint64_t v = o[1].kind == K_VEC ? (o[1].vec[e] >= 0 ? *reg(o[1].vec[e], t) : 0) : val(&o[1], in->type, t);
             memcpy(p + e * size, &v, (size_t)size);
@@ -385,13 +416,15 @@ int ptx_store_shared(const struct ptx_insn *in, int i, int w, uint32_t exec, uin
     return 1;
 }
 
-int ptx_store(int insn, int t, int sp, uint64_t a, int size, const void *src, int marked)
+int ptx_store(int insn, int t, int sp, uint64_t a, int size, const void *src, int marked, const struct ptx_operand *value)
 {
     size_t off;
     int land;
     unsigned char *p = ptx_locate(insn, t, sp, a, size, 1, &land, &off);
     if (!p)
         return -1;
+    if (X.counting && value)
+        note_store(t, p, size, value);
     if (land == IN_SHARED || land == IN_GLOBAL)
         trace(insn, t, p, size, 1, land);
     if (off != (size_t)-1) {
@@ -488,6 +521,7 @@ static void wait_loads(int t)
         emu_trace_in_flight(t, X.in_flight[t]);
     X.in_flight[t] = 0;
     X.done[t] = X.issued[t];
+    X.nstored[t] = 0;
 }
 
 /* The newest load still in flight that operand o's value derives from (0: none). */
@@ -501,6 +535,37 @@ static inline uint32_t derives(const struct ptx_operand *o, int t)
             if (o->vec[e] >= 0 && (v = *dep(o->vec[e], t)) > s)
                 s = v;
     return s > X.done[t] ? s : 0;
+}
+
+/* Thread t stores `bytes` at p, operand value's: kept while that value derives from a load in
+ * flight; a store of a value at hand drops what it overwrites whole. */
+static void note_store(int t, const unsigned char *p, int bytes, const struct ptx_operand *value)
+{
+    if (X.issued[t] == X.done[t])
+        return;
+    if (!derives(value, t)) {
+        int kept = 0;
+        for (int j = 0; j < X.nstored[t]; j++)
+            if (X.stored[t][j].p < p || X.stored[t][j].p + X.stored[t][j].bytes > p + bytes)
+                X.stored[t][kept++] = X.stored[t][j];
+        X.nstored[t] = (uint8_t)kept;
+        return;
+    }
+    if (X.nstored[t] == MAX_STORED) {
+        wait_loads(t); /* (its value, and every other, then at hand) */
+        return;
+    }
+    X.stored[t][X.nstored[t]++] = (struct stored_on_way){p, (uint32_t)bytes};
+}
+
+/* Before thread t loads `bytes` at p: where it stored there a value still on its way, it waits. */
+static void stored_then_loaded(int t, const unsigned char *p, int bytes)
+{
+    for (int j = 0; j < X.nstored[t]; j++)
+        if (p < X.stored[t][j].p + X.stored[t][j].bytes && X.stored[t][j].p < p + bytes) {
+            wait_loads(t);
+            return;
+        }
 }
 
 static inline void set_dep(const struct ptx_operand *d, int t, uint32_t s)

@@ -382,13 +382,7 @@ static int operand(struct builder *b, struct ptx_operand *o, int index)
         if (lex_number(lx, &o->imm, &f, &f32))
             return -1;
         o->kind = f ? K_FIMM : K_IMM;
-        if (f && f32) { /* keep every float immediate as a double's bits */
-            uint32_t u = (uint32_t)o->imm;
-            float fl;
-            memcpy(&fl, &u, 4);
-            double d = fl;
-            memcpy(&o->imm, &d, 8);
-        }
+        o->fbytes = f ? (f32 ? 4 : 8) : 0; /* its bits kept as written: a .b32 instruction takes them as they are */
         return 0;
     }
     if (lex_accept(lx, "_")) {

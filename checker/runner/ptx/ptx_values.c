@@ -202,15 +202,18 @@ uint64_t ptx_convert(const struct ptx_insn *in, uint64_t v)
      * through a float: rounding twice gives the same half (a float has 2 x 11 + 2 bits), but the
      * float is rounded in the cvt's mode (rz: never up to infinity). A double's NaN gives the
      * half's quiet NaN with its sign (the H200's; an f32's gives 0x7fff). */
-    if (dt == T_F16 && st == T_F64 && nan_bits(v, T_F64))
+    if (dt == T_F16 && st == T_F64 && nan_bits(v, T_F64) && !(in->flags & F_SAT))
         return 0x7e00 | (v >> 63 << 15);
+    /* .sat limits a half's value to [0, 1] (a NaN to +0) as a float's: 0 and 1 are halves, and
+     * rounding keeps order, so saturating before the rounding gives the same half. */
     if (dt == T_F16 && is_f(st)) {
         double d = fval(v, st);
+        d = in->flags & F_SAT ? ptx_sat(d) : d;
         return float_to_half(st == T_F64 && in->rnd == R_RZ ? (float)ptx_fop(FOP_CVT, R_RZ, 1, d, 0, 0) : (float)d,
                              in->rnd == R_RZ);
     }
     if (st == T_F16 && is_f(dt))
-        return fput(half_to_float((uint16_t)v), dt);
+        return in->flags & F_SAT ? fput(ptx_sat(half_to_float((uint16_t)v)), dt) : fput(half_to_float((uint16_t)v), dt);
     int ftz_in = st == T_F32 && (in->flags & F_FTZ), ftz_out = dt == T_F32 && (in->flags & F_FTZ);
     if (is_f(dt) && is_f(st)) { /* rounded to an integer, or to a float in its mode; .ftz, .sat */
         double d = fval(v, st);

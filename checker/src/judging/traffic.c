@@ -38,8 +38,8 @@ void traffic_table(say_fn say, const char *const labels[], const struct mem_coun
     }
 }
 
-static const char *const units[ISSUE_KINDS] = {"float", "integer", "special", "warp", "shared",
-                                               "global", "local", "tensor", "control"};
+static const char *const units[ISSUE_KINDS] = {"float", "double", "convert", "integer", "special", "warp",
+                                               "shared", "global", "local", "tensor", "control"};
 
 /* Each plain count of c by its name, and where it sits in c (least_burst, a count made of two,
  * apart): the one list counts_named and counts_set_named read. Returns how many. */

@@ -378,8 +378,37 @@ def forms():
     out.append(Form("mov.b32 {h,h}", loads(["i32"]) + "\tmov.b32 {%h5, %h6}, %r21;\n" + store("%h5", 16) +
                     store("%h6", 16, 8), ["i32"], 64))
 
-    out += warp_forms() + memory_forms() + space_forms() + tensor_forms()
+    out += warp_forms() + memory_forms() + space_forms() + tensor_forms() + later_forms()
     return [f for f in out if f]
+
+
+def later_forms():
+    """Forms added after the first records, last: a form's cases are drawn from a seed of its place
+    in the list, so one added before others would change their cases. 2026-12-07 (an adversarial
+    review of the interpreter): float literals as ptxas takes them (0f's 32 bits and 0d's 64 as
+    they are in a bit-size instruction, the value in one of its own float type, a signalling NaN
+    kept, converted in the other), .sat on conversions to and from halves, and shf (the funnel
+    shift nvcc makes of a rotate)."""
+    out = []
+    for name, dw, kinds, ops in [
+            ("xor.b32 with 0f80000000", 32, ["i32"], "%r25, %r21, 0f80000000"),
+            ("and.b32 with 0f7FFFFFFF", 32, ["i32"], "%r25, %r21, 0f7FFFFFFF"),
+            ("mov.b32 of 0f7F800001", 32, [], "%r25, 0f7F800001"),
+            ("mov.f32 of 0f7F800001", 32, [], "%r25, 0f7F800001"),
+            ("add.rn.f32 with 0f3F800000", 32, ["f32"], "%r25, %r21, 0f3F800000"),
+            ("xor.b64 with 0d8000000000000000", 64, ["i64"], "%rd25, %rd21, 0d8000000000000000"),
+            ("mov.b64 of 0d7FF0000000000001", 64, [], "%rd25, 0d7FF0000000000001"),
+            ("add.rn.f64 with 0f3FC00000", 64, ["f64"], "%rd25, %rd21, 0f3FC00000"),
+            ("add.rn.f32 with 0d3FF8000000000000", 32, ["f32"], "%r25, %r21, 0d3FF8000000000000")]:
+        body = loads(kinds) + "\t%s %s;\n" % (name.split(" ")[0], ops) + store(REG[dw]["d"], dw)
+        out.append(Form(name, body, kinds, 256 if kinds else 32, group="literals"))
+    for name, dw, sw, kind in [("cvt.rn.sat.f16.f32", 16, 32, "f32"), ("cvt.rn.sat.f16.f64", 16, 64, "f64"),
+                               ("cvt.sat.f32.f16", 32, 16, "f16"), ("cvt.sat.f64.f16", 64, 16, "f16")]:
+        body = loads([kind]) + "\t%s %s, %s;\n" % (name, REG[dw]["d"], REG[sw]["a"]) + store(REG[dw]["d"], dw)
+        out.append(Form(name, body, [kind], 256))
+    for name in ("shf.l.wrap.b32", "shf.l.clamp.b32", "shf.r.wrap.b32", "shf.r.clamp.b32"):  # a C rotate is one
+        out.append(scalar(name, ["i32", "i32", "i32"], 32))
+    return out
 
 
 def warp_forms():

@@ -84,6 +84,23 @@ __global__ void selp_mark(float *out, int odd_unset)
     out[threadIdx.x] = v; /* L:selp_mark */
 }
 
+/* A value decided by a word nobody wrote (grid 1, block 32; `unset`: the word read is s[32], which
+ * no thread writes): through a guard (a predicated mov) or through __syncthreads_or, each an
+ * answer the unwritten word chose, stored. With unset 0 the word read is s[0], written. */
+__global__ void guard_mark(float *out, int unset, int through_barrier)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    float flag = ((volatile float *)s)[unset ? 32 : 0], v = 2.0f;
+    if (through_barrier)
+        v = __syncthreads_or(flag > 0.5f) ? 3.0f : 4.0f;
+    else
+        asm("{\n\t.reg .pred q;\n\tsetp.gt.f32 q, %1, 0f3F000000;\n\t@q mov.f32 %0, 0f40400000;\n\t}"
+            : "+f"(v) : "f"(flag));
+    out[threadIdx.x] = v; /* L:guard_mark */
+}
+
 /* The last thread (grid 1, block 64) also writes one element past the end of out (64
  * elements). */
 __global__ void store_past_end(float *out)
@@ -339,6 +356,36 @@ __global__ void burst_rolled(const float *in, float *out)
         s[threadIdx.x + 32 * k] = in[threadIdx.x + 32 * k];
     __syncthreads();
     out[threadIdx.x] = s[(threadIdx.x + 1) % 32] + s[32 + threadIdx.x] + s[64 + threadIdx.x] + s[96 + threadIdx.x];
+}
+
+/* Four loads unrolled, each value stored to the thread's own shared word and read back from
+ * it (volatile: both stay in the PTX), the read times zero added to the next load's index
+ * (chained: 4 bytes in flight at a time, the chain running through memory) or a word it did not
+ * store read instead (not chained: 16). */
+__global__ void burst_through_shared(const float *in, float *out, int chained)
+{
+    volatile __shared__ float s[2 * 32];
+    s[32 + threadIdx.x] = 0.0f;
+    int step = 0;
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        float v = in[threadIdx.x + 32 * k + step];
+        s[threadIdx.x] = v;
+        float back = chained ? s[threadIdx.x] : s[32 + threadIdx.x];
+        step = (int)(back * 0.0f);
+        sum += v;
+    }
+    out[threadIdx.x] = sum;
+}
+
+/* One warp's float arithmetic by unit: an f32 add, an f64 fma on the value widened (a conversion),
+ * and the f64 result narrowed back (another). */
+__global__ void float_units(const float *in, float *out)
+{
+    float x = in[threadIdx.x] + 1.0f;
+    double d = fma((double)x, 3.0, 0.5);
+    out[threadIdx.x] = (float)d;
 }
 
 /* Each thread of each block (grid 2, block 32) reads in[threadIdx.x] `times` times (volatile: each
