@@ -42,6 +42,14 @@ static int run_two_rounds(float *o, int with_second_barrier)
 static int run_unset_read(float *o) { return launch("_Z10unset_readPf", 1, 32, 1, P(o)); }
 static int run_dropped_read(float *o, int limit) { return launch("_Z12dropped_readPfi", 1, 32, 2, P(o), I(limit)); }
 static int run_selp_mark(float *o, int odd_unset) { return launch("_Z9selp_markPfi", 1, 32, 2, P(o), I(odd_unset)); }
+static int run_burst_many_stored(const float *in, float *o)
+{
+    return launch("_Z17burst_many_storedPKfPf", 1, 32, 2, P(in), P(o));
+}
+static int run_half_then_whole(float *o, int upper, int apart)
+{
+    return launch("_Z15half_then_wholePfii", 1, 32, 3, P(o), I(upper), I(apart));
+}
 static int run_guard_mark(float *o, int unset, int through_barrier)
 {
     return launch("_Z10guard_markPfii", 1, 32, 3, P(o), I(unset), I(through_barrier));
@@ -218,6 +226,21 @@ static void unset_value_through_selp_is_reported(void **state)
     assert_said("thread (1,0) stores to global memory a value it read from shared memory that no thread of the "
                 "block has written");
     assert_said(at("selp_mark"));
+}
+
+/* Half a warp at a __syncwarp of its own half, then the whole warp at one shuffle: right, either
+ * half first (a red team's kernels were refused as lanes at different operations); one half at a
+ * full-warp shuffle, the other at a full-warp vote: refused. */
+static void half_warp_operation_then_the_whole_warp(void **state)
+{
+    (void)state;
+    for (int upper = 0; upper <= 1; upper++) {
+        assert_run(run_half_then_whole(out, upper, 0), 0);
+        for (int t = 0; t < 32; t++)
+            assert_true(out[t] == (float)t + (float)(t < 31 ? t + 1 : t));
+    }
+    assert_run(run_half_then_whole(out, 0, 1), EMU_WARP_MISMATCH);
+    assert_said("meet at different warp operations");
 }
 
 /* A value an unwritten word decided, through a predicated instruction's guard or a barrier's
@@ -427,6 +450,15 @@ static void bytes_in_flight_follow_a_store(void **state)
         assert_int_equal(c.burst_threads, 32);
         assert_int_equal(c.min_burst_bytes, chained ? 4 : 16);
     }
+    /* twenty values stored as they come, each still on its way: no wait before the barrier (the
+     * list of such stores once made the thread wait at its 17th, a wait no GPU makes) */
+    for (int i = 0; i < 128; i++)
+        out[i] = 1.0f;
+    emu_trace_start();
+    struct mem_counts c = counted(run_burst_many_stored(out, out + 128));
+    for (int t = 0; t < 32; t++)
+        assert_true(out[128 + t] == 20.0f);
+    assert_int_equal(c.min_burst_bytes, 80);
 }
 
 /* A block's loads of sectors it read before count once in block_ld_sectors (what would reach L2
@@ -823,6 +855,7 @@ int main(void)
         cmocka_unit_test(unset_shared_read_dropped_is_no_error),
         cmocka_unit_test(unset_value_through_selp_is_reported),
         cmocka_unit_test(unset_value_through_guard_or_vote_is_reported),
+        cmocka_unit_test(half_warp_operation_then_the_whole_warp),
         cmocka_unit_test(store_past_end_is_reported),
         cmocka_unit_test(shuffles_compute_what_cuda_defines),
         cmocka_unit_test(votes_and_counting_barriers),

@@ -26,7 +26,7 @@
     for (uint32_t m_ = (m), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 #define MAX_WARPS (MAX_THREADS / 32)
 #define MAX_COPIES 256 /* cp.async in flight per thread: a tile of 4-byte copies over few threads */
-#define MAX_STORED 16 /* a thread's stores of values still on their way, kept until it waits */
+#define MAX_STORED 64 /* a thread's stores of values still on their way, kept until it waits */
 
 /* The launch's coordinates, which the tracer's sentences read (emu_report.c). */
 struct emu_uint3 {
@@ -80,7 +80,7 @@ struct ptx_engine {
     /* A thread's stores of values that derive from its loads in flight, until it next waits: a
      * load of those bytes by the same thread waits for them (ptxas keeps a load after a store to
      * the same bytes, and the store waits for its value), as a chain through memory that no
-     * register shows. More than MAX_STORED of them: the thread waits. */
+     * register shows. Past MAX_STORED of them, the oldest is forgotten (never a wait a GPU does not make). */
     struct stored_on_way {
         const unsigned char *p;
         uint32_t bytes;

@@ -428,6 +428,7 @@ static int held_back(int t)
 int ptx_resolve(int w)
 {
     int first = w * 32, lanes = X.threads - first < 32 ? X.threads - first : 32, completed = 0;
+    int apart_lane = -1, apart_other = -1; /* the first two lanes found at different operations */
     char who[40], other[40], where[160], there[160];
     for (int l = 0; l < lanes; l++) {
         int t = first + l;
@@ -495,7 +496,8 @@ int ptx_resolve(int w)
             const struct ptx_insn *g = &X.k->insns[X.pc[u] < X.k->ninsns ? X.pc[u] : 0];
             if (X.state[u] == AT_WARP && g->op == in->op && op_mask(g, u) == mask)
                 continue;
-            if (held_back(u)) {
+            /* held back, or freed by an operation of part of the warp completed above: it may still come */
+            if (held_back(u) || X.state[u] == READY) {
                 coming = 1;
                 break;
             }
@@ -513,13 +515,12 @@ int ptx_resolve(int w)
                      "__syncthreads() in %s: a lane the mask names must call it too",
                      blockIdx.x, blockIdx.y, who, op_name(in), where, mask, k, other,
                      ptx_where(X.pc[u], there, sizeof there));
-            else
-                ptx_fail(EMU_WARP_MISMATCH,
-                     "block (%u,%u): lanes %d and %d of a warp meet at different warp operations: %s calls %s (%s) "
-                     "with the mask 0x%08x, %s calls %s (%s) with the mask 0x%08x; the lanes of a mask must all "
-                     "call the same one",
-                     blockIdx.x, blockIdx.y, l, k, who, op_name(in), where, mask, other, op_name(g),
-                     ptx_where(X.pc[u], there, sizeof there), op_mask(g, u));
+            else { /* at another operation, which may complete on its own: a mismatch only if none does */
+                if (apart_lane < 0)
+                    apart_lane = l, apart_other = k;
+                coming = 1;
+                break;
+            }
             return -1;
         }
         if (coming)
@@ -528,7 +529,18 @@ int ptx_resolve(int w)
             return -1;
         completed++;
     }
-    return completed;
+    if (completed || apart_lane < 0)
+        return completed;
+    int t = first + apart_lane, u = first + apart_other;
+    const struct ptx_insn *in = &X.k->insns[X.pc[t]], *g = &X.k->insns[X.pc[u]];
+    NAME_THIS();
+    ptx_thread_name(u, other, sizeof other);
+    ptx_fail(EMU_WARP_MISMATCH,
+             "block (%u,%u): lanes %d and %d of a warp meet at different warp operations: %s calls %s (%s) with the "
+             "mask 0x%08x, %s calls %s (%s) with the mask 0x%08x; the lanes of a mask must all call the same one",
+             blockIdx.x, blockIdx.y, apart_lane, apart_other, who, op_name(in), where, op_mask(in, t), other,
+             op_name(g), ptx_where(X.pc[u], there, sizeof there), op_mask(g, u));
+    return -1;
 #undef NAME_THIS
 }
 

@@ -551,9 +551,10 @@ static void note_store(int t, const unsigned char *p, int bytes, const struct pt
         X.nstored[t] = (uint8_t)kept;
         return;
     }
-    if (X.nstored[t] == MAX_STORED) {
-        wait_loads(t); /* (its value, and every other, then at hand) */
-        return;
+    if (X.nstored[t] == MAX_STORED) { /* the oldest forgotten: a chain hidden behind this many stores has
+                                        * this many loads in flight beside it, what the rule asks for */
+        memmove(&X.stored[t][0], &X.stored[t][1], (MAX_STORED - 1) * sizeof X.stored[t][0]);
+        X.nstored[t]--;
     }
     X.stored[t][X.nstored[t]++] = (struct stored_on_way){p, (uint32_t)bytes};
 }

@@ -101,6 +101,40 @@ __global__ void guard_mark(float *out, int unset, int through_barrier)
     out[threadIdx.x] = v; /* L:guard_mark */
 }
 
+/* Twenty loads a thread (volatile: each stays a load), each value stored to shared memory as it
+ * comes, then one barrier: all 80 bytes in flight at once, however many stores wait for them. */
+__global__ void burst_many_stored(const float *in, float *out)
+{
+    __shared__ float s[20 * 32];
+#pragma unroll
+    for (int k = 0; k < 20; k++)
+        s[threadIdx.x + 32 * k] = ((volatile const float *)in)[threadIdx.x + 32 * (k % 4)];
+    __syncthreads();
+    float sum = 0.0f;
+    for (int k = 0; k < 20; k++)
+        sum += s[threadIdx.x + 32 * k];
+    out[threadIdx.x] = sum;
+}
+
+/* A warp (grid 1, block 32) where half the lanes first meet at a __syncwarp of their own half
+ * (the lower half, or with `upper` the upper), then all 32 at one shuffle: right, as on a GPU.
+ * With `apart`, the lower half calls a full-warp shuffle and the upper half a full-warp vote. */
+__global__ void half_then_whole(float *out, int upper, int apart)
+{
+    float v = (float)threadIdx.x;
+    if (apart) {
+        if (threadIdx.x < 16)
+            v += __shfl_down_sync(0xffffffffu, v, 1);
+        else
+            v += (float)__ballot_sync(0xffffffffu, v > 20.0f); /* L:apart_vote */
+    } else {
+        if (upper ? threadIdx.x >= 16 : threadIdx.x < 16)
+            __syncwarp(upper ? 0xffff0000u : 0x0000ffffu);
+        v += __shfl_down_sync(0xffffffffu, v, 1);
+    }
+    out[threadIdx.x] = v;
+}
+
 /* The last thread (grid 1, block 64) also writes one element past the end of out (64
  * elements). */
 __global__ void store_past_end(float *out)
