@@ -410,14 +410,25 @@ static void masks_naming_absent_lanes_are_reported(void **state)
 
 /* ---- bytes in flight ---- */
 
-static struct mem_counts count_burst(int unrolled)
+/* The bytes-in-flight kernels' input, out[0..127], all ones, and a count begun; then each of their
+ * 32 outputs, out[128..159], held to v. */
+static void ones_in(void)
 {
     for (int i = 0; i < 128; i++)
         out[i] = 1.0f;
     emu_trace_start();
-    struct mem_counts c = counted(run_burst(out, out + 128, unrolled));
+}
+static void each_out(float v)
+{
     for (int t = 0; t < 32; t++)
-        assert_true(out[128 + t] == 4.0f);
+        assert_true(out[128 + t] == v);
+}
+
+static struct mem_counts count_burst(int unrolled)
+{
+    ones_in();
+    struct mem_counts c = counted(run_burst(out, out + 128, unrolled));
+    each_out(4.0f);
     return c;
 }
 
@@ -441,23 +452,17 @@ static void bytes_in_flight_follow_a_store(void **state)
 {
     (void)state;
     for (int chained = 1; chained >= 0; chained--) {
-        for (int i = 0; i < 128; i++)
-            out[i] = 1.0f;
-        emu_trace_start();
+        ones_in();
         struct mem_counts c = counted(run_burst_through_shared(out, out + 128, chained));
-        for (int t = 0; t < 32; t++)
-            assert_true(out[128 + t] == 4.0f);
+        each_out(4.0f);
         assert_int_equal(c.burst_threads, 32);
         assert_int_equal(c.min_burst_bytes, chained ? 4 : 16);
     }
     /* twenty values stored as they come, each still on its way: no wait before the barrier (the
      * list of such stores once made the thread wait at its 17th, a wait no GPU makes) */
-    for (int i = 0; i < 128; i++)
-        out[i] = 1.0f;
-    emu_trace_start();
+    ones_in();
     struct mem_counts c = counted(run_burst_many_stored(out, out + 128));
-    for (int t = 0; t < 32; t++)
-        assert_true(out[128 + t] == 20.0f);
+    each_out(20.0f);
     assert_int_equal(c.min_burst_bytes, 80);
 }
 
