@@ -117,11 +117,12 @@ static const char *bubblewrap(void)
 static int exec_runner(void *arg)
 {
     const struct launch *l = arg;
-    /* The jobs on fds 3, 4, ..., then the turn's socket: first out of the way of those numbers,
-     * then down to them. */
+    /* The jobs on fds 3, 4, ..., then the turn's socket: first out of the way of those numbers
+     * (to the lowest free ones past them: a fixed 1000 was past the 1,024 files an ordinary
+     * user's shell allows a process, with a batch of 24 jobs or more), then down to them. */
     int high[MAX_BATCH + 1], nfds = l->njobs + (l->turn_fd >= 0);
     for (int k = 0; k < nfds; k++)
-        if ((high[k] = fcntl(k < l->njobs ? l->job_fds[k] : l->turn_fd, F_DUPFD, 1000)) < 0)
+        if ((high[k] = fcntl(k < l->njobs ? l->job_fds[k] : l->turn_fd, F_DUPFD, 3 + nfds)) < 0)
             return 127;
     for (int k = 0; k < nfds; k++) {
         if (dup2(high[k], 3 + k) < 0)
