@@ -94,6 +94,7 @@ static int run_warp_order(float *o)
 {
     return launch("_Z10warp_orderPf", 1, 128, 1, P(o));
 }
+static int run_cas_add(float *o, int retry) { return launch("_Z7cas_addPfi", 1, 128, 2, P(o), I(retry)); }
 static int run_bounded(float *o, unsigned threads) { return launch("_Z7boundedPf", 1, threads, 1, P(o)); }
 static int run_block_order(float *o) { return launch("_Z11block_orderPf", 8, 32, 1, P(o)); }
 static int run_block_mark(float *o, unsigned blocks) { return launch("_Z10block_markPf", blocks, 32, 1, P(o)); }
@@ -761,6 +762,28 @@ static void warps_run_in_the_order_asked(void **state)
     assert_true(kinds >= 4 && phases_differ);
 }
 
+/* In the drawn order a warp stops before each atomic that returns a value and the others run to
+ * theirs (issue 45): a read-then-compare-and-swap without its retry loop loses addends there, as
+ * on a GPU; with its loop it adds every one under every order. */
+static void compare_and_swap_needs_its_loop(void **state)
+{
+    (void)state;
+    int lost = 0;
+    for (int order = 0; order <= 2; order++)
+        for (uint64_t seed = 1; seed <= (order == 2 ? 8u : 1u); seed++) {
+            emu_set_schedule(order, seed);
+            out[0] = 0.0f;
+            assert_run(run_cas_add(out, 1), 0);
+            assert_true(out[0] == 10.0f);
+            out[0] = 0.0f;
+            assert_run(run_cas_add(out, 0), 0);
+            assert_true(out[0] <= 10.0f);
+            lost += order == 2 && out[0] < 10.0f;
+        }
+    emu_set_schedule(0, 0);
+    assert_int_equal(lost, 8);
+}
+
 /* __launch_bounds__ kept: blocks of at most its threads run, a larger one is refused by name. */
 static void launch_bounds_kept(void **state)
 {
@@ -886,6 +909,7 @@ int main(void)
         cmocka_unit_test(launch_bounds_kept),
         cmocka_unit_test(blocks_run_in_the_order_asked),
         cmocka_unit_test(warps_run_in_the_order_asked),
+        cmocka_unit_test(compare_and_swap_needs_its_loop),
         cmocka_unit_test(sampled_launch_runs_its_sample),
         cmocka_unit_test(global_race_within_a_block),
         cmocka_unit_test(mma_after_the_warp_came_apart),

@@ -63,6 +63,10 @@ struct ptx_engine {
     } named[16];
     uint8_t named_id[MAX_THREADS];
     int named_progress;
+    /* In the drawn order a warp is preempted before each atomic that returns a value (ptx_exec.c):
+     * whether it stopped there last (it goes on through that one), and whether one was this pass. */
+    uint8_t atom_resumed[MAX_WARPS];
+    int preempted;
     unsigned char *shared, *shared_state;
     size_t shared_bytes;
     size_t dynamic_offset; /* where the launch's extern __shared__ memory starts */
@@ -207,10 +211,12 @@ static inline uint64_t val(const struct ptx_operand *o, int ty, int t)
         if (ty == T_F64)
             return of_d((double)o->imm);
         return (uint64_t)o->imm;
-    case K_FIMM: /* a float literal's bits, as ptxas takes them: by an instruction of the other float type
-                  * as its value converted, by any other as they are (a .b32 xor with 0f80000000 flips a sign) */
+    case K_FIMM: /* a float literal's bits, as ptxas takes them (the conformance suite's record): 0f... as
+                  * they are, also by an .f64 instruction (zero-extended: a tiny double, not the float's
+                  * value); 0d... by an .f32 instruction as its value rounded to a float, by any other as
+                  * they are (a .b32 xor with 0f80000000 flips a sign) */
         if (o->fbytes == 4)
-            return ty == T_F64 ? of_d((double)as_f((uint64_t)o->imm)) : (uint64_t)(uint32_t)o->imm;
+            return (uint64_t)(uint32_t)o->imm;
         return ty == T_F32 ? of_f((float)as_d((uint64_t)o->imm)) : (uint64_t)o->imm;
     case K_SPECIAL:
         return special(o->reg, t);

@@ -559,6 +559,10 @@ static int run_warp(int w)
             }
             X.running_thread = w * 32 + __builtin_ctz(active);
             const struct ptx_insn *in = &X.k->insns[pc];
+            if (in->op == OP_ATOM && ptx_schedule_order() == 2 && (X.atom_resumed[w] ^= 1)) {
+                X.preempted = 1; /* the others run to theirs first: a read-then-CAS without its loop loses */
+                return 0;
+            }
             int rc = ptx_step(w, pc, active);
             if (rc)
                 return rc;
@@ -727,6 +731,7 @@ static int run_block(void)
     memset(X.regs, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.regs);
     memset(X.marks, 0xFF, (size_t)X.k->nregs * (size_t)X.warps * sizeof *X.marks); /* nothing written */
     X.shared_marks = 0;
+    memset(X.atom_resumed, 0, sizeof X.atom_resumed);
     for (int t = 0; t < X.threads; t++) {
         X.pc[t] = 0;
         X.state[t] = READY;
@@ -741,14 +746,15 @@ static int run_block(void)
         memset(X.dep, 0, (size_t)X.k->nregs * (size_t)X.threads * sizeof *X.dep);
     for (;;) {
         next_order(order, &rnd);
-        do { /* again while a barrier for some warps releases them: they go on in this round */
-            X.named_progress = 0;
+        do { /* again while a barrier for some warps releases them, or a warp was preempted at an
+              * atomic: they go on in this round */
+            X.named_progress = X.preempted = 0;
             for (int k = 0; k < X.warps; k++) {
                 int rc = run_warp(order[k]);
                 if (rc)
                     return rc;
             }
-        } while (X.named_progress);
+        } while (X.named_progress || X.preempted);
         emu_trace_interval_end(X.threads, 32);
         /* threads at an mbarrier whose phase has completed go on, before any barrier is passed (the
          * race check's interval ends here too: what an mbarrier orders is no race to it); warps a

@@ -634,6 +634,21 @@ __global__ void warp_order(float *out)
         atomicExch(&out[1], (float)(threadIdx.x / 32));
 }
 
+/* Four warps (block 128): each warp's lane 0 adds its warp's number + 1 to out[0] by reading it
+ * atomically and swapping in the sum with atomicCAS, again while another warp got there first
+ * (retry) or once. Without the retry a warp whose read another warp's swap overtook loses its
+ * addend: 10 with it, under every order; less without, where the warps interleave. */
+__global__ void cas_add(float *out, int retry)
+{
+    if (threadIdx.x % 32 != 0)
+        return;
+    int *word = (int *)out, seen = atomicOr(word, 0), assumed;
+    do {
+        assumed = seen;
+        seen = atomicCAS(word, assumed, __float_as_int(__int_as_float(assumed) + (float)(threadIdx.x / 32 + 1)));
+    } while (retry && seen != assumed);
+}
+
 /* At most 32 threads a block (.maxntid 32): a launch of more is refused, as a GPU refuses it. */
 __global__ void __launch_bounds__(32) bounded(float *out)
 {
