@@ -64,9 +64,12 @@ struct ptx_engine {
     uint8_t named_id[MAX_THREADS];
     int named_progress;
     /* In the drawn order a warp is preempted before each atomic that returns a value (ptx_exec.c):
-     * whether it stopped there last (it goes on through that one), and whether one was this pass. */
+     * whether it stopped there last (it goes on through that one), and whether one was this pass;
+     * the block's slow warp (-1: none), held after each such atomic for slow_hold more passes of
+     * the others; the instructions the warps ran in this pass. */
     uint8_t atom_resumed[MAX_WARPS];
-    int preempted;
+    int preempted, slow_warp, slow_hold;
+    uint64_t pass_steps;
     unsigned char *shared, *shared_state;
     size_t shared_bytes;
     size_t dynamic_offset; /* where the launch's extern __shared__ memory starts */

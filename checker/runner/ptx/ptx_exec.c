@@ -544,9 +544,18 @@ int ptx_resolve(int w)
 #undef NAME_THIS
 }
 
-/* Runs warp w until none of its lanes can go on. */
+/* In the drawn order the block's slow warp, after each atomic that returns a value, waits while
+ * the others go on, until they can go no further or for this many passes of them (each takes them
+ * to their next such atomic): a warp that takes a ticket, then publishes, finds its publication
+ * read before it by the warp the last ticket names; others spinning on a lock it holds are let
+ * through. */
+#define SLOW_HOLD 64
+
+/* Runs warp w until none of its lanes can go on (or, in the drawn order, it stops at an atomic). */
 static int run_warp(int w)
 {
+    if (w == X.slow_warp && X.slow_hold > 0)
+        return 0;
     for (;;) {
         int pc, all;
         uint32_t active = next_group(w, &pc, &all);
@@ -559,13 +568,18 @@ static int run_warp(int w)
             }
             X.running_thread = w * 32 + __builtin_ctz(active);
             const struct ptx_insn *in = &X.k->insns[pc];
-            if (in->op == OP_ATOM && ptx_schedule_order() == 2 && (X.atom_resumed[w] ^= 1)) {
+            if (in->op == OP_ATOM && X.slow_warp >= 0 && (X.atom_resumed[w] ^= 1)) {
                 X.preempted = 1; /* the others run to theirs first: a read-then-CAS without its loop loses */
                 return 0;
             }
             int rc = ptx_step(w, pc, active);
             if (rc)
                 return rc;
+            X.pass_steps++;
+            if (in->op == OP_ATOM && w == X.slow_warp) {
+                X.slow_hold = SLOW_HOLD, X.preempted = 1; /* the others go on past theirs */
+                return 0;
+            }
             /* A warp that has not diverged stays together through any instruction that neither
              * stops its lanes nor splits them: no need to look for the next group. */
             int target = in->op == OP_BRA ? X.pc[w * 32 + __builtin_ctz(active)] : pc + 1;
@@ -732,6 +746,11 @@ static int run_block(void)
     memset(X.marks, 0xFF, (size_t)X.k->nregs * (size_t)X.warps * sizeof *X.marks); /* nothing written */
     X.shared_marks = 0;
     memset(X.atom_resumed, 0, sizeof X.atom_resumed);
+    X.slow_warp = -1, X.slow_hold = 0;
+    if (S.order == 2 && X.warps > 1) { /* the next warp in each next block, the first drawn from the seed */
+        uint64_t block = ((uint64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x, seed = S.seed ^ 0x5A;
+        X.slow_warp = (int)((splitmix(&seed) + block) % (uint64_t)X.warps);
+    }
     for (int t = 0; t < X.threads; t++) {
         X.pc[t] = 0;
         X.state[t] = READY;
@@ -749,11 +768,14 @@ static int run_block(void)
         do { /* again while a barrier for some warps releases them, or a warp was preempted at an
               * atomic: they go on in this round */
             X.named_progress = X.preempted = 0;
+            X.pass_steps = 0;
             for (int k = 0; k < X.warps; k++) {
                 int rc = run_warp(order[k]);
                 if (rc)
                     return rc;
             }
+            if (X.slow_hold > 0) /* held while the others go on; free once they cannot */
+                X.slow_hold = X.pass_steps ? X.slow_hold - 1 : 0, X.preempted = 1;
         } while (X.named_progress || X.preempted);
         emu_trace_interval_end(X.threads, 32);
         /* threads at an mbarrier whose phase has completed go on, before any barrier is passed (the

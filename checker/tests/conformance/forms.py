@@ -79,6 +79,8 @@ def half_edges():
 KINDS = {
     "i8": (8, int_edges(8)), "i16": (16, int_edges(16)), "i32": (32, int_edges(32)), "i64": (64, int_edges(64)),
     "f32": (32, F32_EDGES), "f64": (64, F64_EDGES), "f16": (16, half_edges()),
+    # Any half, NaNs (quiet, signalling, each sign, payloads) and infinities among them.
+    "h16": (16, half_edges() + [0x7C00, 0xFC00, 0x7C01, 0xFC01, 0x7E00, 0xFE00, 0x7FFF, 0x7D55, 0x7E01]),
     # A word an atomic starts from: any but one whose first 4 bytes are all ones, which the tracer
     # takes for an output never written (poison.h's POISON_BITS).
     "w32": (32, [v for v in int_edges(32) if v != 0xFFFFFFFF]),
@@ -387,8 +389,8 @@ def later_forms():
     in the list, so one added before others would change their cases. 2026-12-07 (an adversarial
     review of the interpreter): float literals as ptxas takes them (0f's 32 bits and 0d's 64 as
     they are in a bit-size instruction, the value in one of its own float type, a signalling NaN
-    kept, converted in the other), .sat on conversions to and from halves, and shf (the funnel
-    shift nvcc makes of a rotate)."""
+    kept, converted in the other), .sat on conversions to and from halves, shf (the funnel
+    shift nvcc makes of a rotate), and halves' NaNs and infinities widened."""
     out = []
     for name, dw, kinds, ops in [
             ("xor.b32 with 0f80000000", 32, ["i32"], "%r25, %r21, 0f80000000"),
@@ -408,6 +410,11 @@ def later_forms():
         out.append(Form(name, body, [kind], 256))
     for name in ("shf.l.wrap.b32", "shf.l.clamp.b32", "shf.r.wrap.b32", "shf.r.clamp.b32"):  # a C rotate is one
         out.append(scalar(name, ["i32", "i32", "i32"], 32))
+    # 2026-12-07, evening: a half NaN or infinity widened (the halves above are finite: what the GPU
+    # makes of a NaN's payload was not recorded).
+    for name, dw in [("cvt.f32.f16", 32), ("cvt.f64.f16", 64)]:
+        body = loads(["h16"]) + "\t%s %s, %s;\n" % (name, REG[dw]["d"], REG[16]["a"]) + store(REG[dw]["d"], dw)
+        out.append(Form(name + " of any half", body, ["h16"], 256))
     return out
 
 

@@ -649,6 +649,38 @@ __global__ void cas_add(float *out, int retry)
     } while (retry && seen != assumed);
 }
 
+/* Four warps (block 128): each warp's lane 0 publishes its warp's number + 1 into its own shared
+ * word and takes a ticket; the warp with the last ticket adds the four words into out[0]. Published
+ * before the ticket (fenced), every word is in by the last ticket: 10 under every order. The
+ * ticket first, a warp that took an early one may not have published when the last reads. */
+__global__ void ticket_sum(float *out, int publish_first)
+{
+    __shared__ int words[4], arrived;
+    if (threadIdx.x < 4)
+        words[threadIdx.x] = 0;
+    if (threadIdx.x == 0)
+        arrived = 0;
+    __syncthreads();
+    if (threadIdx.x % 32 != 0)
+        return;
+    int w = threadIdx.x / 32, ticket;
+    if (publish_first) {
+        atomicExch(&words[w], w + 1);
+        __threadfence_block();
+        ticket = atomicAdd(&arrived, 1);
+    } else {
+        ticket = atomicAdd(&arrived, 1);
+        atomicExch(&words[w], w + 1);
+    }
+    if (ticket == 3) {
+        __threadfence_block();
+        int sum = 0;
+        for (int i = 0; i < 4; i++)
+            sum += atomicOr(&words[i], 0);
+        out[0] = (float)sum;
+    }
+}
+
 /* At most 32 threads a block (.maxntid 32): a launch of more is refused, as a GPU refuses it. */
 __global__ void __launch_bounds__(32) bounded(float *out)
 {
