@@ -38,10 +38,14 @@ struct emu_race {
                          * the element, and atomic 1 where the second access was the atomic (then
                          * is_write: the first was a write), 2 where the first was */
     long element;
+    int fenced;         /* the launch ran a memory fence (__threadfence_block() and kin) before it */
 };
 /* The first race since emu_trace_reset_races(), if any. */
 int emu_trace_race(struct emu_race *race);
 void emu_trace_reset_races(void);
+/* A memory fence ran: the race check orders warps by barriers only, not by fences and atomics, and
+ * a race's sentence says so where the launch had one. */
+void emu_trace_fence(void);
 
 /* The first single access that was wrong in itself since emu_trace_reset_races(): a read of
  * unwritten shared memory, or a write into a guard zone. */

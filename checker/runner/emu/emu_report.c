@@ -3,6 +3,7 @@
  * checker/runner/ptx/). The block and thread
  * coordinates are the scheduler's (its blockIdx, blockDim and gridDim). */
 #include <stdio.h>
+#include <string.h>
 
 #include "emu.h"
 
@@ -168,6 +169,14 @@ int emu_report_race(char *error, size_t len)
                            : "The write replaces a value still being read: a __syncthreads() after the read, "
                              "before the next write, is missing.");
     }
+    /* Fences and atomics can order two warps on a GPU (CUDA's last-block pattern, within a block);
+     * the race check follows barriers only, and says so rather than send a right kernel's author
+     * after a barrier it does not need. */
+    size_t used = strlen(error);
+    if (r.fenced && !r.same_warp && used < len)
+        snprintf(error + used, len - used,
+                 " (Your kernel has a memory fence. If a fence and an atomic order these two accesses on a GPU, "
+                 "the emulator cannot see it: it orders warps by barriers only, docs/emulator.md, Limits)");
     return 1;
 }
 

@@ -831,9 +831,14 @@ enum { FIRST_WRITE, FIRST_ATOMIC, FIRST_PLAIN, FIRSTS };
 static struct {
     struct first_access first[FIRSTS];
     uint64_t stamp;
-    int found;
+    int found, fenced;
     struct emu_race race;
 } rc;
+
+void emu_trace_fence(void)
+{
+    rc.fenced = 1;
+}
 
 static int rc_found(void)
 {
@@ -846,7 +851,7 @@ static void race_found(int thread, int other, int write, int atomic, uintptr_t p
     if (rc.found)
         return;
     rc.found = 1;
-    rc.race = (struct emu_race){thread, other, write, 0, atomic, pc, other_pc, buffer, element};
+    rc.race = (struct emu_race){thread, other, write, 0, atomic, pc, other_pc, buffer, element, 0};
 }
 
 /* Who counts as one in a set: a thread, a warp, or a set of warps that met at a barrier for some
@@ -885,7 +890,7 @@ static void check_unit(size_t w, const struct access *a, int t, int pass, int by
             continue;
         rc.found = 1;
         rc.race = (struct emu_race){t, o, a->op == SHARED_ST, o / 32 == t / 32, a->atomic || against[k] == FIRST_ATOMIC,
-                                    a->pc, f->pc[w], NULL, 0}; /* (NULL: in shared memory) */
+                                    a->pc, f->pc[w], NULL, 0, 0}; /* (NULL: in shared memory) */
     }
 }
 
@@ -1002,7 +1007,7 @@ static void check_races(int threads)
 int emu_trace_race(struct emu_race *race)
 {
     if (rc.found)
-        *race = rc.race;
+        *race = rc.race, race->fenced = rc.fenced;
     return rc.found;
 }
 
@@ -1029,7 +1034,7 @@ void emu_trace_reset_races(void)
 {
     sets_clear();
     filter_next();
-    rc.found = 0;
+    rc.found = rc.fenced = 0;
     ba.found = 0;
     unset.found = 0;
 }

@@ -771,11 +771,14 @@ static int exec_bulk_tensor(const struct step *s)
     return ptx_bulk_tensor(in, i, w, exec);
 }
 
-/* membar and fence: nothing to order in a block that runs one warp at a time, but the proxy fences
- * let the async proxy see the ordinary stores and mbarrier inits before them (ptx_async.c). */
+/* membar and fence: nothing to order in a block that runs one warp at a time (the race check is
+ * told, for its sentence), but the proxy fences let the async proxy see the ordinary stores and
+ * mbarrier inits before them (ptx_async.c). */
 static int exec_fence(const struct step *s)
 {
     int sub = s->in->sub;
+    if (sub != FENCE_PROXY_ASYNC && sub != FENCE_MBAR_INIT)
+        emu_trace_fence();
     if (sub == FENCE_PROXY_ASYNC || sub == FENCE_MBAR_INIT)
         FOR_LANES(s->exec, l) {
             X.init_fences[s->w * 32 + (int)l]++;

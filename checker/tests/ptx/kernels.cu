@@ -681,6 +681,27 @@ __global__ void ticket_sum(float *out, int publish_first)
     }
 }
 
+/* Two warps (block 64): warp 0's lane 0 stores a word, fences and takes a ticket; warp 1's lane 0
+ * takes one, fences and, with the second ticket, reads the word: right by the PTX memory model
+ * (the fences and the atomic order the two), which the race check, following barriers only, does
+ * not see: its sentence says so. */
+__global__ void fenced_handover(float *out)
+{
+    __shared__ float word;
+    __shared__ int tickets;
+    if (threadIdx.x == 0)
+        tickets = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        word = out[1];
+        __threadfence_block();
+        atomicAdd(&tickets, 1);
+    } else if (threadIdx.x == 32 && atomicAdd(&tickets, 1) == 1) {
+        __threadfence_block();
+        out[0] = word; /* L:fenced_handover_read */
+    }
+}
+
 /* At most 32 threads a block (.maxntid 32): a launch of more is refused, as a GPU refuses it. */
 __global__ void __launch_bounds__(32) bounded(float *out)
 {
