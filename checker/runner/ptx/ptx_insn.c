@@ -665,7 +665,7 @@ static int exec_atomic(const struct step *s)
         unsigned char *p = ptx_locate(i, t, in->space, a, size, 1, &land, &off);
         if (!p)
             return EMU_OUT_OF_BOUNDS;
-        ptx_trace_atomic(i, t, p, size, land, ty == T_F32 && in->sub == ATOM_ADD);
+        ptx_trace_atomic(i, t, p, size, land, (ty == T_F32 && in->sub == ATOM_ADD) || in->sub == ATOM_CAS);
         uint64_t old = 0, v = val(&o[vi], ty, t), next;
         memcpy(&old, p, (size_t)size);
         if (is_f(ty)) {

@@ -212,6 +212,10 @@ uint64_t ptx_convert(const struct ptx_insn *in, uint64_t v)
         return float_to_half(st == T_F64 && in->rnd == R_RZ ? (float)ptx_fop(FOP_CVT, R_RZ, 1, d, 0, 0) : (float)d,
                              in->rnd == R_RZ);
     }
+    /* A half's NaN to a float: the canonical 0x7fffffff whatever its sign and payload (the H100's
+     * record, 2026-12-07); to a double, the float's NaN widened (the same record). */
+    if (st == T_F16 && dt == T_F32 && !(in->flags & F_SAT) && (v & 0x7c00) == 0x7c00 && (v & 0x3ff))
+        return 0x7fffffffu;
     if (st == T_F16 && is_f(dt))
         return in->flags & F_SAT ? fput(ptx_sat(half_to_float((uint16_t)v)), dt) : fput(half_to_float((uint16_t)v), dt);
     int ftz_in = st == T_F32 && (in->flags & F_FTZ), ftz_out = dt == T_F32 && (in->flags & F_FTZ);
