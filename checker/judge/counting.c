@@ -72,8 +72,8 @@ int traffic_rules(char rules[TRAFFIC_RULES][RULE_TEXT], long long solution_confl
         snprintf(rules[n++], RULE_TEXT, "at least %.2f of the tensor cores' multiply-adds issued while a tensor copy "
                  "runs ahead", t->min_copy_overlap_share);
     if (t->max_float_atomic_warps > 0)
-        snprintf(rules[n++], RULE_TEXT, "at most %.0f warps of a block adding into one shared word with float atomics "
-                 "or compare-and-swap between two barriers", t->max_float_atomic_warps);
+        snprintf(rules[n++], RULE_TEXT, "at most %.0f warps of a block adding into one shared word with float atomics, "
+                 "or compare-and-swap or exchange in a loop, between two barriers", t->max_float_atomic_warps);
     double band = model_band();
     if (band >= 0 && !explaining())
         snprintf(rules[n++], RULE_TEXT, "the time model's predicted speed-up above %.2fx: the %.2fx required, less "
@@ -230,8 +230,8 @@ static void counts_at(int drawn, uint64_t stream, char *why, size_t len, struct 
             say("    %-19s %6.1f\n", labels[i], barriers_per_thread(&shown[i]));
     }
     if (checking.limits.max_float_atomic_warps > 0) {
-        say("  The most warps of a block that add into one shared word with float atomics or compare-and-swap "
-            "between two barriers (each a compare-and-swap loop on the GPU):\n");
+        say("  The most warps of a block that add into one shared word with float atomics, or compare-and-swap or "
+            "exchange in a loop, between two barriers (each a compare-and-swap loop on the GPU):\n");
         for (int i = 0; i < nshown; i++)
             say("    %-19s %6" PRIu64 "\n", labels[i], shown[i].float_atomic_warps);
     }

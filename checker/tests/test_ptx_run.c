@@ -95,6 +95,7 @@ static int run_warp_order(float *o)
     return launch("_Z10warp_orderPf", 1, 128, 1, P(o));
 }
 static int run_fenced_handover(float *o) { return launch("_Z15fenced_handoverPf", 1, 64, 1, P(o)); }
+static int run_shared_cas(float *o, int loop) { return launch("_Z10shared_casPfi", 1, 128, 2, P(o), I(loop)); }
 static int run_cas_add(float *o, int retry) { return launch("_Z7cas_addPfi", 1, 128, 2, P(o), I(retry)); }
 static int run_ticket_sum(float *o, int publish_first)
 {
@@ -793,6 +794,16 @@ static void compare_and_swap_needs_its_loop(void **state)
         }
     emu_set_schedule(0, 0);
     assert_int_equal(lost, 8);
+    /* Warps taking turns on one shared word: a compare-and-swap in a loop counts as a float
+     * atomicAdd does (lesson 7's rule), one alone (a leader elected) does not. */
+    emu_trace_start();
+    struct mem_counts c = counted(run_shared_cas(out, 1));
+    assert_true(out[0] == 10.0f);
+    assert_int_equal(c.float_atomic_warps, 4);
+    emu_trace_start();
+    c = counted(run_shared_cas(out, 0));
+    assert_true(out[0] >= 1.0f && out[0] <= 4.0f);
+    assert_int_equal(c.float_atomic_warps, 0);
 }
 
 /* In the drawn order the block's slow warp waits after each such atomic while the others go on

@@ -119,8 +119,8 @@ static void each_rule_fails_with_its_sentence(void **state)
                                   {.where = "k.cu:9:9 (s)", .float_atomic_warps = 3}};
     struct traffic_rules turns = {.max_float_atomic_warps = 2};
     assert_int_equal(traffic_verdict(&c, &base, adds, 2, &turns, why, sizeof why), -1);
-    assert_contains(why, "3 warps of a block update one shared word with float atomicAdd or atomicCAS between two "
-                         "barriers (k.cu:9:9 (s)), where at most 2 may");
+    assert_contains(why, "3 warps of a block update one shared word with float atomicAdd, or atomicCAS or atomicExch "
+                         "in a loop, between two barriers (k.cu:9:9 (s)), where at most 2 may");
     c.float_atomic_warps = 2;
     assert_int_equal(traffic_verdict(&c, &base, adds, 2, &turns, why, sizeof why), 0);
     /* Nsight Compute's counts have none: nothing to keep there. */

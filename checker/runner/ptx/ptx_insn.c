@@ -649,10 +649,23 @@ static int exec_activemask(const struct step *s)
     return 0;
 }
 
+/* Whether instruction i lies in a loop: a branch after it goes back to it or before it. A
+ * compare-and-swap or an exchange there is a step of a loop that tries again (a CAS loop, a spin
+ * lock: warps on one word take turns, as in a float atomicAdd); one alone (electing a leader) is
+ * not. */
+static int in_loop(int i)
+{
+    for (int j = i; j < X.k->ninsns; j++)
+        if (X.k->insns[j].op == OP_BRA && X.k->insns[j].o[0].reg <= i)
+            return 1;
+    return 0;
+}
+
 static int exec_atomic(const struct step *s)
 {
     STEP_NAMES(s);
     int size = ptx_type_bytes(ty);
+    int turn = (ty == T_F32 && in->sub == ATOM_ADD) || ((in->sub == ATOM_CAS || in->sub == ATOM_EXCH) && in_loop(i));
     const struct ptx_operand *addr = in->op == OP_ATOM ? &o[1] : &o[0];
     int vi = in->op == OP_ATOM ? 2 : 1;
     marked_addresses(i, w, addr, &exec);
@@ -665,7 +678,7 @@ static int exec_atomic(const struct step *s)
         unsigned char *p = ptx_locate(i, t, in->space, a, size, 1, &land, &off);
         if (!p)
             return EMU_OUT_OF_BOUNDS;
-        ptx_trace_atomic(i, t, p, size, land, (ty == T_F32 && in->sub == ATOM_ADD) || in->sub == ATOM_CAS);
+        ptx_trace_atomic(i, t, p, size, land, turn);
         uint64_t old = 0, v = val(&o[vi], ty, t), next;
         memcpy(&old, p, (size_t)size);
         if (is_f(ty)) {

@@ -188,8 +188,8 @@ void traffic_lines(say_fn say, const struct line_counts *lines, int n)
         }
     for (int i = 0; i < n; i++)
         if (lines[i].float_atomic_warps > 1)
-            say("    %-44s float atomic adds or compare-and-swaps on shared memory: %d warps of a block on one word "
-                "between two barriers, taking turns (each a compare-and-swap loop on the GPU)\n",
+            say("    %-44s float atomic adds, or compare-and-swaps or exchanges in a loop, on shared memory: %d warps "
+                "of a block on one word between two barriers, taking turns (each a compare-and-swap loop on the GPU)\n",
                 lines[i].where, lines[i].float_atomic_warps);
 }
 
@@ -353,10 +353,10 @@ int traffic_verdict(const struct mem_counts *student, const struct mem_counts *b
             if (lines[i].float_atomic_warps == student->float_atomic_warps || (!at && lines[i].float_atomic_warps))
                 at = lines[i].where;
         snprintf(rule, sizeof rule,
-                 "%" PRIu64 " warps of a block update one shared word with float atomicAdd or atomicCAS between two "
-                 "barriers%s%s%s, where at most %.0f may: the GPU runs a float add on shared memory as a compare-and-swap "
-                 "loop (load the word, swap in the sum if nobody changed it, else again), so those warps take turns on "
-                 "the word",
+                 "%" PRIu64 " warps of a block update one shared word with float atomicAdd, or atomicCAS or "
+                 "atomicExch in a loop, between two barriers%s%s%s, where at most %.0f may: the GPU runs a float add on "
+                 "shared memory as a compare-and-swap loop (load the word, swap in the sum if nobody changed it, else "
+                 "again), as such a loop of your own does, so those warps take turns on the word",
                  student->float_atomic_warps, at ? " (" : "", at ? at : "", at ? ")" : "", rules->max_float_atomic_warps);
         broken(why, len, rule);
     }

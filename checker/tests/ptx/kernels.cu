@@ -702,6 +702,32 @@ __global__ void fenced_handover(float *out)
     }
 }
 
+/* Four warps (block 128): each warp's lane 0 swaps into one shared word, by a compare-and-swap
+ * loop that adds its warp's number + 1 (loop), or by one compare-and-swap that elects the first
+ * warp to come (a leader). The loop's warps take turns on the word, as float atomicAdds do. */
+__global__ void shared_cas(float *out, int loop)
+{
+    __shared__ int word;
+    if (threadIdx.x == 0)
+        word = 0;
+    __syncthreads();
+    if (threadIdx.x % 32 == 0) {
+        int w = threadIdx.x / 32;
+        if (loop) {
+            int seen = atomicOr(&word, 0), assumed;
+            do {
+                assumed = seen;
+                seen = atomicCAS(&word, assumed, assumed + w + 1);
+            } while (seen != assumed);
+        } else {
+            atomicCAS(&word, 0, w + 1);
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        out[0] = (float)word;
+}
+
 /* At most 32 threads a block (.maxntid 32): a launch of more is refused, as a GPU refuses it. */
 __global__ void __launch_bounds__(32) bounded(float *out)
 {
