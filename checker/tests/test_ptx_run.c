@@ -95,6 +95,10 @@ static int run_warp_order(float *o)
     return launch("_Z10warp_orderPf", 1, 128, 1, P(o));
 }
 static int run_fenced_handover(float *o) { return launch("_Z15fenced_handoverPf", 1, 64, 1, P(o)); }
+static int run_cas_beside_red(float *o, int retry)
+{
+    return launch("_Z14cas_beside_redPfi", 1, 128, 2, P(o), I(retry));
+}
 static int run_shared_cas(float *o, int loop) { return launch("_Z10shared_casPfi", 1, 128, 2, P(o), I(loop)); }
 static int run_cas_add(float *o, int retry) { return launch("_Z7cas_addPfi", 1, 128, 2, P(o), I(retry)); }
 static int run_ticket_sum(float *o, int publish_first)
@@ -774,13 +778,13 @@ static void warps_run_in_the_order_asked(void **state)
     assert_true(kinds >= 4 && phases_differ);
 }
 
-/* In the drawn order a warp stops before each atomic that returns a value and the others run to
+/* In the drawn order a warp stops before each atomic (atom or red) and the others run to
  * theirs (issue 45): a read-then-compare-and-swap without its retry loop loses addends there, as
  * on a GPU; with its loop it adds every one under every order. */
 static void compare_and_swap_needs_its_loop(void **state)
 {
     (void)state;
-    int lost = 0;
+    int lost = 0, lost_to_red = 0;
     for (int order = 0; order <= 2; order++)
         for (uint64_t seed = 1; seed <= (order == 2 ? 8u : 1u); seed++) {
             emu_set_schedule(order, seed);
@@ -791,9 +795,17 @@ static void compare_and_swap_needs_its_loop(void **state)
             assert_run(run_cas_add(out, 0), 0);
             assert_true(out[0] <= 10.0f);
             lost += order == 2 && out[0] < 10.0f;
+            /* the same beside red, which the drawn order stops before too */
+            out[0] = 0.0f;
+            assert_run(run_cas_beside_red(out, 1), 0);
+            assert_true(out[0] == 10.0f);
+            out[0] = 0.0f;
+            assert_run(run_cas_beside_red(out, 0), 0);
+            lost_to_red += order == 2 && out[0] < 10.0f;
         }
     emu_set_schedule(0, 0);
     assert_int_equal(lost, 8);
+    assert_true(lost_to_red >= 4); /* (not where warp 0 reads after every red: it comes last) */
     /* Warps taking turns on one shared word: a compare-and-swap in a loop counts as a float
      * atomicAdd does (lesson 7's rule), one alone (a leader elected) does not. */
     emu_trace_start();

@@ -63,7 +63,7 @@ struct ptx_engine {
     } named[16];
     uint8_t named_id[MAX_THREADS];
     int named_progress;
-    /* In the drawn order a warp is preempted before each atomic that returns a value (ptx_exec.c):
+    /* In the drawn order a warp is preempted before each atomic, `atom` or `red` (ptx_exec.c):
      * whether it stopped there last (it goes on through that one), and whether one was this pass;
      * the block's slow warp (-1: none), held after each such atomic for slow_hold more passes of
      * the others; the instructions the warps ran in this pass. */

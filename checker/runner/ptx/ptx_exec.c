@@ -544,7 +544,7 @@ int ptx_resolve(int w)
 #undef NAME_THIS
 }
 
-/* In the drawn order the block's slow warp, after each atomic that returns a value, waits while
+/* In the drawn order the block's slow warp, after each atomic (`atom` or `red`), waits while
  * the others go on, until they can go no further or for this many passes of them (each takes them
  * to their next such atomic): a warp that takes a ticket, then publishes, finds its publication
  * read before it by the warp the last ticket names; others spinning on a lock it holds are let
@@ -568,7 +568,7 @@ static int run_warp(int w)
             }
             X.running_thread = w * 32 + __builtin_ctz(active);
             const struct ptx_insn *in = &X.k->insns[pc];
-            if (in->op == OP_ATOM && X.slow_warp >= 0 && (X.atom_resumed[w] ^= 1)) {
+            if ((in->op == OP_ATOM || in->op == OP_RED) && X.slow_warp >= 0 && (X.atom_resumed[w] ^= 1)) {
                 X.preempted = 1; /* the others run to theirs first: a read-then-CAS without its loop loses */
                 return 0;
             }
@@ -576,7 +576,7 @@ static int run_warp(int w)
             if (rc)
                 return rc;
             X.pass_steps++;
-            if (in->op == OP_ATOM && w == X.slow_warp) {
+            if ((in->op == OP_ATOM || in->op == OP_RED) && w == X.slow_warp) {
                 X.slow_hold = SLOW_HOLD, X.preempted = 1; /* the others go on past theirs */
                 return 0;
             }

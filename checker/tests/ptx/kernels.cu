@@ -702,6 +702,24 @@ __global__ void fenced_handover(float *out)
     }
 }
 
+/* Four warps (block 128): warp 0's lane 0 adds 1 to out[0] by an atomic read and atomicCAS (again
+ * while another got there first: retry), the other warps' lane 0 add their number + 1 by `red`
+ * (inline PTX: nvcc emits atom for an atomicAdd whose result is unused). */
+__global__ void cas_beside_red(float *out, int retry)
+{
+    if (threadIdx.x % 32 != 0)
+        return;
+    if (threadIdx.x == 0) {
+        int *word = (int *)out, seen = atomicOr(word, 0), assumed;
+        do {
+            assumed = seen;
+            seen = atomicCAS(word, assumed, __float_as_int(__int_as_float(assumed) + 1.0f));
+        } while (retry && seen != assumed);
+    } else {
+        asm volatile("red.global.add.f32 [%0], %1;" ::"l"(out), "f"((float)(threadIdx.x / 32 + 1)) : "memory");
+    }
+}
+
 /* Four warps (block 128): each warp's lane 0 swaps into one shared word, by a compare-and-swap
  * loop that adds its warp's number + 1 (loop), or by one compare-and-swap that elects the first
  * warp to come (a leader). The loop's warps take turns on the word, as float atomicAdds do. */
