@@ -28,7 +28,7 @@ struct access {
     uint32_t size;
     uint32_t op : 3;      /* enum mem_op */
     uint32_t atomic : 1;  /* part of an atomic operation */
-    uint32_t float_add : 1; /* ... a float add (a compare-and-swap loop on the GPU) or a compare-and-swap */
+    uint32_t float_add : 1; /* ... a step of a compare-and-swap loop: a float add, or a CAS in a loop */
     uint32_t epoch : 27;  /* warp operations its thread had completed (saturating) */
     uint32_t phase;       /* barriers for some warps its warp had completed in the interval */
 };
@@ -1039,9 +1039,9 @@ void emu_trace_reset_races(void)
     unset.found = 0;
 }
 
-/* The warps that took turns on one shared word with float add atomics or compare-and-swaps in the interval that
- * ends: per word, the distinct warps whose lanes added to it; the most of them into the
- * launch's count and its line's. */
+/* The warps that took turns on one shared word with float add atomics (or compare-and-swaps and
+ * exchanges in a loop) in the interval that ends: per word, the distinct warps whose lanes added
+ * to it; the most of them into the launch's count and its line's. */
 struct word_warp {
     uintptr_t word, pc;
     int warp;
