@@ -790,14 +790,15 @@ static int exec_bulk_tensor(const struct step *s)
 static int exec_fence(const struct step *s)
 {
     int sub = s->in->sub;
-    if (sub != FENCE_PROXY_ASYNC && sub != FENCE_MBAR_INIT)
+    if (sub != FENCE_PROXY_ASYNC && sub != FENCE_MBAR_INIT) {
         emu_trace_fence();
-    if (sub == FENCE_PROXY_ASYNC || sub == FENCE_MBAR_INIT)
-        FOR_LANES(s->exec, l) {
-            X.init_fences[s->w * 32 + (int)l]++;
-            if (sub == FENCE_PROXY_ASYNC)
-                X.proxy_fences[s->w * 32 + (int)l]++;
-        }
+        return 0;
+    }
+    FOR_LANES(s->exec, l) {
+        X.init_fences[s->w * 32 + (int)l]++;
+        if (sub == FENCE_PROXY_ASYNC)
+            X.proxy_fences[s->w * 32 + (int)l]++;
+    }
     return 0;
 }
 

@@ -191,8 +191,8 @@ static inline void trace(int insn, int t, const void *p, int size, int write, in
  * instruction's price where it reached shared or global memory. float_add: a step of a
  * compare-and-swap loop, where warps on one shared word take turns: an f32 add, which on shared
  * memory the GPU runs as one (sm_90's SASS: LDS, ATOMS.CAST.SPIN), or a compare-and-swap or an
- * exchange in a loop of the kernel's own (on an H100 eight warps a word by such a loop ran at 0.71x lesson 7's
- * baseline, the float atomicAdd at 1.19x). */
+ * exchange in a loop of the kernel's own (on an H100 eight warps a word by such a loop ran at
+ * 0.71x lesson 7's baseline, the float atomicAdd at 1.19x). */
 void ptx_trace_atomic(int insn, int t, void *p, int size, int land, int float_add)
 {
     emu_trace_switch_to(t, X.epoch[t], (const char *)local_of(t), (const char *)local_of(t) + X.local_bytes);
